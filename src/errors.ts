@@ -1,0 +1,90 @@
+/**
+ * One error hierarchy for the whole runner. Every error a user can meet carries a `code` from
+ * {@link ErrorCode}; the CLI maps codes to exit codes in exactly one place ({@link exitCodeFor}).
+ * Messages say what went wrong, where, what was expected and what was received. They never contain
+ * the API key: the service layer strips it before an error is built.
+ */
+
+export type ErrorCode =
+  /** Bad command line: unknown command or option, missing argument. */
+  | 'USAGE'
+  /** The manifest, a catalog file or another input failed validation. */
+  | 'INVALID_INPUT'
+  /** The plan costs more than the account's available credit (or HTTP 402). */
+  | 'INSUFFICIENT_CREDITS'
+  /** The plan or the run would cross the manifest `budget` or `--max-credits`. */
+  | 'OVER_BUDGET'
+  /** HTTP 401/403, or no API key configured. */
+  | 'AUTHENTICATION'
+  /** HTTP 400 from the service. */
+  | 'SERVICE_VALIDATION'
+  /** HTTP 404 from the service. */
+  | 'NOT_FOUND'
+  /** HTTP 429 or `AGENT_QUEUE_FULL`, after the retries were spent. */
+  | 'RATE_LIMITED'
+  /** HTTP 5xx, after the retries were spent. */
+  | 'SERVER_ERROR'
+  /** Connection refused or reset, DNS failure, request timeout, after the retries were spent. */
+  | 'NETWORK'
+  /** The service answered 200 with a body that does not match the expected shape. */
+  | 'UNEXPECTED_RESPONSE'
+  /** Another process holds the state lock. */
+  | 'STATE_LOCKED'
+  /** The state journal cannot be read (other than a torn last line, which is tolerated). */
+  | 'STATE_CORRUPT'
+  /** Ctrl-C / SIGTERM. */
+  | 'INTERRUPTED'
+  /** A bug: asks to be reported. */
+  | 'INTERNAL';
+
+/** Documented exit codes (README "Exit codes"). */
+export const ExitCode = {
+  Success: 0,
+  /** Some jobs failed, or a command could not complete (service unreachable, unexpected answer). */
+  Failure: 1,
+  InvalidInput: 2,
+  Credits: 3,
+  Authentication: 4,
+  Interrupted: 130,
+} as const;
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
+
+export class RunnerError extends Error {
+  readonly code: ErrorCode;
+  /** A short, actionable next step for the user, printed under the message. */
+  readonly hint: string | undefined;
+
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown; hint?: string }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.code = code;
+    this.hint = options?.hint;
+  }
+}
+
+export class UsageError extends RunnerError {
+  constructor(message: string, options?: { cause?: unknown; hint?: string }) {
+    super('USAGE', message, options);
+  }
+}
+
+export function exitCodeFor(code: ErrorCode): ExitCode {
+  switch (code) {
+    case 'USAGE':
+    case 'INVALID_INPUT':
+      return ExitCode.InvalidInput;
+    case 'INSUFFICIENT_CREDITS':
+    case 'OVER_BUDGET':
+      return ExitCode.Credits;
+    case 'AUTHENTICATION':
+      return ExitCode.Authentication;
+    case 'INTERRUPTED':
+      return ExitCode.Interrupted;
+    default:
+      return ExitCode.Failure;
+  }
+}
+
+export function isRunnerError(value: unknown): value is RunnerError {
+  return value instanceof RunnerError;
+}

@@ -1,0 +1,29 @@
+import { imageKind } from './image.js';
+import type { JobKind, JobKindAdapter } from './types.js';
+import {
+  articleVideoKind,
+  renderVideoKind,
+  slideshowVideoKind,
+  stockVideoKind,
+  voiceoverVideoKind,
+} from './video.js';
+
+export type { JobKind, JobKindAdapter } from './types.js';
+export { JOB_KINDS } from './types.js';
+
+const adapters: Record<JobKind, JobKindAdapter> = {
+  image: imageKind,
+  'render-video': renderVideoKind,
+  'voiceover-video': voiceoverVideoKind,
+  'stock-video': stockVideoKind,
+  'slideshow-video': slideshowVideoKind,
+  'article-video': articleVideoKind,
+};
+
+export function getJobKind(kind: JobKind): JobKindAdapter {
+  return adapters[kind];
+}
+
+export function allJobKinds(): JobKindAdapter[] {
+  return Object.values(adapters);
+}

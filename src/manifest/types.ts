@@ -1,0 +1,112 @@
+import type { JobKind } from '../kinds/types.js';
+
+/** A 1-based position in a source file, printed as `file:line:col`. */
+export interface SourceLocation {
+  file: string;
+  line: number;
+  col: number;
+}
+
+/** A path into the YAML document, as ajv's instancePath segments: `['jobs', 0, 'params', 'dpi']`. */
+export type YamlPath = readonly (string | number)[];
+
+/** One problem found in the input. Validation returns all of them; nothing throws on the first. */
+export interface ValidationIssue {
+  severity: 'error' | 'warning';
+  /** A stable, kebab-case identifier, e.g. `unknown-param`, `undefined-variable`. */
+  code: string;
+  /** What is wrong, in a sentence. Includes what was expected and what was found. */
+  message: string;
+  /** The expanded job id the issue belongs to, when it belongs to one. */
+  jobId?: string;
+  location?: SourceLocation;
+  /** e.g. `did you mean "aspectRatio"?` */
+  hint?: string;
+}
+
+/** Retry behaviour per failureKind; manifest `retry:` overrides the defaults of spec 7.3. */
+export interface RetryOverrides {
+  /** Attempts in all (first try included) for retryable kinds. */
+  maxAttempts?: number;
+  /** failureKind → whether to retry it. */
+  failureKinds?: Record<string, 'retry' | 'defer' | 'fail'>;
+}
+
+/** The manifest as written, after the pipeline schema accepted it (`schemas/pipeline.schema.json`). */
+export interface Manifest {
+  version: 1;
+  name: string;
+  budget?: number;
+  maxJobs?: number;
+  /** Output folder for downloads, relative to the manifest. */
+  output?: string;
+  defaults?: { model?: string; kind?: JobKind; params?: Record<string, unknown> };
+  vars?: Record<string, string | number | boolean>;
+  retry?: RetryOverrides;
+  jobs: JobSpec[];
+}
+
+export interface JobSpec {
+  id: string;
+  kind?: JobKind;
+  model?: string;
+  prompt?: string;
+  params?: Record<string, unknown>;
+  matrix?: MatrixSpec;
+}
+
+export type MatrixValue = string | number | boolean;
+
+export interface MatrixSpec {
+  /** Axes: name → values. */
+  [axis: string]: MatrixValue[] | Record<string, MatrixValue>[] | undefined;
+  include?: Record<string, MatrixValue>[];
+  exclude?: Record<string, MatrixValue>[];
+}
+
+/**
+ * A reference to a local file, found where a param holds a path instead of a URL. It is uploaded once
+ * per distinct content at apply time; the idempotency key hashes `sha256`, not the uploaded URL.
+ */
+export interface LocalFileRef {
+  readonly localFile: string;
+  /** Absolute path. */
+  readonly path: string;
+  readonly sha256: string;
+  readonly contentType: string;
+  readonly bytes: number;
+}
+
+/** One job after templates and the matrix were expanded. */
+export interface ExpandedJob {
+  /** Unique within the manifest; safe as a file name (no path separators). */
+  id: string;
+  kind: JobKind;
+  model: string;
+  prompt?: string;
+  /** Defaults merged under the job's own params, templates rendered. Local paths still strings here. */
+  params: Record<string, unknown>;
+  /** The matrix values that produced this job (empty for a plain job). */
+  matrixValues: Record<string, MatrixValue>;
+  /** The index of the job entry in `jobs:` that this came from. */
+  specIndex: number;
+  /** Where things came from, for `file:line:col` in messages. */
+  origins: {
+    job: YamlPath;
+    model: YamlPath;
+    prompt?: YamlPath;
+    /** param name → where its value was written (the job's params or `defaults.params`). */
+    params: Record<string, YamlPath>;
+  };
+}
+
+/** A manifest read from disk with what is needed to point at its lines. */
+export interface LoadedManifest {
+  /** The path as the user gave it (used in messages). */
+  file: string;
+  /** Absolute directory of the manifest; local files resolve against it. */
+  dir: string;
+  manifest: Manifest;
+  /** The source location of a YAML path; walks up to the nearest existing parent node. */
+  locate(path: YamlPath): SourceLocation;
+}

@@ -1,0 +1,34 @@
+import type { JobKind } from '../kinds/types.js';
+import type { ExpandedJob, LocalFileRef, ValidationIssue } from '../manifest/types.js';
+
+/** A param value after validation: what the manifest said, with local file paths turned into refs. */
+export type PlannedParamValue = unknown | LocalFileRef | (string | LocalFileRef)[];
+
+/** One job that passed validation, ready to cost and to run. */
+export interface PlannedJob {
+  id: string;
+  kind: JobKind;
+  model: string;
+  prompt?: string;
+  /** Validated params, model-config defaults applied, local files as {@link LocalFileRef}. */
+  params: Record<string, PlannedParamValue>;
+  /** The model's `creditCost` × every `creditCostMultiplier` value (spec 2.4). */
+  estimatedCredits: number;
+  /**
+   * SHA-256 of the canonical payload (kind, model, prompt, params with files by content hash).
+   * A changed prompt or param changes it, so the job counts as a new job.
+   */
+  payloadHash: string;
+  /** Back-reference for messages and reports. */
+  source: Pick<ExpandedJob, 'matrixValues' | 'specIndex' | 'origins'>;
+}
+
+/** The pure result of validating a manifest against the catalog. */
+export interface Plan {
+  pipeline: string;
+  manifestFile: string;
+  jobs: PlannedJob[];
+  /** Warnings only; a plan is built only when there are no errors. */
+  warnings: ValidationIssue[];
+  budget?: number;
+}

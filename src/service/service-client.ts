@@ -1,0 +1,70 @@
+import type { JobKind } from '../kinds/types.js';
+import type {
+  Balance,
+  JobCreation,
+  JobRecord,
+  Model,
+  ModelCategory,
+  Subscription,
+} from './types.js';
+
+/** Per-call options. */
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+export interface CreateJobRequest {
+  kind: JobKind;
+  /** The full body from the kind's adapter (without `idempotencyKey`). */
+  body: Record<string, unknown>;
+  /**
+   * Sent as the body's `idempotencyKey`. A create is retried after a fault only when this is set
+   * (spec 4.3 rule 4); without it only failures that prove nothing was created are retried.
+   */
+  idempotencyKey?: string;
+}
+
+/** What the client tells its caller while it waits; the CLI and logs render these. */
+export type ClientEvent =
+  | {
+      type: 'retry';
+      method: string;
+      path: string;
+      attempt: number;
+      delayMs: number;
+      reason: string;
+    }
+  | { type: 'request'; method: string; path: string; status: number; durationMs: number };
+
+/** A typed client for the whole service (api-spec.md section 4 plus the upload flow of api-notes). */
+export interface ServiceClient {
+  /** `GET /models` (spec 4.1). */
+  listModels(query?: { category?: ModelCategory }, options?: CallOptions): Promise<Model[]>;
+  /** `GET /account/balance` (spec 4.2). The response's `apiKey` is dropped here. */
+  getBalance(options?: CallOptions): Promise<Balance>;
+  /** `GET /account/subscription` (api-notes). `undefined` when the service has no such endpoint (404). */
+  getSubscription(options?: CallOptions): Promise<Subscription | undefined>;
+  /** `POST` to the kind's creation endpoint (spec 4.3, 4.5). */
+  createJob(request: CreateJobRequest, options?: CallOptions): Promise<JobCreation>;
+  /** `GET /jobs/{jobId}` (spec 4.4). */
+  getJob(jobId: string, options?: CallOptions): Promise<JobRecord>;
+  /**
+   * The upload flow (spec 4.6, api-notes): presign, then PUT the bytes to `sasUrl`.
+   * Returns the `publicUrl` to put in `referenceImages`.
+   */
+  uploadImage(
+    file: { fileName: string; contentType: string; bytes: Uint8Array },
+    options?: CallOptions,
+  ): Promise<string>;
+  /**
+   * Streams a result file to `destinationPath` via a temporary file and rename.
+   * The API key is sent only to the service's own origin, never to a result host.
+   */
+  downloadFile(
+    url: string,
+    destinationPath: string,
+    options?: CallOptions,
+  ): Promise<{ bytes: number; sha256: string }>;
+  /** Closes the keep-alive agent. */
+  close(): Promise<void>;
+}

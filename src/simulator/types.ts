@@ -1,0 +1,75 @@
+/**
+ * The embedded simulator's public handle. It serves the whole spec over real HTTP on 127.0.0.1 so tests
+ * and demos exercise the real client; every duration is multiplied by `timeScale`.
+ */
+
+export interface FaultOptions {
+  /** Probability per API request of an HTTP 500. */
+  serverError?: number;
+  /** Probability per API request of an HTTP 429 with `Retry-After`. */
+  rateLimit?: number;
+  /** Probability per API request of a socket reset (connection destroyed without an answer). */
+  reset?: number;
+  /** Probability per API request of a slow answer (`slowMs` of extra latency, not time-scaled). */
+  slow?: number;
+  slowMs?: number;
+  /** Seconds sent in `Retry-After` on injected 429s. @default 1 */
+  retryAfterSeconds?: number;
+}
+
+export interface SimulatorOptions {
+  /** @default 0 (any free port) */
+  port?: number;
+  /** Multiplies every simulated duration: 0.005 makes a 60 s job take 0.3 s. @default 1 */
+  timeScale?: number;
+  /** Seeds fault injection and every other random choice. @default 1 */
+  seed?: number;
+  faults?: FaultOptions;
+  /** The key requests must carry in `X-Api-Key`. @default 'sim-key-0000' */
+  apiKey?: string;
+  /** Starting balance. */
+  account?: { freeCredit?: number; purchasedCredit?: number; subscriptionImageQuota?: number };
+  /** Simulated job duration before time scaling. @default 45_000 for images, 120_000 for videos */
+  jobDurationMs?: { image?: number; video?: number };
+  /** The subscription image model's slug (api-notes). @default 'chatgpt-image-sangtao' */
+  imageModelSlug?: string;
+  /** Idempotency window before time scaling. @default 300_000 */
+  idempotencyWindowMs?: number;
+  /** Per-user running-job limit (spec 8). @default 4 */
+  concurrencyLimit?: number;
+}
+
+/** What the inspection endpoint (`GET /__sim/stats`) and `Simulator.stats()` report. */
+export interface SimulatorStats {
+  jobsCreated: number;
+  /** Creates answered with an existing job because the idempotency key was repeated. */
+  idempotentReplays: number;
+  /** Credits deducted in all (free + purchased), net of releases for failed jobs. */
+  creditsCharged: number;
+  /** Jobs covered by the subscription quota. */
+  subscriptionJobs: number;
+  maxRunningAtOnce: number;
+  /** jobId → number of polls. */
+  pollsPerJob: Record<string, number>;
+  /** Requests by `METHOD path-template`, e.g. `POST /agents/jobs/create`. */
+  requests: Record<string, number>;
+  faultsInjected: { serverError: number; rateLimit: number; reset: number; slow: number };
+  jobs: {
+    jobId: string;
+    kind: string;
+    model: string;
+    status: string;
+    idempotencyKey?: string;
+    creditCost: number;
+    chargeSource: string;
+    createdAt: number;
+  }[];
+}
+
+export interface Simulator {
+  /** Base URL ending in `/api/v2`, e.g. `http://127.0.0.1:40123/api/v2`. */
+  readonly baseUrl: string;
+  readonly apiKey: string;
+  stats(): SimulatorStats;
+  close(): Promise<void>;
+}
