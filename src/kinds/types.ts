@@ -34,8 +34,9 @@ export interface JobKindAdapter {
    * The request body: config values go as top-level parameters next to `prompt` and `model`
    * (spec 2.4). `params` already have local files replaced by uploaded URLs.
    */
-  buildBody(input: { model: string; prompt: string | undefined; params: Record<string, unknown> }): Record<
-    string,
-    unknown
-  >;
+  buildBody(input: {
+    model: string;
+    prompt: string | undefined;
+    params: Record<string, unknown>;
+  }): Record<string, unknown>;
 }

@@ -109,4 +109,6 @@ export interface LoadedManifest {
   manifest: Manifest;
   /** The source location of a YAML path; walks up to the nearest existing parent node. */
   locate(path: YamlPath): SourceLocation;
+  /** Where the key of the map entry at `path` starts (for problems with a key's name); falls back to `locate`. */
+  locateKey?(path: YamlPath): SourceLocation;
 }

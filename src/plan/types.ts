@@ -1,8 +1,13 @@
 import type { JobKind } from '../kinds/types.js';
-import type { ExpandedJob, LocalFileRef, ValidationIssue } from '../manifest/types.js';
+import type { ExpandedJob, ValidationIssue } from '../manifest/types.js';
 
-/** A param value after validation: what the manifest said, with local file paths turned into refs. */
-export type PlannedParamValue = unknown | LocalFileRef | (string | LocalFileRef)[];
+/**
+ * A param value after validation: what the manifest said, with local file paths turned into refs:
+ * a `LocalFileRef` (src/manifest/types.ts), an array of `string | LocalFileRef`, or any other value
+ * as written. Typed as `unknown` because a union with `unknown` collapses to it anyway (and lint
+ * refuses the redundant union); `isLocalFileRef` in `src/catalog/local-files.ts` tells refs apart.
+ */
+export type PlannedParamValue = unknown;
 
 /** One job that passed validation, ready to cost and to run. */
 export interface PlannedJob {

@@ -1,12 +1,5 @@
 import type { JobKind } from '../kinds/types.js';
-import type {
-  Balance,
-  JobCreation,
-  JobRecord,
-  Model,
-  ModelCategory,
-  Subscription,
-} from './types.js';
+import type { Balance, JobCreation, JobRecord, Model, ModelCategory, Subscription } from './types.js';
 
 /** Per-call options. */
 export interface CallOptions {

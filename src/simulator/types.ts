@@ -1,3 +1,5 @@
+import type { Clock } from '../clock.js';
+
 /**
  * The embedded simulator's public handle. It serves the whole spec over real HTTP on 127.0.0.1 so tests
  * and demos exercise the real client; every duration is multiplied by `timeScale`.
@@ -37,6 +39,24 @@ export interface SimulatorOptions {
   idempotencyWindowMs?: number;
   /** Per-user running-job limit (spec 8). @default 4 */
   concurrencyLimit?: number;
+  /** The legacy key the balance response leaks in `apiKey` (spec 2.5). @default 'legacy-<hex from seed>' */
+  legacyApiKey?: string;
+  /** Queued jobs beyond this are refused with HTTP 429 `AGENT_QUEUE_FULL`. @default unlimited */
+  maxQueueDepth?: number;
+  /** `Retry-After` seconds on `AGENT_QUEUE_FULL`. @default max(1, ceil(60 × timeScale)) */
+  queueFullRetryAfterSeconds?: number;
+  /** `tier` of `GET /account/subscription`. @default 'Pro' */
+  subscriptionTier?: string;
+  /** The simulator's time source (only `now()` is used; the lifecycle is computed lazily). @default Date.now */
+  clock?: Pick<Clock, 'now'>;
+}
+
+/** A test-time change of the account (`POST /__sim/account`, {@link Simulator.setAccount}). */
+export interface AccountPatch {
+  freeCredit?: number;
+  purchasedCredit?: number;
+  subscriptionImageQuota?: number;
+  hasPurchased?: boolean;
 }
 
 /** What the inspection endpoint (`GET /__sim/stats`) and `Simulator.stats()` report. */
@@ -64,6 +84,13 @@ export interface SimulatorStats {
     chargeSource: string;
     createdAt: number;
   }[];
+  /** The account now (credits and the plan's remaining images). */
+  account?: {
+    freeCredit: number;
+    purchasedCredit: number;
+    lockedCredit: number;
+    subscriptionImageQuota: number;
+  };
 }
 
 export interface Simulator {
@@ -71,5 +98,9 @@ export interface Simulator {
   readonly baseUrl: string;
   readonly apiKey: string;
   stats(): SimulatorStats;
+  /** Changes the balance or quota mid-run (e.g. drain credits to provoke HTTP 402). */
+  setAccount(patch: AccountPatch): void;
+  /** Makes the API key invalid from now on: every API request answers 401. */
+  revokeApiKey(): void;
   close(): Promise<void>;
 }

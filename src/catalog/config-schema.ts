@@ -1,0 +1,182 @@
+import { Ajv, type ValidateFunction } from 'ajv';
+import { canonicalJson } from '../plan/payload-hash.js';
+import type { FieldDefinition, Model } from '../service/types.js';
+
+/** Config keys that describe the model rather than a parameter (spec 2.4). */
+const SPECIAL_KEYS = new Set(['_badges', 'maxRefImages']);
+
+/** Body fields the runner fills itself; a config entry with these names is not a job param. */
+const RESERVED_KEYS = new Set(['model', 'prompt', 'idempotencyKey']);
+
+/** One parameter of a model, from its config field definition. */
+export interface CompiledParam {
+  name: string;
+  definition: FieldDefinition;
+  /** Required when the field has neither `optional: true` nor a `default`. */
+  required: boolean;
+  /**
+   * Set for `upload` fields, whose values may be URLs or local paths: `list` when the field takes an
+   * array of images (see {@link isListUploadField}), `single` otherwise.
+   */
+  upload?: 'single' | 'list';
+}
+
+/** A model's config turned into a compiled JSON Schema plus the facts validation and costing need. */
+export interface CompiledModelConfig {
+  slug: string;
+  /** False when the model has no `config`: its params cannot be checked. */
+  hasConfig: boolean;
+  /** Parameter name → parameter, in config order. */
+  params: ReadonlyMap<string, CompiledParam>;
+  /** The JSON Schema the config maps to (`additionalProperties: false`). */
+  schema: Readonly<Record<string, unknown>>;
+  /** ajv's validator for {@link schema}; compiled once per distinct config. */
+  validate: ValidateFunction;
+  /** Fields with a `default`, applied to params the job leaves out. */
+  defaults: readonly (readonly [string, unknown])[];
+  /** Spec 2.4 `maxRefImages`, when the config has a numeric one. */
+  maxRefImages?: number;
+  /** The list-upload parameter that `maxRefImages` bounds, when there is one. */
+  refImagesParam?: string;
+  /** Parameters with `creditCostMultiplier: true`. */
+  multipliers: readonly CompiledParam[];
+  /** The config's own `prompt` field, if it lists one: it is filled from the job's `prompt`. */
+  promptField?: CompiledParam;
+}
+
+const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, verbose: true });
+const cache = new Map<string, { config: unknown; configJson: string; compiled: CompiledModelConfig }>();
+
+/**
+ * Compiles a model's `config` (spec 2.4) to a JSON Schema validator, once per model: the result is
+ * cached by slug and reused while the config is equal (compiling equal schemas again would grow ajv's
+ * cache without bound). Mapping:
+ * - `select`, `card-select` → `enum` of the option values (any string/number/boolean when no options);
+ * - `number` → `type: number` with `minimum`/`maximum` from `min`/`max`;
+ * - `text` → string; `toggle` → boolean;
+ * - `upload` → a non-empty string (URL or local path), or an array of them for list fields
+ *   ({@link isListUploadField});
+ * - an unknown field type (a newer service) → any value, so it is not refused by mistake.
+ *
+ * Required params are fields without `optional: true` and without `default`. Additional properties
+ * are not allowed. `_badges`, `maxRefImages` and non-object entries are not params; nor are `model`,
+ * `prompt` and `idempotencyKey`, which the runner fills from the job itself.
+ */
+export function compileModelConfig(model: Model): CompiledModelConfig {
+  const config = model.config ?? undefined;
+  const hit = cache.get(model.slug);
+  if (hit !== undefined && hit.config === config) return hit.compiled;
+  const configJson = canonicalJson(config ?? null);
+  if (hit !== undefined && hit.configJson === configJson) {
+    hit.config = config;
+    return hit.compiled;
+  }
+  if (hit !== undefined) ajv.removeSchema(hit.compiled.schema);
+  const compiled = buildCompiledConfig(model.slug, config);
+  cache.set(model.slug, { config, configJson, compiled });
+  return compiled;
+}
+
+/**
+ * Whether an `upload` field takes an array of images rather than one: its name is plural
+ * (`…images`, `…urls`, `…files`, e.g. `referenceImages`), or the model allows several reference
+ * images (`maxRefImages` > 1) and the name mentions `ref` (e.g. `refImage`).
+ */
+export function isListUploadField(name: string, maxRefImages: number | undefined): boolean {
+  if (/(images|urls|files)$/i.test(name)) return true;
+  return maxRefImages !== undefined && maxRefImages > 1 && /ref/i.test(name);
+}
+
+/** The multiplier a `creditCostMultiplier` value stands for; `undefined` when it is not numeric. */
+export function readMultiplier(value: unknown): number | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;
+  // Select options often carry numbers as strings ("2"); a suffix like "2x" is read as 2.
+  if (typeof value === 'string') {
+    const parsed = Number.parseFloat(value);
+    return Number.isFinite(parsed) ? parsed : undefined;
+  }
+  return undefined;
+}
+
+function buildCompiledConfig(slug: string, config: Model['config'] | undefined): CompiledModelConfig {
+  const maxRefImages =
+    typeof config?.maxRefImages === 'number' && Number.isFinite(config.maxRefImages)
+      ? config.maxRefImages
+      : undefined;
+  const params = new Map<string, CompiledParam>();
+  const properties: Record<string, unknown> = {};
+  const required: string[] = [];
+  const defaults: (readonly [string, unknown])[] = [];
+  let promptField: CompiledParam | undefined;
+  for (const [name, raw] of Object.entries(config ?? {})) {
+    if (SPECIAL_KEYS.has(name) || !isFieldDefinition(raw)) continue;
+    const param: CompiledParam = {
+      name,
+      definition: raw,
+      required: raw.optional !== true && raw.default === undefined,
+    };
+    if (name === 'prompt') promptField = param;
+    if (RESERVED_KEYS.has(name)) continue;
+    if (raw.type === 'upload') param.upload = isListUploadField(name, maxRefImages) ? 'list' : 'single';
+    params.set(name, param);
+    properties[name] = fieldSchema(param);
+    if (param.required) required.push(name);
+    if (raw.default !== undefined) defaults.push([name, raw.default]);
+  }
+  const schema = { type: 'object', properties, required, additionalProperties: false };
+  const compiled: CompiledModelConfig = {
+    slug,
+    hasConfig: config !== undefined,
+    params,
+    schema,
+    validate: ajv.compile(schema),
+    defaults,
+    multipliers: [...params.values()].filter((param) => param.definition.creditCostMultiplier === true),
+  };
+  if (maxRefImages !== undefined) compiled.maxRefImages = maxRefImages;
+  const refImagesParam = pickRefImagesParam(params);
+  if (refImagesParam !== undefined) compiled.refImagesParam = refImagesParam;
+  if (promptField !== undefined) compiled.promptField = promptField;
+  return compiled;
+}
+
+function isFieldDefinition(value: unknown): value is FieldDefinition {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    typeof (value as { type?: unknown }).type === 'string'
+  );
+}
+
+function fieldSchema(param: CompiledParam): Record<string, unknown> {
+  const field = param.definition;
+  switch (field.type) {
+    case 'select':
+    case 'card-select': {
+      const values = (field.options ?? []).map((option) => option.value);
+      return values.length > 0 ? { enum: values } : { type: ['string', 'number', 'boolean'] };
+    }
+    case 'number': {
+      const schema: Record<string, unknown> = { type: 'number' };
+      if (typeof field.min === 'number') schema.minimum = field.min;
+      if (typeof field.max === 'number') schema.maximum = field.max;
+      return schema;
+    }
+    case 'text':
+      return { type: 'string' };
+    case 'toggle':
+      return { type: 'boolean' };
+    case 'upload':
+      return param.upload === 'list'
+        ? { type: 'array', items: { type: 'string', minLength: 1 } }
+        : { type: 'string', minLength: 1 };
+    default:
+      return {};
+  }
+}
+
+function pickRefImagesParam(params: ReadonlyMap<string, CompiledParam>): string | undefined {
+  const lists = [...params.values()].filter((param) => param.upload === 'list');
+  return (lists.find((param) => /ref/i.test(param.name)) ?? lists[0])?.name;
+}

@@ -1,0 +1,101 @@
+import { readFile } from 'node:fs/promises';
+import { Ajv, type ValidateFunction } from 'ajv';
+import { RunnerError } from '../errors.js';
+import type { Model } from '../service/types.js';
+
+const HINT =
+  'write the file with "runner models --json > catalog.json", or omit --catalog to fetch the catalog';
+
+/** The shape a saved catalog must have: a bare `Model[]` or `{ models: Model[] }` (spec 2.2). */
+const MODEL_SCHEMA = {
+  type: 'object',
+  required: ['slug', 'displayName', 'category', 'creditCost'],
+  properties: {
+    slug: { type: 'string', minLength: 1 },
+    displayName: { type: 'string' },
+    category: { type: 'string', minLength: 1 },
+    creditCost: { type: 'number', minimum: 0 },
+    description: { type: ['string', 'null'] },
+    imageUrl: { type: ['string', 'null'] },
+    config: { type: ['object', 'null'] },
+  },
+} as const;
+
+let validateModel: ValidateFunction | undefined;
+
+/**
+ * Parses a saved catalog (what `runner models --json` writes): either a bare array of models or an
+ * object `{ models: [...] }`. Unknown categories are kept (a newer service may add some); the job
+ * kind check reports them. Throws `INVALID_INPUT` naming the file and the first bad entry.
+ */
+export function parseCatalog(text: string, source: string): Model[] {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new RunnerError('INVALID_INPUT', `catalog file ${source} is not valid JSON: ${reason}`, {
+      cause: error,
+      hint: HINT,
+    });
+  }
+  const models = Array.isArray(data) ? data : (data as { models?: unknown } | null)?.models;
+  if (!Array.isArray(models)) {
+    throw new RunnerError(
+      'INVALID_INPUT',
+      `catalog file ${source} has the wrong shape: expected an array of models or an object with a "models" array; received ${describeShape(data)}`,
+      { hint: HINT },
+    );
+  }
+  const validate = (validateModel ??= new Ajv({ strict: true, allowUnionTypes: true }).compile(MODEL_SCHEMA));
+  const seen = new Set<string>();
+  models.forEach((model: unknown, index) => {
+    if (!validate(model)) {
+      const error = validate.errors?.[0];
+      const where = `${error?.instancePath ?? ''}`.replace(/^\//, '.').replace(/\//g, '.');
+      throw new RunnerError(
+        'INVALID_INPUT',
+        `catalog file ${source}: model [${index}]${where} ${error?.message ?? 'is invalid'}; expected slug, displayName, category (strings) and creditCost (number >= 0)`,
+        { hint: HINT },
+      );
+    }
+    const slug = (model as Model).slug;
+    if (seen.has(slug)) {
+      throw new RunnerError(
+        'INVALID_INPUT',
+        `catalog file ${source}: model slug ${JSON.stringify(slug)} appears more than once`,
+        {
+          hint: HINT,
+        },
+      );
+    }
+    seen.add(slug);
+  });
+  return models as Model[];
+}
+
+/** Reads and parses a saved catalog file (`--catalog file.json`). */
+export async function loadCatalog(
+  file: string,
+  read: (path: string) => Promise<string> = (path) => readFile(path, 'utf8'),
+): Promise<Model[]> {
+  let text: string;
+  try {
+    text = await read(file);
+  } catch (error) {
+    const reason =
+      (error as NodeJS.ErrnoException).code ?? (error instanceof Error ? error.message : String(error));
+    throw new RunnerError('INVALID_INPUT', `cannot read catalog file ${file}: ${reason}`, {
+      cause: error,
+      hint: HINT,
+    });
+  }
+  return parseCatalog(text, file);
+}
+
+function describeShape(value: unknown): string {
+  if (value === null) return 'null';
+  if (typeof value !== 'object') return typeof value;
+  const keys = Object.keys(value).slice(0, 5);
+  return `an object with keys ${keys.length > 0 ? keys.map((k) => JSON.stringify(k)).join(', ') : '(none)'}`;
+}

@@ -1,0 +1,247 @@
+import { getJobKind } from '../kinds/index.js';
+import type {
+  ExpandedJob,
+  LocalFileRef,
+  SourceLocation,
+  ValidationIssue,
+  YamlPath,
+} from '../manifest/types.js';
+import { computeJobCredits } from '../plan/job-credits.js';
+import { hashPayload } from '../plan/payload-hash.js';
+import type { PlannedJob, PlannedParamValue } from '../plan/types.js';
+import type { Model } from '../service/types.js';
+import { checkParams, paramPath, type ReportParamIssue } from './check-params.js';
+import { compileModelConfig, type CompiledModelConfig } from './config-schema.js';
+import { REFERENCE_IMAGES_PARAM, isPromptTooShort } from './image-rules.js';
+import { isRemoteUrl, resolveLocalFile, type FileInfoReader, type LocalFileProblem } from './local-files.js';
+import { didYouMean } from './suggest.js';
+
+/** What validation needs from its surroundings; the only I/O is `fileInfo`. */
+export interface CatalogValidationContext {
+  /** Source position of a YAML path (`LoadedManifest.locate`). */
+  locate(path: YamlPath): SourceLocation;
+  /** Position of a map key (`LoadedManifest.locateKey`); unknown params point at their name with it. */
+  locateKey?(path: YamlPath): SourceLocation;
+  /** Absolute directory of the manifest; local files resolve against it. */
+  manifestDir: string;
+  /** Facts about a local file; see `createFileInfoReader` in `read-file-info.ts`. */
+  fileInfo: FileInfoReader;
+  /** @default DEFAULT_MAX_LOCAL_FILE_BYTES (20 MiB) */
+  maxFileBytes?: number;
+}
+
+interface Env {
+  ctx: CatalogValidationContext;
+  /** `ctx.fileInfo`, asked at most once per absolute path. */
+  fileInfo: FileInfoReader;
+  models: Map<string, Model>;
+  issues: ValidationIssue[];
+  files: Map<string, { ref: LocalFileRef } | { problem: LocalFileProblem }>;
+  warnedUnchecked: Set<string>;
+}
+
+/**
+ * Stage two of validation: every expanded job against the model catalog. Checks that the model
+ * exists (did-you-mean otherwise), that its category fits the job kind, that params match the
+ * model's config (types, options, ranges, required, unknown names, `maxRefImages`), spec 4.3's rules
+ * for image jobs, and that local files exist and are images. Returns every issue found, and a
+ * {@link PlannedJob} (defaults applied, files as refs, credits, payload hash) for each job without
+ * errors. Each distinct local path is read once; each model's config is compiled once.
+ */
+export function validateJobsAgainstCatalog(
+  jobs: readonly ExpandedJob[],
+  catalog: readonly Model[],
+  ctx: CatalogValidationContext,
+): { planned: PlannedJob[]; issues: ValidationIssue[] } {
+  const models = new Map<string, Model>();
+  for (const model of catalog) if (!models.has(model.slug)) models.set(model.slug, model);
+  const env: Env = {
+    ctx,
+    fileInfo: memoizeReader(ctx.fileInfo),
+    models,
+    issues: [],
+    files: new Map(),
+    warnedUnchecked: new Set(),
+  };
+  const planned: PlannedJob[] = [];
+  for (const job of jobs) {
+    const result = validateJob(job, env);
+    if (result !== undefined) planned.push(result);
+  }
+  return { planned, issues: env.issues };
+}
+
+function validateJob(job: ExpandedJob, env: Env): PlannedJob | undefined {
+  let hasError = false;
+  let seen: Set<string> | undefined;
+  const add = (
+    severity: 'error' | 'warning',
+    code: string,
+    message: string,
+    path: YamlPath,
+    hint?: string,
+    atKey = false,
+  ) => {
+    if (severity === 'error') hasError = true;
+    const location = atKey && env.ctx.locateKey ? env.ctx.locateKey(path) : env.ctx.locate(path);
+    const issue: ValidationIssue = { severity, code, message, jobId: job.id, location };
+    if (hint !== undefined) issue.hint = hint;
+    env.issues.push(issue);
+  };
+  const report: ReportParamIssue = (issue) => {
+    if (issue.param !== undefined) {
+      const key = [issue.param, ...(issue.rest ?? [])].join('/');
+      seen ??= new Set();
+      if (seen.has(key)) return;
+      seen.add(key);
+    }
+    if (issue.code === 'params-not-checked') {
+      if (env.warnedUnchecked.has(job.model)) return;
+      env.warnedUnchecked.add(job.model);
+    }
+    const atKey =
+      issue.code === 'unknown-param' && issue.param !== undefined && issue.param in job.origins.params;
+    add(
+      issue.severity,
+      issue.code,
+      issue.message,
+      paramPath(job, issue.param, issue.rest),
+      issue.hint,
+      atKey,
+    );
+  };
+
+  const model = env.models.get(job.model);
+  if (model === undefined) {
+    const categories = getJobKind(job.kind).categories;
+    const hint =
+      didYouMean(job.model, env.models.keys()) ??
+      listModels(env.models, (m) => categories.includes(m.category));
+    add(
+      'error',
+      'unknown-model',
+      `unknown model ${JSON.stringify(job.model)}: not in the catalog`,
+      job.origins.model,
+      hint,
+    );
+    return undefined;
+  }
+  const adapter = getJobKind(job.kind);
+  if (!adapter.categories.includes(model.category)) {
+    const hint = listModels(env.models, (m) => adapter.categories.includes(m.category));
+    add(
+      'error',
+      'wrong-category',
+      `model ${JSON.stringify(job.model)} is a "${model.category}" model; kind "${job.kind}" expects a model of category ${adapter.categories.map((c) => `"${c}"`).join(' or ')}`,
+      job.origins.model,
+      hint,
+    );
+  }
+  const compiled = compileModelConfig(model);
+  checkPrompt(job, compiled, add);
+  checkParams(job, compiled, report);
+  const params = resolveParams(job, compiled, env, report);
+  if (hasError) return undefined;
+
+  const { credits, unreadable } = computeJobCredits(model.creditCost, compiled, params);
+  for (const name of unreadable) {
+    report({
+      severity: 'warning',
+      code: 'cost-multiplier-not-numeric',
+      message: `param ${JSON.stringify(name)} multiplies the credit cost but its value ${JSON.stringify(params[name])} is not a number; it is counted as 1`,
+      param: name,
+    });
+  }
+  const plannedJob: PlannedJob = {
+    id: job.id,
+    kind: job.kind,
+    model: job.model,
+    params,
+    estimatedCredits: credits,
+    payloadHash: hashPayload({ kind: job.kind, model: job.model, prompt: job.prompt, params }),
+    source: { matrixValues: job.matrixValues, specIndex: job.specIndex, origins: job.origins },
+  };
+  if (job.prompt !== undefined) plannedJob.prompt = job.prompt;
+  return plannedJob;
+}
+
+function checkPrompt(
+  job: ExpandedJob,
+  compiled: CompiledModelConfig,
+  add: (severity: 'error' | 'warning', code: string, message: string, path: YamlPath) => void,
+): void {
+  const promptPath = job.origins.prompt ?? job.origins.job;
+  const required = job.kind === 'image' || compiled.promptField?.required === true;
+  if (job.prompt === undefined || job.prompt.trim() === '') {
+    if (required) {
+      const received = job.prompt === undefined ? 'none' : JSON.stringify(job.prompt);
+      add(
+        'error',
+        'missing-prompt',
+        `job needs a prompt describing the scene, style and composition; received ${received}`,
+        promptPath,
+      );
+    }
+    return;
+  }
+  if (job.kind === 'image' && isPromptTooShort(job.prompt)) {
+    add(
+      'warning',
+      'prompt-too-short',
+      `prompt ${JSON.stringify(job.prompt)} is very short; expected at least 4 words and 20 characters (the service fails vague prompts with PROMPT_UNCLEAR)`,
+      promptPath,
+    );
+  }
+}
+
+/**
+ * The planned params: the job's params with local paths in upload fields (and an image job's
+ * `referenceImages`) turned into file refs, then the config's defaults for params left out.
+ */
+function resolveParams(
+  job: ExpandedJob,
+  compiled: CompiledModelConfig,
+  env: Env,
+  report: ReportParamIssue,
+): Record<string, PlannedParamValue> {
+  const params: Record<string, PlannedParamValue> = { ...job.params };
+  const resolveOne = (written: string, param: string, rest: (string | number)[]): string | LocalFileRef => {
+    if (isRemoteUrl(written)) return written;
+    let result = env.files.get(written);
+    if (result === undefined) {
+      result = resolveLocalFile(written, env.ctx.manifestDir, env.fileInfo, env.ctx.maxFileBytes);
+      env.files.set(written, result);
+    }
+    if ('ref' in result) return result.ref;
+    report({ severity: 'error', ...result.problem, param, rest });
+    return written;
+  };
+  for (const [name, value] of Object.entries(job.params)) {
+    const param = compiled.params.get(name);
+    const isList = param?.upload === 'list' || (job.kind === 'image' && name === REFERENCE_IMAGES_PARAM);
+    if (isList && Array.isArray(value) && value.every((item) => typeof item === 'string')) {
+      params[name] = value.map((item: string, index) => resolveOne(item, name, [index]));
+    } else if (param?.upload === 'single' && typeof value === 'string' && value !== '') {
+      params[name] = resolveOne(value, name, []);
+    }
+  }
+  for (const [name, value] of compiled.defaults) {
+    if (params[name] === undefined) params[name] = typeof value === 'object' ? structuredClone(value) : value;
+  }
+  return params;
+}
+
+function memoizeReader(read: FileInfoReader): FileInfoReader {
+  const cache = new Map<string, ReturnType<FileInfoReader>>();
+  return (path) => {
+    if (!cache.has(path)) cache.set(path, read(path));
+    return cache.get(path);
+  };
+}
+
+function listModels(models: Map<string, Model>, fits: (model: Model) => boolean): string | undefined {
+  const slugs = [...models.values()].filter(fits).map((model) => model.slug);
+  if (slugs.length === 0) return undefined;
+  const shown = slugs.slice(0, 5).map((slug) => JSON.stringify(slug));
+  return `models that fit: ${shown.join(', ')}${slugs.length > 5 ? `, and ${slugs.length - 5} more` : ''}`;
+}

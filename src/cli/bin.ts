@@ -1,0 +1,13 @@
+#!/usr/bin/env node
+import { runCli } from './main.js';
+
+// The only place that exits the process. Waiting for stdout to drain keeps piped JSON whole.
+const code = await runCli(process.argv.slice(2), {
+  env: process.env,
+  cwd: process.cwd(),
+  stdin: process.stdin,
+  stdout: process.stdout,
+  stderr: process.stderr,
+});
+process.exitCode = code;
+process.stdout.write('', () => process.exit(code));

@@ -1,0 +1,11 @@
+import { withConnection } from '../connect.js';
+import type { CommandContext } from '../context.js';
+import { renderBalance } from '../render/balance.js';
+
+export async function runBalance(ctx: CommandContext, _args: string[], options: Record<string, unknown>) {
+  const balance = await withConnection(ctx, ({ client }) => client.getBalance());
+  ctx.output.out(
+    options.json === true ? JSON.stringify(balance, null, 2) : renderBalance(balance, ctx.output.style),
+  );
+  return 0;
+}

@@ -1,0 +1,28 @@
+import { UsageError } from '../../errors.js';
+import { MODEL_CATEGORIES, type ModelCategory } from '../../service/types.js';
+import { withConnection } from '../connect.js';
+import type { CommandContext } from '../context.js';
+import { parseStringOption } from '../parse-options.js';
+import { renderModels } from '../render/models.js';
+
+function parseCategory(value: unknown): ModelCategory | undefined {
+  const category = parseStringOption(value);
+  if (category === undefined) return undefined;
+  if (!(MODEL_CATEGORIES as readonly string[]).includes(category)) {
+    throw new UsageError(`Unknown category "${category}".`, {
+      hint: `Categories: ${MODEL_CATEGORIES.join(', ')}.`,
+    });
+  }
+  return category as ModelCategory;
+}
+
+export async function runModels(ctx: CommandContext, _args: string[], options: Record<string, unknown>) {
+  const category = parseCategory(options.category);
+  const models = await withConnection(ctx, ({ client }) =>
+    client.listModels(category === undefined ? {} : { category }),
+  );
+  ctx.output.out(
+    options.json === true ? JSON.stringify(models, null, 2) : renderModels(models, ctx.output.style),
+  );
+  return 0;
+}

@@ -1,0 +1,53 @@
+import { once } from 'node:events';
+import { UsageError } from '../../errors.js';
+import type { FaultOptions } from '../../simulator/types.js';
+import type { CommandContext } from '../context.js';
+import { parseNumberOption, parseStringOption } from '../parse-options.js';
+
+const FAULT_NAMES: Record<string, keyof FaultOptions> = {
+  '500': 'serverError',
+  '429': 'rateLimit',
+  reset: 'reset',
+  slow: 'slow',
+};
+
+/** Parses `500=0.15,429=0.1,reset=0.03,slow=0.05` into fault rates. */
+export function parseFaultSpec(spec: string): FaultOptions {
+  const faults: FaultOptions = {};
+  for (const part of spec
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean)) {
+    const [name = '', raw = ''] = part.split('=');
+    const key = FAULT_NAMES[name];
+    const rate = Number(raw);
+    if (key === undefined || !Number.isFinite(rate) || rate < 0 || rate > 1) {
+      throw new UsageError(`--faults: cannot read "${part}".`, {
+        hint: 'Expected NAME=RATE pairs with NAME one of 500, 429, reset, slow and RATE from 0 to 1, e.g. "500=0.15,429=0.1".',
+      });
+    }
+    faults[key] = rate;
+  }
+  return faults;
+}
+
+export async function runSimulate(ctx: CommandContext, _args: string[], options: Record<string, unknown>) {
+  const { startSimulator } = await import('../../simulator/index.js');
+  const port = parseNumberOption('port', options.port, { min: 0, max: 65535, integer: true }) ?? 8787;
+  const timeScale = parseNumberOption('time-scale', options.timeScale, { min: 0.0001, max: 100 }) ?? 1;
+  const seed = parseNumberOption('seed', options.seed, { integer: true }) ?? 1;
+  const faults = typeof options.faults === 'string' ? parseFaultSpec(options.faults) : {};
+  const apiKey = parseStringOption(options.apiKey) ?? 'sim-key-0000';
+  const simulator = await startSimulator({ port, timeScale, seed, faults, apiKey });
+  const { style } = ctx.output;
+  ctx.output.out(
+    `Simulator listening on ${style.bold(simulator.baseUrl)} (time scale ${timeScale}, seed ${seed})`,
+  );
+  ctx.output.out(
+    `Use it with:\n  export MEDIAGEN_BASE_URL=${simulator.baseUrl}\n  export MEDIAGEN_API_KEY=${apiKey}\nStats: ${simulator.baseUrl.replace(/\/api\/v2$/, '')}/__sim/stats   Stop: Ctrl-C`,
+  );
+  await Promise.race([once(process, 'SIGINT'), once(process, 'SIGTERM')]);
+  await simulator.close();
+  ctx.output.err('Simulator stopped.');
+  return 0;
+}

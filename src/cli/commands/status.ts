@@ -1,0 +1,4 @@
+import type { CommandContext } from '../context.js';
+export function runStatus(_ctx: CommandContext, _a: string[], _o: Record<string, unknown>): Promise<number> {
+  throw new Error('TEMP');
+}

@@ -1,0 +1,67 @@
+import { createServiceClient } from '../service/client.js';
+import { resolveServiceConfig } from '../service/config.js';
+import type { ClientEvent, ServiceClient } from '../service/service-client.js';
+import type { Simulator } from '../simulator/types.js';
+import type { CommandContext } from './context.js';
+
+/** A client and, with `--simulate`, the in-process simulator behind it. */
+export interface Connection {
+  client: ServiceClient;
+  /** Set with `--simulate`: durations of the run should scale with it. */
+  simulator?: Simulator;
+  /** 1 against the real service; the simulator's factor with `--simulate`. */
+  timeScale: number;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the service the command will talk to: the real one (key from MEDIAGEN_API_KEY or
+ * --api-key-file, base URL from --base-url or MEDIAGEN_BASE_URL) or, with --simulate, an embedded
+ * simulator on 127.0.0.1 started in this process.
+ */
+export async function connect(
+  ctx: CommandContext,
+  onEvent?: (event: ClientEvent) => void,
+): Promise<Connection> {
+  const eventOption = onEvent === undefined ? {} : { onEvent };
+  if (ctx.global.simulate === true) {
+    const { startSimulator } = await import('../simulator/index.js');
+    const timeScale = ctx.global.simTimeScale ?? 0.02;
+    const simulator = await startSimulator({ timeScale });
+    const client = createServiceClient({
+      baseUrl: simulator.baseUrl,
+      apiKey: simulator.apiKey,
+      ...eventOption,
+    });
+    return {
+      client,
+      simulator,
+      timeScale,
+      close: async () => {
+        await client.close();
+        await simulator.close();
+      },
+    };
+  }
+  const config = await resolveServiceConfig({
+    env: ctx.env,
+    ...(ctx.global.apiKeyFile === undefined ? {} : { apiKeyFile: ctx.global.apiKeyFile }),
+    ...(ctx.global.baseUrl === undefined ? {} : { baseUrl: ctx.global.baseUrl }),
+  });
+  const client = createServiceClient({ ...config, ...eventOption });
+  return { client, timeScale: 1, close: () => client.close() };
+}
+
+/** Runs `body` with a connection that is closed afterwards, whatever happens. */
+export async function withConnection<T>(
+  ctx: CommandContext,
+  body: (connection: Connection) => Promise<T>,
+  onEvent?: (event: ClientEvent) => void,
+): Promise<T> {
+  const connection = await connect(ctx, onEvent);
+  try {
+    return await body(connection);
+  } finally {
+    await connection.close();
+  }
+}

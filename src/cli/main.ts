@@ -1,0 +1,212 @@
+import { createInterface } from 'node:readline/promises';
+import { cac } from 'cac';
+import { distance } from 'fastest-levenshtein';
+import { ExitCode, UsageError } from '../errors.js';
+import type { CommandContext, GlobalOptions } from './context.js';
+import { EXIT_CODE_HELP } from './exit-codes.js';
+import { createOutput, type Output } from './output.js';
+import { readPackageInfo } from './package-info.js';
+import { reportError } from './report-error.js';
+
+export interface CliIO {
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+  stdout: Output['stdout'];
+  stderr: Output['stderr'];
+}
+
+type Action = (ctx: CommandContext, args: string[], options: Record<string, unknown>) => Promise<number>;
+
+/** Commands are loaded on demand so `runner --help` stays fast. */
+const commands: Record<string, { load: () => Promise<Action> }> = {
+  models: { load: async () => (await import('./commands/models.js')).runModels },
+  balance: { load: async () => (await import('./commands/balance.js')).runBalance },
+  simulate: { load: async () => (await import('./commands/simulate.js')).runSimulate },
+  validate: { load: async () => (await import('./commands/validate.js')).runValidate },
+  plan: { load: async () => (await import('./commands/plan.js')).runPlan },
+  apply: { load: async () => (await import('./commands/apply.js')).runApply },
+  status: { load: async () => (await import('./commands/status.js')).runStatus },
+};
+
+/** Runs the CLI and resolves to the exit code; never calls process.exit (see ./bin.ts). */
+export async function runCli(argv: string[], io: CliIO): Promise<number> {
+  const cli = cac('runner');
+  let code: number = ExitCode.Success;
+  let pending: { name: string; args: string[]; options: Record<string, unknown> } | undefined;
+  const capture =
+    (name: string) =>
+    (...received: unknown[]) => {
+      const options = received.pop() as Record<string, unknown>;
+      pending = { name, args: received.map(String), options };
+    };
+
+  cli
+    .option('--base-url <url>', 'Service base URL ending in /api/v2 (env MEDIAGEN_BASE_URL)')
+    .option('--api-key-file <file>', 'Read the API key from a file (default: env MEDIAGEN_API_KEY)')
+    .option('--simulate', 'Use an in-process simulator of the service instead of the real one')
+    .option('--sim-time-scale <factor>', 'With --simulate: multiply simulated durations', { default: 0.02 })
+    .option('--log-file <file>', 'Write JSON logs (pino) to this file')
+    .option('--no-color', 'Disable colors (also: NO_COLOR=1)');
+
+  declareCommands(cli, capture);
+  cli.help((sections) => [...sections, { title: '', body: EXIT_CODE_HELP }]);
+  cli.version(readPackageInfo().version);
+
+  let output = createOutput({ env: io.env, stdout: io.stdout, stderr: io.stderr });
+  try {
+    cli.parse(['node', 'runner', ...argv], { run: false });
+    output = createOutput({
+      env: io.env,
+      stdout: io.stdout,
+      stderr: io.stderr,
+      colorFlag: cli.options.color as boolean | undefined,
+    });
+    if (cli.options.help === true || cli.options.version === true) return ExitCode.Success;
+    if (cli.matchedCommand === undefined) {
+      const [name] = cli.args;
+      if (name === undefined) {
+        cli.outputHelp();
+        return ExitCode.InvalidInput;
+      }
+      throw unknownCommand(name);
+    }
+    await cli.runMatchedCommand();
+    if (pending === undefined) return ExitCode.Success;
+    const entry = commands[pending.name];
+    if (entry === undefined) throw new Error(`command ${pending.name} has no implementation`);
+    const action = await entry.load();
+    const global = pickGlobal(cli.options);
+    const ctx = createContext(io, output, global);
+    code = await action(ctx, pending.args, pending.options);
+  } catch (error) {
+    code = reportError(asUsageError(error), output, io.env);
+  }
+  return code;
+}
+
+function declareCommands(
+  cli: ReturnType<typeof cac>,
+  capture: (name: string) => (...args: unknown[]) => void,
+): void {
+  cli
+    .command('models', "List the model catalog: each model's input form, bounds, defaults and cost")
+    .option('--category <category>', 'Only models of this category (image, video, voiceovervideo, ...)')
+    .option('--json', 'Print the catalog as JSON (usable as `--catalog` for validate/plan)')
+    .example('runner models --category image')
+    .example('runner models --json > catalog.json')
+    .action(capture('models'));
+
+  cli
+    .command('balance', 'Show the account balance (the API key in the response is never shown)')
+    .option('--json', 'Print JSON')
+    .action(capture('balance'));
+
+  cli
+    .command('simulate', 'Serve the embedded simulator of the service on 127.0.0.1 (for demos and tests)')
+    .option('--port <port>', 'Port to listen on (0 = any free port)', { default: 8787 })
+    .option('--time-scale <factor>', 'Multiply every simulated duration (0.01: a 60 s job takes 0.6 s)', {
+      default: 1,
+    })
+    .option('--seed <n>', 'Seed for fault injection and random choices', { default: 1 })
+    .option('--faults <spec>', 'Fault rates, e.g. "500=0.15,429=0.1,reset=0.03,slow=0.05"')
+    .option('--api-key <key>', 'The API key the simulator accepts', { default: 'sim-key-0000' })
+    .action(capture('simulate'));
+
+  const manifestCommand = (name: string, description: string) =>
+    cli
+      .command(`${name} <manifest>`, description)
+      .option('--catalog <file>', 'Validate against a saved catalog (from `runner models --json`) offline')
+      .option('--max-jobs <n>', 'Refuse manifests that expand to more jobs than this (default 1000)');
+
+  manifestCommand('validate', 'Check a manifest: YAML, schema, templates, matrix, params against the catalog')
+    .option('--json', 'Print issues as JSON')
+    .example('runner validate pipelines/demo.yaml --catalog catalog.json')
+    .action(capture('validate'));
+
+  manifestCommand('plan', 'Dry run: what apply would do and what it would cost, against the balance')
+    .option('--format <format>', 'text, json or markdown', { default: 'text' })
+    .option('--out <file>', 'Also write the report to a file')
+    .option('--run <id>', 'Compare against the state of this run id', { type: [String] })
+    .option('--state-dir <dir>', 'State folder (default: .runner/ beside the manifest)')
+    .option('--offline', 'Do not contact the service (needs --catalog; the balance is not checked)')
+    .example('runner plan pipelines/nightly-social.yaml --format markdown --out plan.md')
+    .action(capture('plan'));
+
+  manifestCommand('apply', 'Run the jobs: at most 4 at once, resumable, never paying twice for one job')
+    .option('--yes, -y', 'Do not ask for confirmation on a terminal')
+    .option('--run <id>', 'Run id; the same id resumes the same run (default: "default")', { type: [String] })
+    .option('--state-dir <dir>', 'State folder (default: .runner/ beside the manifest)')
+    .option('--output <dir>', 'Download folder (default: manifest `output`, else ./output beside it)')
+    .option('--no-download', 'Record result URLs without downloading the files')
+    .option('--concurrency <n>', 'Jobs open at once, 1 to 4', { default: 4 })
+    .option('--max-credits <n>', 'Stop creating jobs before spending more than this')
+    .option('--poll-interval <ms>', 'Poll interval in ms (default 3000-5000 with jitter)')
+    .option('--job-deadline <seconds>', 'Report a job as still running after this long (default 900)')
+    .option(
+      '--retry-failed',
+      'Re-send jobs that failed permanently before (e.g. after fixing the service side)',
+    )
+    .option('--resend-uncertain', 'Re-send creates whose answer was lost after the idempotency window')
+    .option('--json', 'Print the final summary as JSON')
+    .example('runner apply pipelines/demo.yaml --yes')
+    .action(capture('apply'));
+
+  cli
+    .command('status <manifest>', 'Show every job of a run from its state: status, attempts, cost, files')
+    .option('--run <id>', 'Run id (default: "default")', { type: [String] })
+    .option('--state-dir <dir>', 'State folder (default: .runner/ beside the manifest)')
+    .option('--json', 'Print JSON')
+    .action(capture('status'));
+}
+
+function pickGlobal(options: Record<string, unknown>): GlobalOptions {
+  const global: GlobalOptions = {};
+  if (typeof options.baseUrl === 'string') global.baseUrl = options.baseUrl;
+  if (typeof options.apiKeyFile === 'string') global.apiKeyFile = options.apiKeyFile;
+  if (options.simulate === true) global.simulate = true;
+  if (options.simTimeScale !== undefined) global.simTimeScale = Number(options.simTimeScale);
+  if (typeof options.logFile === 'string') global.logFile = options.logFile;
+  if (options.color === false) global.color = false;
+  return global;
+}
+
+function createContext(io: CliIO, output: Output, global: GlobalOptions): CommandContext {
+  const canPrompt = io.stdin.isTTY === true && output.interactive;
+  return {
+    output,
+    env: io.env,
+    cwd: io.cwd,
+    global,
+    canPrompt,
+    confirm: async (question) => {
+      const rl = createInterface({ input: io.stdin, output: io.stderr });
+      try {
+        const answer = await rl.question(`${question} [y/N] `);
+        return /^y(es)?$/i.test(answer.trim());
+      } finally {
+        rl.close();
+      }
+    },
+  };
+}
+
+function unknownCommand(name: string): UsageError {
+  const known = Object.keys(commands);
+  const nearest = known.reduce((best, candidate) =>
+    distance(name, candidate) < distance(name, best) ? candidate : best,
+  );
+  const hint =
+    distance(name, nearest) <= 2
+      ? `Did you mean \`runner ${nearest}\`? See \`runner --help\`.`
+      : `Commands: ${known.join(', ')}. See \`runner --help\`.`;
+  return new UsageError(`Unknown command \`${name}\`.`, { hint });
+}
+
+/** cac throws plain errors named CACError for unknown options and missing arguments. */
+function asUsageError(error: unknown): unknown {
+  if (error instanceof Error && error.name === 'CACError') {
+    return new UsageError(`${error.message}.`, { hint: 'See `runner --help` or `runner <command> --help`.' });
+  }
+  return error;
+}

@@ -1,0 +1,80 @@
+/**
+ * Where the CLI writes, and how. Color follows the NO_COLOR convention (https://no-color.org):
+ * `NO_COLOR` (any non-empty value) or `--no-color` turns it off, `FORCE_COLOR` turns it on, otherwise
+ * color is used only when the stream is a terminal.
+ */
+export interface Output {
+  readonly stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
+  readonly stderr: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
+  /** Color on stdout. */
+  readonly color: boolean;
+  /** Whether stderr is a terminal (progress views draw there). */
+  readonly interactive: boolean;
+  out(text: string): void;
+  err(text: string): void;
+  style: Style;
+}
+
+export interface Style {
+  bold(text: string): string;
+  dim(text: string): string;
+  red(text: string): string;
+  green(text: string): string;
+  yellow(text: string): string;
+  cyan(text: string): string;
+}
+
+const codes = {
+  bold: [1, 22],
+  dim: [2, 22],
+  red: [31, 39],
+  green: [32, 39],
+  yellow: [33, 39],
+  cyan: [36, 39],
+};
+
+export function createStyle(color: boolean): Style {
+  const wrap =
+    (open: number, close: number) =>
+    (text: string): string =>
+      color ? `\u001b[${open}m${text}\u001b[${close}m` : text;
+  return {
+    bold: wrap(...(codes.bold as [number, number])),
+    dim: wrap(...(codes.dim as [number, number])),
+    red: wrap(...(codes.red as [number, number])),
+    green: wrap(...(codes.green as [number, number])),
+    yellow: wrap(...(codes.yellow as [number, number])),
+    cyan: wrap(...(codes.cyan as [number, number])),
+  };
+}
+
+export function shouldUseColor(
+  env: NodeJS.ProcessEnv,
+  stream: { isTTY?: boolean },
+  flag: boolean | undefined,
+): boolean {
+  if (flag === false) return false;
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '0') return true;
+  return stream.isTTY === true && env.TERM !== 'dumb';
+}
+
+export function createOutput(options: {
+  env: NodeJS.ProcessEnv;
+  stdout: Output['stdout'];
+  stderr: Output['stderr'];
+  colorFlag?: boolean | undefined;
+}): Output {
+  const color = shouldUseColor(options.env, options.stdout, options.colorFlag);
+  const interactive =
+    options.stderr.isTTY === true && options.env.CI !== 'true' && options.env.TERM !== 'dumb';
+  return {
+    stdout: options.stdout,
+    stderr: options.stderr,
+    color,
+    interactive,
+    out: (text) => void options.stdout.write(text.endsWith('\n') ? text : `${text}\n`),
+    err: (text) => void options.stderr.write(text.endsWith('\n') ? text : `${text}\n`),
+    style: createStyle(color),
+  };
+}

@@ -1,0 +1,34 @@
+import { UsageError } from '../errors.js';
+
+/**
+ * Reads a numeric flag. cac hands over numbers or strings; anything that is not a finite number within
+ * bounds is a usage error naming the flag, the bounds and the value received.
+ */
+export function parseNumberOption(
+  flag: string,
+  value: unknown,
+  bounds: { min?: number; max?: number; integer?: boolean } = {},
+): number | undefined {
+  if (value === undefined) return undefined;
+  const number = typeof value === 'number' ? value : typeof value === 'string' ? Number(value) : NaN;
+  const { min = -Infinity, max = Infinity, integer = false } = bounds;
+  if (!Number.isFinite(number) || number < min || number > max || (integer && !Number.isInteger(number))) {
+    const range =
+      min === -Infinity && max === Infinity
+        ? 'a number'
+        : `${integer ? 'an integer' : 'a number'} from ${min} to ${max}`;
+    throw new UsageError(`--${flag} expects ${range}, received ${JSON.stringify(value)}.`);
+  }
+  return number;
+}
+
+/**
+ * Reads a string flag. Repeated flags arrive as arrays (the last wins); flags declared with
+ * `type: [String]` keep "0012" as written, where cac would otherwise turn it into 12.
+ */
+export function parseStringOption(value: unknown): string | undefined {
+  const last: unknown = Array.isArray(value) ? value[value.length - 1] : value;
+  if (typeof last === 'string') return last;
+  if (typeof last === 'number' || typeof last === 'boolean') return String(last);
+  return undefined;
+}

@@ -1,0 +1,62 @@
+import { loadCatalog } from '../catalog/load-catalog.js';
+import { createFileInfoReader } from '../catalog/read-file-info.js';
+import { validateJobsAgainstCatalog } from '../catalog/validate-job.js';
+import { collapseIssues } from '../manifest/collapse-issues.js';
+import { sortIssues } from '../manifest/sort-issues.js';
+import type { LoadedManifest, ValidationIssue } from '../manifest/types.js';
+import { validateManifestOffline } from '../manifest/validate-manifest.js';
+import { buildPlan } from '../plan/build-plan.js';
+import type { Plan } from '../plan/types.js';
+import type { Model } from '../service/types.js';
+import type { CommandContext } from './context.js';
+
+export interface PrepareOptions {
+  manifestFile: string;
+  /** A saved catalog (`runner models --json`); otherwise `fetchCatalog` is asked. */
+  catalogFile?: string;
+  maxJobs?: number;
+  /** The run date for `{{ date }}` (YYYY-MM-DD). */
+  date: string;
+}
+
+export type Prepared =
+  | { ok: true; loaded: LoadedManifest; plan: Plan; catalog: Model[]; issues: ValidationIssue[] }
+  | { ok: false; issues: ValidationIssue[] };
+
+/**
+ * The read → validate → plan line shared by validate, plan and apply: stage one offline (YAML, schema,
+ * templates, matrix, ids), then every job that survived it against the catalog, so one run reports
+ * every problem at once. Nothing here creates a job or spends a credit.
+ */
+export async function preparePlan(
+  ctx: Pick<CommandContext, 'env'>,
+  options: PrepareOptions,
+  fetchCatalog: () => Promise<Model[]>,
+): Promise<Prepared> {
+  const stageOne = await validateManifestOffline(options.manifestFile, {
+    env: ctx.env,
+    date: options.date,
+    ...(options.maxJobs === undefined ? {} : { maxJobs: options.maxJobs }),
+  });
+  const { loaded } = stageOne;
+  if (loaded === undefined || stageOne.jobs.length === 0) {
+    return { ok: false, issues: collapseIssues(stageOne.issues) };
+  }
+
+  const catalog =
+    options.catalogFile === undefined ? await fetchCatalog() : await loadCatalog(options.catalogFile);
+  const stageTwo = validateJobsAgainstCatalog(stageOne.jobs, catalog, {
+    locate: (path) => loaded.locate(path),
+    manifestDir: loaded.dir,
+    fileInfo: createFileInfoReader(),
+  });
+  const issues = collapseIssues(sortIssues([...stageOne.issues, ...stageTwo.issues]));
+  if (issues.some((issue) => issue.severity === 'error')) return { ok: false, issues };
+  const plan = buildPlan({ loaded, planned: stageTwo.planned, warnings: issues });
+  return { ok: true, loaded, plan, catalog, issues };
+}
+
+/** Today as YYYY-MM-DD in UTC: the default `{{ date }}`. */
+export function todayUtc(now: Date = new Date()): string {
+  return now.toISOString().slice(0, 10);
+}

@@ -1,0 +1,16 @@
+import type { Balance } from '../../service/types.js';
+import type { Style } from '../output.js';
+
+/** The balance as a small table. The key never reaches here: the client drops it (spec 2.5). */
+export function renderBalance(balance: Balance, style: Style): string {
+  const rows: [string, string][] = [
+    ['available', style.bold(String(balance.availableCredit))],
+    ['free', String(balance.freeCredit)],
+    ['purchased', String(balance.purchasedCredit)],
+    ['locked (running jobs)', String(balance.lockedCredit)],
+    ['has purchased', balance.hasPurchased ? 'yes' : 'no'],
+  ];
+  if (balance.topupMemo !== undefined) rows.push(['top-up memo', balance.topupMemo]);
+  const width = Math.max(...rows.map(([label]) => label.length));
+  return rows.map(([label, value]) => `${label.padEnd(width)}  ${value}`).join('\n');
+}

@@ -1,0 +1,18 @@
+/** Longest job id accepted; ids become file names, and most file systems allow 255 bytes. */
+export const MAX_JOB_ID_LENGTH = 200;
+
+/**
+ * Why an (expanded) job id is not safe as a file name, or undefined when it is. Rejects the empty id,
+ * `.`, `/`, `\`, `..`, NUL and other control characters, and ids longer than {@link MAX_JOB_ID_LENGTH}.
+ */
+export function findUnsafeIdReason(id: string): string | undefined {
+  if (id.trim() === '') return 'it is empty';
+  if (id.length > MAX_JOB_ID_LENGTH)
+    return `it is ${id.length} characters long; the maximum is ${MAX_JOB_ID_LENGTH}`;
+  if (id.includes('/') || id.includes('\\')) return "it contains a path separator ('/' or '\\')";
+  if (id.includes('..')) return "it contains '..'";
+  if (id === '.') return "it is '.'";
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what is being rejected
+  if (/[\u0000-\u001f\u007f]/.test(id)) return 'it contains a control character';
+  return undefined;
+}

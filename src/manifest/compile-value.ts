@@ -1,0 +1,86 @@
+import {
+  compileTemplate,
+  hasTemplate,
+  renderTemplate,
+  type CompiledTemplate,
+  type ResolveName,
+} from './template.js';
+import type { YamlPath } from './types.js';
+
+/** A param value with its templates compiled once, rendered once per job. */
+export type ValueNode =
+  | { readonly type: 'static'; readonly value: unknown }
+  | { readonly type: 'template'; readonly template: CompiledTemplate; readonly path: YamlPath }
+  | { readonly type: 'array'; readonly items: readonly ValueNode[] }
+  | { readonly type: 'object'; readonly entries: readonly (readonly [string, ValueNode])[] };
+
+/** Called with the path of a string whose template does not parse. */
+export type OnTemplateError = (path: YamlPath, message: string) => void;
+/** Called with the path of a string that references undefined names. */
+export type OnMissingNames = (path: YamlPath, names: readonly string[]) => void;
+
+/** Compiles every string inside `value` (deep: lists and maps) that contains `{{`. */
+export function compileValue(value: unknown, path: YamlPath, onError: OnTemplateError): ValueNode {
+  if (typeof value === 'string') {
+    if (!hasTemplate(value)) return { type: 'static', value };
+    const compiled = compileTemplate(value);
+    if (!compiled.ok) {
+      onError(path, compiled.message);
+      return { type: 'static', value };
+    }
+    return { type: 'template', template: compiled.template, path };
+  }
+  if (Array.isArray(value)) {
+    const items = value.map((item: unknown, index) => compileValue(item, [...path, index], onError));
+    return items.every((item) => item.type === 'static')
+      ? { type: 'static', value }
+      : { type: 'array', items };
+  }
+  if (isPlainObject(value)) {
+    const entries = Object.entries(value).map(
+      ([key, item]) => [key, compileValue(item, [...path, key], onError)] as const,
+    );
+    return entries.every(([, item]) => item.type === 'static')
+      ? { type: 'static', value }
+      : { type: 'object', entries };
+  }
+  return { type: 'static', value };
+}
+
+/**
+ * Renders a compiled value into a fresh copy (jobs never share mutable objects). Undefined names are
+ * reported through `onMissing`; the result then holds the source text at that place.
+ */
+export function renderValue(node: ValueNode, resolve: ResolveName, onMissing: OnMissingNames): unknown {
+  switch (node.type) {
+    case 'static':
+      return cloneValue(node.value);
+    case 'template': {
+      const result = renderTemplate(node.template, resolve);
+      if (result.ok) return result.text;
+      onMissing(node.path, result.missing);
+      return node.template.source;
+    }
+    case 'array':
+      return node.items.map((item) => renderValue(item, resolve, onMissing));
+    case 'object': {
+      const out: Record<string, unknown> = {};
+      for (const [key, item] of node.entries) out[key] = renderValue(item, resolve, onMissing);
+      return out;
+    }
+  }
+}
+
+function cloneValue(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(cloneValue);
+  if (isPlainObject(value)) {
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) out[key] = cloneValue(item);
+    return out;
+  }
+  return value;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

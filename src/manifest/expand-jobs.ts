@@ -1,0 +1,273 @@
+import { findUnsafeIdReason } from './check-job-id.js';
+import { checkJobCount, DEFAULT_MAX_JOBS } from './check-job-count.js';
+import { compileValue, renderValue, type ValueNode } from './compile-value.js';
+import { expandMatrix, getMatrixAxes, type MatrixCombination } from './expand-matrix.js';
+import { reportDuplicateIds, type IdProducer } from './report-duplicate-ids.js';
+import { checkReservedNames, describeMissingName } from './template-names.js';
+import type { ResolveName } from './template.js';
+import { formatYamlPath } from './yaml-path.js';
+import type { JobKind } from '../kinds/types.js';
+import type {
+  ExpandedJob,
+  JobSpec,
+  LoadedManifest,
+  SourceLocation,
+  ValidationIssue,
+  YamlPath,
+} from './types.js';
+
+/** The kind of a job that names none, and whose manifest `defaults` name none either. */
+export const DEFAULT_JOB_KIND: JobKind = 'image';
+/** Longest prompt accepted, after templates are rendered. */
+export const MAX_PROMPT_LENGTH = 32_000;
+
+/** What expansion needs from outside; nothing is read from `process` or the clock here. */
+export interface ExpandContext {
+  /** Environment variables for `{{ env.NAME }}`. */
+  env: Record<string, string | undefined>;
+  /** The run date for `{{ date }}`, YYYY-MM-DD. */
+  date: string;
+  /** The maxJobs guard from the command line; wins over the manifest's `maxJobs`. @default 1000 */
+  maxJobs?: number;
+}
+
+/** `jobs` holds the jobs that expanded cleanly; any error in `issues` means the run must not start. */
+export interface ExpandJobsResult {
+  jobs: ExpandedJob[];
+  issues: ValidationIssue[];
+}
+
+/**
+ * Expands every job entry of a schema-valid manifest: merges `defaults` under it (model and kind:
+ * the job's own win; params: merged key by key, the job's own win), expands its matrix, renders
+ * templates in the id, model, prompt and every string param, and checks the results. A job with no
+ * kind gets {@link DEFAULT_JOB_KIND}; a job with no model (own or default) is an error. Returns all
+ * issues at once; the matrix-explosion guard runs before anything is expanded.
+ */
+export function expandJobs(loaded: LoadedManifest, context: ExpandContext): ExpandJobsResult {
+  const { manifest } = loaded;
+  const maxJobs = context.maxJobs ?? manifest.maxJobs ?? DEFAULT_MAX_JOBS;
+  const issues = [...checkReservedNames(loaded), ...checkJobCount(loaded, maxJobs)];
+  if (issues.some((issue) => issue.code === 'too-many-jobs')) return { jobs: [], issues };
+
+  const jobs: ExpandedJob[] = [];
+  const producers: IdProducer[] = [];
+  manifest.jobs.forEach((spec, specIndex) => {
+    const expanded = expandSpec(loaded, spec, specIndex, context, issues);
+    for (const job of expanded) producers.push({ id: job.id, specIndex, matrixValues: job.matrixValues });
+    jobs.push(...expanded);
+  });
+  issues.push(...reportDuplicateIds(loaded, producers));
+  return { jobs, issues };
+}
+
+/** A job entry with its templates compiled, ready to render once per matrix combination. */
+interface CompiledSpec {
+  kind: JobKind;
+  modelSource: string;
+  origins: ExpandedJob['origins'];
+  id: ValueNode;
+  model: ValueNode;
+  prompt: ValueNode | undefined;
+  params: [string, ValueNode][];
+}
+
+function expandSpec(
+  loaded: LoadedManifest,
+  spec: JobSpec,
+  specIndex: number,
+  context: ExpandContext,
+  issues: ValidationIssue[],
+): ExpandedJob[] {
+  const compiled = compileSpec(loaded, spec, specIndex, issues);
+  if (!compiled) return [];
+  const locate = (path: YamlPath): SourceLocation => loaded.locate(path);
+  const combinations: MatrixCombination[] = spec.matrix ? expandMatrix(spec.matrix) : [{}];
+  if (spec.matrix && combinations.length === 0) {
+    issues.push({
+      severity: 'warning',
+      code: 'empty-matrix-result',
+      message: `jobs[${specIndex}] (id "${spec.id}"): exclude removes every combination of the matrix; it produces no jobs`,
+      location: locate(['jobs', specIndex, 'matrix', 'exclude']),
+    });
+  }
+  const known = knownNames(loaded, spec);
+  const reported = new Set<string>();
+  // One issue per problem and job entry, not one per matrix job: a bad var can break 100,000 of them.
+  const grouped = new Map<string, { issue: ValidationIssue; count: number }>();
+  const reportGrouped = (key: string, issue: ValidationIssue): void => {
+    const group = grouped.get(key);
+    if (group) group.count++;
+    else grouped.set(key, { issue, count: 1 });
+  };
+  const jobs: ExpandedJob[] = [];
+  combinations.forEach((combination, index) => {
+    let failed = false;
+    let renderedModel = compiled.modelSource;
+    let renderedId: string | undefined;
+    const resolve = createResolver(
+      combination,
+      loaded.manifest.vars,
+      context,
+      index,
+      compiled.kind,
+      () => renderedModel,
+    );
+    const onMissing = (path: YamlPath, names: readonly string[]): void => {
+      failed = true;
+      for (const name of names) {
+        const key = `${path.join('\u0000')}\u0000${name}`;
+        if (reported.has(key)) continue;
+        reported.add(key);
+        const where = { specIndex, idSource: spec.id, combination, known, locate };
+        issues.push(
+          describeMissingName(name, path, renderedId === undefined ? where : { ...where, jobId: renderedId }),
+        );
+      }
+    };
+    const id = renderValue(compiled.id, resolve, onMissing) as string;
+    if (!failed) renderedId = id;
+    renderedModel = renderValue(compiled.model, resolve, onMissing) as string;
+    const prompt = compiled.prompt && (renderValue(compiled.prompt, resolve, onMissing) as string);
+    const params: Record<string, unknown> = {};
+    for (const [name, node] of compiled.params) params[name] = renderValue(node, resolve, onMissing);
+    if (failed) return;
+
+    const unsafe = findUnsafeIdReason(id);
+    if (unsafe !== undefined) {
+      reportGrouped(`unsafe-id\u0000${unsafe}`, {
+        severity: 'error',
+        code: 'unsafe-id',
+        message: `job id ${JSON.stringify(id)} cannot be used as a file name: ${unsafe}`,
+        jobId: id,
+        location: locate(['jobs', specIndex, 'id']),
+        hint: "job ids name download files and state entries; use letters, digits, '-', '_' and '.'",
+      });
+      return;
+    }
+    if (prompt !== undefined && prompt.length > MAX_PROMPT_LENGTH) {
+      reportGrouped('too-long', {
+        severity: 'error',
+        code: 'too-long',
+        message: `the rendered prompt is ${prompt.length} characters long; the maximum is ${MAX_PROMPT_LENGTH}`,
+        jobId: id,
+        location: locate(['jobs', specIndex, 'prompt']),
+      });
+      return;
+    }
+    const origins = { ...compiled.origins, params: { ...compiled.origins.params } };
+    const job: ExpandedJob = {
+      id,
+      kind: compiled.kind,
+      model: renderedModel,
+      params,
+      matrixValues: combination,
+      specIndex,
+      origins,
+    };
+    if (prompt !== undefined) job.prompt = prompt;
+    jobs.push(job);
+  });
+  for (const { issue, count } of grouped.values()) {
+    issues.push(
+      count === 1
+        ? issue
+        : { ...issue, message: `${issue.message} (and ${count - 1} more jobs of jobs[${specIndex}] alike)` },
+    );
+  }
+  return jobs;
+}
+
+/** Merges defaults under a job entry and compiles its templates; undefined when it cannot expand. */
+function compileSpec(
+  loaded: LoadedManifest,
+  spec: JobSpec,
+  specIndex: number,
+  issues: ValidationIssue[],
+): CompiledSpec | undefined {
+  const locate = (path: YamlPath): SourceLocation => loaded.locate(path);
+  const jobPath: YamlPath = ['jobs', specIndex];
+  const defaults = loaded.manifest.defaults ?? {};
+  const modelSource = spec.model ?? defaults.model;
+  if (modelSource === undefined) {
+    issues.push({
+      severity: 'error',
+      code: 'missing-model',
+      message: `jobs[${specIndex}] (id "${spec.id}") names no model, and defaults.model is not set`,
+      location: locate(jobPath),
+      hint: 'add model: <id> to the job or under defaults: (see `runner models`)',
+    });
+    return undefined;
+  }
+  let broken = false;
+  const onError = (path: YamlPath, message: string): void => {
+    broken = true;
+    issues.push({
+      severity: 'error',
+      code: 'template-syntax',
+      message: `invalid template in ${formatYamlPath(path)}: ${message}`,
+      location: locate(path),
+      hint: 'write {{ name }} to insert a variable, or \\{{ for a literal "{{"',
+    });
+  };
+  const origins: ExpandedJob['origins'] = {
+    job: jobPath,
+    model: spec.model !== undefined ? [...jobPath, 'model'] : ['defaults', 'model'],
+    params: {},
+  };
+  if (spec.prompt !== undefined) origins.prompt = [...jobPath, 'prompt'];
+  const params: [string, ValueNode][] = [];
+  const merged = { ...defaults.params, ...spec.params };
+  for (const name of Object.keys(merged)) {
+    const own = spec.params !== undefined && Object.hasOwn(spec.params, name);
+    const path: YamlPath = own ? [...jobPath, 'params', name] : ['defaults', 'params', name];
+    origins.params[name] = path;
+    params.push([name, compileValue(merged[name], path, onError)]);
+  }
+  const compiled: CompiledSpec = {
+    kind: spec.kind ?? defaults.kind ?? DEFAULT_JOB_KIND,
+    modelSource,
+    origins,
+    id: compileValue(spec.id, [...jobPath, 'id'], onError),
+    model: compileValue(modelSource, origins.model, onError),
+    prompt:
+      spec.prompt === undefined ? undefined : compileValue(spec.prompt, [...jobPath, 'prompt'], onError),
+    params,
+  };
+  return broken ? undefined : compiled;
+}
+
+/** Names a template may use in this job entry (for did-you-mean hints). */
+function knownNames(loaded: LoadedManifest, spec: JobSpec): string[] {
+  const names = ['date', 'index', 'job.kind', 'job.model', ...Object.keys(loaded.manifest.vars ?? {})];
+  if (spec.matrix) {
+    names.push(...getMatrixAxes(spec.matrix).map(([name]) => name));
+    for (const entry of spec.matrix.include ?? []) names.push(...Object.keys(entry));
+  }
+  return [...new Set(names)];
+}
+
+function createResolver(
+  combination: MatrixCombination,
+  vars: Record<string, string | number | boolean> | undefined,
+  context: ExpandContext,
+  index: number,
+  kind: JobKind,
+  model: () => string,
+): ResolveName {
+  return (name) => {
+    if (Object.hasOwn(combination, name)) return String(combination[name]);
+    if (name.startsWith('env.')) return context.env[name.slice(4)];
+    switch (name) {
+      case 'date':
+        return context.date;
+      case 'index':
+        return String(index);
+      case 'job.kind':
+        return kind;
+      case 'job.model':
+        return model();
+    }
+    return vars !== undefined && Object.hasOwn(vars, name) ? String(vars[name]) : undefined;
+  };
+}

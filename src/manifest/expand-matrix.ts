@@ -1,0 +1,84 @@
+import type { MatrixSpec, MatrixValue } from './types.js';
+
+/** One combination of matrix values: axis (or include key) → value. */
+export type MatrixCombination = Record<string, MatrixValue>;
+
+/** The axes of a matrix in declaration order (every key but `include` and `exclude`). */
+export function getMatrixAxes(matrix: MatrixSpec): [string, MatrixValue[]][] {
+  const axes: [string, MatrixValue[]][] = [];
+  for (const [name, values] of Object.entries(matrix)) {
+    if (name === 'include' || name === 'exclude' || !Array.isArray(values)) continue;
+    axes.push([name, values as MatrixValue[]]);
+  }
+  return axes;
+}
+
+/** The size of the cross product of the axes, without building it (0 when there are no axes). */
+export function countMatrixProduct(matrix: MatrixSpec): number {
+  const axes = getMatrixAxes(matrix);
+  if (axes.length === 0) return 0;
+  return axes.reduce((product, [, values]) => product * values.length, 1);
+}
+
+/**
+ * An upper bound of the combinations {@link expandMatrix} returns, without building them: the cross
+ * product plus one per `include` entry (excludes only remove; a matching include adds nothing).
+ */
+export function countMatrixUpperBound(matrix: MatrixSpec): number {
+  return countMatrixProduct(matrix) + (matrix.include?.length ?? 0);
+}
+
+/**
+ * Expands a matrix like GitHub Actions does:
+ * 1. the cross product of the axes in declaration order (the first axis varies slowest);
+ * 2. `exclude`: a combination is dropped when it matches every key of an exclude entry;
+ * 3. `include`: an entry whose keys that name axes all match a combination extends that combination
+ *    with its other keys (never overwriting an axis value; values added by an earlier include may be
+ *    overwritten); an entry that extends no combination is added as a new one.
+ *
+ * Pure: returns fresh objects and never mutates `matrix`.
+ */
+export function expandMatrix(matrix: MatrixSpec): MatrixCombination[] {
+  const axes = getMatrixAxes(matrix);
+  const axisNames = new Set(axes.map(([name]) => name));
+  let combinations = crossProduct(axes);
+  const excludes = matrix.exclude ?? [];
+  if (excludes.length > 0) {
+    combinations = combinations.filter(
+      (combination) => !excludes.some((entry) => matches(combination, entry)),
+    );
+  }
+  const originals = combinations.length;
+  for (const entry of matrix.include ?? []) {
+    let extended = false;
+    for (let i = 0; i < originals; i++) {
+      const combination = combinations[i]!;
+      if (!matchesOnAxes(combination, entry, axisNames)) continue;
+      for (const [key, value] of Object.entries(entry)) if (!axisNames.has(key)) combination[key] = value;
+      extended = true;
+    }
+    if (!extended) combinations.push({ ...entry });
+  }
+  return combinations;
+}
+
+function crossProduct(axes: [string, MatrixValue[]][]): MatrixCombination[] {
+  if (axes.length === 0) return [];
+  let result: MatrixCombination[] = [{}];
+  for (const [name, values] of axes) {
+    const next: MatrixCombination[] = [];
+    for (const partial of result) for (const value of values) next.push({ ...partial, [name]: value });
+    result = next;
+  }
+  return result;
+}
+
+function matches(combination: MatrixCombination, entry: MatrixCombination): boolean {
+  for (const key in entry) if (combination[key] !== entry[key]) return false;
+  return true;
+}
+
+function matchesOnAxes(combination: MatrixCombination, entry: MatrixCombination, axes: Set<string>): boolean {
+  for (const key in entry) if (axes.has(key) && combination[key] !== entry[key]) return false;
+  return true;
+}

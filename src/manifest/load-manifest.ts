@@ -1,0 +1,120 @@
+import { readFile, stat } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { decodeUtf8 } from './decode-utf8.js';
+import { parseManifestYaml } from './parse-yaml.js';
+import { sortIssues } from './sort-issues.js';
+import type { LoadedManifest, ValidationIssue } from './types.js';
+import { validateManifestSchema } from './validate-schema.js';
+
+/** Manifests larger than this are refused before they are read. */
+export const MAX_MANIFEST_BYTES = 10 * 1024 * 1024;
+
+/** Options of {@link loadManifest}. */
+export interface LoadManifestOptions {
+  /** The manifest text; when given, `file` is not read (it still names the file in locations). */
+  source?: string | Uint8Array;
+}
+
+/** `loaded` is present only when there is no error among `issues`. */
+export interface LoadManifestResult {
+  loaded?: LoadedManifest;
+  issues: ValidationIssue[];
+}
+
+/**
+ * Reads a manifest, parses its YAML with positions and checks it against the pipeline schema.
+ * Every problem (missing file, oversize file, bad encoding, YAML syntax, duplicate keys, hostile
+ * nesting or aliases, schema violations) comes back as an issue; this never throws for bad input.
+ *
+ * @example
+ * const { loaded, issues } = await loadManifest('pipelines/nightly.yaml');
+ */
+export async function loadManifest(
+  file: string,
+  options: LoadManifestOptions = {},
+): Promise<LoadManifestResult> {
+  const bytes = options.source ?? (await readManifestBytes(file));
+  if (isIssue(bytes)) return { issues: [bytes] };
+  const size = typeof bytes === 'string' ? Buffer.byteLength(bytes) : bytes.byteLength;
+  if (size > MAX_MANIFEST_BYTES) return { issues: [tooLarge(file, size)] };
+
+  let text: string;
+  if (typeof bytes === 'string') text = bytes;
+  else {
+    const decoded = decodeUtf8(bytes);
+    if (!decoded.ok) {
+      const hex = decoded.byte.toString(16).padStart(2, '0');
+      return {
+        issues: [
+          {
+            severity: 'error',
+            code: 'invalid-encoding',
+            message: `the file is not valid UTF-8: invalid byte 0x${hex} at byte offset ${decoded.offset} (line ${decoded.line})`,
+            location: { file, line: decoded.line, col: decoded.col },
+            hint: 'save the manifest as UTF-8',
+          },
+        ],
+      };
+    }
+    text = decoded.text;
+  }
+
+  const parsed = parseManifestYaml(text, file);
+  const issues = [...parsed.issues];
+  if (!('value' in parsed)) return { issues };
+  issues.push(...sortIssues(validateManifestSchema(parsed.value, parsed.locator)));
+  if (issues.some((issue) => issue.severity === 'error')) return { issues };
+  const loaded: LoadedManifest = {
+    file,
+    dir: dirname(resolve(file)),
+    manifest: parsed.value as LoadedManifest['manifest'],
+    locate: parsed.locator.locate,
+    locateKey: parsed.locator.locateKey,
+  };
+  return { loaded, issues };
+}
+
+async function readManifestBytes(file: string): Promise<Uint8Array | ValidationIssue> {
+  try {
+    const info = await stat(file);
+    if (!info.isFile()) {
+      return {
+        severity: 'error',
+        code: 'file-not-found',
+        message: `${file} is not a file`,
+        hint: 'pass the path of a .yaml manifest',
+      };
+    }
+    if (info.size > MAX_MANIFEST_BYTES) return tooLarge(file, info.size);
+    return await readFile(file);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') {
+      return {
+        severity: 'error',
+        code: 'file-not-found',
+        message: `manifest not found: ${file}`,
+        hint: `check the path; it is resolved against the current directory (${process.cwd()})`,
+      };
+    }
+    return {
+      severity: 'error',
+      code: 'file-unreadable',
+      message: `cannot read the manifest ${file}: ${error instanceof Error ? error.message : String(error)}`,
+    };
+  }
+}
+
+function tooLarge(file: string, size: number): ValidationIssue {
+  return {
+    severity: 'error',
+    code: 'file-too-large',
+    message: `the manifest is ${size} bytes; the limit is ${MAX_MANIFEST_BYTES} bytes`,
+    location: { file, line: 1, col: 1 },
+    hint: 'split it into several manifests, or use a matrix instead of listing every job',
+  };
+}
+
+function isIssue(value: Uint8Array | string | ValidationIssue): value is ValidationIssue {
+  return typeof value === 'object' && !(value instanceof Uint8Array);
+}

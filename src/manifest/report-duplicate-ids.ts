@@ -1,0 +1,72 @@
+import { getMatrixAxes, type MatrixCombination } from './expand-matrix.js';
+import { compileTemplate } from './template.js';
+import type { LoadedManifest, SourceLocation, ValidationIssue } from './types.js';
+
+/** One expanded job id and the job entry that produced it. */
+export interface IdProducer {
+  id: string;
+  specIndex: number;
+  matrixValues: MatrixCombination;
+}
+
+/**
+ * One issue per job id produced more than once, at the second producer's id, naming every job entry
+ * that produced it with its location. When a matrix entry repeats an id, the hint names the axes its
+ * id template leaves out.
+ */
+export function reportDuplicateIds(
+  loaded: LoadedManifest,
+  producers: readonly IdProducer[],
+): ValidationIssue[] {
+  const byId = new Map<string, IdProducer[]>();
+  for (const producer of producers) {
+    const list = byId.get(producer.id);
+    if (list) list.push(producer);
+    else byId.set(producer.id, [producer]);
+  }
+  const issues: ValidationIssue[] = [];
+  for (const [id, list] of byId) {
+    if (list.length < 2) continue;
+    const specs = [...new Set(list.map((p) => p.specIndex))];
+    const describeProducer = (producer: IdProducer): string => {
+      const where = `jobs[${producer.specIndex}] (${formatLocation(loaded.locate(['jobs', producer.specIndex, 'id']))})`;
+      const values = Object.entries(producer.matrixValues).map(([key, value]) => `${key}=${String(value)}`);
+      return values.length === 0 ? where : `${where} with ${values.join(', ')}`;
+    };
+    // Name two producers from different entries when there are any: that is the collision to fix.
+    const first = list[0]!;
+    const second = list.find((p) => p.specIndex !== first.specIndex) ?? list[1]!;
+    const more = list.length - 2;
+    issues.push({
+      severity: 'error',
+      code: 'duplicate-id',
+      message:
+        `job id "${id}" is produced ${list.length} times: by ${describeProducer(first)} and by ${describeProducer(second)}` +
+        (more > 0 ? ` (and ${more} more)` : ''),
+      jobId: id,
+      location: loaded.locate(['jobs', second.specIndex, 'id']),
+      hint: hintFor(loaded, specs),
+    });
+  }
+  return issues;
+}
+
+function hintFor(loaded: LoadedManifest, specs: number[]): string {
+  for (const specIndex of specs) {
+    const spec = loaded.manifest.jobs[specIndex];
+    if (!spec?.matrix) continue;
+    const compiled = compileTemplate(spec.id);
+    const used = compiled.ok ? compiled.template.names : [];
+    const missing = getMatrixAxes(spec.matrix)
+      .map(([name]) => name)
+      .filter((name) => !used.includes(name));
+    if (missing.length > 0) {
+      return `put every matrix axis in the id of jobs[${specIndex}], e.g. add ${missing.map((n) => `{{ ${n} }}`).join(' ')}`;
+    }
+  }
+  return 'give each job a distinct id';
+}
+
+function formatLocation(location: SourceLocation): string {
+  return `${location.file}:${location.line}:${location.col}`;
+}

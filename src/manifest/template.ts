@@ -1,0 +1,103 @@
+/**
+ * Templates in ids, prompts and string params.
+ *
+ * - `{{ name }}` inserts a variable; whitespace inside the braces is optional.
+ * - Names: matrix values, `vars`, the built-ins `date` (the run date, YYYY-MM-DD), `index` (0-based
+ *   position of the job within its matrix entry), `job.kind`, `job.model`, and `env.NAME` (an
+ *   environment variable, only when referenced explicitly).
+ * - Escaping: `\{{` writes a literal `{{` (the backslash is removed). A backslash anywhere else is kept.
+ * - An undefined name is an error, never an empty string.
+ * - Values are inserted as they are: a `{{` inside a var or matrix value is not expanded again.
+ *
+ * @example
+ * const compiled = compileTemplate('hero-{{ product }}');
+ * if (compiled.ok) renderTemplate(compiled.template, (name) => ({ product: 'latte' })[name]);
+ * // → { ok: true, text: 'hero-latte' }
+ */
+
+/** A `{{ name }}` reference; `offset` is where its `{{` starts in the source. */
+export interface TemplateRef {
+  readonly name: string;
+  readonly offset: number;
+}
+
+/** A parsed template: literal text and references, ready to render many times. */
+export interface CompiledTemplate {
+  readonly source: string;
+  readonly parts: readonly (string | TemplateRef)[];
+  /** The distinct names referenced, in order of first use. */
+  readonly names: readonly string[];
+}
+
+export type CompileResult =
+  { ok: true; template: CompiledTemplate } | { ok: false; message: string; offset: number };
+
+export type RenderResult = { ok: true; text: string } | { ok: false; missing: string[] };
+
+/** Resolves a template name to its text, or undefined when the name is not defined. */
+export type ResolveName = (name: string) => string | undefined;
+
+const TOKEN = /\\\{\{|\{\{\s*([^{}]*?)\s*\}\}|\{\{/g;
+const NAME = /^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)?$/;
+
+/** True when `source` contains template syntax; strings without it are used as they are. */
+export function hasTemplate(source: string): boolean {
+  return source.includes('{{');
+}
+
+/** Parses a template once; a bad `{{` (unclosed, empty, not a name) is reported with its offset. */
+export function compileTemplate(source: string): CompileResult {
+  const parts: (string | TemplateRef)[] = [];
+  const names: string[] = [];
+  let literal = '';
+  let last = 0;
+  TOKEN.lastIndex = 0;
+  for (let match = TOKEN.exec(source); match !== null; match = TOKEN.exec(source)) {
+    literal += source.slice(last, match.index);
+    last = match.index + match[0].length;
+    if (match[0] === '\\{{') {
+      literal += '{{';
+      continue;
+    }
+    const name = match[1];
+    if (name === undefined) {
+      return {
+        ok: false,
+        message: `"{{" at character ${match.index + 1} has no matching "}}"`,
+        offset: match.index,
+      };
+    }
+    if (!NAME.test(name)) {
+      return {
+        ok: false,
+        message: `"${match[0]}" is not a variable reference: expected {{ name }}, {{ env.NAME }} or {{ job.kind }}`,
+        offset: match.index,
+      };
+    }
+    if (literal !== '') parts.push(literal);
+    literal = '';
+    parts.push({ name, offset: match.index });
+    if (!names.includes(name)) names.push(name);
+  }
+  literal += source.slice(last);
+  if (literal !== '') parts.push(literal);
+  return { ok: true, template: { source, parts, names } };
+}
+
+/** Renders a compiled template; reports every undefined name instead of inserting empty text. */
+export function renderTemplate(template: CompiledTemplate, resolve: ResolveName): RenderResult {
+  let text = '';
+  let missing: string[] | undefined;
+  for (const part of template.parts) {
+    if (typeof part === 'string') {
+      text += part;
+      continue;
+    }
+    const value = resolve(part.name);
+    if (value === undefined) {
+      missing ??= [];
+      if (!missing.includes(part.name)) missing.push(part.name);
+    } else text += value;
+  }
+  return missing ? { ok: false, missing } : { ok: true, text };
+}

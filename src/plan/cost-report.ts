@@ -1,0 +1,167 @@
+/**
+ * The cost report of `runner plan`: what `--format json` prints and CI reads. This shape is STABLE:
+ * fields are only ever added; a breaking change bumps `schemaVersion`. All credit figures are in the
+ * service's credits, rounded to 6 decimal places.
+ */
+
+/** Where a job stands against the previous run's state. */
+export type JobStateClass =
+  /** Not in the state: it will be created. */
+  | 'new'
+  /** In the state with a different payload hash (prompt, params, model or file content changed): created again. */
+  | 'changed'
+  /** Completed before with the same payload: skipped. */
+  | 'done'
+  /** Failed before with the same payload: created again when its failure is retryable. */
+  | 'failed'
+  /** Created before and not finished: polled, not created again (its credits are already locked). */
+  | 'open';
+
+/** Every {@link JobStateClass}, in report order. */
+export const JOB_STATE_CLASSES: readonly JobStateClass[] = ['new', 'changed', 'failed', 'open', 'done'];
+
+/** Whether the plan can run: checked against the manifest budget and the available credit. */
+export type VerdictStatus =
+  /** Within the budget and the available credit (or those were not known; see `checked`). */
+  | 'fits'
+  /** Needs more credits than the account has available. */
+  | 'over-available'
+  /** Needs more credits than the manifest `budget`; takes precedence over `over-available`. */
+  | 'over-budget';
+
+/** The whole report; see the file comment for the stability promise. */
+export interface CostReport {
+  /** Always 1 for this shape. */
+  schemaVersion: 1;
+  /** The manifest's `name`. */
+  pipeline: string;
+  /** The manifest path as the user gave it. */
+  manifestFile: string;
+  /** Job counts. */
+  jobs: {
+    /** Jobs in the plan. */
+    total: number;
+    /** Jobs to create in this run (new, changed and retryable failed). */
+    toRun: number;
+    /** Job count per state class; every class is present. */
+    byState: Record<JobStateClass, number>;
+  };
+  /** Credit figures; `needed` is the one verdicts use. */
+  credits: {
+    /** Credits of every job in the plan, whatever its state. */
+    total: number;
+    /** Credits of the jobs to run now, before subscription coverage. */
+    toRun: number;
+    /** Credits of the jobs to run that the subscription's image allowance covers (charged 0). */
+    coveredBySubscription: number;
+    /** `toRun - coveredBySubscription`: what this run takes from the balance. Verdicts use this. */
+    needed: number;
+    /**
+     * Conservative upper bound: `needed × maxAttempts`, as if every attempt of every job were charged.
+     * Failed jobs are not charged (api-notes) and only GENERATION_TIMEOUT / QUOTA_EXHAUSTED are retried,
+     * so the expected worst case is `needed`; this figure is for budgeting with a safety margin.
+     */
+    allAttemptsCharged: number;
+    /** Attempts per job (first try included) used for `allAttemptsCharged`. */
+    maxAttempts: number;
+  };
+  /** The subscription's image allowance and what it covers. */
+  subscription: {
+    /** `known`: the plan was read; `unknown`: it could not be read, so all jobs are assumed paid in credits. */
+    status: 'known' | 'unknown';
+    /** The plan's tier name, when known. */
+    tier?: string;
+    /** Remaining image allowance (`quotas[capability=image].remaining`), when known. */
+    imageQuotaRemaining?: number;
+    /** Image jobs (`kind: image`) to run now. */
+    imageJobsToRun: number;
+    /** Of those, how many the allowance covers (one allowance unit per job, in plan order). */
+    imageJobsCovered: number;
+  };
+  /** The account balance (spec 2.5), when fetched. */
+  balance: {
+    /** `known` when the balance was fetched; `not-checked` for an offline plan. */
+    status: 'known' | 'not-checked';
+    /** Spec 2.5 `availableCredit`, when known. */
+    availableCredit?: number;
+  };
+  /** The manifest `budget`, when set. */
+  budget?: number;
+  /** Whether the plan can run now. */
+  verdict: {
+    /** See {@link VerdictStatus}. */
+    status: VerdictStatus;
+    /** One sentence with the figures, e.g. `needs 40 credits; 25 available`. */
+    message: string;
+    /** Which limits were actually checked. */
+    checked: { budget: boolean; balance: boolean };
+    /** Credits over the budget, when over budget. */
+    overBudgetBy?: number;
+    /** Credits missing from the balance, when over available. */
+    shortBy?: number;
+  };
+  /** Per model, in order of first appearance in the plan. */
+  models: ModelSubtotal[];
+  /** Per matrix axis and value, in order of first appearance; empty without a matrix. */
+  axes: AxisSubtotal[];
+  /** Every job in plan order (text and markdown renderers show only the first few). */
+  jobList: JobCost[];
+  /** Warning issues carried by the plan, as `code: message`. */
+  warnings: string[];
+  /** Assumptions the figures rest on, in plain sentences. */
+  notes: string[];
+}
+
+/** Subtotals of one model. */
+export interface ModelSubtotal {
+  /** The model's slug. */
+  model: string;
+  /** From the catalog; the slug when the model is not in the catalog passed in. */
+  displayName: string;
+  /** Base `creditCost` per generation, from the catalog; `null` when the model is not in it. */
+  creditCost: number | null;
+  /** Jobs of this model in the plan. */
+  jobs: number;
+  /** Their credits, whatever their state. */
+  credits: number;
+  /** Jobs of this model created in this run. */
+  jobsToRun: number;
+  /** Their credits, before subscription coverage. */
+  creditsToRun: number;
+}
+
+/** Subtotals per value of one matrix axis. */
+export interface AxisSubtotal {
+  /** Matrix axis name, e.g. `product`. */
+  axis: string;
+  /** One entry per distinct value, in order of first appearance. */
+  values: {
+    /** The axis value as text, e.g. `latte`. */
+    value: string;
+    /** Jobs with this value in the plan. */
+    jobs: number;
+    /** Their credits, whatever their state (e.g. `product=latte: 20`). */
+    credits: number;
+    /** Credits of those among them created in this run, before subscription coverage. */
+    creditsToRun: number;
+  }[];
+}
+
+/** One job's line in the report. */
+export interface JobCost {
+  /** The expanded job id. */
+  id: string;
+  /** The job kind (`image`, `render-video`, ...). */
+  kind: string;
+  /** The model slug. */
+  model: string;
+  /** Estimated credits of one attempt. */
+  credits: number;
+  state: JobStateClass;
+  /** Whether this job is created in this run and counts in `credits.toRun`. */
+  toRun: boolean;
+  /** Whether the subscription's image allowance is expected to cover it. */
+  coveredBySubscription: boolean;
+  /** The matrix values that produced it (empty object for a plain job). */
+  matrixValues: Record<string, string | number | boolean>;
+}

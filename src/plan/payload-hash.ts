@@ -1,0 +1,76 @@
+import { createHash } from 'node:crypto';
+import { isLocalFileRef } from '../catalog/local-files.js';
+import type { PlannedJob } from './types.js';
+
+/**
+ * JSON with object keys sorted recursively (by UTF-16 code unit order), so equal values give equal
+ * text whatever order their keys were written in. Follows `JSON.stringify` otherwise: `undefined`
+ * and functions inside objects are dropped, inside arrays become `null`; non-finite numbers become
+ * `null`; `toJSON` is honoured.
+ *
+ * @example canonicalJson({ b: 1, a: [2, { d: 3, c: 4 }] }) // '{"a":[2,{"c":4,"d":3}],"b":1}'
+ */
+export function canonicalJson(value: unknown): string {
+  return writeCanonical(value, false) ?? 'null';
+}
+
+/** `fileRefsByHash`: write every {@link LocalFileRef} as `{"file":sha256}` (for {@link hashPayload}). */
+function writeCanonical(value: unknown, fileRefsByHash: boolean): string | undefined {
+  if (value === null) return 'null';
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return JSON.stringify(value);
+    case 'number':
+      return Number.isFinite(value) ? JSON.stringify(value) : 'null';
+    case 'bigint':
+      // JSON.stringify throws on bigint; a decimal string keeps hashing total instead of crashing.
+      return JSON.stringify(value.toString());
+    case 'object':
+      break;
+    default:
+      return undefined;
+  }
+  if (fileRefsByHash && isLocalFileRef(value)) return `{"file":${JSON.stringify(value.sha256)}}`;
+  const withToJson = value as { toJSON?: () => unknown };
+  if (typeof withToJson.toJSON === 'function') return writeCanonical(withToJson.toJSON(), fileRefsByHash);
+  if (Array.isArray(value)) {
+    let text = '[';
+    for (let i = 0; i < value.length; i++) {
+      if (i > 0) text += ',';
+      text += writeCanonical(value[i], fileRefsByHash) ?? 'null';
+    }
+    return `${text}]`;
+  }
+  const record = value as Record<string, unknown>;
+  let text = '{';
+  for (const key of Object.keys(record).sort()) {
+    const inner = writeCanonical(record[key], fileRefsByHash);
+    if (inner === undefined) continue;
+    if (text.length > 1) text += ',';
+    text += `${JSON.stringify(key)}:${inner}`;
+  }
+  return `${text}}`;
+}
+
+/** The fields of a job that decide what the service is asked to make. */
+export interface HashablePayload {
+  kind: PlannedJob['kind'];
+  model: string;
+  prompt?: string | undefined;
+  params: PlannedJob['params'];
+}
+
+/**
+ * SHA-256 (hex) of the canonical JSON of `{kind, model, prompt, params}`, with every local file
+ * replaced by `{ file: sha256 }` of its bytes: moving or renaming a file does not change the hash,
+ * editing its content does. Idempotency keys and "changed since the last run" are derived from it, so
+ * this function's output must never change for equal input.
+ */
+export function hashPayload(job: HashablePayload): string {
+  const payload: Record<string, unknown> = { kind: job.kind, model: job.model, params: job.params };
+  if (job.prompt !== undefined) payload.prompt = job.prompt;
+  return createHash('sha256')
+    .update(writeCanonical(payload, true) ?? 'null')
+    .digest('hex');
+}

@@ -1,0 +1,245 @@
+import type { CostReport, VerdictStatus } from './cost-report.js';
+import { JOB_STATE_CLASSES } from './cost-report.js';
+import { formatCredits } from './credits.js';
+import { formatTable, type Align } from './text-table.js';
+
+/** Jobs listed one by one in text and markdown; the rest are summarised ("… and N more"). */
+export const MAX_LISTED_JOBS = 50;
+/** Warnings listed in text and markdown; the rest are counted. */
+export const MAX_LISTED_WARNINGS = 10;
+
+const VERDICT_LABELS: Record<VerdictStatus, string> = {
+  fits: 'Fits',
+  'over-available': 'Over available credit',
+  'over-budget': 'Over budget',
+};
+
+const ANSI = {
+  bold: '\x1b[1m',
+  dim: '\x1b[2m',
+  red: '\x1b[31m',
+  green: '\x1b[32m',
+  yellow: '\x1b[33m',
+  reset: '\x1b[0m',
+};
+
+export interface TextRenderOptions {
+  /** Use ANSI colors (a TTY without NO_COLOR). */
+  color: boolean;
+  /** Terminal columns; long job ids and model names are shortened to fit. @default 100 */
+  width?: number;
+}
+
+/** The cost report as a terminal table. Colors only when `options.color`. */
+export function renderReportText(report: CostReport, options: TextRenderOptions): string {
+  const width = options.width ?? 100;
+  const paint = (code: keyof typeof ANSI, text: string): string =>
+    options.color ? `${ANSI[code]}${text}${ANSI.reset}` : text;
+  const table = (headers: string[], rows: string[][], align: Align[]): string[] => {
+    // Ids and model names give way first; the job state column is short enough to keep whole.
+    const shrinkable = headers.map((header) => header !== 'State');
+    const [head = '', ...body] = formatTable(headers, rows, { align, maxWidth: width - 2, shrinkable });
+    return [`  ${paint('bold', head)}`, ...body.map((line) => `  ${line}`)];
+  };
+
+  const lines = [
+    `${paint('bold', 'Plan')} ${report.pipeline} (${report.manifestFile})`,
+    `Jobs: ${describeJobCounts(report)}`,
+    '',
+    paint('bold', 'By model'),
+    ...table(...modelTable(report)),
+  ];
+  for (const axis of report.axes) {
+    lines.push('', paint('bold', `By ${axis.axis}`), ...table(...axisTable(axis)));
+  }
+  const jobs = jobTable(report);
+  lines.push('', paint('bold', jobsHeading(report)), ...table(jobs[0], jobs[1], jobs[2]));
+  if (report.jobList.length > MAX_LISTED_JOBS)
+    lines.push(`  … and ${report.jobList.length - MAX_LISTED_JOBS} more`);
+  const figures = creditFigures(report);
+  lines.push(
+    '',
+    paint('bold', 'Credits'),
+    ...formatTable(['', ''], figures, { align: ['left', 'right'] })
+      .slice(1)
+      .map((l) => `  ${l}`),
+  );
+
+  const warnings = listedWarnings(report);
+  if (warnings.length > 0) {
+    lines.push('', paint('yellow', `Warnings (${report.warnings.length})`), ...warnings.map((w) => `  ${w}`));
+  }
+  if (report.notes.length > 0) {
+    lines.push(
+      '',
+      ...report.notes.flatMap((note) =>
+        wrapText(`Note: ${note}`, width, '      ').map((l) => paint('dim', l)),
+      ),
+    );
+  }
+  const verdictColor = report.verdict.status === 'fits' ? 'green' : 'red';
+  lines.push(
+    '',
+    `${paint(verdictColor, `Verdict: ${VERDICT_LABELS[report.verdict.status]}`)} (${report.verdict.message})`,
+  );
+  return `${lines.join('\n')}\n`;
+}
+
+/** The cost report as GitHub-flavoured markdown (PR comments, `GITHUB_STEP_SUMMARY`). */
+export function renderReportMarkdown(report: CostReport): string {
+  const table = (headers: string[], rows: string[][], align: Align[]): string[] => [
+    `| ${headers.map(escapeCell).join(' | ')} |`,
+    `|${align.map((a) => (a === 'right' ? '---:' : '---')).join('|')}|`,
+    ...rows.map((row) => `| ${row.map(escapeCell).join(' | ')} |`),
+  ];
+  const lines = [
+    `## Plan \`${report.pipeline}\``,
+    '',
+    `**${VERDICT_LABELS[report.verdict.status]}**: ${report.verdict.message}`,
+    '',
+    `Jobs: ${describeJobCounts(report)}`,
+    '',
+    ...table(['Figure', 'Credits'], creditFigures(report), ['left', 'right']),
+    '',
+    '### By model',
+    '',
+    ...table(...modelTable(report)),
+  ];
+  for (const axis of report.axes) lines.push('', `### By \`${axis.axis}\``, '', ...table(...axisTable(axis)));
+  const jobs = jobTable(report);
+  lines.push(
+    '',
+    `<details><summary>${jobsHeading(report)}</summary>`,
+    '',
+    ...table(jobs[0], jobs[1], jobs[2]),
+  );
+  if (report.jobList.length > MAX_LISTED_JOBS)
+    lines.push('', `… and ${report.jobList.length - MAX_LISTED_JOBS} more`);
+  lines.push('', '</details>');
+  const warnings = listedWarnings(report);
+  if (warnings.length > 0) {
+    lines.push(
+      '',
+      `### Warnings (${report.warnings.length})`,
+      '',
+      ...warnings.map((w) => `- ${escapeInline(w)}`),
+    );
+  }
+  if (report.notes.length > 0)
+    lines.push('', '**Notes**', '', ...report.notes.map((note) => `- ${escapeInline(note)}`));
+  return `${lines.join('\n')}\n`;
+}
+
+function describeJobCounts(report: CostReport): string {
+  const states = JOB_STATE_CLASSES.map((state) => `${report.jobs.byState[state]} ${state}`).join(', ');
+  return `${report.jobs.total} in plan, ${report.jobs.toRun} to run (${states})`;
+}
+
+function jobsHeading(report: CostReport): string {
+  const total = report.jobList.length;
+  return total > MAX_LISTED_JOBS ? `Jobs (first ${MAX_LISTED_JOBS} of ${total})` : `Jobs (${total})`;
+}
+
+function modelTable(report: CostReport): [string[], string[][], Align[]] {
+  return [
+    ['Model', 'Cost', 'Jobs', 'Credits', 'To run', 'Credits to run'],
+    report.models.map((m) => [
+      m.model,
+      m.creditCost === null ? '?' : formatCredits(m.creditCost),
+      String(m.jobs),
+      formatCredits(m.credits),
+      String(m.jobsToRun),
+      formatCredits(m.creditsToRun),
+    ]),
+    ['left', 'right', 'right', 'right', 'right', 'right'],
+  ];
+}
+
+function axisTable(axis: CostReport['axes'][number]): [string[], string[][], Align[]] {
+  return [
+    ['Value', 'Jobs', 'Credits', 'Credits to run'],
+    axis.values.map((v) => [
+      v.value,
+      String(v.jobs),
+      formatCredits(v.credits),
+      formatCredits(v.creditsToRun),
+    ]),
+    ['left', 'right', 'right', 'right'],
+  ];
+}
+
+function jobTable(report: CostReport): [string[], string[][], Align[]] {
+  return [
+    ['Job', 'Model', 'State', 'Credits'],
+    report.jobList
+      .slice(0, MAX_LISTED_JOBS)
+      .map((job) => [
+        job.id,
+        job.model,
+        job.coveredBySubscription
+          ? `${job.state} (subscription)`
+          : job.toRun
+            ? job.state
+            : `${job.state} (skip)`,
+        formatCredits(job.credits),
+      ]),
+    ['left', 'left', 'left', 'right'],
+  ];
+}
+
+function creditFigures(report: CostReport): string[][] {
+  const { credits, subscription, balance } = report;
+  const rows = [
+    ['Total (all jobs)', formatCredits(credits.total)],
+    ['To run now', formatCredits(credits.toRun)],
+  ];
+  if (subscription.status === 'known') {
+    rows.push([
+      `Covered by subscription (${subscription.imageJobsCovered} of ${subscription.imageJobsToRun} image jobs)`,
+      formatCredits(credits.coveredBySubscription),
+    ]);
+  } else {
+    rows.push(['Covered by subscription (subscription unknown)', '0']);
+  }
+  rows.push(['Needed', formatCredits(credits.needed)]);
+  rows.push([
+    `If all ${credits.maxAttempts} attempts were charged`,
+    formatCredits(credits.allAttemptsCharged),
+  ]);
+  rows.push([
+    'Available',
+    balance.availableCredit === undefined ? 'not checked' : formatCredits(balance.availableCredit),
+  ]);
+  if (report.budget !== undefined) rows.push(['Budget', formatCredits(report.budget)]);
+  return rows;
+}
+
+function listedWarnings(report: CostReport): string[] {
+  const shown = report.warnings.slice(0, MAX_LISTED_WARNINGS);
+  const more = report.warnings.length - shown.length;
+  return more > 0 ? [...shown, `… and ${more} more`] : shown;
+}
+
+/** Word-wraps a paragraph to `width` columns; continuation lines start with `indent`. */
+function wrapText(text: string, width: number, indent: string): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line !== '' && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = indent + word;
+    } else {
+      line = line === '' ? word : `${line} ${word}`;
+    }
+  }
+  if (line !== '') lines.push(line);
+  return lines;
+}
+
+function escapeCell(text: string): string {
+  return escapeInline(text).replace(/\|/g, '\\|');
+}
+
+function escapeInline(text: string): string {
+  return text.replace(/[<>]/g, (c) => (c === '<' ? '&lt;' : '&gt;')).replace(/\r?\n/g, ' ');
+}

@@ -1,0 +1,67 @@
+/** Column alignment: text left, figures right. */
+export type Align = 'left' | 'right';
+
+export interface TableOptions {
+  align: readonly Align[];
+  /** @default Infinity */
+  maxWidth?: number;
+  /** Columns that may be shortened with `…` to fit `maxWidth`. @default every left-aligned column */
+  shrinkable?: readonly boolean[];
+  /** @default two spaces */
+  gap?: string;
+}
+
+const MIN_SHRUNK_WIDTH = 8;
+
+/**
+ * Pads a table into lines of plain text (no colors: callers color whole lines after padding, so
+ * escape codes never upset the widths). When a line would exceed `maxWidth`, the widest shrinkable
+ * columns are shortened with `…`, never below 8 characters; the first line is the header.
+ */
+export function formatTable(
+  headers: readonly string[],
+  rows: readonly (readonly string[])[],
+  options: TableOptions,
+): string[] {
+  const gap = options.gap ?? '  ';
+  const shrinkable = headers.map(
+    (_, column) => options.shrinkable?.[column] ?? options.align[column] !== 'right',
+  );
+  const widths = headers.map((header, column) =>
+    Math.max(header.length, ...rows.map((row) => (row[column] ?? '').length)),
+  );
+  const maxWidth = options.maxWidth ?? Number.POSITIVE_INFINITY;
+  shrinkToFit(widths, shrinkable, maxWidth - gap.length * (widths.length - 1));
+  const formatRow = (row: readonly string[]): string =>
+    widths
+      .map((width, column) => {
+        const cell = fitCell(row[column] ?? '', width);
+        return options.align[column] === 'right' ? cell.padStart(width) : cell.padEnd(width);
+      })
+      .join(gap)
+      .trimEnd();
+  return [formatRow(headers), ...rows.map(formatRow)];
+}
+
+function shrinkToFit(widths: number[], shrinkable: readonly boolean[], available: number): void {
+  let excess = widths.reduce((sum, width) => sum + width, 0) - available;
+  while (excess > 0) {
+    let widest = -1;
+    widths.forEach((width, column) => {
+      if (
+        shrinkable[column] === true &&
+        width > MIN_SHRUNK_WIDTH &&
+        (widest < 0 || width > (widths[widest] ?? 0))
+      ) {
+        widest = column;
+      }
+    });
+    if (widest < 0) return;
+    widths[widest] = (widths[widest] ?? 0) - 1;
+    excess -= 1;
+  }
+}
+
+function fitCell(text: string, width: number): string {
+  return text.length <= width ? text : `${text.slice(0, Math.max(0, width - 1))}…`;
+}

@@ -1,0 +1,134 @@
+/**
+ * One JSON call to the service's API: send (with retries), read the envelope (spec 2.1), map failures
+ * to typed errors, and hand back the envelope's `data` still unchecked (the caller checks it against
+ * the endpoint's schema, after dropping secrets such as the balance's `apiKey`).
+ */
+import type { Clock } from '../clock.js';
+import {
+  createHttpError,
+  scrubSecrets,
+  UnexpectedResponseError,
+  type RequestContext,
+  type ServiceAnswer,
+} from './errors.js';
+import { readHeader, type Http, type HttpResponse } from './http.js';
+import { runWithRetry } from './retry-loop.js';
+import type { RetryOptions, RetrySafety } from './retry-policy.js';
+import { checkSchema } from './schemas.js';
+import type { ClientEvent } from './service-client.js';
+
+export interface ApiRequestDeps {
+  http: Http;
+  apiKey: string;
+  clock: Clock;
+  random: () => number;
+  retry: RetryOptions;
+  onEvent?: (event: ClientEvent) => void;
+}
+
+export interface ApiCall {
+  method: 'GET' | 'POST';
+  /** Relative to the base URL, e.g. `/jobs/abc`. */
+  path: string;
+  query?: Record<string, string>;
+  body?: unknown;
+  safety: RetrySafety;
+  signal?: AbortSignal;
+}
+
+/** Returns the envelope's `data` of a successful answer; throws a {@link ServiceError} subclass otherwise. */
+export async function requestApi(deps: ApiRequestDeps, call: ApiCall): Promise<unknown> {
+  const context: RequestContext = { method: call.method, path: call.path };
+  const url = deps.http.resolveApiUrl(call.path, call.query);
+  const headers: Record<string, string> = { accept: 'application/json' };
+  let body: string | undefined;
+  if (call.body !== undefined) {
+    headers['content-type'] = 'application/json';
+    body = JSON.stringify(call.body);
+  }
+  const retryContext = {
+    method: call.method,
+    path: call.path,
+    safety: call.safety,
+    clock: deps.clock,
+    random: deps.random,
+    options: deps.retry,
+    ...(deps.onEvent === undefined ? {} : { onEvent: deps.onEvent }),
+    ...(call.signal === undefined ? {} : { signal: call.signal }),
+  };
+  return runWithRetry(retryContext, () => {
+    const startedAt = deps.clock.now();
+    return deps.http.send(
+      {
+        method: call.method,
+        url,
+        context,
+        headers,
+        ...(body === undefined ? {} : { body }),
+        apiKey: 'same-origin',
+        ...(call.signal === undefined ? {} : { signal: call.signal }),
+      },
+      async (response) => {
+        const text = await response.body.text();
+        deps.onEvent?.({
+          type: 'request',
+          method: call.method,
+          path: call.path,
+          status: response.status,
+          durationMs: deps.clock.now() - startedAt,
+        });
+        return readEnvelope(response, text, context, deps.apiKey);
+      },
+    );
+  });
+}
+
+function readEnvelope(
+  response: HttpResponse,
+  text: string,
+  context: RequestContext,
+  apiKey: string,
+): unknown {
+  const ok = response.status >= 200 && response.status < 300;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    if (ok) {
+      throw new UnexpectedResponseError(
+        context,
+        { status: response.status },
+        'expected a JSON body, received text',
+      );
+    }
+    parsed = undefined;
+  }
+  const answer = readAnswer(response, parsed, apiKey);
+  if (!ok) throw createHttpError(context, answer);
+
+  const check = checkSchema<{ success: boolean; data?: unknown }>('envelope', parsed, 'body');
+  if (!check.ok) throw new UnexpectedResponseError(context, answer, check.problem);
+  if (!check.value.success) throw createHttpError(context, answer);
+  return check.value.data;
+}
+
+/** A service message is quoted in errors; a whole HTML page is not. */
+const MAX_MESSAGE_LENGTH = 500;
+
+/** The envelope's error fields read leniently: an error page without JSON still maps by status. */
+function readAnswer(response: HttpResponse, parsed: unknown, apiKey: string): ServiceAnswer {
+  const answer: ServiceAnswer = { status: response.status };
+  const retryAfter = readHeader(response, 'retry-after');
+  if (retryAfter !== undefined) answer.retryAfter = retryAfter;
+  if (parsed !== null && typeof parsed === 'object') {
+    const { error, errorCode } = parsed as { error?: unknown; errorCode?: unknown };
+    if (typeof errorCode === 'string' && errorCode !== '')
+      answer.errorCode = scrubSecrets(errorCode, [apiKey]);
+    if (typeof error === 'string' && error !== '') {
+      const scrubbed = scrubSecrets(error, [apiKey]);
+      answer.serviceMessage =
+        scrubbed.length > MAX_MESSAGE_LENGTH ? `${scrubbed.slice(0, MAX_MESSAGE_LENGTH)}…` : scrubbed;
+    }
+  }
+  return answer;
+}

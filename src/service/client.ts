@@ -1,0 +1,266 @@
+/**
+ * The typed client for the whole service (api-spec.md section 4 plus the upload flow of api-notes).
+ * Transport, retry timing, error mapping and response shapes live in their own files; this one maps
+ * each endpoint onto them.
+ */
+import { systemClock, type Clock } from '../clock.js';
+import { getJobKind } from '../kinds/index.js';
+import { requestApi, type ApiCall, type ApiRequestDeps } from './api-request.js';
+import { DEFAULT_DOWNLOAD_TIMEOUT_MS, downloadToFile } from './download.js';
+import { createHttpError, NotFoundError, UnexpectedResponseError, type RequestContext } from './errors.js';
+import { createHttp, describeUrl, readHeader } from './http.js';
+import { buildJobRecord, toChargeSource, type RawJobRecord } from './job-status.js';
+import { runWithRetry } from './retry-loop.js';
+import { DEFAULT_RETRY_OPTIONS, type RetryOptions } from './retry-policy.js';
+import { checkSchema, type ApiSchemaName } from './schemas.js';
+import type { ClientEvent, CreateJobRequest, ServiceClient } from './service-client.js';
+import type { Balance, JobCreation, Model, PresignedUpload, Subscription } from './types.js';
+import type { Dispatcher } from 'undici';
+
+export interface ServiceClientOptions {
+  /** Ends in `/api/v2`, e.g. `https://sangtao.ai/api/v2` (see `resolveServiceConfig`). */
+  baseUrl: string;
+  apiKey: string;
+  /** Replaces the keep-alive Agent; tests pass undici's `MockAgent`. Not closed by `close()`. */
+  dispatcher?: Dispatcher;
+  /** Sleeps between retries and times requests. @default systemClock */
+  clock?: Clock;
+  /** Jitter source in [0, 1). @default Math.random */
+  random?: () => number;
+  retry?: Partial<RetryOptions>;
+  /** Deadline per API request. @default 30_000 */
+  requestTimeoutMs?: number;
+  /** Deadline per download, body included. @default 600_000 */
+  downloadTimeoutMs?: number;
+  /** Receives retries and finished requests. */
+  onEvent?: (event: ClientEvent) => void;
+  userAgent?: string;
+}
+
+/** Creates the client. Call `close()` when done to release the keep-alive connections. */
+export function createServiceClient(options: ServiceClientOptions): ServiceClient {
+  const http = createHttp({
+    baseUrl: options.baseUrl,
+    apiKey: options.apiKey,
+    ...(options.dispatcher === undefined ? {} : { dispatcher: options.dispatcher }),
+    ...(options.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: options.requestTimeoutMs }),
+    ...(options.userAgent === undefined ? {} : { userAgent: options.userAgent }),
+  });
+  const deps: ApiRequestDeps = {
+    http,
+    apiKey: options.apiKey,
+    clock: options.clock ?? systemClock,
+    random: options.random ?? Math.random,
+    retry: { ...DEFAULT_RETRY_OPTIONS, ...options.retry },
+    ...(options.onEvent === undefined ? {} : { onEvent: options.onEvent }),
+  };
+  const retryBase = {
+    clock: deps.clock,
+    random: deps.random,
+    options: deps.retry,
+    ...(deps.onEvent === undefined ? {} : { onEvent: deps.onEvent }),
+  };
+
+  async function call<T>(
+    call: ApiCall,
+    schema: ApiSchemaName,
+    prepare?: (data: unknown) => void,
+  ): Promise<T> {
+    const data = await requestApi(deps, call);
+    prepare?.(data);
+    const check = checkSchema<T>(schema, data, 'data');
+    if (!check.ok) {
+      throw new UnexpectedResponseError(
+        { method: call.method, path: call.path },
+        { status: 200 },
+        check.problem,
+      );
+    }
+    return check.value;
+  }
+
+  return {
+    async listModels(query, callOptions) {
+      return call<Model[]>(
+        {
+          method: 'GET',
+          path: '/models',
+          ...(query?.category === undefined ? {} : { query: { category: query.category } }),
+          safety: 'safe',
+          ...signalOf(callOptions),
+        },
+        'model-list',
+      );
+    },
+
+    async getBalance(callOptions) {
+      const data = await call<Balance & { topupMemo?: string | null }>(
+        { method: 'GET', path: '/account/balance', safety: 'safe', ...signalOf(callOptions) },
+        'balance',
+        dropApiKey,
+      );
+      const balance: Balance = {
+        freeCredit: data.freeCredit,
+        purchasedCredit: data.purchasedCredit,
+        lockedCredit: data.lockedCredit,
+        availableCredit: data.availableCredit,
+        hasPurchased: data.hasPurchased,
+      };
+      if (typeof data.topupMemo === 'string') balance.topupMemo = data.topupMemo;
+      return balance;
+    },
+
+    async getSubscription(callOptions) {
+      try {
+        const data = await call<{ subscription: RawSubscription }>(
+          { method: 'GET', path: '/account/subscription', safety: 'safe', ...signalOf(callOptions) },
+          'subscription',
+        );
+        return toSubscription(data.subscription);
+      } catch (error) {
+        if (error instanceof NotFoundError) return undefined;
+        throw error;
+      }
+    },
+
+    async createJob(request: CreateJobRequest, callOptions) {
+      const adapter = getJobKind(request.kind);
+      const keyed = request.idempotencyKey !== undefined && adapter.idempotent;
+      const body =
+        request.idempotencyKey === undefined
+          ? request.body
+          : { ...request.body, idempotencyKey: request.idempotencyKey };
+      const data = await call<RawJobCreation>(
+        {
+          method: 'POST',
+          path: adapter.createPath,
+          body,
+          safety: keyed ? 'safe' : 'unkeyed-create',
+          ...signalOf(callOptions),
+        },
+        'job-creation',
+      );
+      return toJobCreation(data);
+    },
+
+    async getJob(jobId, callOptions) {
+      const data = await call<RawJobRecord>(
+        {
+          method: 'GET',
+          path: `/jobs/${encodeURIComponent(jobId)}`,
+          safety: 'safe',
+          ...signalOf(callOptions),
+        },
+        'job-record',
+      );
+      return buildJobRecord(data);
+    },
+
+    async uploadImage(file, callOptions) {
+      const presigned = await call<PresignedUpload>(
+        {
+          method: 'POST',
+          path: '/images/presign',
+          body: { fileName: file.fileName, contentType: file.contentType },
+          // Presigning creates nothing paid: safe to repeat.
+          safety: 'safe',
+          ...signalOf(callOptions),
+        },
+        'presign',
+      );
+      const context: RequestContext = { method: 'PUT', path: describeUrl(presigned.sasUrl) };
+      const signal = callOptions?.signal;
+      await runWithRetry(
+        { ...retryBase, ...context, safety: 'safe', ...(signal === undefined ? {} : { signal }) },
+        () =>
+          http.send(
+            {
+              method: 'PUT',
+              url: presigned.sasUrl,
+              context,
+              headers: { 'x-ms-blob-type': 'BlockBlob', 'content-type': file.contentType },
+              body: file.bytes,
+              // A presigned URL carries its own authorization; the key must never leave for it.
+              apiKey: 'never',
+              ...(signal === undefined ? {} : { signal }),
+            },
+            async (response) => {
+              await response.body.dump();
+              if (response.status < 200 || response.status >= 300) {
+                const retryAfter = readHeader(response, 'retry-after');
+                throw createHttpError(context, {
+                  status: response.status,
+                  ...(retryAfter === undefined ? {} : { retryAfter }),
+                });
+              }
+            },
+          ),
+      );
+      return presigned.publicUrl;
+    },
+
+    async downloadFile(url, destinationPath, callOptions) {
+      return downloadToFile(
+        { http, retry: retryBase, timeoutMs: options.downloadTimeoutMs ?? DEFAULT_DOWNLOAD_TIMEOUT_MS },
+        url,
+        destinationPath,
+        callOptions?.signal,
+      );
+    },
+
+    async close() {
+      await http.close();
+    },
+  };
+}
+
+function signalOf(options: { signal?: AbortSignal } | undefined): { signal?: AbortSignal } {
+  return options?.signal === undefined ? {} : { signal: options.signal };
+}
+
+/** Spec 2.5: the balance carries the account's key in full. It goes before anything else sees the data. */
+function dropApiKey(data: unknown): void {
+  if (data !== null && typeof data === 'object' && !Array.isArray(data)) {
+    delete (data as Record<string, unknown>).apiKey;
+  }
+}
+
+interface RawSubscription {
+  tier: string;
+  maxConcurrentJobs?: number | null;
+  quotas?: { capability: string; remaining: number }[] | null;
+}
+
+function toSubscription(raw: RawSubscription): Subscription {
+  const subscription: Subscription = {
+    tier: raw.tier,
+    quotas: (raw.quotas ?? []).map((quota) => ({ capability: quota.capability, remaining: quota.remaining })),
+  };
+  if (typeof raw.maxConcurrentJobs === 'number') subscription.maxConcurrentJobs = raw.maxConcurrentJobs;
+  return subscription;
+}
+
+type RawJobCreation = { jobId: string; status?: string; chargeSource?: string | null } & Omit<
+  Partial<Record<keyof JobCreation, unknown>>,
+  'jobId' | 'status' | 'chargeSource'
+>;
+
+/** A video endpoint may send only `jobId` (its payload is "not shown"): `status` then stays empty. */
+function toJobCreation(raw: RawJobCreation): JobCreation {
+  const creation: JobCreation = { jobId: raw.jobId, status: raw.status ?? '' };
+  const chargeSource = toChargeSource(raw.chargeSource);
+  if (chargeSource !== undefined) creation.chargeSource = chargeSource;
+  if (typeof raw.creditCost === 'number') creation.creditCost = raw.creditCost;
+  if (typeof raw.quotaRemaining === 'number' || raw.quotaRemaining === null) {
+    creation.quotaRemaining = raw.quotaRemaining;
+  }
+  if (typeof raw.queuePosition === 'number') creation.queuePosition = raw.queuePosition;
+  if (typeof raw.queueDepth === 'number') creation.queueDepth = raw.queueDepth;
+  if (typeof raw.runningJobs === 'number') creation.runningJobs = raw.runningJobs;
+  if (typeof raw.concurrency === 'number') creation.concurrency = raw.concurrency;
+  if (typeof raw.capReason === 'string') creation.capReason = raw.capReason;
+  if (typeof raw.runningOnFallback === 'boolean' || raw.runningOnFallback === null) {
+    creation.runningOnFallback = raw.runningOnFallback;
+  }
+  return creation;
+}

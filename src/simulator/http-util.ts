@@ -1,0 +1,72 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+/** What a route answers; the server writes it (or, under an injected fault, loses it). */
+export interface Answer {
+  status: number;
+  /** A JSON body (the envelope of spec 2.1 on API routes). */
+  json?: unknown;
+  /** Raw bytes (blob downloads). */
+  raw?: { bytes: Buffer; contentType: string };
+  headers?: Record<string, string>;
+}
+
+/** Spec 2.1 success envelope. Creation responses also carry `errorCode: null`. */
+export function answerData(data: unknown, options: { withErrorCode?: boolean } = {}): Answer {
+  const json: Record<string, unknown> = { success: true, data, error: null };
+  if (options.withErrorCode === true) json.errorCode = null;
+  return { status: 200, json };
+}
+
+/** Spec 7.1 error envelope. */
+export function answerError(
+  status: number,
+  message: string,
+  errorCode: string | null = null,
+  headers?: Record<string, string>,
+): Answer {
+  return { status, json: { success: false, error: message, errorCode }, ...(headers ? { headers } : {}) };
+}
+
+export class BodyTooLargeError extends Error {}
+
+/** The whole request body, refusing more than `limit` bytes. */
+export async function readBody(request: IncomingMessage, limit: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request) {
+    const buffer = chunk as Buffer;
+    size += buffer.length;
+    if (size > limit) throw new BodyTooLargeError(`body exceeds ${limit} bytes`);
+    chunks.push(buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** Parses a JSON request body; `undefined` for an empty body, an Error for malformed JSON. */
+export function parseJsonBody(bytes: Buffer): unknown {
+  if (bytes.length === 0) return undefined;
+  try {
+    return JSON.parse(bytes.toString('utf8')) as unknown;
+  } catch {
+    return new Error('body is not valid JSON');
+  }
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Error);
+}
+
+export function writeAnswer(response: ServerResponse, answer: Answer): void {
+  const headers: Record<string, string | number> = { ...answer.headers };
+  let payload: Buffer = Buffer.alloc(0);
+  if (answer.raw !== undefined) {
+    payload = answer.raw.bytes;
+    headers['content-type'] = answer.raw.contentType;
+  } else if (answer.json !== undefined) {
+    payload = Buffer.from(JSON.stringify(answer.json));
+    headers['content-type'] = 'application/json; charset=utf-8';
+  }
+  headers['content-length'] = payload.length;
+  response.writeHead(answer.status, headers);
+  response.end(payload);
+}

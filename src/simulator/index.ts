@@ -1,0 +1,3 @@
+/** The embedded simulator of the media-generation service (see README.md in this folder). */
+export { startSimulator } from './server.js';
+export type { AccountPatch, FaultOptions, Simulator, SimulatorOptions, SimulatorStats } from './types.js';

@@ -1,0 +1,36 @@
+/**
+ * Prompt markers that make a simulated job fail or misbehave on purpose, so a client's handling of each
+ * outcome can be tested deterministically. See README.md.
+ */
+export interface PromptMarkers {
+  /** `[[fail:KIND]]`: every job with this prompt fails with KIND. */
+  failKind?: string;
+  /** `[[fail-once:KIND]]`: only the first job created with this exact prompt fails with KIND. */
+  failOnceKind?: string;
+  /** `[[status:X]]`: the job reports the literal status X while it runs. */
+  runningStatus?: string;
+  /** `[[no-alpha]]`: with `requireTransparent: true` the job fails with TRANSPARENT_CREATION_FAILED. */
+  noAlpha: boolean;
+  /** `[[two-images]]` / `[[one-image]]`: force the result count instead of the seeded ~10 % of two. */
+  imageCount?: 1 | 2;
+  /** The prompt with every marker removed and trimmed. */
+  text: string;
+}
+
+const MARKER = /\[\[([a-z-]+)(?::([^\]]*))?\]\]/gi;
+
+export function parsePromptMarkers(prompt: string): PromptMarkers {
+  const markers: PromptMarkers = { noAlpha: false, text: '' };
+  for (const match of prompt.matchAll(MARKER)) {
+    const name = (match[1] ?? '').toLowerCase();
+    const arg = (match[2] ?? '').trim();
+    if (name === 'fail' && arg !== '') markers.failKind = arg;
+    else if (name === 'fail-once' && arg !== '') markers.failOnceKind = arg;
+    else if (name === 'status' && arg !== '') markers.runningStatus = arg;
+    else if (name === 'no-alpha') markers.noAlpha = true;
+    else if (name === 'two-images') markers.imageCount = 2;
+    else if (name === 'one-image') markers.imageCount = 1;
+  }
+  markers.text = prompt.replace(MARKER, '').trim();
+  return markers;
+}

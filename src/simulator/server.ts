@@ -1,0 +1,174 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { patchAccount } from './accounting.js';
+import { matchRoute } from './api-routes.js';
+import { collectStats, createSimulatorCore, type SimulatorCore } from './core.js';
+import type { FaultKind } from './faults.js';
+import { serveFile, storeBlob } from './files.js';
+import {
+  answerError,
+  BodyTooLargeError,
+  isPlainObject,
+  parseJsonBody,
+  readBody,
+  writeAnswer,
+  type Answer,
+} from './http-util.js';
+import type { AccountPatch, Simulator, SimulatorOptions } from './types.js';
+
+const API_BASE = '/api/v2';
+const MAX_JSON_BYTES = 1024 * 1024;
+
+function injectFault(core: SimulatorCore, kind: FaultKind, response: ServerResponse): void {
+  core.counters.faultsInjected[kind] += 1;
+  if (kind === 'reset') {
+    response.socket?.destroy();
+    return;
+  }
+  if (kind === 'rateLimit') {
+    const retryAfter = String(core.options.retryAfterSeconds);
+    writeAnswer(response, answerError(429, 'too many requests', null, { 'retry-after': retryAfter }));
+    return;
+  }
+  writeAnswer(response, answerError(500, 'internal server error', null));
+}
+
+function isAuthorized(core: SimulatorCore, request: IncomingMessage): boolean {
+  return !core.apiKeyRevoked && request.headers['x-api-key'] === core.options.apiKey;
+}
+
+/** Everything under `/api/v2`: count, draw a fault, authenticate, route, answer (or lose the answer). */
+async function handleApi(core: SimulatorCore, request: IncomingMessage, response: ServerResponse, url: URL) {
+  const method = request.method ?? 'GET';
+  const matched = matchRoute(method, url.pathname.slice(API_BASE.length));
+  const template = `${method} ${matched?.route.template ?? '(unmatched)'}`;
+  core.counters.requests[template] = (core.counters.requests[template] ?? 0) + 1;
+
+  const fault = core.faults.decide(matched?.route.isCreate ?? false);
+  if (fault.slowMs > 0) {
+    core.counters.faultsInjected.slow += 1;
+    await new Promise((resolve) => setTimeout(resolve, fault.slowMs).unref());
+  }
+  if (fault.kind !== null && !fault.afterProcessing) {
+    injectFault(core, fault.kind, response);
+    return;
+  }
+  if (!isAuthorized(core, request)) {
+    writeAnswer(response, answerError(401, 'missing or invalid API key (X-Api-Key)', 'UNAUTHORIZED'));
+    return;
+  }
+  if (matched === undefined) {
+    writeAnswer(response, answerError(404, `no such endpoint: ${method} ${url.pathname}`, 'NOT_FOUND'));
+    return;
+  }
+  let body: unknown;
+  if (method === 'POST') {
+    body = parseJsonBody(await readBody(request, MAX_JSON_BYTES));
+    if (body instanceof Error) {
+      writeAnswer(response, answerError(400, body.message, 'INVALID_REQUEST'));
+      return;
+    }
+  }
+  const answer = matched.route.handle(core, { params: matched.params, body, url });
+  if (fault.kind !== null) injectFault(core, fault.kind, response);
+  else writeAnswer(response, answer);
+}
+
+/** Test-only inspection and control routes under `/__sim`; no API key. */
+async function handleSimControl(
+  core: SimulatorCore,
+  request: IncomingMessage,
+  path: string,
+): Promise<Answer> {
+  if (path === '/__sim/stats' && request.method === 'GET') return { status: 200, json: collectStats(core) };
+  if (path === '/__sim/revoke-key' && request.method === 'POST') {
+    core.apiKeyRevoked = true;
+    return { status: 200, json: { revoked: true } };
+  }
+  if (path === '/__sim/account' && request.method === 'POST') {
+    const body = parseJsonBody(await readBody(request, MAX_JSON_BYTES));
+    const patch = isPlainObject(body) ? toAccountPatch(body) : undefined;
+    if (patch === undefined)
+      return answerError(400, 'expected numeric freeCredit/purchasedCredit/subscriptionImageQuota');
+    patchAccount(core.account, patch);
+    return { status: 200, json: collectStats(core).account };
+  }
+  return answerError(404, `no such simulator route: ${request.method ?? ''} ${path}`);
+}
+
+function toAccountPatch(body: Record<string, unknown>): AccountPatch | undefined {
+  const patch: AccountPatch = {};
+  for (const key of ['freeCredit', 'purchasedCredit', 'subscriptionImageQuota'] as const) {
+    const value = body[key];
+    if (value === undefined) continue;
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) return undefined;
+    patch[key] = value;
+  }
+  if (typeof body.hasPurchased === 'boolean') patch.hasPurchased = body.hasPurchased;
+  return patch;
+}
+
+async function handleRequest(core: SimulatorCore, request: IncomingMessage, response: ServerResponse) {
+  const url = new URL(request.url ?? '/', core.origin);
+  const path = url.pathname;
+  if (path === API_BASE || path.startsWith(`${API_BASE}/`)) {
+    await handleApi(core, request, response, url);
+    return;
+  }
+  let answer: Answer;
+  if (path.startsWith('/__sim/')) answer = await handleSimControl(core, request, path);
+  else if (path.startsWith('/__blob/') && request.method === 'PUT')
+    answer = await storeBlob(core, url, request);
+  else if ((path.startsWith('/__files/') || path.startsWith('/__results/')) && request.method === 'GET') {
+    answer = serveFile(core, path);
+  } else answer = answerError(404, `not found: ${path}`);
+  writeAnswer(response, answer);
+}
+
+/**
+ * Starts the simulator on 127.0.0.1 (`options.port`, default any free port).
+ * @example
+ * const sim = await startSimulator({ timeScale: 0.002, seed: 7 });
+ * // ... point the client at sim.baseUrl with sim.apiKey ...
+ * await sim.close();
+ */
+export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
+  const core = createSimulatorCore(options);
+  const server = createServer((request, response) => {
+    handleRequest(core, request, response).catch((error: unknown) => {
+      if (response.headersSent || response.destroyed) return;
+      const tooLarge = error instanceof BodyTooLargeError;
+      writeAnswer(
+        response,
+        answerError(tooLarge ? 413 : 500, tooLarge ? 'request body too large' : 'simulator error'),
+      );
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  let closing: Promise<void> | undefined;
+  core.origin = `http://127.0.0.1:${port}`;
+  return {
+    baseUrl: `${core.origin}${API_BASE}`,
+    apiKey: core.options.apiKey,
+    stats: () => collectStats(core),
+    setAccount: (patch) => patchAccount(core.account, patch),
+    revokeApiKey: () => {
+      core.apiKeyRevoked = true;
+    },
+    close: () => {
+      // Keep-alive clients hold sockets open: end them all so close() resolves at once. Idempotent.
+      closing ??= new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,139 @@
+import type { ChargeSource } from '../service/types.js';
+
+/**
+ * The journal's record types, one JSON object per line. Every record carries `at` (clock ms) and a
+ * `type`. The order of records is the order of events: a record is durable (fsynced) before the step
+ * that depends on it runs, so a crash leaves a journal that replays to a consistent state.
+ */
+export type JournalRecord =
+  | RunRecord
+  | IntentRecord
+  | CreatedRecord
+  | CreateFailedRecord
+  | StatusRecord
+  | CompletedRecord
+  | FailedRecord
+  | DeferredRecord
+  | DownloadedRecord
+  | UncertainRecord
+  | InterruptedRecord;
+
+/** A run (one `runner apply`) started. */
+export interface RunRecord {
+  type: 'run';
+  at: number;
+  runId: string;
+  pipeline: string;
+  pid: number;
+  manifestFile: string;
+}
+
+/** Written and fsynced BEFORE the create request is sent. */
+export interface IntentRecord {
+  type: 'intent';
+  at: number;
+  id: string;
+  attempt: number;
+  /** Absent for endpoints that do not honour a key (video kinds). */
+  idempotencyKey?: string;
+  payloadHash: string;
+}
+
+/** The service answered the create with a job id. */
+export interface CreatedRecord {
+  type: 'created';
+  at: number;
+  id: string;
+  attempt: number;
+  jobId: string;
+  creditCost?: number;
+  chargeSource?: ChargeSource;
+  queuePosition?: number;
+}
+
+/**
+ * The create provably made nothing (an HTTP 4xx). `final` false means the job may be created later
+ * (402: out of credits); true means it is failed until its payload changes (400).
+ */
+export interface CreateFailedRecord {
+  type: 'create-failed';
+  at: number;
+  id: string;
+  attempt: number;
+  code: string;
+  message: string;
+  final: boolean;
+}
+
+/** The polled status changed. */
+export interface StatusRecord {
+  type: 'status';
+  at: number;
+  id: string;
+  attempt: number;
+  status: string;
+  progress?: number;
+}
+
+export interface CompletedRecord {
+  type: 'completed';
+  at: number;
+  id: string;
+  attempt: number;
+  resultUrls: string[];
+  creditCost?: number;
+  chargeSource?: ChargeSource;
+}
+
+/** The job failed. `willRetry` true: a new attempt follows (the job is pending, not failed). */
+export interface FailedRecord {
+  type: 'failed';
+  at: number;
+  id: string;
+  attempt: number;
+  failureKind: string;
+  error: string;
+  willRetry: boolean;
+}
+
+/** The job failed with a temporary kind; retry not before `notBefore` (clock ms). */
+export interface DeferredRecord {
+  type: 'deferred';
+  at: number;
+  id: string;
+  attempt: number;
+  failureKind: string;
+  notBefore: number;
+}
+
+export interface DownloadedRecord {
+  type: 'downloaded';
+  at: number;
+  id: string;
+  url: string;
+  file: string;
+  bytes: number;
+  sha256: string;
+}
+
+/** A create whose answer was lost and that cannot be safely re-sent. */
+export interface UncertainRecord {
+  type: 'uncertain';
+  at: number;
+  id: string;
+  attempt: number;
+  reason: string;
+}
+
+export interface InterruptedRecord {
+  type: 'interrupted';
+  at: number;
+  reason?: string;
+}
+
+/** Records as a caller passes them: `at` is stamped by the writer's clock when omitted. */
+export type JournalEntry = JournalRecord extends infer R
+  ? R extends JournalRecord
+    ? Omit<R, 'at'> & { at?: number }
+    : never
+  : never;

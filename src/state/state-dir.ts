@@ -1,0 +1,54 @@
+import { mkdir, readFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { JOURNAL_FILE } from './journal.js';
+import { UPLOAD_CACHE_FILE } from './upload-cache.js';
+
+/** The `.runner` folder next to a manifest. */
+export function runnerDirFor(manifestFile: string): string {
+  return join(dirname(resolve(manifestFile)), '.runner');
+}
+
+/**
+ * The state directory of one run of a pipeline: `<manifestDir>/.runner/<pipeline>/<runId>/`, or
+ * `stateDir` when given. Names are reduced to safe file-name characters.
+ */
+export function resolveStateDir(input: {
+  manifestFile: string;
+  pipeline: string;
+  runId: string;
+  stateDir?: string;
+}): string {
+  if (input.stateDir !== undefined) return resolve(input.stateDir);
+  return join(runnerDirFor(input.manifestFile), toSafeSegment(input.pipeline), toSafeSegment(input.runId));
+}
+
+/** Path of the upload cache shared by every run of the manifest's folder. */
+export function uploadCachePathFor(manifestFile: string): string {
+  return join(runnerDirFor(manifestFile), UPLOAD_CACHE_FILE);
+}
+
+/** Path of the journal in a state directory. */
+export function journalPathFor(stateDir: string): string {
+  return join(stateDir, JOURNAL_FILE);
+}
+
+/** Creates the directory (and parents) with mode 0700. */
+export async function ensureStateDir(stateDir: string): Promise<void> {
+  await mkdir(stateDir, { recursive: true, mode: 0o700 });
+}
+
+/** The journal's text, or '' when there is none yet. */
+export async function readJournalText(stateDir: string): Promise<string> {
+  try {
+    return await readFile(journalPathFor(stateDir), 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return '';
+    throw error;
+  }
+}
+
+/** A single path segment: letters, digits, `.`, `_`, `-`; never `.`/`..`; never empty. */
+export function toSafeSegment(name: string): string {
+  const cleaned = name.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^\.+/, '_');
+  return cleaned === '' ? '_' : cleaned.slice(0, 120);
+}

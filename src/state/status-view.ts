@@ -1,0 +1,91 @@
+import { sumChargedCredits, type JobState, type JobStatus } from './job-state.js';
+
+/**
+ * The JSON shape of `runner status --json` (version 1):
+ * ```
+ * { version: 1,
+ *   totals: { jobs, pending, creating, open, done, failed, deferred, uncertain, creditsSpent },
+ *   jobs: [{ id, status, attempts, jobId?, serviceStatus?, progress?, failureKind?, error?,
+ *            notBefore?, creditCost, chargeSource?, files: [{ file, bytes, sha256 }] }] }
+ * ```
+ * `creditCost` counts credits charged by attempts that were not refunded; `notBefore` is an ISO time.
+ */
+export interface StatusView {
+  version: 1;
+  totals: Record<JobStatus, number> & { jobs: number; creditsSpent: number };
+  jobs: JobStatusView[];
+}
+
+export interface JobStatusView {
+  id: string;
+  status: JobStatus;
+  attempts: number;
+  jobId?: string;
+  serviceStatus?: string;
+  progress?: number;
+  failureKind?: string;
+  error?: string;
+  notBefore?: string;
+  creditCost: number;
+  chargeSource?: string;
+  files: { file: string; bytes: number; sha256: string }[];
+}
+
+/**
+ * Projects replayed state onto the status view. `planIds`, when given, adds jobs of the plan that
+ * never ran (as `pending`) and keeps the plan's order.
+ */
+export function buildStatusView(
+  jobs: ReadonlyMap<string, JobState>,
+  planIds?: readonly string[],
+): StatusView {
+  const totals: StatusView['totals'] = {
+    jobs: 0,
+    pending: 0,
+    creating: 0,
+    open: 0,
+    done: 0,
+    failed: 0,
+    deferred: 0,
+    uncertain: 0,
+    creditsSpent: 0,
+  };
+  let ids = [...jobs.keys()];
+  if (planIds !== undefined) {
+    const planned = new Set(planIds);
+    ids = [...planIds, ...ids.filter((id) => !planned.has(id))];
+  }
+  const views = ids.map((id) => projectJob(id, jobs.get(id)));
+  for (const view of views) {
+    totals.jobs++;
+    totals[view.status]++;
+    totals.creditsSpent += view.creditCost;
+  }
+  return { version: 1, totals, jobs: views };
+}
+
+function projectJob(id: string, job: JobState | undefined): JobStatusView {
+  if (job === undefined) return { id, status: 'pending', attempts: 0, creditCost: 0, files: [] };
+  const view: JobStatusView = {
+    id,
+    status: job.status,
+    attempts: job.attempts.length,
+    creditCost: sumChargedCredits(job),
+    files: job.downloads.map((download) => ({
+      file: download.file,
+      bytes: download.bytes,
+      sha256: download.sha256,
+    })),
+  };
+  const last = job.attempts.at(-1);
+  if (last === undefined) return view;
+  if (last.jobId !== undefined) view.jobId = last.jobId;
+  if (last.status !== undefined) view.serviceStatus = last.status;
+  if (last.progress !== undefined) view.progress = last.progress;
+  if (last.failureKind !== undefined) view.failureKind = last.failureKind;
+  const error = last.error ?? last.uncertainReason;
+  if (error !== undefined) view.error = error;
+  if (last.notBefore !== undefined) view.notBefore = new Date(last.notBefore).toISOString();
+  if (last.chargeSource !== undefined) view.chargeSource = last.chargeSource;
+  return view;
+}

@@ -1,0 +1,489 @@
+import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MockAgent } from 'undici';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createServiceClient } from '../../../src/service/client.js';
+import {
+  AuthenticationError,
+  InsufficientCreditsError,
+  NetworkError,
+  NotFoundError,
+  RateLimitedError,
+  ServerError,
+  ServiceValidationError,
+  UnexpectedResponseError,
+} from '../../../src/service/errors.js';
+import type { ClientEvent, ServiceClient } from '../../../src/service/service-client.js';
+import { createFakeClock, type FakeClock } from './fake-clock.js';
+
+const ORIGIN = 'https://svc.test';
+const BASE = `${ORIGIN}/api/v2/`;
+const KEY = 'sk-live-SECRET-0123456789';
+
+let agent: MockAgent;
+let clock: FakeClock;
+let events: ClientEvent[];
+let client: ServiceClient;
+/** Every request the service's origin saw, with its headers. */
+let seen: { path: string; headers: Record<string, string> }[];
+
+function recordHeaders(path: string) {
+  return (headers: Record<string, string>) => {
+    seen.push({ path, headers });
+    return true;
+  };
+}
+
+const ok = (data: unknown) => ({ success: true, data, error: null, errorCode: null });
+const fail = (error: string, errorCode: string | null = null) => ({ success: false, error, errorCode });
+
+beforeEach(() => {
+  agent = new MockAgent();
+  agent.disableNetConnect();
+  clock = createFakeClock();
+  events = [];
+  seen = [];
+  client = createServiceClient({
+    baseUrl: BASE,
+    apiKey: KEY,
+    dispatcher: agent,
+    clock,
+    random: () => 0.5,
+    onEvent: (event) => events.push(event),
+  });
+});
+
+afterEach(async () => {
+  await client.close();
+  await agent.close();
+});
+
+const api = () => agent.get(ORIGIN);
+const modelA = { slug: 'a', displayName: 'A', category: 'image', creditCost: 2, extra: true };
+
+describe('requests', () => {
+  it('joins the base URL, passes the category and sends the key to the API origin', async () => {
+    api()
+      .intercept({ path: '/api/v2/models?category=image', method: 'GET', headers: recordHeaders('/models') })
+      .reply(200, ok([modelA]));
+    await expect(client.listModels({ category: 'image' })).resolves.toEqual([modelA]);
+    expect(seen[0]?.headers['x-api-key']).toBe(KEY);
+    expect(events).toContainEqual(expect.objectContaining({ type: 'request', path: '/models', status: 200 }));
+  });
+
+  it('drops apiKey from the balance', async () => {
+    api()
+      .intercept({ path: '/api/v2/account/balance', method: 'GET' })
+      .reply(
+        200,
+        ok({
+          freeCredit: 10,
+          purchasedCredit: 5,
+          lockedCredit: 1,
+          availableCredit: 14,
+          hasPurchased: true,
+          apiKey: 'legacy-key-XYZ',
+          topupMemo: 'MEMO1',
+        }),
+      );
+    const balance = await client.getBalance();
+    expect(balance).toEqual({
+      freeCredit: 10,
+      purchasedCredit: 5,
+      lockedCredit: 1,
+      availableCredit: 14,
+      hasPurchased: true,
+      topupMemo: 'MEMO1',
+    });
+    expect(JSON.stringify(balance)).not.toContain('legacy-key-XYZ');
+  });
+
+  it('does not echo the balance key when the balance has the wrong shape', async () => {
+    api()
+      .intercept({ path: '/api/v2/account/balance', method: 'GET' })
+      .reply(
+        200,
+        ok({
+          apiKey: 'legacy-key-XYZ',
+          freeCredit: 'lots',
+          purchasedCredit: 0,
+          lockedCredit: 0,
+          availableCredit: 0,
+          hasPurchased: false,
+        }),
+      );
+    const error = await client.getBalance().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UnexpectedResponseError);
+    expect(String((error as Error).message)).toBe(
+      'GET /account/balance: data.freeCredit: expected number, received string',
+    );
+    expect(JSON.stringify(error)).not.toContain('legacy-key-XYZ');
+  });
+
+  it('returns undefined for a subscription 404 and maps the subscription otherwise', async () => {
+    api().intercept({ path: '/api/v2/account/subscription', method: 'GET' }).reply(404, fail('Not found'));
+    await expect(client.getSubscription()).resolves.toBeUndefined();
+    api()
+      .intercept({ path: '/api/v2/account/subscription', method: 'GET' })
+      .reply(
+        200,
+        ok({
+          subscription: {
+            tier: 'Pro',
+            maxConcurrentJobs: 4,
+            quotas: [{ capability: 'image', remaining: 7 }],
+          },
+        }),
+      );
+    await expect(client.getSubscription()).resolves.toEqual({
+      tier: 'Pro',
+      maxConcurrentJobs: 4,
+      quotas: [{ capability: 'image', remaining: 7 }],
+    });
+  });
+
+  it('creates a job on the kind path with the idempotency key in the body', async () => {
+    let sentBody: unknown;
+    api()
+      .intercept({
+        path: '/api/v2/agents/jobs/create',
+        method: 'POST',
+        body: (body) => {
+          sentBody = JSON.parse(body);
+          return true;
+        },
+      })
+      .reply(
+        200,
+        ok({
+          jobId: 'j1',
+          status: 'WaitingForAgent',
+          chargeSource: 'Credit',
+          creditCost: 3,
+          quotaRemaining: null,
+        }),
+      );
+    const creation = await client.createJob({
+      kind: 'image',
+      body: { model: 'm', prompt: 'a red fox' },
+      idempotencyKey: 'key-1',
+    });
+    expect(sentBody).toEqual({ model: 'm', prompt: 'a red fox', idempotencyKey: 'key-1' });
+    expect(creation).toEqual({
+      jobId: 'j1',
+      status: 'WaitingForAgent',
+      chargeSource: 'Credit',
+      creditCost: 3,
+      quotaRemaining: null,
+    });
+  });
+
+  it('polls a job and builds the record', async () => {
+    api()
+      .intercept({ path: '/api/v2/jobs/a%2Fb', method: 'GET' })
+      .reply(200, ok({ jobId: 'a/b', status: 'complete', resultImages: ['https://cdn.test/1.png'] }));
+    await expect(client.getJob('a/b')).resolves.toMatchObject({
+      phase: 'complete',
+      resultUrls: ['https://cdn.test/1.png'],
+    });
+  });
+
+  it('uploads: presign, then PUT to sasUrl without the API key', async () => {
+    api()
+      .intercept({
+        path: '/api/v2/images/presign',
+        method: 'POST',
+        body: JSON.stringify({ fileName: 'a.png', contentType: 'image/png' }),
+      })
+      .reply(200, ok({ sasUrl: 'https://blob.test/c/a.png?sig=TOKEN', publicUrl: 'https://cdn.test/a.png' }));
+    let putHeaders: Record<string, string> = {};
+    let putBody: unknown;
+    agent
+      .get('https://blob.test')
+      .intercept({
+        path: '/c/a.png?sig=TOKEN',
+        method: 'PUT',
+        headers: (headers: Record<string, string>) => {
+          putHeaders = headers;
+          return true;
+        },
+        body: (body) => {
+          putBody = body;
+          return true;
+        },
+      })
+      .reply(201, '');
+    await expect(
+      client.uploadImage({
+        fileName: 'a.png',
+        contentType: 'image/png',
+        bytes: new TextEncoder().encode('PNGDATA'),
+      }),
+    ).resolves.toBe('https://cdn.test/a.png');
+    expect(putHeaders['x-ms-blob-type']).toBe('BlockBlob');
+    expect(putHeaders['content-type']).toBe('image/png');
+    expect(Object.keys(putHeaders).map((h) => h.toLowerCase())).not.toContain('x-api-key');
+    expect(Buffer.from(putBody as Uint8Array).toString()).toBe('PNGDATA');
+  });
+});
+
+describe('downloads', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'client-test-'));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('streams to the destination with sha256, no key for a foreign host, no temp file left', async () => {
+    let headers: Record<string, string> = {};
+    agent
+      .get('https://cdn.test')
+      .intercept({
+        path: '/r/1.png',
+        method: 'GET',
+        headers: (h: Record<string, string>) => {
+          headers = h;
+          return true;
+        },
+      })
+      .reply(200, 'hello world');
+    const dest = join(dir, 'nested', 'out.png');
+    const result = await client.downloadFile('https://cdn.test/r/1.png', dest);
+    expect(result).toEqual({ bytes: 11, sha256: createHash('sha256').update('hello world').digest('hex') });
+    expect(await readFile(dest, 'utf8')).toBe('hello world');
+    expect(await readdir(join(dir, 'nested'))).toEqual(['out.png']);
+    expect(Object.keys(headers)).not.toContain('x-api-key');
+  });
+
+  it('sends the key to a result on the API origin', async () => {
+    api()
+      .intercept({ path: '/files/1.png', method: 'GET', headers: recordHeaders('/files') })
+      .reply(200, 'x');
+    await client.downloadFile(`${ORIGIN}/files/1.png`, join(dir, 'o.png'));
+    expect(seen[0]?.headers['x-api-key']).toBe(KEY);
+  });
+
+  it('maps a 404 and leaves nothing behind', async () => {
+    agent
+      .get('https://cdn.test')
+      .intercept({ path: '/gone.png?sig=SECRET', method: 'GET' })
+      .reply(404, 'gone');
+    const error = await client
+      .downloadFile('https://cdn.test/gone.png?sig=SECRET', join(dir, 'g.png'))
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NotFoundError);
+    expect((error as Error).message).toBe('GET cdn.test/gone.png failed: HTTP 404 Not found');
+    expect(await readdir(dir)).toEqual([]);
+  });
+});
+
+describe('errors', () => {
+  it('maps 402 with envelope fields, method, path and hint', async () => {
+    api()
+      .intercept({ path: '/api/v2/agents/jobs/create', method: 'POST' })
+      .reply(402, fail('Not enough credit', 'INSUFFICIENT_CREDIT'));
+    const error = await client.createJob({ kind: 'image', body: { model: 'm' } }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InsufficientCreditsError);
+    const e = error as InsufficientCreditsError;
+    expect(e.message).toBe(
+      'POST /agents/jobs/create failed: HTTP 402 Insufficient credits (errorCode INSUFFICIENT_CREDIT): "Not enough credit"',
+    );
+    expect(e).toMatchObject({
+      code: 'INSUFFICIENT_CREDITS',
+      method: 'POST',
+      path: '/agents/jobs/create',
+      status: 402,
+      errorCode: 'INSUFFICIENT_CREDIT',
+      serviceMessage: 'Not enough credit',
+    });
+    expect(e.hint).toContain('Top up before retrying');
+    expect(clock.sleeps).toEqual([]);
+  });
+
+  it.each([
+    [400, ServiceValidationError, 'SERVICE_VALIDATION'],
+    [401, AuthenticationError, 'AUTHENTICATION'],
+    [403, AuthenticationError, 'AUTHENTICATION'],
+    [404, NotFoundError, 'NOT_FOUND'],
+  ] as const)('maps HTTP %i without retrying', async (status, type, code) => {
+    api().intercept({ path: '/api/v2/jobs/x', method: 'GET' }).reply(status, fail('nope'));
+    const error = await client.getJob('x').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(type);
+    expect(error).toMatchObject({ code, status });
+    expect((error as Error).message).toContain(`GET /jobs/x failed: HTTP ${status}`);
+    expect(clock.sleeps).toEqual([]);
+  });
+
+  it('scrubs the API key from a service message and never puts it in the error', async () => {
+    api()
+      .intercept({ path: '/api/v2/models', method: 'GET' })
+      .reply(401, fail(`Key ${KEY} is not valid`));
+    const error = await client.listModels().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AuthenticationError);
+    const text = [
+      String(error),
+      (error as Error).stack,
+      JSON.stringify(error),
+      (error as AuthenticationError).hint,
+    ].join('\n');
+    expect(text).not.toContain(KEY);
+    expect((error as Error).message).toContain('[REDACTED]');
+  });
+
+  it('names the field of an unexpected job record', async () => {
+    api()
+      .intercept({ path: '/api/v2/jobs/abc', method: 'GET' })
+      .reply(200, ok({ jobId: 'abc', status: 7 }));
+    await expect(client.getJob('abc')).rejects.toThrow(
+      'GET /jobs/abc: data.status: expected string, received number',
+    );
+  });
+
+  it('reports a non-JSON success body and a success:false 200 as unexpected', async () => {
+    api().intercept({ path: '/api/v2/models', method: 'GET' }).reply(200, '<html>');
+    await expect(client.listModels()).rejects.toBeInstanceOf(UnexpectedResponseError);
+    api().intercept({ path: '/api/v2/models', method: 'GET' }).reply(200, fail('odd'));
+    await expect(client.listModels()).rejects.toThrow('GET /models: HTTP 200 with success false: "odd"');
+  });
+
+  it('maps a 502 HTML page by status', async () => {
+    api()
+      .intercept({ path: '/api/v2/models', method: 'GET' })
+      .reply(502, '<html>bad gateway</html>')
+      .times(6);
+    const error = await client.listModels().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ServerError);
+    expect((error as Error).message).toBe('GET /models failed: HTTP 502 Server error');
+  });
+});
+
+describe('retries', () => {
+  it('waits Retry-After on 429, then succeeds', async () => {
+    api()
+      .intercept({ path: '/api/v2/models', method: 'GET' })
+      .reply(429, fail('slow down'), { headers: { 'retry-after': '7' } });
+    api().intercept({ path: '/api/v2/models', method: 'GET' }).reply(200, ok([]));
+    await expect(client.listModels()).resolves.toEqual([]);
+    expect(clock.sleeps).toEqual([7000]);
+    expect(events).toContainEqual({
+      type: 'retry',
+      method: 'GET',
+      path: '/models',
+      attempt: 1,
+      delayMs: 7000,
+      reason: 'HTTP 429',
+    });
+  });
+
+  it('gives up on 500 after maxRetries with jittered backoff', async () => {
+    api().intercept({ path: '/api/v2/models', method: 'GET' }).reply(500, fail('boom')).times(6);
+    await expect(client.listModels()).rejects.toBeInstanceOf(ServerError);
+    expect(clock.sleeps).toEqual([250, 500, 1000, 2000, 4000]);
+  });
+
+  it('retries a reset GET and succeeds', async () => {
+    api()
+      .intercept({ path: '/api/v2/jobs/j', method: 'GET' })
+      .replyWithError(Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }));
+    api()
+      .intercept({ path: '/api/v2/jobs/j', method: 'GET' })
+      .reply(200, ok({ jobId: 'j', status: 'Processing' }));
+    await expect(client.getJob('j')).resolves.toMatchObject({ phase: 'running' });
+    expect(clock.sleeps).toHaveLength(1);
+  });
+
+  it('retries a keyed image create after 500 and a reset', async () => {
+    const path = '/api/v2/agents/jobs/create';
+    api().intercept({ path, method: 'POST' }).reply(500, fail('boom'));
+    api()
+      .intercept({ path, method: 'POST' })
+      .replyWithError(Object.assign(new Error('reset'), { code: 'ECONNRESET' }));
+    api()
+      .intercept({ path, method: 'POST' })
+      .reply(200, ok({ jobId: 'j9', status: 'WaitingForAgent' }));
+    await expect(
+      client.createJob({ kind: 'image', body: { model: 'm' }, idempotencyKey: 'k' }),
+    ).resolves.toMatchObject({ jobId: 'j9' });
+    expect(clock.sleeps).toHaveLength(2);
+  });
+
+  it('does not re-send an unkeyed create after a 500', async () => {
+    const path = '/api/v2/agents/jobs/create';
+    api().intercept({ path, method: 'POST' }).reply(500, fail('boom'));
+    api()
+      .intercept({ path, method: 'POST' })
+      .reply(200, ok({ jobId: 'twice', status: 'WaitingForAgent' }));
+    await expect(client.createJob({ kind: 'image', body: { model: 'm' } })).rejects.toBeInstanceOf(
+      ServerError,
+    );
+    expect(clock.sleeps).toEqual([]);
+    expect(agent.pendingInterceptors()).toHaveLength(1);
+  });
+
+  it('does not re-send a video create after a reset, even with a key (no documented idempotency)', async () => {
+    api()
+      .intercept({ path: '/api/v2/render/video', method: 'POST' })
+      .replyWithError(Object.assign(new Error('reset'), { code: 'ECONNRESET' }));
+    const error = await client
+      .createJob({ kind: 'render-video', body: { model: 'r' }, idempotencyKey: 'k' })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NetworkError);
+    expect(error).toMatchObject({ code: 'NETWORK', failure: 'reset' });
+    expect((error as Error).message).toContain('POST /render/video failed');
+    expect(clock.sleeps).toEqual([]);
+  });
+
+  it('re-sends an unkeyed create after ECONNREFUSED and AGENT_QUEUE_FULL', async () => {
+    const path = '/api/v2/voiceover-videos/create';
+    api()
+      .intercept({ path, method: 'POST' })
+      .replyWithError(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }));
+    api().intercept({ path, method: 'POST' }).reply(503, fail('queue full', 'AGENT_QUEUE_FULL'));
+    api()
+      .intercept({ path, method: 'POST' })
+      .reply(200, ok({ jobId: 'v1' }));
+    await expect(client.createJob({ kind: 'voiceover-video', body: { model: 'v' } })).resolves.toEqual({
+      jobId: 'v1',
+      status: '',
+    });
+    expect(clock.sleeps).toEqual([250, 60_000]);
+  });
+
+  it('gives up with RateLimitedError when the queue stays full', async () => {
+    api()
+      .intercept({ path: '/api/v2/agents/jobs/create', method: 'POST' })
+      .reply(200, fail('queue full', 'AGENT_QUEUE_FULL'))
+      .times(6);
+    const error = await client.createJob({ kind: 'image', body: { model: 'm' } }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RateLimitedError);
+    expect(error).toMatchObject({ code: 'RATE_LIMITED', errorCode: 'AGENT_QUEUE_FULL' });
+    expect(clock.sleeps).toEqual([60_000, 60_000, 60_000, 60_000, 60_000]);
+  });
+
+  it('turns a request timeout into a NetworkError and stops on the caller abort', async () => {
+    const timed = createServiceClient({
+      baseUrl: BASE,
+      apiKey: KEY,
+      dispatcher: agent,
+      clock,
+      requestTimeoutMs: 20,
+      retry: { maxRetries: 0 },
+    });
+    api().intercept({ path: '/api/v2/models', method: 'GET' }).reply(200, ok([])).delay(500);
+    const error = await timed.listModels().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NetworkError);
+    expect(error).toMatchObject({ failure: 'timeout' });
+    expect((error as Error).message).toContain('GET /models failed: no answer in time');
+
+    const controller = new AbortController();
+    controller.abort(new Error('user pressed Ctrl-C'));
+    await expect(client.listModels(undefined, { signal: controller.signal })).rejects.toThrow(
+      'user pressed Ctrl-C',
+    );
+    await timed.close();
+  });
+});

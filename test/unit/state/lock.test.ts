@@ -1,0 +1,88 @@
+import { describe, it, expect, beforeEach, afterEach } from 'vitest';
+import { mkdtemp, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { acquireLock, isProcessAlive } from '../../../src/state/lock.js';
+import { isRunnerError } from '../../../src/errors.js';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'runner-lock-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('acquireLock', () => {
+  it('creates the lock with pid, host and start time (mode 0600) and releases it', async () => {
+    const lock = await acquireLock(dir, { pid: 1234, now: () => Date.UTC(2026, 0, 1) });
+    expect(lock.warning).toBeUndefined();
+    const content = JSON.parse(await readFile(lock.path, 'utf8')) as Record<string, unknown>;
+    expect(content).toEqual({ pid: 1234, hostname: hostname(), startedAt: '2026-01-01T00:00:00.000Z' });
+    expect((await stat(lock.path)).mode & 0o777).toBe(0o600);
+    await lock.release();
+    expect(existsSync(lock.path)).toBe(false);
+  });
+
+  it('refuses a lock held by a live process, naming its pid', async () => {
+    await writeFile(
+      join(dir, 'lock'),
+      JSON.stringify({ pid: 999_999, hostname: hostname(), startedAt: '2026-01-01T00:00:00.000Z' }),
+    );
+    let caught: unknown;
+    try {
+      await acquireLock(dir, { pid: 1, isAlive: (pid) => pid === 999_999 });
+    } catch (error) {
+      caught = error;
+    }
+    expect(isRunnerError(caught) && caught.code).toBe('STATE_LOCKED');
+    expect((caught as Error).message).toContain('pid 999999');
+    expect((caught as Error).message).toContain(dir);
+  });
+
+  it('takes over a stale lock with a warning', async () => {
+    await writeFile(
+      join(dir, 'lock'),
+      JSON.stringify({ pid: 999_999, hostname: hostname(), startedAt: 'then' }),
+    );
+    const lock = await acquireLock(dir, { pid: 77, isAlive: () => false });
+    expect(lock.warning).toMatch(/stale lock.*pid 999999/);
+    const content = JSON.parse(await readFile(lock.path, 'utf8')) as { pid: number };
+    expect(content.pid).toBe(77);
+    await lock.release();
+  });
+
+  it('takes over a lock with its own pid left by a crashed earlier run (containers reuse pids)', async () => {
+    await writeFile(
+      join(dir, 'lock'),
+      JSON.stringify({ pid: process.pid, hostname: hostname(), startedAt: 'then' }),
+    );
+    const lock = await acquireLock(dir);
+    expect(lock.warning).toMatch(/stale/);
+    await lock.release();
+  });
+
+  it('takes over an empty lock left by a crash during its creation', async () => {
+    await writeFile(join(dir, 'lock'), '');
+    await expect(acquireLock(dir, { isAlive: () => true })).rejects.toMatchObject({ code: 'STATE_LOCKED' });
+    const past = new Date(Date.now() - 60_000);
+    await utimes(join(dir, 'lock'), past, past);
+    const lock = await acquireLock(dir, { isAlive: () => true });
+    expect(lock.warning).toMatch(/stale/);
+    await lock.release();
+  });
+
+  it('refuses a second lock while the first is held by this live process', async () => {
+    const first = await acquireLock(dir);
+    await expect(acquireLock(dir, { pid: process.pid + 1 })).rejects.toMatchObject({ code: 'STATE_LOCKED' });
+    await first.release();
+  });
+});
+
+describe('isProcessAlive', () => {
+  it('knows this process is alive and pid 0 is not a runner', () => {
+    expect(isProcessAlive(process.pid)).toBe(true);
+    expect(isProcessAlive(0)).toBe(false);
+  });
+});

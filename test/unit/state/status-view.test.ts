@@ -1,0 +1,89 @@
+import { describe, it, expect } from 'vitest';
+import { replayJournal } from '../../../src/state/replay.js';
+import { buildStatusView } from '../../../src/state/status-view.js';
+import { resolveStateDir, toSafeSegment } from '../../../src/state/state-dir.js';
+
+const journal = [
+  { type: 'intent', at: 1, id: 'a', attempt: 1, payloadHash: 'h' },
+  { type: 'created', at: 2, id: 'a', attempt: 1, jobId: 'J1', creditCost: 4, chargeSource: 'Credit' },
+  { type: 'completed', at: 3, id: 'a', attempt: 1, resultUrls: ['u'], creditCost: 4, chargeSource: 'Credit' },
+  { type: 'downloaded', at: 4, id: 'a', url: 'u', file: '/o/a.png', bytes: 3, sha256: 's' },
+  { type: 'intent', at: 5, id: 'b', attempt: 1, payloadHash: 'h' },
+  { type: 'created', at: 6, id: 'b', attempt: 1, jobId: 'J2', creditCost: 7 },
+  {
+    type: 'failed',
+    at: 7,
+    id: 'b',
+    attempt: 1,
+    failureKind: 'PROMPT_UNCLEAR',
+    error: 'vague',
+    willRetry: false,
+  },
+  { type: 'intent', at: 8, id: 'c', attempt: 1, payloadHash: 'h' },
+  { type: 'created', at: 9, id: 'c', attempt: 1, jobId: 'J3', creditCost: 2 },
+  { type: 'deferred', at: 10, id: 'c', attempt: 1, failureKind: 'QUOTA_EXHAUSTED', notBefore: 0 },
+]
+  .map((record) => JSON.stringify(record))
+  .join('\n');
+
+describe('buildStatusView', () => {
+  it('projects jobs with status, attempts, failureKind, refunded cost and files', () => {
+    const view = buildStatusView(replayJournal(journal).jobs, ['z', 'a', 'b', 'c']);
+    expect(view.jobs).toEqual([
+      { id: 'z', status: 'pending', attempts: 0, creditCost: 0, files: [] },
+      {
+        id: 'a',
+        status: 'done',
+        attempts: 1,
+        jobId: 'J1',
+        creditCost: 4,
+        chargeSource: 'Credit',
+        files: [{ file: '/o/a.png', bytes: 3, sha256: 's' }],
+      },
+      {
+        id: 'b',
+        status: 'failed',
+        attempts: 1,
+        jobId: 'J2',
+        failureKind: 'PROMPT_UNCLEAR',
+        error: 'vague',
+        creditCost: 0,
+        files: [],
+      },
+      {
+        id: 'c',
+        status: 'deferred',
+        attempts: 1,
+        jobId: 'J3',
+        failureKind: 'QUOTA_EXHAUSTED',
+        notBefore: '1970-01-01T00:00:00.000Z',
+        creditCost: 0,
+        files: [],
+      },
+    ]);
+    expect(view.totals).toEqual({
+      jobs: 4,
+      pending: 1,
+      creating: 0,
+      open: 0,
+      done: 1,
+      failed: 1,
+      deferred: 1,
+      uncertain: 0,
+      creditsSpent: 4,
+    });
+  });
+});
+
+describe('resolveStateDir', () => {
+  it('puts state next to the manifest per pipeline and run, with safe names', () => {
+    expect(resolveStateDir({ manifestFile: '/p/m.yaml', pipeline: 'My Pipe/../x', runId: 'r1' })).toBe(
+      '/p/.runner/My_Pipe_.._x/r1',
+    );
+    expect(resolveStateDir({ manifestFile: '/p/m.yaml', pipeline: 'x', runId: 'r', stateDir: '/s' })).toBe(
+      '/s',
+    );
+    expect(toSafeSegment('..')).toBe('_');
+    expect(toSafeSegment('')).toBe('_');
+  });
+});
