@@ -2,7 +2,7 @@ import type { ExpandedJob, YamlPath } from '../manifest/types.js';
 import type { CompiledModelConfig } from './config-schema.js';
 import { describeParamError } from './describe-error.js';
 import { IMAGE_JOB_PARAMS, REFERENCE_IMAGES_PARAM, getImageJobValidator } from './image-rules.js';
-import { didYouMean } from './suggest.js';
+import { didYouMean } from '../suggest.js';
 
 /** Receives one problem of a job; `param` + `rest` name where in the params it is. */
 export type ReportParamIssue = (issue: {

@@ -14,7 +14,7 @@ import { checkParams, paramPath, type ReportParamIssue } from './check-params.js
 import { compileModelConfig, type CompiledModelConfig } from './config-schema.js';
 import { REFERENCE_IMAGES_PARAM, isPromptTooShort } from './image-rules.js';
 import { isRemoteUrl, resolveLocalFile, type FileInfoReader, type LocalFileProblem } from './local-files.js';
-import { didYouMean } from './suggest.js';
+import { didYouMean } from '../suggest.js';
 
 /** What validation needs from its surroundings; the only I/O is `fileInfo`. */
 export interface CatalogValidationContext {

@@ -1,12 +1,12 @@
 import { createInterface } from 'node:readline/promises';
 import { cac } from 'cac';
-import { distance } from 'fastest-levenshtein';
 import { ExitCode, UsageError } from '../errors.js';
 import type { CommandContext, GlobalOptions } from './context.js';
 import { EXIT_CODE_HELP } from './exit-codes.js';
 import { createOutput, type Output } from './output.js';
 import { readPackageInfo } from './package-info.js';
 import { reportError } from './report-error.js';
+import { suggestClosest } from '../suggest.js';
 
 export interface CliIO {
   env: NodeJS.ProcessEnv;
@@ -193,13 +193,11 @@ function createContext(io: CliIO, output: Output, global: GlobalOptions): Comman
 
 function unknownCommand(name: string): UsageError {
   const known = Object.keys(commands);
-  const nearest = known.reduce((best, candidate) =>
-    distance(name, candidate) < distance(name, best) ? candidate : best,
-  );
+  const nearest = suggestClosest(name, known);
   const hint =
-    distance(name, nearest) <= 2
-      ? `Did you mean \`runner ${nearest}\`? See \`runner --help\`.`
-      : `Commands: ${known.join(', ')}. See \`runner --help\`.`;
+    nearest === undefined
+      ? `Commands: ${known.join(', ')}. See \`runner --help\`.`
+      : `Did you mean \`runner ${nearest}\`? See \`runner --help\`.`;
   return new UsageError(`Unknown command \`${name}\`.`, { hint });
 }
 

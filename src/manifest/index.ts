@@ -28,5 +28,5 @@ export {
 export { formatIssue, formatLocation } from './format-issue.js';
 export { sortIssues } from './sort-issues.js';
 export { formatYamlPath } from './yaml-path.js';
-export { suggestClosest, didYouMean } from './suggest.js';
+export { suggestClosest, didYouMean } from '../suggest.js';
 export type * from './types.js';

@@ -1,5 +1,5 @@
 import { getMatrixAxes, type MatrixCombination } from './expand-matrix.js';
-import { didYouMean } from './suggest.js';
+import { didYouMean } from '../suggest.js';
 import type { LoadedManifest, SourceLocation, ValidationIssue, YamlPath } from './types.js';
 import { formatYamlPath } from './yaml-path.js';
 

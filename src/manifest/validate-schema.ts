@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import type { Locator } from './locate.js';
-import { didYouMean } from './suggest.js';
+import { didYouMean } from '../suggest.js';
 import type { Manifest, ValidationIssue, YamlPath } from './types.js';
 import { formatYamlPath, parseInstancePath } from './yaml-path.js';
 

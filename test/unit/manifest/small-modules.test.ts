@@ -4,7 +4,7 @@ import { findUnsafeIdReason } from '../../../src/manifest/check-job-id.js';
 import { decodeUtf8, findInvalidUtf8 } from '../../../src/manifest/decode-utf8.js';
 import { formatIssue } from '../../../src/manifest/format-issue.js';
 import { sortIssues } from '../../../src/manifest/sort-issues.js';
-import { didYouMean } from '../../../src/manifest/suggest.js';
+import { didYouMean } from '../../../src/suggest.js';
 import type { ValidationIssue } from '../../../src/manifest/types.js';
 import { formatYamlPath, parseInstancePath } from '../../../src/manifest/yaml-path.js';
 
