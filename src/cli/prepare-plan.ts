@@ -47,6 +47,7 @@ export async function preparePlan(
     options.catalogFile === undefined ? await fetchCatalog() : await loadCatalog(options.catalogFile);
   const stageTwo = validateJobsAgainstCatalog(stageOne.jobs, catalog, {
     locate: (path) => loaded.locate(path),
+    ...(loaded.locateKey === undefined ? {} : { locateKey: loaded.locateKey.bind(loaded) }),
     manifestDir: loaded.dir,
     fileInfo: createFileInfoReader(),
   });

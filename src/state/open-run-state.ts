@@ -40,6 +40,8 @@ export async function openRunState(input: {
   pipeline: string;
   runId: string;
   stateDir?: string;
+  /** @default `.runner/uploads.json` beside the manifest, shared by every run of that folder */
+  uploadCachePath?: string;
   clock?: Clock;
 }): Promise<RunState> {
   const dir = resolveStateDir(input);
@@ -48,7 +50,7 @@ export async function openRunState(input: {
   try {
     const replay = replayJournal(await readJournalText(dir));
     const journal = await openJournal(journalPathFor(dir), { clock: input.clock ?? systemClock });
-    const cachePath = uploadCachePathFor(input.manifestFile);
+    const cachePath = input.uploadCachePath ?? uploadCachePathFor(input.manifestFile);
     await mkdir(dirname(cachePath), { recursive: true, mode: 0o700 });
     const uploadCache = await openUploadCache(cachePath);
     const warnings = [...(lock.warning === undefined ? [] : [lock.warning]), ...replay.warnings];

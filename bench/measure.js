@@ -1,0 +1,30 @@
+/**
+ * Small helpers shared by the benchmarks: a monotonic stopwatch and the one JSON result line each
+ * benchmark prints on stdout (run.js parses the last line that starts with `{"bench":`).
+ */
+import { performance } from 'node:perf_hooks';
+
+/** Runs `fn` (sync or async) and returns `{ value, ms }`. */
+export async function timeIt(fn) {
+  const start = performance.now();
+  const value = await fn();
+  return { value, ms: round(performance.now() - start) };
+}
+
+/** Rounds to 0.1 (milliseconds, megabytes). */
+export function round(n, digits = 1) {
+  const f = 10 ** digits;
+  return Math.round(n * f) / f;
+}
+
+/** Prints the result line, adding the process's peak RSS (KiB, as `resourceUsage` reports it). */
+export function emitResult(bench, results) {
+  const maxRssKiB = process.resourceUsage().maxRSS;
+  const line = { bench, ...results, maxRssKiB, maxRssMB: round(maxRssKiB / 1024) };
+  process.stdout.write(`${JSON.stringify(line)}\n`);
+}
+
+/** Human-readable progress goes to stderr so stdout stays one JSON line. */
+export function note(message) {
+  process.stderr.write(`  [${new Date().toISOString().slice(11, 19)}] ${message}\n`);
+}

@@ -1,0 +1,139 @@
+/**
+ * Runs every benchmark in its own child process (so each one's peak RSS is its own), one after the
+ * other (they would disturb each other's timing on a 2-core machine), and prints a summary table.
+ * Benchmarks measure and report; they never fail on timing. Exit code 1 only when a benchmark crashed.
+ *
+ *   npm run bench                      # build, then all benchmarks
+ *   node bench/run.js plan-100k        # only the named ones (dist/ must be built)
+ */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { performance } from 'node:perf_hooks';
+
+const BENCHMARKS = ['plan-100k', 'journal-replay', 'executor-200'];
+const BENCH_DIR = fileURLToPath(new URL('.', import.meta.url));
+
+/** The rows each benchmark contributes to the table: [label, field, unit]. */
+const ROWS = {
+  'plan-100k': [
+    ['jobs', 'jobs', ''],
+    ['stage 1: load + expand (offline validation)', 'expandMs', 'ms'],
+    ['load saved catalog', 'loadCatalogMs', 'ms'],
+    ['stage 2: validate against catalog', 'validateCatalogMs', 'ms'],
+    ['sort + collapse issues', 'sortIssuesMs', 'ms'],
+    ['buildPlan', 'buildPlanMs', 'ms'],
+    ['estimateCost', 'estimateCostMs', 'ms'],
+    ['total in-process (goal < 2000 ms)', 'totalMs', 'ms'],
+    ['peak RSS after pipeline (goal < 300 MB)', 'pipelineMaxRssMB', 'MB'],
+    ['CLI `runner plan --offline --format json` wall time', 'cliMs', 'ms'],
+    ['CLI peak RSS', 'cliMaxRssMB', 'MB'],
+    ['CLI report size', 'cliReportMB', 'MB'],
+    ['CLI exit code', 'cliExitCode', ''],
+  ],
+  'journal-replay': [
+    ['jobs', 'jobs', ''],
+    ['lines', 'lines', ''],
+    ['journal size', 'journalMB', 'MB'],
+    ['read file', 'readMs', 'ms'],
+    ['replayJournal(text)', 'replayMs', 'ms'],
+    ['read + replay', 'readAndReplayMs', 'ms'],
+    ['openRunState (lock, read, replay, open)', 'openRunStateMs', 'ms'],
+    ['peak RSS after read + replay', 'replayMaxRssMB', 'MB'],
+    ['openRunState peak RSS (own process)', 'openRunStateMaxRssMB', 'MB'],
+  ],
+  'executor-200': [
+    ['jobs (done)', 'done', ''],
+    ['job duration (real)', 'jobDurationRealMs', 'ms'],
+    ['makespan', 'makespanMs', 'ms'],
+    ['ideal ceil(N/4) × duration', 'idealMs', 'ms'],
+    ['ratio (goal < 1.05)', 'ratio', ''],
+    ['  of which poll-jitter floor (expected)', 'pollPolicyRatio', ''],
+    ['  other overhead per 4-job slot', 'overheadPerSlotMs', 'ms'],
+    ['HTTP requests per job', 'requestsPerJob', ''],
+    ['polls per job', 'pollsPerJob', ''],
+  ],
+};
+
+function runBenchmark(name) {
+  return new Promise((resolve) => {
+    const started = performance.now();
+    const child = spawn(process.execPath, [`${BENCH_DIR}${name}.js`], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let stdout = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk) => (stdout += chunk));
+    child.on('close', (code, signal) => {
+      const wallMs = Math.round(performance.now() - started);
+      const line = stdout
+        .split('\n')
+        .reverse()
+        .find((l) => l.startsWith('{"bench":'));
+      if (code !== 0 || line === undefined) {
+        resolve({
+          name,
+          ok: false,
+          wallMs,
+          error: `exit ${code ?? signal}${line ? '' : ', no result line'}`,
+        });
+        return;
+      }
+      resolve({ name, ok: true, wallMs, result: JSON.parse(line) });
+    });
+  });
+}
+
+function formatValue(value, unit) {
+  if (value === undefined) return '—';
+  if (typeof value === 'number') return `${value.toLocaleString('en-US')}${unit ? ` ${unit}` : ''}`;
+  return String(value);
+}
+
+function renderTable(outcomes) {
+  const rows = [];
+  for (const outcome of outcomes) {
+    if (!outcome.ok) {
+      rows.push([outcome.name, 'FAILED', outcome.error]);
+      continue;
+    }
+    for (const [label, field, unit] of ROWS[outcome.name] ?? []) {
+      rows.push([outcome.name, label, formatValue(outcome.result[field], unit)]);
+    }
+    rows.push([
+      outcome.name,
+      'peak RSS of the benchmark process',
+      formatValue(outcome.result.maxRssMB, 'MB'),
+    ]);
+    rows.push([outcome.name, 'benchmark wall time (incl. setup)', formatValue(outcome.wallMs, 'ms')]);
+  }
+  const header = ['benchmark', 'measure', 'value'];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const fmt = (r) =>
+    r.map((cell, i) => (i === 2 ? cell.padStart(widths[i]) : cell.padEnd(widths[i]))).join('  ');
+  let previous;
+  const lines = [fmt(header), widths.map((w) => '-'.repeat(w)).join('  ')];
+  for (const r of rows) {
+    lines.push(fmt([r[0] === previous ? '' : r[0], r[1], r[2]]));
+    previous = r[0];
+  }
+  return lines.join('\n');
+}
+
+const selected = process.argv.slice(2);
+const unknown = selected.filter((name) => !BENCHMARKS.includes(name));
+if (unknown.length > 0) {
+  process.stderr.write(`unknown benchmark(s): ${unknown.join(', ')}; known: ${BENCHMARKS.join(', ')}\n`);
+  process.exit(2);
+}
+const outcomes = [];
+for (const name of selected.length > 0 ? selected : BENCHMARKS) {
+  process.stderr.write(`▶ ${name}\n`);
+  outcomes.push(await runBenchmark(name));
+}
+process.stdout.write(`\n${renderTable(outcomes)}\n\n`);
+process.stdout.write(
+  `Node ${process.version}, ${(await import('node:os')).cpus().length} CPUs. Goals are reported, never enforced.\n`,
+);
+process.stdout.write(
+  `Raw results:\n${outcomes.map((o) => JSON.stringify(o.ok ? o.result : o)).join('\n')}\n`,
+);
+if (outcomes.some((o) => !o.ok)) process.exitCode = 1;

@@ -1,0 +1,32 @@
+import { ExitCode } from '../errors.js';
+import type { Output } from './output.js';
+
+/**
+ * Ctrl-C once: abort the returned signal (apply stops creating, follows open jobs to the end and saves
+ * state). Twice: exit at once with 130. That is safe at any instant because every step is journaled
+ * (and fsynced) before anything depends on it; the lock left behind names a dead pid and is taken over.
+ * This and bin.ts are the only places that end the process.
+ */
+export function handleInterrupts(output: Output): { signal: AbortSignal; dispose(): void } {
+  const controller = new AbortController();
+  const onSignal = (name: NodeJS.Signals) => {
+    if (!controller.signal.aborted) {
+      output.err(
+        `\n${name}: no new jobs will be created; waiting for open jobs to finish. Press Ctrl-C again to exit now (state is kept).`,
+      );
+      controller.abort(new Error(name));
+      return;
+    }
+    output.err(`${name} again: exiting now. Run apply again to resume.`);
+    process.exit(ExitCode.Interrupted);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return {
+    signal: controller.signal,
+    dispose: () => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
+  };
+}

@@ -1,0 +1,49 @@
+import type { ExecutionSummary } from '../../execute/events.js';
+import type { Style } from '../output.js';
+
+/** The closing report of `runner apply`: counts, credits, where results are, and what to do next. */
+export function renderApplySummary(
+  summary: ExecutionSummary,
+  context: { outputDir: string | undefined; stateDir: string; manifestFile: string; runId: string },
+  style: Style,
+): string {
+  const { counts } = summary;
+  const lines: string[] = [];
+  const headline =
+    summary.exitReason === 'ok'
+      ? style.green(`✓ All ${counts.total} jobs done.`)
+      : `${counts.done} of ${counts.total} jobs done.`;
+  lines.push(headline);
+  const rest: [string, number][] = [
+    ['failed', counts.failed],
+    ['still running', counts['still-running']],
+    ['pending', counts.pending],
+    ['sent, answer lost', counts.creating],
+    ['deferred', counts.deferred],
+    ['uncertain', counts.uncertain],
+    ['downloads failed', counts.downloadFailures],
+  ];
+  const nonZero = rest.filter(([, count]) => count > 0).map(([label, count]) => `${label} ${count}`);
+  if (nonZero.length > 0) lines.push(nonZero.join(', '));
+  lines.push(
+    `Credits spent: ${summary.creditsSpent} in this run, ${summary.creditsSpentTotal} in all runs of this state.`,
+  );
+  if (context.outputDir !== undefined && counts.done > 0) lines.push(`Results: ${context.outputDir}`);
+  lines.push(style.dim(`State: ${context.stateDir}`));
+  const runFlag = context.runId === 'default' ? '' : ` --run ${context.runId}`;
+  const again = `runner apply ${context.manifestFile}${runFlag}`;
+  const next: string[] = [];
+  if (counts['still-running'] + counts.pending + counts.creating + counts.deferred > 0) {
+    next.push(`Run \`${again}\` again to continue: finished jobs are skipped and nothing is paid twice.`);
+  }
+  if (counts.uncertain > 0) {
+    next.push(
+      `Uncertain jobs may already exist and be paid for; \`${again} --resend-uncertain\` sends them again.`,
+    );
+  }
+  if (counts.failed > 0) {
+    next.push(`See \`runner status ${context.manifestFile}${runFlag}\` for each failure and its advice.`);
+  }
+  for (const line of next) lines.push(style.dim(line));
+  return lines.join('\n');
+}

@@ -1,0 +1,103 @@
+import type { ExecutionEvent } from '../../execute/events.js';
+import type { Output } from '../output.js';
+import { formatEventLine } from './event-line.js';
+import type { ProgressModel } from './progress-model.js';
+import { formatDuration, type ProgressSnapshot } from './progress-model.js';
+
+/** Receives executor events and shows them; `finish` leaves the terminal clean. */
+export interface ProgressReporter {
+  onEvent(event: ExecutionEvent): void;
+  finish(): void;
+}
+
+const REDRAW_MS = 100;
+const LISTED_OPEN_JOBS = 4;
+
+/**
+ * On a terminal: event lines scroll above a live block (counts, credits, ETA, open jobs) redrawn on
+ * stderr. Without one: one line per event on stderr, nothing redrawn, so CI logs stay readable.
+ */
+export function createProgressReporter(
+  output: Output,
+  model: ProgressModel,
+  now: () => number = Date.now,
+): ProgressReporter {
+  if (!output.interactive) {
+    return {
+      onEvent: (event) => {
+        model.apply(event);
+        const line = formatEventLine(event, output.style);
+        if (line !== undefined) output.err(line);
+      },
+      finish: () => undefined,
+    };
+  }
+  let drawnLines = 0;
+  let lastDraw = 0;
+  let timer: NodeJS.Timeout | undefined;
+  const clear = () => {
+    if (drawnLines > 0) output.stderr.write(`\u001b[${drawnLines}A\u001b[0J`);
+    drawnLines = 0;
+  };
+  const draw = () => {
+    timer = undefined;
+    lastDraw = now();
+    clear();
+    const lines = renderLiveBlock(model.snapshot(), output);
+    output.stderr.write(`${lines.join('\n')}\n`);
+    drawnLines = lines.length;
+  };
+  const scheduleDraw = () => {
+    if (timer !== undefined) return;
+    timer = setTimeout(draw, Math.max(0, REDRAW_MS - (now() - lastDraw)));
+    timer.unref();
+  };
+  return {
+    onEvent: (event) => {
+      model.apply(event);
+      const line = formatEventLine(event, output.style);
+      if (line !== undefined) {
+        clear();
+        output.err(line);
+      }
+      scheduleDraw();
+    },
+    finish: () => {
+      if (timer !== undefined) clearTimeout(timer);
+      draw();
+    },
+  };
+}
+
+/** The live block: a counts line, then the open jobs with their progress. */
+export function renderLiveBlock(snapshot: ProgressSnapshot, output: Pick<Output, 'style'>): string[] {
+  const { counts, total } = snapshot;
+  const { style } = output;
+  const finished = counts.done + counts.failed;
+  const parts = [
+    style.bold(`${finished}/${total}`),
+    style.green(`done ${counts.done}`),
+    `running ${counts.running}`,
+    `queued ${counts.queued}`,
+    counts.failed > 0 ? style.red(`failed ${counts.failed}`) : `failed 0`,
+    `pending ${counts.pending}`,
+  ];
+  if (counts.deferred > 0) parts.push(style.yellow(`deferred ${counts.deferred}`));
+  if (counts.uncertain > 0) parts.push(style.yellow(`uncertain ${counts.uncertain}`));
+  parts.push(`credits ${snapshot.creditsSpent}`);
+  if (snapshot.etaMs !== undefined) parts.push(`ETA ${formatDuration(snapshot.etaMs)}`);
+  const lines = [parts.join(' · ')];
+  for (const job of snapshot.open.slice(0, LISTED_OPEN_JOBS)) {
+    const progress = job.progress === undefined ? '' : ` ${progressBar(job.progress)} ${job.progress}%`;
+    lines.push(`  ${style.dim(job.state.padEnd(7))} ${job.id}${progress}`);
+  }
+  if (snapshot.open.length > LISTED_OPEN_JOBS) {
+    lines.push(style.dim(`  … and ${snapshot.open.length - LISTED_OPEN_JOBS} more open`));
+  }
+  return lines;
+}
+
+function progressBar(percent: number, width = 20): string {
+  const filled = Math.round((Math.min(100, Math.max(0, percent)) / 100) * width);
+  return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}]`;
+}

@@ -1,0 +1,49 @@
+import { FAILURE_ADVICE } from '../../execute/failure-policy.js';
+import { formatTable } from '../../plan/text-table.js';
+import type { StatusView } from '../../state/status-view.js';
+import type { Style } from '../output.js';
+
+/** `runner status` as a table, then advice for each failure kind seen. */
+export function renderStatus(view: StatusView, style: Style, width = 120): string {
+  if (view.jobs.length === 0) return 'No jobs.';
+  const rows = view.jobs.map((job) => [
+    job.id,
+    job.status,
+    String(job.attempts),
+    job.jobId ?? '',
+    job.failureKind ?? (job.serviceStatus !== undefined && job.status === 'open' ? job.serviceStatus : ''),
+    String(job.creditCost),
+    job.files.map((file) => file.file).join(', '),
+  ]);
+  // Colors go on whole lines after padding, so escape codes never upset the column widths.
+  const [header = '', ...lines] = formatTable(
+    ['Job', 'Status', 'Tries', 'Job id', 'Detail', 'Credits', 'Files'],
+    rows,
+    { align: ['left', 'left', 'right', 'left', 'left', 'right', 'left'], maxWidth: width },
+  );
+  const colored = lines.map((line, index) => colorByStatus(line, view.jobs[index]?.status ?? '', style));
+  const { totals } = view;
+  const counts = (['done', 'open', 'creating', 'pending', 'failed', 'deferred', 'uncertain'] as const)
+    .filter((status) => totals[status] > 0)
+    .map((status) => `${status} ${totals[status]}`)
+    .join(', ');
+  const advice = [...new Set(view.jobs.map((job) => job.failureKind).filter((kind) => kind !== undefined))]
+    .map((kind) => {
+      const text = (FAILURE_ADVICE as Record<string, string | undefined>)[kind];
+      return text === undefined ? undefined : `${kind}: ${text}`;
+    })
+    .filter((text) => text !== undefined);
+  return [
+    style.bold(header),
+    ...colored,
+    '',
+    `${totals.jobs} jobs: ${counts}. Credits spent: ${totals.creditsSpent}.`,
+    ...advice.map((text) => style.dim(text)),
+  ].join('\n');
+}
+
+function colorByStatus(line: string, status: string, style: Style): string {
+  if (status === 'failed') return style.red(line);
+  if (status === 'uncertain' || status === 'deferred') return style.yellow(line);
+  return line;
+}

@@ -1,0 +1,211 @@
+import { getJobKind } from '../kinds/index.js';
+import type { PlannedJob } from '../plan/types.js';
+import { deriveIdempotencyKey } from '../state/idempotency-key.js';
+import type { ExecutionContext } from './context.js';
+import { errorCodeOf, errorMessageOf } from './error-info.js';
+import { uploadReferences } from './upload-references.js';
+
+/**
+ * Where a job stands after a create: `open` (has a jobId), `pending` (nothing was created; may be
+ * created later), `failed` (refused for good), `creating` (answer lost, same key may be re-sent),
+ * `uncertain` (answer lost, no key: cannot be safely re-sent).
+ */
+export type CreateResult = 'open' | 'pending' | 'failed' | 'creating' | 'uncertain';
+
+/**
+ * Creates attempt `attempt` of a job: uploads local files, journals the intent (fsynced) BEFORE the
+ * POST, sends it (with the deterministic key when the endpoint honours one) and journals the answer.
+ * `resent` marks a re-send of an attempt whose answer was lost (same key).
+ */
+export async function createAttempt(
+  ctx: ExecutionContext,
+  job: PlannedJob,
+  attempt: number,
+  resent: boolean,
+): Promise<CreateResult> {
+  const blocked: CreateResult = resent ? 'creating' : 'pending';
+  if (ctx.stopReason() !== undefined) return blocked;
+  if (!ctx.budget.tryReserve(job.estimatedCredits)) {
+    const cap = ctx.options.maxCredits ?? 0;
+    ctx.stopCreating(
+      'budget',
+      `Job ${job.id} (about ${job.estimatedCredits} credits) would take spending past the cap of ${cap} credits (${ctx.budget.spentTotal} spent); no new jobs are created.`,
+    );
+    return blocked;
+  }
+  let reserved = true;
+  const release = () => {
+    if (reserved) ctx.budget.release(job.estimatedCredits);
+    reserved = false;
+  };
+  const adapter = getJobKind(job.kind);
+  let params: Record<string, unknown>;
+  try {
+    params = await uploadReferences(ctx, job.id, job.params);
+  } catch (error) {
+    release();
+    if (errorCodeOf(error) === 'AUTHENTICATION') ctx.abortAll(errorMessageOf(error));
+    else if (!ctx.hardSignal.aborted) {
+      ctx.emit({
+        type: 'job-failed',
+        id: job.id,
+        attempt,
+        code: errorCodeOf(error) ?? 'UPLOAD',
+        message: `Uploading a local file failed: ${errorMessageOf(error)}`,
+      });
+    }
+    return ctx.hardSignal.aborted ? blocked : 'failed';
+  }
+  const body = adapter.buildBody({ model: job.model, prompt: job.prompt, params });
+  const idempotencyKey = adapter.idempotent
+    ? deriveIdempotencyKey({
+        pipeline: ctx.pipeline,
+        runId: ctx.options.runId,
+        jobId: job.id,
+        payloadHash: job.payloadHash,
+        attempt,
+      })
+    : undefined;
+  await ctx.record({
+    type: 'intent',
+    id: job.id,
+    attempt,
+    payloadHash: job.payloadHash,
+    ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
+  });
+  const stopped = ctx.stopReason();
+  if (stopped !== undefined && !resent) {
+    // Stopped while the intent was being written: say so, or a later run would take it as sent.
+    release();
+    await ctx.record({
+      type: 'create-failed',
+      id: job.id,
+      attempt,
+      code: 'NOT_SENT',
+      message: `not sent: ${stopped}`,
+      final: false,
+    });
+    return 'pending';
+  }
+  try {
+    const creation = await ctx.client.createJob(
+      { kind: job.kind, body, ...(idempotencyKey === undefined ? {} : { idempotencyKey }) },
+      { signal: ctx.hardSignal },
+    );
+    reserved = false;
+    ctx.budget.settle(job.estimatedCredits, creation.creditCost ?? job.estimatedCredits);
+    await ctx.record({
+      type: 'created',
+      id: job.id,
+      attempt,
+      jobId: creation.jobId,
+      ...(creation.creditCost === undefined ? {} : { creditCost: creation.creditCost }),
+      ...(creation.chargeSource === undefined ? {} : { chargeSource: creation.chargeSource }),
+      ...(creation.queuePosition === undefined ? {} : { queuePosition: creation.queuePosition }),
+    });
+    const change = ctx.limiter.follow(creation.concurrency);
+    if (change !== undefined) {
+      ctx.emit({
+        type: 'concurrency-changed',
+        ...change,
+        reason: creation.capReason ?? `the service reported concurrency ${creation.concurrency}`,
+      });
+    }
+    ctx.emit({
+      type: 'job-created',
+      id: job.id,
+      attempt,
+      jobId: creation.jobId,
+      resent,
+      ...(creation.creditCost === undefined ? {} : { creditCost: creation.creditCost }),
+      ...(creation.chargeSource === undefined ? {} : { chargeSource: creation.chargeSource }),
+      ...(creation.queuePosition === undefined ? {} : { queuePosition: creation.queuePosition }),
+    });
+    return 'open';
+  } catch (error) {
+    release();
+    return handleCreateError(ctx, job, { attempt, keyed: idempotencyKey !== undefined, resent }, error);
+  }
+}
+
+/** Spec 4.3 / 7: which failures prove that nothing was created. */
+async function handleCreateError(
+  ctx: ExecutionContext,
+  job: PlannedJob,
+  send: { attempt: number; keyed: boolean; resent: boolean },
+  error: unknown,
+): Promise<CreateResult> {
+  const { attempt, keyed, resent } = send;
+  const code = errorCodeOf(error);
+  const message = errorMessageOf(error);
+  // A refusal proves that THIS request created nothing. For a re-send, an earlier send of the same
+  // attempt may still have made a job: the attempt stays unanswered, never "nothing created".
+  const refuse = async (final: boolean, result: CreateResult): Promise<CreateResult> => {
+    if (resent && !final) {
+      return unanswered(ctx, job, attempt, keyed, `the re-send was refused (${code ?? 'error'}: ${message})`);
+    }
+    await ctx.record({ type: 'create-failed', id: job.id, attempt, code: code ?? 'UNKNOWN', message, final });
+    return result;
+  };
+  if (ctx.hardSignal.aborted && code !== 'AUTHENTICATION') {
+    // Aborted mid-request: the create may have arrived.
+    return unanswered(ctx, job, attempt, keyed, 'the request was aborted before an answer came');
+  }
+  switch (code) {
+    case 'SERVICE_VALIDATION':
+    case 'NOT_FOUND':
+      ctx.emit({
+        type: 'job-failed',
+        id: job.id,
+        attempt,
+        code,
+        message,
+        advice: 'Fix the job in the manifest; nothing was created or charged.',
+      });
+      return refuse(true, 'failed');
+    case 'INSUFFICIENT_CREDITS':
+      ctx.stopCreating(
+        'credits',
+        `The service refused job ${job.id} for lack of credits (HTTP 402); open jobs finish, the rest stay pending.`,
+      );
+      return refuse(false, 'pending');
+    case 'AUTHENTICATION':
+      ctx.abortAll(`The service rejected the API key (${message}); stopping everything.`);
+      return refuse(false, 'pending');
+    case 'RATE_LIMITED':
+      // A 429 is an answer: this request created nothing.
+      ctx.stopCreating(
+        'service',
+        `The service kept answering "too many requests" for job ${job.id}; no new jobs are created.`,
+      );
+      return refuse(false, 'pending');
+    default:
+      ctx.stopCreating(
+        'service',
+        `Creating job ${job.id} failed after retries (${code ?? 'error'}: ${message}); no new jobs are created.`,
+      );
+      return unanswered(ctx, job, attempt, keyed, `${code ?? 'error'}: ${message}`);
+  }
+}
+
+/** The answer was lost. With a key the attempt stays `creating` (resumable); without, it is uncertain. */
+async function unanswered(
+  ctx: ExecutionContext,
+  job: PlannedJob,
+  attempt: number,
+  keyed: boolean,
+  reason: string,
+): Promise<CreateResult> {
+  if (keyed) {
+    ctx.emit({
+      type: 'warning',
+      id: job.id,
+      message: `No answer to the create of job ${job.id} (${reason}); a re-run re-sends the same idempotency key within the window.`,
+    });
+    return 'creating';
+  }
+  const why = `no answer to the create (${reason}) and this endpoint takes no idempotency key: a paid job may exist`;
+  await ctx.record({ type: 'uncertain', id: job.id, attempt, reason: why });
+  ctx.emit({ type: 'job-uncertain', id: job.id, attempt, reason: why, action: 'skipped' });
+  return 'uncertain';
+}

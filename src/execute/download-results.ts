@@ -1,0 +1,71 @@
+import { mkdir, open, rename } from 'node:fs/promises';
+import type { PlannedJob } from '../plan/types.js';
+import type { ExecutionContext } from './context.js';
+import { errorMessageOf } from './error-info.js';
+import { buildOutputName, extensionFromUrl, resolveOutputPath, sniffExtension } from './output-path.js';
+
+/**
+ * Downloads every result of a done job that is not downloaded yet into the output folder and journals
+ * each file with its size and SHA-256. Returns the files of the job and how many downloads failed
+ * (reported as warnings; a later apply downloads them again).
+ */
+export async function downloadResults(
+  ctx: ExecutionContext,
+  job: PlannedJob,
+): Promise<{ files: string[]; failures: number }> {
+  const outputDir = ctx.options.outputDir;
+  const state = ctx.jobs.get(job.id);
+  const last = state?.attempts.at(-1);
+  if (outputDir === undefined || state === undefined || last === undefined || last.outcome !== 'done') {
+    return { files: [], failures: 0 };
+  }
+  const files: string[] = [];
+  let failures = 0;
+  await mkdir(outputDir, { recursive: true });
+  for (const [index, url] of last.resultUrls.entries()) {
+    const already = state.downloads.find((download) => download.url === url);
+    if (already !== undefined) {
+      files.push(already.file);
+      continue;
+    }
+    if (ctx.hardSignal.aborted) break;
+    try {
+      let file = resolveOutputPath(outputDir, buildOutputName(job.id, index, url, job.kind));
+      const { bytes, sha256 } = await ctx.client.downloadFile(url, file, { signal: ctx.hardSignal });
+      if (extensionFromUrl(url) === undefined) file = await renameByContent(outputDir, file, job, index, url);
+      await ctx.record({ type: 'downloaded', id: job.id, url, file, bytes, sha256 });
+      ctx.emit({ type: 'downloaded', id: job.id, url, file, bytes, sha256 });
+      files.push(file);
+    } catch (error) {
+      failures++;
+      ctx.emit({
+        type: 'warning',
+        id: job.id,
+        message: `Downloading result ${index + 1} of job ${job.id} failed: ${errorMessageOf(error)}; a later apply tries again.`,
+      });
+    }
+  }
+  return { files, failures };
+}
+
+/** A URL without a known extension: name the file after what its first bytes show it to be. */
+async function renameByContent(
+  outputDir: string,
+  file: string,
+  job: PlannedJob,
+  index: number,
+  url: string,
+): Promise<string> {
+  const head = new Uint8Array(16);
+  const handle = await open(file, 'r');
+  try {
+    await handle.read(head, 0, head.length, 0);
+  } finally {
+    await handle.close();
+  }
+  const extension = sniffExtension(head);
+  if (extension === undefined) return file;
+  const target = resolveOutputPath(outputDir, buildOutputName(job.id, index, url, job.kind, extension));
+  if (target !== file) await rename(file, target);
+  return target;
+}

@@ -1,0 +1,10 @@
+import { isRunnerError, type ErrorCode } from '../errors.js';
+
+/** The RunnerError code of an error, if it is one (errors are matched by code, not class). */
+export function errorCodeOf(error: unknown): ErrorCode | undefined {
+  return isRunnerError(error) ? error.code : undefined;
+}
+
+export function errorMessageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

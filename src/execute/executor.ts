@@ -1,0 +1,173 @@
+import pLimit from 'p-limit';
+import type { Plan, PlannedJob } from '../plan/types.js';
+import { sumChargedCredits, type JobState } from '../state/job-state.js';
+import { createBudget } from './budget.js';
+import { createJobLimiter } from './concurrency.js';
+import { createExecutionContext, type ExecutionContext } from './context.js';
+import { downloadResults } from './download-results.js';
+import { errorMessageOf } from './error-info.js';
+import type { ExecutionSummary, ExitReason, JobOutcome, StopReason } from './events.js';
+import { resolveExecuteOptions, type ExecuteDeps, type ExecuteOptions } from './options.js';
+import { runJob } from './run-job.js';
+
+/**
+ * Runs a plan: at most 4 jobs open at once, every step journaled before it matters, so a crash or
+ * Ctrl-C at any point leaves a state that the next call resumes without paying twice.
+ * Aborting `deps.signal` stops creating; open jobs are still polled to the end.
+ */
+export async function executePlan(
+  plan: Plan,
+  deps: ExecuteDeps,
+  options: ExecuteOptions,
+): Promise<ExecutionSummary> {
+  const resolved = resolveExecuteOptions(options, plan.budget);
+  const jobs = new Map<string, JobState>(structuredClone([...deps.state]));
+  let alreadySpent = 0;
+  for (const job of jobs.values()) alreadySpent += sumChargedCredits(job);
+  const limiter = createJobLimiter(resolved.concurrency);
+  const ctx = createExecutionContext({
+    pipeline: plan.pipeline,
+    options: resolved,
+    client: deps.client,
+    clock: deps.clock,
+    random: deps.random ?? Math.random,
+    uploadCache: deps.uploadCache,
+    budget: createBudget(resolved.maxCredits, alreadySpent),
+    limiter,
+    jobs,
+    journal: deps.journal,
+    onEvent: (event) => deps.onEvent(event),
+  });
+  const onAbort = () =>
+    ctx.stopCreating(
+      'interrupted',
+      'Interrupted: no new jobs are created; open jobs are followed until they finish.',
+    );
+  if (deps.signal.aborted) onAbort();
+  else deps.signal.addEventListener('abort', onAbort, { once: true });
+
+  await ctx.record({
+    type: 'run',
+    runId: resolved.runId,
+    pipeline: plan.pipeline,
+    pid: process.pid,
+    manifestFile: plan.manifestFile,
+  });
+  const downloadLimit = pLimit(4);
+  const results = new Map<string, { outcome: JobOutcome; files: string[]; downloadFailures: number }>();
+  try {
+    await Promise.all(
+      orderForResume(plan.jobs, jobs).map(async (job) => {
+        const outcome = await limiter.limit(() => runJobSafely(ctx, job));
+        const downloads =
+          outcome === 'done' && resolved.download
+            ? await downloadLimit(() => downloadSafely(ctx, job))
+            : { files: jobs.get(job.id)?.downloads.map((download) => download.file) ?? [], failures: 0 };
+        results.set(job.id, { outcome, files: downloads.files, downloadFailures: downloads.failures });
+      }),
+    );
+  } finally {
+    deps.signal.removeEventListener('abort', onAbort);
+  }
+  if (deps.signal.aborted) await ctx.record({ type: 'interrupted', reason: 'signal' });
+  return summarize(plan, ctx, results);
+}
+
+/** Open and unanswered jobs first: they take the slots before any new create. */
+function orderForResume(planned: readonly PlannedJob[], jobs: ReadonlyMap<string, JobState>): PlannedJob[] {
+  const rank = (job: PlannedJob): number => {
+    const state = jobs.get(job.id);
+    if (state === undefined || state.attempts.at(-1)?.payloadHash !== job.payloadHash) return 2;
+    return state.status === 'open' ? 0 : state.status === 'creating' ? 1 : 2;
+  };
+  return planned
+    .map((job, index) => ({ job, index, rank: rank(job) }))
+    .sort((a, b) => a.rank - b.rank || a.index - b.index)
+    .map((entry) => entry.job);
+}
+
+/**
+ * An unexpected error in one job (a bug, a journal that cannot be written) must not leave the others
+ * unfollowed: it is reported, nothing new is created, and the job is left as the journal has it.
+ */
+async function runJobSafely(ctx: ExecutionContext, job: PlannedJob): Promise<JobOutcome> {
+  try {
+    return await runJob(ctx, job);
+  } catch (error) {
+    ctx.emit({
+      type: 'warning',
+      id: job.id,
+      message: `Job ${job.id} stopped on an unexpected error: ${errorMessageOf(error)}`,
+    });
+    ctx.stopCreating('error', `No new jobs are created after an unexpected error in job ${job.id}.`);
+    const status = ctx.jobs.get(job.id)?.status;
+    return status === 'open' ? 'still-running' : status === 'creating' ? 'creating' : 'pending';
+  }
+}
+
+async function downloadSafely(
+  ctx: ExecutionContext,
+  job: PlannedJob,
+): Promise<{ files: string[]; failures: number }> {
+  try {
+    return await downloadResults(ctx, job);
+  } catch (error) {
+    ctx.emit({
+      type: 'warning',
+      id: job.id,
+      message: `Downloading the results of job ${job.id} failed: ${errorMessageOf(error)}`,
+    });
+    return { files: [], failures: 1 };
+  }
+}
+
+function summarize(
+  plan: Plan,
+  ctx: ExecutionContext,
+  results: ReadonlyMap<string, { outcome: JobOutcome; files: string[]; downloadFailures: number }>,
+): ExecutionSummary {
+  const counts: ExecutionSummary['counts'] = {
+    total: plan.jobs.length,
+    done: 0,
+    failed: 0,
+    pending: 0,
+    creating: 0,
+    'still-running': 0,
+    deferred: 0,
+    uncertain: 0,
+    downloadFailures: 0,
+  };
+  const jobs: ExecutionSummary['jobs'] = [];
+  for (const job of plan.jobs) {
+    const result = results.get(job.id) ?? { outcome: 'pending' as const, files: [], downloadFailures: 0 };
+    counts[result.outcome]++;
+    counts.downloadFailures += result.downloadFailures;
+    const jobId = ctx.jobs.get(job.id)?.attempts.at(-1)?.jobId;
+    jobs.push({
+      id: job.id,
+      outcome: result.outcome,
+      ...(jobId === undefined ? {} : { jobId }),
+      files: result.files,
+    });
+  }
+  const stopReason = ctx.stopReason();
+  const summary: ExecutionSummary = {
+    counts,
+    creditsSpent: ctx.budget.spent,
+    creditsSpentTotal: ctx.budget.spentTotal,
+    exitReason: chooseExitReason(stopReason, counts),
+    jobs,
+  };
+  if (stopReason !== undefined) summary.stopReason = stopReason;
+  return summary;
+}
+
+/** Auth before credits before budget before interrupt; otherwise `ok` only when every job is done. */
+export function chooseExitReason(
+  stop: StopReason | undefined,
+  counts: ExecutionSummary['counts'],
+): ExitReason {
+  if (stop !== undefined && stop !== 'service' && stop !== 'error') return stop;
+  const allDone = counts.done === counts.total && counts.downloadFailures === 0;
+  return allDone ? 'ok' : 'failed';
+}

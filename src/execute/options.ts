@@ -1,0 +1,102 @@
+import type { Clock } from '../clock.js';
+import type { ServiceClient } from '../service/service-client.js';
+import type { JobState } from '../state/job-state.js';
+import type { JournalWriter } from '../state/journal.js';
+import type { UploadCache } from '../state/upload-cache.js';
+import type { ExecutionEvent } from './events.js';
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './failure-policy.js';
+import { MAX_CONCURRENCY } from './concurrency.js';
+import { UsageError } from '../errors.js';
+
+/** Everything with an effect, passed in (tests inject fakes). */
+export interface ExecuteDeps {
+  client: ServiceClient;
+  journal: JournalWriter;
+  /** Replayed state (`replayJournal(text).jobs`); not mutated, the executor works on a copy. */
+  state: ReadonlyMap<string, JobState>;
+  clock: Clock;
+  /** [0, 1) for poll jitter. @default Math.random */
+  random?: () => number;
+  uploadCache: UploadCache;
+  onEvent(event: ExecutionEvent): void;
+  /** Aborted on the first Ctrl-C: stop creating, keep polling open jobs until they finish. */
+  signal: AbortSignal;
+}
+
+export interface ExecuteOptions {
+  /** Part of every idempotency key: the same runId on a re-run finds the jobs it already paid for. */
+  runId: string;
+  /** Jobs open at once, at most 4 (spec 8). @default 4 */
+  concurrency?: number;
+  /** Poll interval range with uniform jitter. @default [3000, 5000] */
+  pollIntervalMs?: readonly [number, number];
+  /** Overrides every kind's first-poll delay (tests use a few ms). */
+  firstPollAfterMs?: number;
+  /** How long to poll one job in this run before reporting it still running (resumable). @default 900_000 */
+  jobDeadlineMs?: number;
+  /** Credits this state may spend in all (min of `--max-credits` and the manifest's budget). */
+  maxCredits?: number;
+  retry?: Partial<RetryPolicy>;
+  /** How long an unanswered create may be re-sent with the same key; below the service's ~5 min. @default 270_000 */
+  idempotencyWindowMs?: number;
+  /**
+   * A create whose answer was lost and that can no longer be safely re-sent may have made a paid job.
+   * `skip` (default) leaves it uncertain and reports it; `resend` (`--resend-uncertain`) sends it again.
+   */
+  onUncertain?: 'skip' | 'resend';
+  /** Re-send jobs that failed permanently. @default false */
+  retryFailed?: boolean;
+  /** Download results as jobs complete. @default false */
+  download?: boolean;
+  /** Where results go; required with `download`. */
+  outputDir?: string;
+}
+
+export interface ResolvedOptions {
+  runId: string;
+  concurrency: number;
+  pollIntervalMs: readonly [number, number];
+  firstPollAfterMs: number | undefined;
+  jobDeadlineMs: number;
+  maxCredits: number | undefined;
+  retry: RetryPolicy;
+  idempotencyWindowMs: number;
+  onUncertain: 'skip' | 'resend';
+  retryFailed: boolean;
+  download: boolean;
+  outputDir: string | undefined;
+}
+
+/** Applies defaults and checks ranges. `budget` is the manifest's, combined with `maxCredits`. */
+export function resolveExecuteOptions(options: ExecuteOptions, budget: number | undefined): ResolvedOptions {
+  const concurrency = options.concurrency ?? MAX_CONCURRENCY;
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > MAX_CONCURRENCY) {
+    throw new UsageError(
+      `Concurrency must be an integer from 1 to ${MAX_CONCURRENCY}; received ${concurrency}.`,
+    );
+  }
+  const pollIntervalMs = options.pollIntervalMs ?? [3000, 5000];
+  if (pollIntervalMs[0] < 0 || pollIntervalMs[1] < pollIntervalMs[0]) {
+    throw new UsageError(
+      `Poll interval must be [min, max] with 0 <= min <= max; received [${pollIntervalMs.join(', ')}].`,
+    );
+  }
+  if (options.download === true && options.outputDir === undefined) {
+    throw new UsageError('Downloading results needs an output folder.');
+  }
+  const caps = [options.maxCredits, budget].filter((value): value is number => value !== undefined);
+  return {
+    runId: options.runId,
+    concurrency,
+    pollIntervalMs,
+    firstPollAfterMs: options.firstPollAfterMs,
+    jobDeadlineMs: options.jobDeadlineMs ?? 15 * 60 * 1000,
+    maxCredits: caps.length === 0 ? undefined : Math.min(...caps),
+    retry: { ...DEFAULT_RETRY_POLICY, ...options.retry },
+    idempotencyWindowMs: options.idempotencyWindowMs ?? 270_000,
+    onUncertain: options.onUncertain ?? 'skip',
+    retryFailed: options.retryFailed ?? false,
+    download: options.download ?? false,
+    outputDir: options.outputDir,
+  };
+}

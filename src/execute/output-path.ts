@@ -1,0 +1,73 @@
+import { extname, resolve, sep } from 'node:path';
+import type { JobKind } from '../kinds/types.js';
+import { RunnerError } from '../errors.js';
+
+const KNOWN_EXTENSIONS = new Set([
+  '.png',
+  '.jpg',
+  '.jpeg',
+  '.webp',
+  '.gif',
+  '.mp4',
+  '.webm',
+  '.mov',
+  '.mp3',
+  '.wav',
+  '.m4a',
+]);
+
+/**
+ * The file name of result `index` (0-based) of a job: `<id>.png`, `<id>-2.png`, ... The id is reduced
+ * to `[A-Za-z0-9._-]` (never a leading dot), the extension comes from the URL when it is a known media
+ * type, else from the content when it was sniffed, else from the kind (png for images, mp4 for videos).
+ */
+export function buildOutputName(
+  id: string,
+  index: number,
+  url: string,
+  kind: JobKind,
+  contentExtension?: string,
+): string {
+  const base =
+    id
+      .replace(/[^A-Za-z0-9._-]/g, '_')
+      .replace(/^\.+/, '_')
+      .slice(0, 200) || 'job';
+  const suffix = index === 0 ? '' : `-${index + 1}`;
+  return `${base}${suffix}${extensionFromUrl(url) ?? contentExtension ?? (kind === 'image' ? '.png' : '.mp4')}`;
+}
+
+/** The URL path's extension when it is a known media type (`.jpeg` as `.jpg`). */
+export function extensionFromUrl(url: string): string | undefined {
+  let pathname = '';
+  try {
+    pathname = new URL(url).pathname;
+  } catch {
+    return undefined;
+  }
+  const extension = extname(pathname).toLowerCase();
+  if (!KNOWN_EXTENSIONS.has(extension)) return undefined;
+  return extension === '.jpeg' ? '.jpg' : extension;
+}
+
+/** The extension the first bytes of a file show (magic numbers), when recognised. */
+export function sniffExtension(head: Uint8Array): string | undefined {
+  const ascii = (start: number, end: number) => String.fromCharCode(...head.subarray(start, end));
+  if (head[0] === 0x89 && ascii(1, 4) === 'PNG') return '.png';
+  if (head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff) return '.jpg';
+  if (ascii(0, 4) === 'RIFF' && ascii(8, 12) === 'WEBP') return '.webp';
+  if (ascii(0, 4) === 'GIF8') return '.gif';
+  if (ascii(4, 8) === 'ftyp') return ascii(8, 10) === 'qt' ? '.mov' : '.mp4';
+  if (head[0] === 0x1a && head[1] === 0x45 && head[2] === 0xdf && head[3] === 0xa3) return '.webm';
+  return undefined;
+}
+
+/** Resolves `name` inside `outputDir`, refusing any result outside it. */
+export function resolveOutputPath(outputDir: string, name: string): string {
+  const root = resolve(outputDir);
+  const target = resolve(root, name);
+  if (!target.startsWith(root + sep)) {
+    throw new RunnerError('INTERNAL', `Refused to write "${name}" outside the output folder ${root}.`);
+  }
+  return target;
+}

@@ -1,0 +1,114 @@
+import { getJobKind } from '../kinds/index.js';
+import type { PlannedJob } from '../plan/types.js';
+import type { JobRecord } from '../service/types.js';
+import type { AttemptState } from '../state/job-state.js';
+import type { ExecutionContext } from './context.js';
+import { errorCodeOf, errorMessageOf } from './error-info.js';
+
+export type PollResult =
+  | { kind: 'complete'; record: JobRecord }
+  | { kind: 'failed'; record: JobRecord }
+  | { kind: 'still-running'; status: string }
+  | { kind: 'aborted' }
+  | { kind: 'lost'; reason: string };
+
+/** A uniformly jittered delay in [min, max]. */
+export function computePollDelay(range: readonly [number, number], random: () => number): number {
+  return Math.round(range[0] + (range[1] - range[0]) * random());
+}
+
+/**
+ * Polls an open attempt until it completes, fails, the per-job deadline passes (still running: the
+ * jobId is kept, a later apply resumes it) or everything is aborted. The first poll waits for the
+ * kind's `firstPollAfterMs` counted from the create; status changes are journaled.
+ */
+export async function pollJob(
+  ctx: ExecutionContext,
+  job: PlannedJob,
+  attempt: AttemptState,
+  jobId: string,
+): Promise<PollResult> {
+  const { clock, options } = ctx;
+  const firstPollAfter = options.firstPollAfterMs ?? getJobKind(job.kind).firstPollAfterMs;
+  const startedAt = clock.now();
+  const deadline = startedAt + options.jobDeadlineMs;
+  let lastStatus = attempt.status;
+  let lastProgress = attempt.progress;
+  let warnedUnknown = false;
+  let delay = Math.max(0, (attempt.createdAt ?? startedAt) + firstPollAfter - startedAt);
+  for (;;) {
+    if (!(await sleepUnlessAborted(ctx, Math.min(delay, Math.max(0, deadline - clock.now())))))
+      return { kind: 'aborted' };
+    if (clock.now() >= deadline && lastStatus !== undefined)
+      return { kind: 'still-running', status: lastStatus };
+    let record: JobRecord;
+    try {
+      record = await ctx.client.getJob(jobId, { signal: ctx.hardSignal });
+    } catch (error) {
+      if (ctx.hardSignal.aborted) return { kind: 'aborted' };
+      const code = errorCodeOf(error);
+      if (code === 'AUTHENTICATION') {
+        ctx.abortAll(
+          `The service rejected the API key while polling job ${job.id}: ${errorMessageOf(error)}`,
+        );
+        return { kind: 'aborted' };
+      }
+      if (code === 'NOT_FOUND')
+        return { kind: 'lost', reason: `the service does not know job ${jobId} (HTTP 404)` };
+      ctx.emit({
+        type: 'warning',
+        id: job.id,
+        message: `Polling job ${job.id} (${jobId}) failed: ${errorMessageOf(error)}; polling continues.`,
+      });
+      if (clock.now() >= deadline) return { kind: 'still-running', status: lastStatus ?? 'unknown' };
+      delay = computePollDelay(options.pollIntervalMs, ctx.random);
+      continue;
+    }
+    if (record.status !== lastStatus) {
+      await ctx.record({
+        type: 'status',
+        id: job.id,
+        attempt: attempt.attempt,
+        status: record.status,
+        ...(record.progress === undefined ? {} : { progress: record.progress }),
+      });
+    }
+    if (record.status !== lastStatus || record.progress !== lastProgress) {
+      ctx.emit({
+        type: 'job-status',
+        id: job.id,
+        attempt: attempt.attempt,
+        jobId,
+        status: record.status,
+        phase: record.phase,
+        ...(record.progress === undefined ? {} : { progress: record.progress }),
+      });
+    }
+    lastStatus = record.status;
+    lastProgress = record.progress;
+    if (record.phase === 'complete') return { kind: 'complete', record };
+    if (record.phase === 'failed') return { kind: 'failed', record };
+    if (record.phase === 'unknown' && !warnedUnknown) {
+      warnedUnknown = true;
+      ctx.emit({
+        type: 'warning',
+        id: job.id,
+        message: `Job ${job.id} (${jobId}) reports an unknown status "${record.status}"; polling continues until it completes, fails or the deadline passes.`,
+      });
+    }
+    if (clock.now() >= deadline) return { kind: 'still-running', status: record.status };
+    delay = computePollDelay(options.pollIntervalMs, ctx.random);
+  }
+}
+
+/** Sleeps unless everything was aborted; false when it was (before or during the wait). */
+export async function sleepUnlessAborted(ctx: ExecutionContext, ms: number): Promise<boolean> {
+  if (ctx.hardSignal.aborted) return false;
+  if (ms <= 0) return true;
+  try {
+    await ctx.clock.sleep(ms, ctx.hardSignal);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,258 @@
+import { getJobKind } from '../kinds/index.js';
+import type { PlannedJob } from '../plan/types.js';
+import type { JobRecord } from '../service/types.js';
+import type { AttemptState, JobState } from '../state/job-state.js';
+import type { ExecutionContext } from './context.js';
+import { createAttempt } from './create-job.js';
+import type { JobOutcome } from './events.js';
+import { computeRetryDelay, decideFailure } from './failure-policy.js';
+import { pollJob, sleepUnlessAborted } from './poll-job.js';
+
+/**
+ * Drives one job from wherever the journal left it to an outcome for this run: skip what is done,
+ * poll what is open, re-send an unanswered keyed create inside the key's window, create the rest,
+ * and apply the failure policy. Runs inside a concurrency slot.
+ */
+export async function runJob(ctx: ExecutionContext, job: PlannedJob): Promise<JobOutcome> {
+  let retriedFailed = false;
+  for (;;) {
+    const state = ctx.jobs.get(job.id);
+    const last = state?.attempts.at(-1);
+    const nextAttempt = (state?.attempts.length ?? 0) + 1;
+    if (state === undefined || last === undefined || last.payloadHash !== job.payloadHash) {
+      if (last !== undefined && (state?.status === 'open' || state?.status === 'creating')) {
+        ctx.emit({
+          type: 'warning',
+          id: job.id,
+          message: `Job ${job.id} changed since attempt ${last.attempt} was sent; a new job is created and the earlier one is no longer followed.`,
+        });
+      }
+      const created = await createAttempt(ctx, job, nextAttempt, false);
+      if (created !== 'open') return created;
+      continue;
+    }
+    switch (state.status) {
+      case 'done':
+        ctx.emit({
+          type: 'job-skipped',
+          id: job.id,
+          reason: 'done',
+          detail: `done in attempt ${last.attempt}${last.jobId === undefined ? '' : ` (${last.jobId})`}`,
+        });
+        return 'done';
+      case 'failed':
+        if (!ctx.options.retryFailed || retriedFailed) {
+          if (!retriedFailed)
+            ctx.emit({
+              type: 'job-skipped',
+              id: job.id,
+              reason: 'failed',
+              detail: last.error ?? last.failureKind ?? 'failed earlier',
+            });
+          return 'failed';
+        }
+        retriedFailed = true;
+        break;
+      case 'deferred':
+        if (last.notBefore !== undefined && ctx.clock.now() < last.notBefore) {
+          ctx.emit({
+            type: 'job-skipped',
+            id: job.id,
+            reason: 'deferred',
+            detail: `retry not before ${new Date(last.notBefore).toISOString()}`,
+          });
+          return 'deferred';
+        }
+        break;
+      case 'uncertain':
+        if (ctx.options.onUncertain === 'skip') {
+          ctx.emit({
+            type: 'job-skipped',
+            id: job.id,
+            reason: 'uncertain',
+            detail: last.uncertainReason ?? 'a create whose answer was lost',
+          });
+          return 'uncertain';
+        }
+        ctx.emit({
+          type: 'job-uncertain',
+          id: job.id,
+          attempt: last.attempt,
+          reason: last.uncertainReason ?? 'answer lost',
+          action: 'resent',
+        });
+        {
+          const resent = await createAttempt(ctx, job, last.attempt, true);
+          if (resent !== 'open') return resent === 'creating' ? 'uncertain' : resent;
+        }
+        continue;
+      case 'creating': {
+        const resent = await resumeCreating(ctx, job, last);
+        if (resent !== 'open') return resent;
+        continue;
+      }
+      case 'open': {
+        const outcome = await followOpenAttempt(ctx, job, last);
+        if (outcome !== undefined) return outcome;
+        continue;
+      }
+      case 'pending':
+        break;
+    }
+    const created = await createAttempt(ctx, job, nextAttempt, false);
+    if (created !== 'open') return created;
+  }
+}
+
+/** An intent without an answer: re-send with the same key inside the window, else it is uncertain. */
+async function resumeCreating(
+  ctx: ExecutionContext,
+  job: PlannedJob,
+  last: AttemptState,
+): Promise<JobOutcome | 'open'> {
+  const age = ctx.clock.now() - last.intentAt;
+  if (
+    getJobKind(job.kind).idempotent &&
+    last.idempotencyKey !== undefined &&
+    age < ctx.options.idempotencyWindowMs
+  ) {
+    return createAttempt(ctx, job, last.attempt, true);
+  }
+  const reason =
+    last.idempotencyKey === undefined
+      ? 'the create of this job got no answer and its endpoint takes no idempotency key: a paid job may exist'
+      : `the create got no answer ${Math.round(age / 1000)} s ago, past the idempotency window: a paid job may exist`;
+  await ctx.record({ type: 'uncertain', id: job.id, attempt: last.attempt, reason });
+  const resend = ctx.options.onUncertain === 'resend';
+  ctx.emit({
+    type: 'job-uncertain',
+    id: job.id,
+    attempt: last.attempt,
+    reason,
+    action: resend ? 'resent' : 'skipped',
+  });
+  if (!resend) return 'uncertain';
+  const result = await createAttempt(ctx, job, last.attempt, true);
+  return result === 'creating' ? 'uncertain' : result;
+}
+
+/** Polls and applies the outcome. `undefined`: a new attempt is due (the loop creates it). */
+async function followOpenAttempt(
+  ctx: ExecutionContext,
+  job: PlannedJob,
+  last: AttemptState,
+): Promise<JobOutcome | undefined> {
+  const jobId = last.jobId ?? '';
+  const result = await pollJob(ctx, job, last, jobId);
+  switch (result.kind) {
+    case 'aborted':
+      return 'still-running';
+    case 'still-running':
+      ctx.emit({
+        type: 'job-still-running',
+        id: job.id,
+        attempt: last.attempt,
+        jobId,
+        status: result.status,
+      });
+      return 'still-running';
+    case 'lost':
+      await ctx.record({ type: 'uncertain', id: job.id, attempt: last.attempt, reason: result.reason });
+      ctx.emit({
+        type: 'job-uncertain',
+        id: job.id,
+        attempt: last.attempt,
+        reason: result.reason,
+        action: 'skipped',
+      });
+      return 'uncertain';
+    case 'complete':
+      await ctx.record({
+        type: 'completed',
+        id: job.id,
+        attempt: last.attempt,
+        resultUrls: result.record.resultUrls,
+        ...(result.record.creditCost === undefined ? {} : { creditCost: result.record.creditCost }),
+        ...(result.record.chargeSource === undefined ? {} : { chargeSource: result.record.chargeSource }),
+      });
+      ctx.emit({
+        type: 'job-completed',
+        id: job.id,
+        attempt: last.attempt,
+        jobId,
+        resultUrls: result.record.resultUrls,
+        ...(result.record.creditCost === undefined ? {} : { creditCost: result.record.creditCost }),
+      });
+      return 'done';
+    case 'failed':
+      return handleFailure(ctx, job, last, result.record);
+  }
+}
+
+async function handleFailure(
+  ctx: ExecutionContext,
+  job: PlannedJob,
+  last: AttemptState,
+  record: JobRecord,
+): Promise<JobOutcome | undefined> {
+  // Failed jobs are not charged: the service releases the locked credits (api-notes).
+  ctx.budget.refund(last.creditCost ?? 0);
+  const state = ctx.jobs.get(job.id);
+  const decision = decideFailure(
+    record.failureKind,
+    countAttemptsInStreak(state, job.payloadHash),
+    ctx.options.retry,
+  );
+  const failureKind = record.failureKind ?? 'UNKNOWN';
+  const error = record.error ?? `the service reported status "${record.status}"`;
+  if (decision.action === 'defer') {
+    const notBefore = ctx.clock.now() + ctx.options.retry.deferMs;
+    await ctx.record({ type: 'deferred', id: job.id, attempt: last.attempt, failureKind, notBefore });
+    ctx.emit({ type: 'job-deferred', id: job.id, attempt: last.attempt, failureKind, notBefore });
+    return 'deferred';
+  }
+  const willRetry = decision.action === 'retry';
+  await ctx.record({ type: 'failed', id: job.id, attempt: last.attempt, failureKind, error, willRetry });
+  if (!willRetry) {
+    ctx.emit({
+      type: 'job-failed',
+      id: job.id,
+      attempt: last.attempt,
+      failureKind,
+      message: error,
+      advice: decision.advice,
+    });
+    return 'failed';
+  }
+  const delayMs = computeRetryDelay(ctx.options.retry, last.attempt);
+  ctx.emit({
+    type: 'job-retry',
+    id: job.id,
+    attempt: last.attempt,
+    nextAttempt: last.attempt + 1,
+    failureKind,
+    delayMs,
+  });
+  if (!(await sleepUnlessAborted(ctx, delayMs))) return 'pending';
+  return undefined;
+}
+
+/**
+ * Attempts of the current payload since its last final outcome: the count `maxAttempts` limits.
+ * Refused creates (402, 429) made no job and do not count.
+ */
+export function countAttemptsInStreak(state: JobState | undefined, payloadHash: string): number {
+  let count = 0;
+  for (let index = (state?.attempts.length ?? 0) - 1; index >= 0; index--) {
+    const attempt = state?.attempts[index];
+    if (attempt === undefined || attempt.payloadHash !== payloadHash) break;
+    if (attempt.outcome === 'create-refused') continue;
+    if (
+      count > 0 &&
+      (attempt.outcome === 'failed' || attempt.outcome === 'done' || attempt.outcome === 'create-failed')
+    )
+      break;
+    count++;
+  }
+  return count;
+}

@@ -1,0 +1,488 @@
+import { describe, it, expect, beforeEach, afterEach } from 'vitest';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { executePlan } from '../../../src/execute/executor.js';
+import type { ExecutionEvent } from '../../../src/execute/events.js';
+import type { ExecuteOptions } from '../../../src/execute/options.js';
+import type { JobKind } from '../../../src/kinds/types.js';
+import type { Plan, PlannedJob } from '../../../src/plan/types.js';
+import { RunnerError } from '../../../src/errors.js';
+import { openJournal } from '../../../src/state/journal.js';
+import { replayJournal } from '../../../src/state/replay.js';
+import type { JobState } from '../../../src/state/job-state.js';
+import { createMemoryUploadCache } from '../../../src/state/upload-cache.js';
+import { deriveIdempotencyKey } from '../../../src/state/idempotency-key.js';
+import { createFakeClock, createFakeService, type FakeService } from './fake-service.js';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'runner-exec-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+function plannedJob(
+  id: string,
+  prompt: string,
+  kind: JobKind = 'image',
+  extra: Partial<PlannedJob> = {},
+): PlannedJob {
+  return {
+    id,
+    kind,
+    model: kind === 'image' ? 'chatgpt-image-sangtao' : 'video-model',
+    prompt,
+    params: {},
+    estimatedCredits: 1,
+    payloadHash: `hash-${prompt}`,
+    source: { matrixValues: {}, specIndex: 0, origins: {} } as unknown as PlannedJob['source'],
+    ...extra,
+  };
+}
+
+function makePlan(jobs: PlannedJob[], budget?: number): Plan {
+  return {
+    pipeline: 'pipe',
+    manifestFile: 'm.yaml',
+    jobs,
+    warnings: [],
+    ...(budget === undefined ? {} : { budget }),
+  };
+}
+
+interface Harness {
+  service: FakeService;
+  clock: ReturnType<typeof createFakeClock>;
+  events: ExecutionEvent[];
+  journalPath: string;
+  run(plan: Plan, options?: Partial<ExecuteOptions>, signal?: AbortSignal): ReturnType<typeof executePlan>;
+  state(): Promise<Map<string, JobState>>;
+}
+
+function createHarness(): Harness {
+  const service = createFakeService();
+  const clock = createFakeClock();
+  const events: ExecutionEvent[] = [];
+  const journalPath = join(dir, 'journal.jsonl');
+  const uploadCache = createMemoryUploadCache();
+  const readState = async () => replayJournal(await readFile(journalPath, 'utf8').catch(() => '')).jobs;
+  return {
+    service,
+    clock,
+    events,
+    journalPath,
+    state: readState,
+    async run(plan, options = {}, signal = new AbortController().signal) {
+      const journal = await openJournal(journalPath, { clock });
+      try {
+        return await executePlan(
+          plan,
+          {
+            client: service.client,
+            journal,
+            state: await readState(),
+            clock,
+            random: () => 0.5,
+            uploadCache,
+            onEvent: (event) => events.push(event),
+            signal,
+          },
+          {
+            runId: 'run-1',
+            pollIntervalMs: [10, 20],
+            firstPollAfterMs: 5,
+            retry: { backoffMs: 1 },
+            download: true,
+            outputDir: join(dir, 'out'),
+            ...options,
+          },
+        );
+      } finally {
+        await journal.close();
+      }
+    },
+  };
+}
+
+const types = (events: ExecutionEvent[], type: ExecutionEvent['type']) =>
+  events.filter((event) => event.type === type);
+
+describe('executePlan', () => {
+  it('runs every job to done with at most 4 open, keys only for image jobs, and downloads results', async () => {
+    const h = createHarness();
+    const jobs = [
+      ...Array.from({ length: 9 }, (_, i) => plannedJob(`img-${i}`, `cat ${i}`)),
+      plannedJob('vid', 'a video', 'stock-video'),
+    ];
+    const summary = await h.run(makePlan(jobs));
+    expect(summary.exitReason).toBe('ok');
+    expect(summary.counts).toMatchObject({ total: 10, done: 10, failed: 0, pending: 0 });
+    expect(h.service.maxOpen).toBeLessThanOrEqual(4);
+    expect(h.service.maxOpen).toBeGreaterThan(1);
+    expect(h.service.creates).toHaveLength(10);
+    const keyOf = (prompt: string) =>
+      h.service.creates.find((create) => create.body.prompt === prompt)?.idempotencyKey;
+    expect(keyOf('cat 0')).toBe(
+      deriveIdempotencyKey({
+        pipeline: 'pipe',
+        runId: 'run-1',
+        jobId: 'img-0',
+        payloadHash: 'hash-cat 0',
+        attempt: 1,
+      }),
+    );
+    expect(keyOf('a video')).toBeUndefined();
+    expect(summary.jobs.find((job) => job.id === 'img-0')?.files).toEqual([
+      join(dir, 'out', 'img-0.png'),
+      join(dir, 'out', 'img-0-2.png'),
+    ]);
+    expect(summary.creditsSpent).toBe(10);
+    const state = await h.state();
+    expect([...state.values()].every((job) => job.status === 'done' && job.downloads.length === 2)).toBe(
+      true,
+    );
+  });
+
+  it('journals the intent before the create and the answer right after', async () => {
+    const h = createHarness();
+    await h.run(makePlan([plannedJob('a', 'x')]));
+    const types = (await readFile(h.journalPath, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as { type: string }).type);
+    expect(types.slice(0, 3)).toEqual(['run', 'intent', 'created']);
+    expect(types).toContain('completed');
+    expect(types.filter((type) => type === 'downloaded')).toHaveLength(2);
+  });
+
+  it('skips done jobs on a second apply and downloads nothing twice', async () => {
+    const h = createHarness();
+    const plan = makePlan([plannedJob('a', 'x')]);
+    await h.run(plan);
+    const second = await h.run(plan);
+    expect(h.service.creates).toHaveLength(1);
+    expect(second.counts.done).toBe(1);
+    expect(second.creditsSpent).toBe(0);
+    expect(types(h.events, 'downloaded')).toHaveLength(2);
+    expect(types(h.events, 'job-skipped')).toEqual([expect.objectContaining({ id: 'a', reason: 'done' })]);
+  });
+
+  it('retries GENERATION_TIMEOUT with a new key and succeeds', async () => {
+    const h = createHarness();
+    const summary = await h.run(makePlan([plannedJob('a', 'fail-once:GENERATION_TIMEOUT')]));
+    expect(summary.counts.done).toBe(1);
+    expect(h.service.creates).toHaveLength(2);
+    expect(h.service.creates[0]?.idempotencyKey).not.toBe(h.service.creates[1]?.idempotencyKey);
+    expect(types(h.events, 'job-retry')).toEqual([
+      expect.objectContaining({ id: 'a', attempt: 1, nextAttempt: 2, failureKind: 'GENERATION_TIMEOUT' }),
+    ]);
+  });
+
+  it('gives up on GENERATION_TIMEOUT after maxAttempts', async () => {
+    const h = createHarness();
+    const summary = await h.run(makePlan([plannedJob('a', 'fail:GENERATION_TIMEOUT')]), {
+      retry: { maxAttempts: 2, backoffMs: 1 },
+    });
+    expect(h.service.creates).toHaveLength(2);
+    expect(summary.counts.failed).toBe(1);
+    expect(summary.exitReason).toBe('failed');
+  });
+
+  it('fails PROMPT_UNCLEAR with advice, never re-sends it, unless retryFailed or the payload changes', async () => {
+    const h = createHarness();
+    const plan = makePlan([plannedJob('a', 'fail:PROMPT_UNCLEAR')]);
+    const first = await h.run(plan);
+    expect(first.counts.failed).toBe(1);
+    expect(types(h.events, 'job-failed')).toEqual([
+      expect.objectContaining({
+        failureKind: 'PROMPT_UNCLEAR',
+        advice: expect.stringMatching(/change the prompt/) as unknown,
+      }),
+    ]);
+    await h.run(plan);
+    expect(h.service.creates).toHaveLength(1);
+    await h.run(plan, { retryFailed: true });
+    expect(h.service.creates).toHaveLength(2);
+    const changed = await h.run(makePlan([plannedJob('a', 'a clear prompt')]));
+    expect(changed.counts.done).toBe(1);
+    expect(h.service.creates).toHaveLength(3);
+    expect((await h.state()).get('a')?.attempts.map((attempt) => attempt.attempt)).toEqual([1, 2, 3]);
+  });
+
+  it('defers QUOTA_EXHAUSTED for 3 hours, then retries', async () => {
+    const h = createHarness();
+    const plan = makePlan([plannedJob('a', 'fail-once:QUOTA_EXHAUSTED')]);
+    const first = await h.run(plan);
+    expect(first.counts.deferred).toBe(1);
+    const deferred = types(h.events, 'job-deferred')[0] as Extract<ExecutionEvent, { type: 'job-deferred' }>;
+    expect(deferred.notBefore - h.clock.now()).toBeGreaterThan(3 * 3600_000 - 1000);
+    await h.run(plan);
+    expect(h.service.creates).toHaveLength(1);
+    h.clock.advance(3 * 3600_000);
+    const later = await h.run(plan);
+    expect(later.counts.done).toBe(1);
+    expect(h.service.creates).toHaveLength(2);
+  });
+
+  it('marks a 400 on create failed (nothing created) and goes on with the others', async () => {
+    const h = createHarness();
+    h.service.createErrors.push(new RunnerError('SERVICE_VALIDATION', 'HTTP 400: bad size'));
+    const summary = await h.run(makePlan([plannedJob('a', 'x'), plannedJob('b', 'y')]), { concurrency: 1 });
+    expect(summary.counts).toMatchObject({ failed: 1, done: 1 });
+    expect((await h.state()).get('a')?.status).toBe('failed');
+  });
+
+  it('stops creating on 402, lets open jobs finish and leaves the rest pending', async () => {
+    const h = createHarness();
+    const jobs = Array.from({ length: 8 }, (_, i) => plannedJob(`j${i}`, `p${i}`));
+    const original = h.service.client.createJob.bind(h.service.client);
+    let calls = 0;
+    h.service.client.createJob = (request, options) => {
+      calls++;
+      if (calls === 3) return Promise.reject(new RunnerError('INSUFFICIENT_CREDITS', 'HTTP 402'));
+      return original(request, options);
+    };
+    const summary = await h.run(makePlan(jobs));
+    expect(summary.exitReason).toBe('credits');
+    expect(summary.stopReason).toBe('credits');
+    // Creates already in flight when the 402 came still finish; nothing is created after it.
+    expect(summary.counts.done).toBeGreaterThanOrEqual(2);
+    expect(summary.counts.done + summary.counts.pending).toBe(8);
+    expect(h.service.creates).toHaveLength(summary.counts.done);
+    expect(calls).toBe(summary.counts.done + 1);
+    expect(types(h.events, 'stopped-creating')).toHaveLength(1);
+    const state = await h.state();
+    expect([...state.values()].filter((job) => job.status === 'done')).toHaveLength(summary.counts.done);
+    expect(state.get(jobs[2]?.id ?? '')?.status).toBe('pending');
+  });
+
+  it('aborts everything on 401 while polling', async () => {
+    const h = createHarness();
+    h.service.pollErrors.push(new RunnerError('AUTHENTICATION', 'HTTP 401'));
+    const summary = await h.run(makePlan(Array.from({ length: 6 }, (_, i) => plannedJob(`j${i}`, `p${i}`))));
+    expect(summary.exitReason).toBe('auth');
+    expect(summary.counts.done).toBe(0);
+    expect(h.service.creates.length).toBeLessThanOrEqual(4);
+    const state = await h.state();
+    expect([...state.values()].every((job) => job.status === 'open')).toBe(true);
+  });
+
+  it('stops before a create that would cross the budget', async () => {
+    const h = createHarness();
+    const jobs = Array.from({ length: 5 }, (_, i) =>
+      plannedJob(`j${i}`, `p${i}`, 'image', { estimatedCredits: 2 }),
+    );
+    // Estimates of 2 reserve room; the actual cost (1 each) is what counts once created.
+    const summary = await h.run(makePlan(jobs, 5), { concurrency: 1 });
+    expect(summary.exitReason).toBe('budget');
+    expect(h.service.creates).toHaveLength(4);
+    expect(summary.counts).toMatchObject({ done: 4, pending: 1 });
+    expect(summary.creditsSpent).toBe(4);
+    const again = await h.run(makePlan(jobs), { maxCredits: 4 });
+    expect(again.exitReason).toBe('budget');
+    expect(h.service.creates).toHaveLength(4);
+  });
+
+  it('creates nothing after the signal is aborted but follows open jobs to the end', async () => {
+    const h = createHarness();
+    const controller = new AbortController();
+    const original = h.service.client.createJob.bind(h.service.client);
+    h.service.client.createJob = async (request, options) => {
+      const answer = await original(request, options);
+      controller.abort();
+      return answer;
+    };
+    const summary = await h.run(
+      makePlan([plannedJob('a', 'x'), plannedJob('b', 'y')]),
+      { concurrency: 1 },
+      controller.signal,
+    );
+    expect(summary.exitReason).toBe('interrupted');
+    expect(summary.counts).toMatchObject({ done: 1, pending: 1 });
+    const lines = (await readFile(h.journalPath, 'utf8')).trim().split('\n');
+    expect(JSON.parse(lines.at(-1) ?? '{}')).toMatchObject({ type: 'interrupted' });
+  });
+
+  it('re-sends an unanswered keyed create inside the window with the same key', async () => {
+    const h = createHarness();
+    const job = plannedJob('a', 'x');
+    const key = deriveIdempotencyKey({
+      pipeline: 'pipe',
+      runId: 'run-1',
+      jobId: 'a',
+      payloadHash: job.payloadHash,
+      attempt: 1,
+    });
+    await writeFile(
+      h.journalPath,
+      `${JSON.stringify({ type: 'intent', at: h.clock.now() - 60_000, id: 'a', attempt: 1, idempotencyKey: key, payloadHash: job.payloadHash })}\n`,
+    );
+    const summary = await h.run(makePlan([job]));
+    expect(summary.counts.done).toBe(1);
+    expect(h.service.creates.map((create) => create.idempotencyKey)).toEqual([key]);
+    expect(types(h.events, 'job-created')).toEqual([expect.objectContaining({ resent: true, attempt: 1 })]);
+  });
+
+  it('leaves an unanswered create past the window uncertain (skip), or re-sends it on request', async () => {
+    const h = createHarness();
+    const job = plannedJob('a', 'x');
+    await writeFile(
+      h.journalPath,
+      `${JSON.stringify({ type: 'intent', at: h.clock.now() - 600_000, id: 'a', attempt: 1, idempotencyKey: 'rn-old', payloadHash: job.payloadHash })}\n`,
+    );
+    const skipped = await h.run(makePlan([job]));
+    expect(skipped.counts.uncertain).toBe(1);
+    expect(h.service.creates).toHaveLength(0);
+    expect(types(h.events, 'job-uncertain')).toEqual([
+      expect.objectContaining({
+        action: 'skipped',
+        reason: expect.stringMatching(/past the idempotency window/) as unknown,
+      }),
+    ]);
+    expect((await h.state()).get('a')?.status).toBe('uncertain');
+    await h.run(makePlan([job]));
+    expect(h.service.creates).toHaveLength(0);
+    const resent = await h.run(makePlan([job]), { onUncertain: 'resend' });
+    expect(resent.counts.done).toBe(1);
+    expect(h.service.creates).toHaveLength(1);
+  });
+
+  it('never re-sends an unanswered video create (no key) by default', async () => {
+    const h = createHarness();
+    const job = plannedJob('v', 'x', 'stock-video');
+    await writeFile(
+      h.journalPath,
+      `${JSON.stringify({ type: 'intent', at: h.clock.now() - 1000, id: 'v', attempt: 1, payloadHash: job.payloadHash })}\n`,
+    );
+    const summary = await h.run(makePlan([job]));
+    expect(summary.counts.uncertain).toBe(1);
+    expect(h.service.creates).toHaveLength(0);
+  });
+
+  it('keeps a keyed create whose answer was lost resumable (creating), not failed', async () => {
+    const h = createHarness();
+    h.service.createErrors.push(new RunnerError('NETWORK', 'socket reset'));
+    const summary = await h.run(makePlan([plannedJob('a', 'x'), plannedJob('b', 'y')]), { concurrency: 1 });
+    expect(summary.counts).toMatchObject({ creating: 1, pending: 1 });
+    expect(summary.exitReason).toBe('failed');
+    expect((await h.state()).get('a')?.status).toBe('creating');
+    const again = await h.run(makePlan([plannedJob('a', 'x'), plannedJob('b', 'y')]));
+    expect(again.counts.done).toBe(2);
+    expect(h.service.creates[0]?.idempotencyKey).toBe(h.service.creates[1]?.idempotencyKey);
+  });
+
+  it('resumes polling an open job without creating it again', async () => {
+    const h = createHarness();
+    h.service.pollErrors.push(new RunnerError('AUTHENTICATION', 'HTTP 401'));
+    await h.run(makePlan([plannedJob('a', 'x')]));
+    expect((await h.state()).get('a')?.status).toBe('open');
+    const summary = await h.run(makePlan([plannedJob('a', 'x')]));
+    expect(summary.counts.done).toBe(1);
+    expect(h.service.creates).toHaveLength(1);
+  });
+
+  it('follows the concurrency the service reports', async () => {
+    const h = createHarness();
+    h.service.concurrency = 2;
+    await h.run(makePlan(Array.from({ length: 8 }, (_, i) => plannedJob(`j${i}`, `p${i}`))));
+    expect(types(h.events, 'concurrency-changed')[0]).toMatchObject({ from: 4, to: 2 });
+  });
+
+  it('reports a job past its deadline as still running and keeps its jobId', async () => {
+    const h = createHarness();
+    const summary = await h.run(makePlan([plannedJob('a', 'never')]), { jobDeadlineMs: 200 });
+    expect(summary.counts['still-running']).toBe(1);
+    expect(summary.jobs[0]?.jobId).toBe('J1');
+    expect((await h.state()).get('a')?.status).toBe('open');
+  });
+
+  it('warns once about an unknown status and keeps polling', async () => {
+    const h = createHarness();
+    const summary = await h.run(makePlan([plannedJob('a', 'weird')]));
+    expect(summary.counts.done).toBe(1);
+    expect(
+      types(h.events, 'warning').filter(
+        (event) => 'message' in event && /unknown status "Thinking"/.test(event.message),
+      ),
+    ).toHaveLength(1);
+  });
+
+  it('uploads a local file once for every job that uses it and sends its URL', async () => {
+    const h = createHarness();
+    const path = join(dir, 'logo.png');
+    await writeFile(path, 'PNGDATA');
+    const sha256 = createHash('sha256').update('PNGDATA').digest('hex');
+    const ref = { localFile: 'logo.png', path, sha256, contentType: 'image/png', bytes: 7 };
+    const jobs = [0, 1, 2].map((i) =>
+      plannedJob(`j${i}`, `p${i}`, 'image', { params: { referenceImages: [ref, 'https://x/y.png'] } }),
+    );
+    await h.run(makePlan(jobs));
+    expect(h.service.uploads).toEqual(['logo.png']);
+    expect(
+      h.service.creates.every(
+        (create) =>
+          JSON.stringify(create.body.referenceImages) ===
+          JSON.stringify(['https://blob.test/logo.png', 'https://x/y.png']),
+      ),
+    ).toBe(true);
+  });
+
+  it('keeps a re-sent attempt unanswered when the re-send is refused (the first send may have made a job)', async () => {
+    const h = createHarness();
+    const job = plannedJob('a', 'x');
+    const key = deriveIdempotencyKey({
+      pipeline: 'pipe',
+      runId: 'run-1',
+      jobId: 'a',
+      payloadHash: job.payloadHash,
+      attempt: 1,
+    });
+    await writeFile(
+      h.journalPath,
+      `${JSON.stringify({ type: 'intent', at: h.clock.now() - 1000, id: 'a', attempt: 1, idempotencyKey: key, payloadHash: job.payloadHash })}\n`,
+    );
+    h.service.createErrors.push(new RunnerError('INSUFFICIENT_CREDITS', 'HTTP 402'));
+    const summary = await h.run(makePlan([job]));
+    expect(summary.exitReason).toBe('credits');
+    expect(summary.counts.creating).toBe(1);
+    expect((await h.state()).get('a')?.status).toBe('creating');
+    const again = await h.run(makePlan([job]));
+    expect(again.counts.done).toBe(1);
+    expect(h.service.creates.map((create) => create.idempotencyKey)).toEqual([key, key]);
+  });
+
+  it('records an intent that was never sent because creating stopped meanwhile', async () => {
+    const h = createHarness();
+    const controller = new AbortController();
+    const journal = await openJournal(h.journalPath, { clock: h.clock });
+    const tripwire = {
+      path: journal.path,
+      append: async (entry: Parameters<typeof journal.append>[0]) => {
+        const written = await journal.append(entry);
+        if (entry.type === 'intent') controller.abort();
+        return written;
+      },
+      close: () => journal.close(),
+    };
+    const summary = await executePlan(
+      makePlan([plannedJob('a', 'x')]),
+      {
+        client: h.service.client,
+        journal: tripwire,
+        state: new Map(),
+        clock: h.clock,
+        uploadCache: createMemoryUploadCache(),
+        onEvent: () => undefined,
+        signal: controller.signal,
+      },
+      { runId: 'run-1' },
+    );
+    await journal.close();
+    expect(summary.exitReason).toBe('interrupted');
+    expect(h.service.creates).toHaveLength(0);
+    expect((await h.state()).get('a')?.status).toBe('pending');
+  });
+});
