@@ -232,7 +232,9 @@ export function readExecuteOptions(
     retryFailed: options.retryFailed === true,
     download: options.download !== false,
   };
-  if (run.timeScale !== 1) executeOptions.firstPollAfterMs = scale(10_000);
+  const firstPoll = parseNumberOption('first-poll', options.firstPoll, { min: 0, integer: true });
+  if (firstPoll !== undefined) executeOptions.firstPollAfterMs = firstPoll;
+  else if (run.timeScale !== 1) executeOptions.firstPollAfterMs = scale(10_000);
   if (run.maxCredits !== undefined) executeOptions.maxCredits = run.maxCredits;
   if (executeOptions.download === true) {
     const flag = typeof options.output === 'string' ? resolve(ctx.cwd, options.output) : undefined;
