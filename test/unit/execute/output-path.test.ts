@@ -6,10 +6,18 @@ import { buildOutputName, resolveOutputPath, sniffExtension } from '../../../src
 describe('buildOutputName', () => {
   it('names results <id>.ext, <id>-2.ext with the extension from the URL or the kind', () => {
     expect(buildOutputName('cat-1', 0, 'https://r.test/a/b.png?sig=1', 'image')).toBe('cat-1.png');
-    expect(buildOutputName('cat-1', 1, 'https://r.test/a/b.JPEG', 'image')).toBe('cat-1-2.jpg');
+    expect(buildOutputName('cat-1', 1, 'https://r.test/a/b.JPEG', 'image')).toBe('cat-1+2.jpg');
     expect(buildOutputName('cat-1', 0, 'https://r.test/a/b', 'image')).toBe('cat-1.png');
     expect(buildOutputName('clip', 0, 'https://r.test/x.exe', 'stock-video')).toBe('clip.mp4');
     expect(buildOutputName('clip', 0, 'not a url', 'render-video')).toBe('clip.mp4');
+  });
+
+  it('never gives two jobs the same file, even when reducing the id changes it', () => {
+    const names = ['a b', 'a_b', 'a?b', 'cat', 'cat-2', 'cat+2'].flatMap((id) =>
+      [0, 1].map((index) => buildOutputName(id, index, 'https://r.test/x.png', 'image')),
+    );
+    expect(new Set(names).size).toBe(names.length);
+    expect(buildOutputName('a b', 0, 'https://r.test/x.png', 'image')).toMatch(/^a_b~[0-9a-f]{8}\.png$/);
   });
 
   it('never lets an id escape the output folder', () => {
