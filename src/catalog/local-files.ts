@@ -22,12 +22,15 @@ export type FileInfoReader = (absPath: string) => LocalFileInfo | undefined;
 
 /** Why a local file cannot be used; becomes a `ValidationIssue` code. */
 export type LocalFileProblem =
+  | { code: 'unsupported-url-scheme'; message: string }
   | { code: 'local-file-missing'; message: string }
   | { code: 'local-file-not-a-file'; message: string }
   | { code: 'local-file-too-large'; message: string }
   | { code: 'local-file-not-image'; message: string };
 
 const URL_PATTERN = /^https?:\/\//i;
+/** `ftp://…`, `s3://…`, `data:…`: a link, but not one the service fetches (spec 4.3: http:// or https://). */
+const OTHER_SCHEME_PATTERN = /^[a-z][a-z0-9+.-]*:(\/\/|(?![\\/]))/i;
 
 /** A param value is a remote link when it starts with `http://` or `https://`; anything else is a path. */
 export function isRemoteUrl(value: string): boolean {
@@ -72,9 +75,18 @@ export function resolveLocalFile(
   readInfo: FileInfoReader,
   maxBytes: number = DEFAULT_MAX_LOCAL_FILE_BYTES,
 ): { ref: LocalFileRef } | { problem: LocalFileProblem } {
+  const shown = JSON.stringify(written);
+  // A Windows drive path (C:\x or C:/x) is a path, not a scheme.
+  if (OTHER_SCHEME_PATTERN.test(written) && !/^[a-z]:[\\/]/i.test(written)) {
+    return {
+      problem: {
+        code: 'unsupported-url-scheme',
+        message: `${shown} is neither an http(s) link nor a local file; the service fetches only http:// and https:// links`,
+      },
+    };
+  }
   const path = resolve(manifestDir, written);
   const info = readInfo(path);
-  const shown = JSON.stringify(written);
   if (info === undefined) {
     return {
       problem: {
