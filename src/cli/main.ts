@@ -141,8 +141,14 @@ function declareCommands(
     .option('--no-download', 'Record result URLs without downloading the files')
     .option('--concurrency <n>', 'Jobs open at once, 1 to 4', { default: 4 })
     .option('--max-credits <n>', 'Stop creating jobs before spending more than this')
-    .option('--poll-interval <ms>', 'Poll interval in ms, "4000" or "3000-5000" (default 3000-5000, jittered)')
-    .option('--first-poll <ms>', 'Delay before the first poll of a job (default: 10 s for images, 20 s for videos)')
+    .option(
+      '--poll-interval <ms>',
+      'Poll interval in ms, "4000" or "3000-5000" (default 3000-5000, jittered)',
+    )
+    .option(
+      '--first-poll <ms>',
+      'Delay before the first poll of a job (default: 10 s for images, 20 s for videos)',
+    )
     .option('--job-deadline <seconds>', 'Report a job as still running after this long (default 900)')
     .option(
       '--retry-failed',

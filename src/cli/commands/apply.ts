@@ -112,7 +112,7 @@ export async function runApply(ctx: CommandContext, args: string[], options: Rec
         }
       } else {
         ctx.output.err(
-          `Applying ${manifestFile}: ${report.jobs.toRun} of ${report.jobs.total} jobs to run, up to ${report.credits.needed} credits (${report.verdict.message}).`,
+          `Applying ${manifestFile}: ${report.jobs.toRun} of ${report.jobs.total} jobs to run; ${report.verdict.message}.`,
         );
       }
 

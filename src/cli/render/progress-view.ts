@@ -12,6 +12,7 @@ export interface ProgressReporter {
 
 const REDRAW_MS = 100;
 const LISTED_OPEN_JOBS = 4;
+const MAX_ID_WIDTH = 48;
 
 /**
  * On a terminal: event lines scroll above a live block (counts, credits, ETA, open jobs) redrawn on
@@ -87,9 +88,12 @@ export function renderLiveBlock(snapshot: ProgressSnapshot, output: Pick<Output,
   parts.push(`credits ${snapshot.creditsSpent}`);
   if (snapshot.etaMs !== undefined) parts.push(`ETA ${formatDuration(snapshot.etaMs)}`);
   const lines = [parts.join(' · ')];
-  for (const job of snapshot.open.slice(0, LISTED_OPEN_JOBS)) {
+  const listed = snapshot.open.slice(0, LISTED_OPEN_JOBS);
+  const idWidth = Math.min(MAX_ID_WIDTH, Math.max(0, ...listed.map((job) => job.id.length)));
+  for (const job of listed) {
+    const id = job.id.length > idWidth ? `${job.id.slice(0, idWidth - 1)}…` : job.id.padEnd(idWidth);
     const progress = job.progress === undefined ? '' : ` ${progressBar(job.progress)} ${job.progress}%`;
-    lines.push(`  ${style.dim(job.state.padEnd(7))} ${job.id}${progress}`);
+    lines.push(`  ${style.dim(job.state.padEnd(7))} ${id}${progress}`.trimEnd());
   }
   if (snapshot.open.length > LISTED_OPEN_JOBS) {
     lines.push(style.dim(`  … and ${snapshot.open.length - LISTED_OPEN_JOBS} more open`));

@@ -1,0 +1,91 @@
+import { describe, expect, it } from 'vitest';
+import { parseFaultSpec } from '../../../src/cli/commands/simulate.js';
+import { readExecuteOptions } from '../../../src/cli/commands/apply.js';
+import { shouldUseColor } from '../../../src/cli/output.js';
+import { parseNumberOption, parseStringOption } from '../../../src/cli/parse-options.js';
+
+const run = { runId: 'r', timeScale: 1, manifestDir: '/m', manifestOutput: undefined, pipeline: 'p' };
+
+describe('option parsing', () => {
+  it('reads numbers within bounds and names the flag otherwise', () => {
+    expect(parseNumberOption('concurrency', '3', { min: 1, max: 4, integer: true })).toBe(3);
+    expect(parseNumberOption('concurrency', undefined)).toBeUndefined();
+    expect(() => parseNumberOption('concurrency', 9, { min: 1, max: 4, integer: true })).toThrow(
+      '--concurrency expects an integer from 1 to 4, received 9.',
+    );
+    expect(() => parseNumberOption('max-credits', 'lots', { min: 0 })).toThrow('--max-credits');
+  });
+
+  it('keeps string flags as written, the last of repeated ones winning', () => {
+    expect(parseStringOption(['0012'])).toBe('0012');
+    expect(parseStringOption(['a', 'b'])).toBe('b');
+    expect(parseStringOption(undefined)).toBeUndefined();
+  });
+
+  it('reads fault specs and rejects what it cannot read', () => {
+    expect(parseFaultSpec('500=0.15, 429=0.1,reset=0.03,slow=0.05')).toEqual({
+      serverError: 0.15,
+      rateLimit: 0.1,
+      reset: 0.03,
+      slow: 0.05,
+    });
+    expect(() => parseFaultSpec('503=0.1')).toThrow('--faults: cannot read "503=0.1".');
+    expect(() => parseFaultSpec('500=2')).toThrow('cannot read');
+  });
+});
+
+describe('readExecuteOptions', () => {
+  it('uses the real polling policy against the service', () => {
+    const options = readExecuteOptions({ cwd: '/cwd' }, {}, run);
+    expect(options.pollIntervalMs).toEqual([3000, 5000]);
+    expect(options.firstPollAfterMs).toBeUndefined();
+    expect(options.jobDeadlineMs).toBe(900_000);
+    expect(options.idempotencyWindowMs).toBe(270_000);
+    expect(options.onUncertain).toBe('skip');
+    expect(options.outputDir).toBe('/m/runner-output/p');
+  });
+
+  it('scales every duration of the policy with the simulator', () => {
+    const options = readExecuteOptions({ cwd: '/cwd' }, {}, { ...run, timeScale: 0.01 });
+    expect(options.pollIntervalMs).toEqual([30, 50]);
+    expect(options.firstPollAfterMs).toBe(100);
+    expect(options.idempotencyWindowMs).toBe(2700);
+  });
+
+  it('reads the flags', () => {
+    const options = readExecuteOptions(
+      { cwd: '/cwd' },
+      {
+        pollInterval: '100-200',
+        firstPoll: 5,
+        output: 'out',
+        resendUncertain: true,
+        concurrency: 2,
+        jobDeadline: 60,
+      },
+      { ...run, manifestOutput: 'ignored' },
+    );
+    expect(options).toMatchObject({
+      pollIntervalMs: [100, 200],
+      firstPollAfterMs: 5,
+      outputDir: '/cwd/out',
+      onUncertain: 'resend',
+      concurrency: 2,
+      jobDeadlineMs: 60_000,
+    });
+    expect(readExecuteOptions({ cwd: '/c' }, { download: false }, run).outputDir).toBeUndefined();
+    expect(() => readExecuteOptions({ cwd: '/c' }, { pollInterval: '5-1' }, run)).toThrow('--poll-interval');
+  });
+});
+
+describe('shouldUseColor', () => {
+  const tty = { isTTY: true };
+  it('follows NO_COLOR, FORCE_COLOR, --no-color and the terminal', () => {
+    expect(shouldUseColor({}, tty, undefined)).toBe(true);
+    expect(shouldUseColor({}, {}, undefined)).toBe(false);
+    expect(shouldUseColor({ NO_COLOR: '1' }, tty, undefined)).toBe(false);
+    expect(shouldUseColor({}, tty, false)).toBe(false);
+    expect(shouldUseColor({ FORCE_COLOR: '1' }, {}, undefined)).toBe(true);
+    expect(shouldUseColor({ TERM: 'dumb' }, tty, undefined)).toBe(false);
+  });
+});
