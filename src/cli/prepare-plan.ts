@@ -9,6 +9,7 @@ import { buildPlan } from '../plan/build-plan.js';
 import type { Plan } from '../plan/types.js';
 import type { Model } from '../service/types.js';
 import type { CommandContext } from './context.js';
+import { parseNumberOption } from './parse-options.js';
 
 export interface PrepareOptions {
   manifestFile: string;
@@ -55,6 +56,21 @@ export async function preparePlan(
   if (issues.some((issue) => issue.severity === 'error')) return { ok: false, issues };
   const plan = buildPlan({ loaded, planned: stageTwo.planned, warnings: issues });
   return { ok: true, loaded, plan, catalog, issues };
+}
+
+/** The prepare options from a command's flags (`--catalog`, `--max-jobs`). */
+export function readPrepareOptions(
+  manifestFile: string,
+  options: Record<string, unknown>,
+  date: string = todayUtc(),
+): PrepareOptions {
+  const maxJobs = parseNumberOption('max-jobs', options.maxJobs, { min: 1, integer: true });
+  return {
+    manifestFile,
+    date,
+    ...(typeof options.catalog === 'string' ? { catalogFile: options.catalog } : {}),
+    ...(maxJobs === undefined ? {} : { maxJobs }),
+  };
 }
 
 /** Today as YYYY-MM-DD in UTC: the default `{{ date }}`. */

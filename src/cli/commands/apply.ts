@@ -13,7 +13,7 @@ import type { CommandContext } from '../context.js';
 import { checkCost, DEFAULT_MAX_ATTEMPTS } from '../cost-check.js';
 import { createLogger } from '../logger.js';
 import { parseNumberOption, parseStringOption } from '../parse-options.js';
-import { preparePlan, todayUtc, type Prepared } from '../prepare-plan.js';
+import { preparePlan, readPrepareOptions, todayUtc, type Prepared } from '../prepare-plan.js';
 import { handleInterrupts } from '../interrupts.js';
 import { renderApplySummary } from '../render/apply-summary.js';
 import { renderIssues } from '../render/issues.js';
@@ -40,19 +40,8 @@ export async function runApply(ctx: CommandContext, args: string[], options: Rec
   const logger = createLogger(ctx.global.logFile);
   const connection = await connect(ctx, (event) => logger.info({ event }, 'client'));
   try {
-    const catalogFile = typeof options.catalog === 'string' ? options.catalog : undefined;
-    const maxJobs = parseNumberOption('max-jobs', options.maxJobs, { min: 1, integer: true });
     const prepare = (date: string) =>
-      preparePlan(
-        ctx,
-        {
-          manifestFile,
-          date,
-          ...(catalogFile === undefined ? {} : { catalogFile }),
-          ...(maxJobs === undefined ? {} : { maxJobs }),
-        },
-        () => connection.client.listModels(),
-      );
+      preparePlan(ctx, readPrepareOptions(manifestFile, options, date), () => connection.client.listModels());
     let prepared = await prepare(todayUtc());
     if (!prepared.ok) return reportInvalid(ctx, prepared, manifestFile);
 

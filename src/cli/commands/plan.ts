@@ -7,8 +7,8 @@ import { readJournalText, resolveStateDir } from '../../state/state-dir.js';
 import { connect } from '../connect.js';
 import type { CommandContext } from '../context.js';
 import { checkCost, DEFAULT_MAX_ATTEMPTS } from '../cost-check.js';
-import { parseNumberOption, parseStringOption } from '../parse-options.js';
-import { preparePlan, todayUtc } from '../prepare-plan.js';
+import { parseStringOption } from '../parse-options.js';
+import { preparePlan, readPrepareOptions } from '../prepare-plan.js';
 import { renderIssues } from '../render/issues.js';
 import { readRunId, readStateDir } from '../run-options.js';
 
@@ -30,22 +30,12 @@ export async function runPlan(ctx: CommandContext, args: string[], options: Reco
   if (offline && catalogFile === undefined) {
     throw new UsageError('--offline needs --catalog FILE (save one with `runner models --json > FILE`).');
   }
-  const maxJobs = parseNumberOption('max-jobs', options.maxJobs, { min: 1, integer: true });
   const connection = offline ? undefined : await connect(ctx);
   try {
-    const prepared = await preparePlan(
-      ctx,
-      {
-        manifestFile,
-        date: todayUtc(),
-        ...(catalogFile === undefined ? {} : { catalogFile }),
-        ...(maxJobs === undefined ? {} : { maxJobs }),
-      },
-      () => {
-        if (connection === undefined) throw new Error('offline plan without a catalog');
-        return connection.client.listModels();
-      },
-    );
+    const prepared = await preparePlan(ctx, readPrepareOptions(manifestFile, options), () => {
+      if (connection === undefined) throw new Error('offline plan without a catalog');
+      return connection.client.listModels();
+    });
     if (!prepared.ok) {
       ctx.output.err(renderIssues(prepared.issues, manifestFile, ctx.output.style));
       return ExitCode.InvalidInput;

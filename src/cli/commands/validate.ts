@@ -1,24 +1,14 @@
 import { ExitCode } from '../../errors.js';
 import { withConnection } from '../connect.js';
 import type { CommandContext } from '../context.js';
-import { parseNumberOption } from '../parse-options.js';
-import { preparePlan, todayUtc } from '../prepare-plan.js';
+import { preparePlan, readPrepareOptions } from '../prepare-plan.js';
 import { issuesToJson, renderIssues } from '../render/issues.js';
 
 /** `runner validate FILE`: every problem at once; exit 2 when there is an error. */
 export async function runValidate(ctx: CommandContext, args: string[], options: Record<string, unknown>) {
   const [manifestFile = ''] = args;
-  const catalogFile = typeof options.catalog === 'string' ? options.catalog : undefined;
-  const maxJobs = parseNumberOption('max-jobs', options.maxJobs, { min: 1, integer: true });
-  const prepared = await preparePlan(
-    ctx,
-    {
-      manifestFile,
-      date: todayUtc(),
-      ...(catalogFile === undefined ? {} : { catalogFile }),
-      ...(maxJobs === undefined ? {} : { maxJobs }),
-    },
-    () => withConnection(ctx, ({ client }) => client.listModels()),
+  const prepared = await preparePlan(ctx, readPrepareOptions(manifestFile, options), () =>
+    withConnection(ctx, ({ client }) => client.listModels()),
   );
   const { output } = ctx;
   if (options.json === true) {
