@@ -28,6 +28,8 @@ export interface ValidationIssue {
 export interface RetryOverrides {
   /** Attempts in all (first try included) for retryable kinds. */
   maxAttempts?: number;
+  /** Wait before retry n is `backoffSeconds × 2^(n-1)`. @default 5 */
+  backoffSeconds?: number;
   /** failureKind → whether to retry it. */
   failureKinds?: Record<string, 'retry' | 'defer' | 'fail'>;
 }

@@ -100,6 +100,7 @@ jobs:
     } = await setup(`version: 1
 name: failures
 defaults: { model: chatgpt-image-sangtao }
+retry: { backoffSeconds: 0.05 }
 jobs:
   - id: flaky
     prompt: "A lighthouse on a cliff during a storm at night [[fail-once:GENERATION_TIMEOUT]]"
@@ -123,6 +124,33 @@ jobs:
     expect(sim.stats().jobsCreated).toBe(4);
     const text = await runCli(['status', file], { env });
     expect(text.stdout).toContain('PROMPT_UNCLEAR: The description is too vague: change the prompt.');
+  });
+
+  it('follows the manifest retry block: a kind made retryable is retried, maxAttempts bounds it', async () => {
+    const {
+      file,
+      env,
+      simulator: sim,
+      status,
+    } = await setup(`version: 1
+name: overrides
+defaults: { model: chatgpt-image-sangtao }
+retry:
+  maxAttempts: 2
+  backoffSeconds: 0.05
+  failureKinds: { CONTENT_REJECTED: retry }
+jobs:
+  - id: once
+    prompt: "A crowded night market full of lanterns and food stalls [[fail-once:CONTENT_REJECTED]]"
+  - id: always
+    prompt: "A crowded night market full of lanterns and noodle stands [[fail:CONTENT_REJECTED]]"
+`);
+    const result = await runCli(['apply', file, ...FAST], { env });
+    expect(result.code).toBe(1);
+    const byId = Object.fromEntries((await status()).jobs.map((job) => [job.id, job]));
+    expect(byId.once).toMatchObject({ status: 'done', attempts: 2 });
+    expect(byId.always).toMatchObject({ status: 'failed', attempts: 2, failureKind: 'CONTENT_REJECTED' });
+    expect(sim.stats().jobsCreated).toBe(4);
   });
 
   it('refuses a plan over the budget or the available credit before creating any job (exit 3)', async () => {

@@ -5,7 +5,9 @@ import { systemClock } from '../../clock.js';
 import { ExitCode, RunnerError, UsageError } from '../../errors.js';
 import type { ExecutionSummary, ExitReason } from '../../execute/events.js';
 import { executePlan } from '../../execute/executor.js';
+import { DEFAULT_RETRY_POLICY } from '../../execute/failure-policy.js';
 import type { ExecuteOptions } from '../../execute/options.js';
+import type { RetryOverrides } from '../../manifest/types.js';
 import { renderReportText } from '../../plan/render-report.js';
 import { openRunState } from '../../state/open-run-state.js';
 import { connect } from '../connect.js';
@@ -111,6 +113,7 @@ export async function runApply(ctx: CommandContext, args: string[], options: Rec
         manifestDir: loaded.dir,
         manifestOutput: loaded.manifest.output,
         pipeline: plan.pipeline,
+        ...(loaded.manifest.retry === undefined ? {} : { retry: loaded.manifest.retry }),
         ...(maxCredits === undefined ? {} : { maxCredits }),
       });
       const concurrency = executeOptions.concurrency ?? 4;
@@ -205,6 +208,8 @@ export function readExecuteOptions(
     manifestOutput: string | undefined;
     pipeline: string;
     maxCredits?: number;
+    /** The manifest's `retry:` block. */
+    retry?: RetryOverrides;
   },
 ): ExecuteOptions & { outputDir?: string } {
   const scale = (ms: number) => Math.max(1, Math.round(ms * run.timeScale));
@@ -220,6 +225,15 @@ export function readExecuteOptions(
     onUncertain: options.resendUncertain === true ? 'resend' : 'skip',
     retryFailed: options.retryFailed === true,
     download: options.download !== false,
+    retry: {
+      ...(run.retry?.maxAttempts === undefined ? {} : { maxAttempts: run.retry.maxAttempts }),
+      ...(run.retry?.failureKinds === undefined ? {} : { actions: run.retry.failureKinds }),
+      ...(run.retry?.backoffSeconds !== undefined
+        ? { backoffMs: run.retry.backoffSeconds * 1000 }
+        : run.timeScale === 1
+          ? {}
+          : { backoffMs: scale(DEFAULT_RETRY_POLICY.backoffMs) }),
+    },
   };
   const firstPoll = parseNumberOption('first-poll', options.firstPoll, { min: 0, integer: true });
   if (firstPoll !== undefined) executeOptions.firstPollAfterMs = firstPoll;

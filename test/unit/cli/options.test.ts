@@ -52,6 +52,24 @@ describe('readExecuteOptions', () => {
     expect(options.idempotencyWindowMs).toBe(2700);
   });
 
+  it('passes the manifest retry block to the executor', () => {
+    const options = readExecuteOptions(
+      { cwd: '/cwd' },
+      {},
+      {
+        ...run,
+        retry: { maxAttempts: 5, failureKinds: { QUOTA_EXHAUSTED: 'fail', CONTENT_REJECTED: 'retry' } },
+      },
+    );
+    expect(options.retry).toEqual({
+      maxAttempts: 5,
+      actions: { QUOTA_EXHAUSTED: 'fail', CONTENT_REJECTED: 'retry' },
+    });
+    expect(readExecuteOptions({ cwd: '/c' }, {}, { ...run, timeScale: 0.01 }).retry).toEqual({
+      backoffMs: 50,
+    });
+  });
+
   it('reads the flags', () => {
     const options = readExecuteOptions(
       { cwd: '/cwd' },
