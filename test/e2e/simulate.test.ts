@@ -1,0 +1,49 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { describe, expect, it } from 'vitest';
+import { binPath, runCli } from './run-cli.js';
+
+describe('runner simulate (built binary)', () => {
+  it('serves the simulator on 127.0.0.1, answers the CLI, and stops on SIGINT with exit 0', async () => {
+    const child = spawn(
+      process.execPath,
+      [binPath, 'simulate', '--port', '0', '--time-scale', '0.01', '--seed', '7'],
+      {
+        env: { PATH: process.env.PATH ?? '', NO_COLOR: '1' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let stdout = '';
+    child.stdout.setEncoding('utf8');
+    const baseUrl = await new Promise<string>((resolve, reject) => {
+      child.stdout.on('data', (chunk: string) => {
+        stdout += chunk;
+        const match = /export MEDIAGEN_BASE_URL=(\S+)/.exec(stdout);
+        if (match?.[1] !== undefined) resolve(match[1]);
+      });
+      child.on('exit', () => reject(new Error(`simulate exited early: ${stdout}`)));
+    });
+    expect(baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/v2$/);
+
+    const balance = await runCli(['balance', '--json'], {
+      env: { MEDIAGEN_BASE_URL: baseUrl, MEDIAGEN_API_KEY: 'sim-key-0000' },
+    });
+    expect(balance.code).toBe(0);
+    expect(JSON.parse(balance.stdout)).toHaveProperty('availableCredit');
+
+    const stats = (await (await fetch(baseUrl.replace(/\/api\/v2$/, '/__sim/stats'))).json()) as {
+      requests: Record<string, number>;
+    };
+    expect(stats.requests['GET /account/balance']).toBe(1);
+
+    child.kill('SIGINT');
+    const [code] = (await once(child, 'exit')) as [number | null];
+    expect(code).toBe(0);
+  });
+
+  it('rejects a fault spec it cannot read with exit 2', async () => {
+    const result = await runCli(['simulate', '--port', '0', '--faults', '503=0.5']);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--faults: cannot read "503=0.5"');
+  });
+});
