@@ -137,7 +137,7 @@ describe('executePlan', () => {
     expect(keyOf('a video')).toBeUndefined();
     expect(summary.jobs.find((job) => job.id === 'img-0')?.files).toEqual([
       join(dir, 'out', 'img-0.png'),
-      join(dir, 'out', 'img-0-2.png'),
+      join(dir, 'out', 'img-0+2.png'),
     ]);
     expect(summary.creditsSpent).toBe(10);
     const state = await h.state();
