@@ -2,6 +2,7 @@
  * Small helpers shared by the benchmarks: a monotonic stopwatch and the one JSON result line each
  * benchmark prints on stdout (run.js parses the last line that starts with `{"bench":`).
  */
+import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 
 /** Runs `fn` (sync or async) and returns `{ value, ms }`. */
@@ -20,7 +21,14 @@ export function round(n, digits = 1) {
 /** Prints the result line, adding the process's peak RSS (KiB, as `resourceUsage` reports it). */
 export function emitResult(bench, results) {
   const maxRssKiB = process.resourceUsage().maxRSS;
-  const line = { bench, ...results, maxRssKiB, maxRssMB: round(maxRssKiB / 1024) };
+  // The 1-minute load average: other work on a 2-core machine shows up in every timing.
+  const line = {
+    bench,
+    ...results,
+    maxRssKiB,
+    maxRssMB: round(maxRssKiB / 1024),
+    loadAvg1: round(loadavg()[0], 2),
+  };
   process.stdout.write(`${JSON.stringify(line)}\n`);
 }
 

@@ -154,6 +154,7 @@ async function main() {
       );
       stages.estimateCostMs = cost.ms;
       return {
+        issues: sorted.value.length,
         jobs: plan.value.jobs.length,
         credits: cost.value.credits.needed,
         verdict: cost.value.verdict.status,
@@ -183,6 +184,7 @@ async function main() {
 
     emitResult('plan-100k', {
       jobs: total.value.jobs,
+      issues: total.value.issues,
       ...stages,
       totalMs: total.ms,
       creditsNeeded: total.value.credits,

@@ -17,6 +17,7 @@ const BENCH_DIR = fileURLToPath(new URL('.', import.meta.url));
 const ROWS = {
   'plan-100k': [
     ['jobs', 'jobs', ''],
+    ['validation issues (warnings)', 'issues', ''],
     ['stage 1: load + expand (offline validation)', 'expandMs', 'ms'],
     ['load saved catalog', 'loadCatalogMs', 'ms'],
     ['stage 2: validate against catalog', 'validateCatalogMs', 'ms'],
@@ -35,10 +36,11 @@ const ROWS = {
     ['lines', 'lines', ''],
     ['journal size', 'journalMB', 'MB'],
     ['read file', 'readMs', 'ms'],
-    ['replayJournal(text)', 'replayMs', 'ms'],
-    ['read + replay', 'readAndReplayMs', 'ms'],
+    ['replayJournal(text), first (cold) run', 'replayMs', 'ms'],
+    ['replayJournal(text), median of 3', 'replayMedianMs', 'ms'],
+    ['read + first replay', 'readAndReplayMs', 'ms'],
     ['openRunState (lock, read, replay, open)', 'openRunStateMs', 'ms'],
-    ['peak RSS after read + replay', 'replayMaxRssMB', 'MB'],
+    ['peak RSS after read + first replay', 'replayMaxRssMB', 'MB'],
     ['openRunState peak RSS (own process)', 'openRunStateMaxRssMB', 'MB'],
   ],
   'executor-200': [
@@ -48,7 +50,8 @@ const ROWS = {
     ['ideal ceil(N/4) × duration', 'idealMs', 'ms'],
     ['ratio (goal < 1.05)', 'ratio', ''],
     ['  of which poll-jitter floor (expected)', 'pollPolicyRatio', ''],
-    ['  other overhead per 4-job slot', 'overheadPerSlotMs', 'ms'],
+    ['  other overhead per job in a slot (not scaled)', 'overheadPerSlotMs', 'ms'],
+    ['estimated ratio at full scale (45 s jobs)', 'estimatedFullScaleRatio', ''],
     ['HTTP requests per job', 'requestsPerJob', ''],
     ['polls per job', 'pollsPerJob', ''],
   ],
@@ -100,10 +103,11 @@ function renderTable(outcomes) {
     }
     rows.push([
       outcome.name,
-      'peak RSS of the benchmark process',
+      'peak RSS of the whole benchmark process',
       formatValue(outcome.result.maxRssMB, 'MB'),
     ]);
     rows.push([outcome.name, 'benchmark wall time (incl. setup)', formatValue(outcome.wallMs, 'ms')]);
+    rows.push([outcome.name, 'load average (1 min) at the end', formatValue(outcome.result.loadAvg1, '')]);
   }
   const header = ['benchmark', 'measure', 'value'];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));

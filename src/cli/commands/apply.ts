@@ -154,7 +154,14 @@ export async function runApply(ctx: CommandContext, args: string[], options: Rec
         ctx.output.out(
           renderApplySummary(
             summary,
-            { outputDir: executeOptions.outputDir, stateDir: state.dir, manifestFile, runId },
+            {
+              outputDir: executeOptions.outputDir,
+              stateDir: state.dir,
+              manifestFile,
+              runId,
+              temporaryState:
+                connection.simulator !== undefined && readStateDir(options).stateDir === undefined,
+            },
             ctx.output.style,
           ),
         );

@@ -4,7 +4,14 @@ import type { Style } from '../output.js';
 /** The closing report of `runner apply`: counts, credits, where results are, and what to do next. */
 export function renderApplySummary(
   summary: ExecutionSummary,
-  context: { outputDir: string | undefined; stateDir: string; manifestFile: string; runId: string },
+  context: {
+    outputDir: string | undefined;
+    stateDir: string;
+    manifestFile: string;
+    runId: string;
+    /** With --simulate the state lives only as long as the in-process simulator. */
+    temporaryState?: boolean;
+  },
   style: Style,
 ): string {
   const { counts } = summary;
@@ -29,11 +36,15 @@ export function renderApplySummary(
     `Credits spent: ${summary.creditsSpent} in this run, ${summary.creditsSpentTotal} in all runs of this state.`,
   );
   if (context.outputDir !== undefined && counts.done > 0) lines.push(`Results: ${context.outputDir}`);
-  lines.push(style.dim(`State: ${context.stateDir}`));
+  const stateNote = context.temporaryState === true ? ' (temporary: the in-process simulator is gone)' : '';
+  lines.push(style.dim(`State: ${context.stateDir}${stateNote}`));
   const runFlag = context.runId === 'default' ? '' : ` --run ${context.runId}`;
   const again = `runner apply ${context.manifestFile}${runFlag}`;
   const next: string[] = [];
-  if (counts['still-running'] + counts.pending + counts.creating + counts.deferred > 0) {
+  if (
+    context.temporaryState !== true &&
+    counts['still-running'] + counts.pending + counts.creating + counts.deferred > 0
+  ) {
     next.push(`Run \`${again}\` again to continue: finished jobs are skipped and nothing is paid twice.`);
   }
   if (counts.uncertain > 0) {
