@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { systemClock } from '../dist/clock.js';
 import { executePlan } from '../dist/execute/index.js';
+import { estimateRemainingMs, nextPollDelay } from '../dist/execute/poll-schedule.js';
 import { getJobKind } from '../dist/kinds/index.js';
 import { createServiceClient } from '../dist/service/client.js';
 import { startSimulator } from '../dist/simulator/index.js';
@@ -23,7 +24,7 @@ const CONCURRENCY = 4;
 const JOB_DURATION_MS = 45_000;
 /** 45 s of simulated time takes 0.495 s of real time (the top of the 0.25–0.5 s range: per-request costs that do not scale weigh least). */
 const TIME_SCALE = 0.011;
-/** The executor's production poll policy (src/execute/options.ts): [3 s, 5 s] with uniform jitter. */
+/** The executor's production poll interval (src/execute/options.ts): 3 to 5 s, aimed by progress. */
 const POLL_INTERVAL_MS = [3_000, 5_000];
 
 function imageJob(index) {
@@ -43,6 +44,29 @@ function imageJob(index) {
       origins: { job: ['jobs', 0], model: ['jobs', 0, 'model'], params: {} },
     },
   };
+}
+
+/**
+ * Mean time between a 45 s job's end and the poll that sees it, under the executor's policy: first
+ * poll at the kind's delay, then `nextPollDelay` fed with whole-percent progress like the service's.
+ */
+function expectedPollLagMs(trials = 4000) {
+  const firstPoll = getJobKind('image').firstPollAfterMs;
+  let total = 0;
+  for (let trial = 0; trial < trials; trial++) {
+    let now = firstPoll;
+    let first;
+    for (;;) {
+      if (now >= JOB_DURATION_MS) {
+        total += now - JOB_DURATION_MS;
+        break;
+      }
+      const sample = { at: now, progress: Math.floor((now / JOB_DURATION_MS) * 100) };
+      first ??= sample;
+      now += nextPollDelay(POLL_INTERVAL_MS, Math.random, estimateRemainingMs(first, sample));
+    }
+  }
+  return total / trials;
 }
 
 async function main() {
@@ -97,11 +121,10 @@ async function main() {
     const requests = Object.values(stats.requests).reduce((sum, n) => sum + n, 0);
     const polls = Object.values(stats.pollsPerJob).reduce((sum, n) => sum + n, 0);
     const idealMs = round(Math.ceil(JOBS / CONCURRENCY) * JOB_DURATION_MS * TIME_SCALE);
-    // A job's end is seen at the next poll: with intervals uniform in [a, b] the mean wait after the
-    // end is E[X²] / 2E[X] (renewal theory), so this much of the ratio is the polling policy itself.
-    const [a, b] = options.pollIntervalMs;
-    const meanPollLagMs = (a * a + a * b + b * b) / 3 / (a + b);
-    const policyRatio = 1 + meanPollLagMs / (JOB_DURATION_MS * TIME_SCALE);
+    // A job's end is seen at the next poll. The policy is scale-free (first poll, interval and job
+    // length all scale together), so its share of the ratio is computed at full scale from the
+    // executor's own scheduling functions.
+    const policyRatio = 1 + expectedPollLagMs() / JOB_DURATION_MS;
     const overheadPerSlotMs = (makespanMs - idealMs * policyRatio) / Math.ceil(JOBS / CONCURRENCY);
     note(`done in ${round(makespanMs)} ms (ideal ${idealMs} ms)`);
 

@@ -49,7 +49,7 @@ const ROWS = {
     ['makespan', 'makespanMs', 'ms'],
     ['ideal ceil(N/4) × duration', 'idealMs', 'ms'],
     ['ratio (goal < 1.05)', 'ratio', ''],
-    ['  of which poll-jitter floor (expected)', 'pollPolicyRatio', ''],
+    ['  of which the polling policy (expected)', 'pollPolicyRatio', ''],
     ['  other overhead per job in a slot (not scaled)', 'overheadPerSlotMs', 'ms'],
     ['estimated ratio at full scale (45 s jobs)', 'estimatedFullScaleRatio', ''],
     ['HTTP requests per job', 'requestsPerJob', ''],

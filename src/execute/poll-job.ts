@@ -4,6 +4,12 @@ import type { JobRecord } from '../service/types.js';
 import type { AttemptState } from '../state/job-state.js';
 import type { ExecutionContext } from './context.js';
 import { errorCodeOf, errorMessageOf } from './error-info.js';
+import {
+  computePollDelay,
+  estimateRemainingMs,
+  nextPollDelay,
+  type ProgressSample,
+} from './poll-schedule.js';
 
 export type PollResult =
   | { kind: 'complete'; record: JobRecord }
@@ -11,11 +17,6 @@ export type PollResult =
   | { kind: 'still-running'; status: string }
   | { kind: 'aborted' }
   | { kind: 'lost'; reason: string };
-
-/** A uniformly jittered delay in [min, max]. */
-export function computePollDelay(range: readonly [number, number], random: () => number): number {
-  return Math.round(range[0] + (range[1] - range[0]) * random());
-}
 
 /**
  * Polls an open attempt until it completes, fails, the per-job deadline passes (still running: the
@@ -35,6 +36,7 @@ export async function pollJob(
   let lastStatus = attempt.status;
   let lastProgress = attempt.progress;
   let warnedUnknown = false;
+  let firstSample: ProgressSample | undefined;
   let delay = Math.max(0, (attempt.createdAt ?? startedAt) + firstPollAfter - startedAt);
   for (;;) {
     if (!(await sleepUnlessAborted(ctx, Math.min(delay, Math.max(0, deadline - clock.now())))))
@@ -97,7 +99,13 @@ export async function pollJob(
       });
     }
     if (clock.now() >= deadline) return { kind: 'still-running', status: record.status };
-    delay = computePollDelay(options.pollIntervalMs, ctx.random);
+    let remainingMs: number | undefined;
+    if (record.phase === 'running' && record.progress !== undefined) {
+      const sample = { at: clock.now(), progress: record.progress };
+      firstSample ??= sample;
+      remainingMs = estimateRemainingMs(firstSample, sample);
+    }
+    delay = nextPollDelay(options.pollIntervalMs, ctx.random, remainingMs);
   }
 }
 
