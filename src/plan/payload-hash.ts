@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { isLocalFileRef } from '../catalog/local-files.js';
 import type { PlannedJob } from './types.js';
 
@@ -70,7 +70,6 @@ export interface HashablePayload {
 export function hashPayload(job: HashablePayload): string {
   const payload: Record<string, unknown> = { kind: job.kind, model: job.model, params: job.params };
   if (job.prompt !== undefined) payload.prompt = job.prompt;
-  return createHash('sha256')
-    .update(writeCanonical(payload, true) ?? 'null')
-    .digest('hex');
+  // The one-shot hash (Node >= 20.12) is ~2x faster than createHash().update().digest() per job.
+  return hash('sha256', writeCanonical(payload, true) ?? 'null', 'hex');
 }

@@ -1,6 +1,9 @@
+import { once } from 'node:events';
+import { createWriteStream } from 'node:fs';
 import { appendFile, writeFile } from 'node:fs/promises';
 import { ExitCode, UsageError } from '../../errors.js';
 import type { CostReport } from '../../plan/cost-report.js';
+import { renderReportJsonChunks } from '../../plan/render-report-json.js';
 import { renderReportMarkdown, renderReportText } from '../../plan/render-report.js';
 import { replayJournal } from '../../state/replay.js';
 import { readJournalText, resolveStateDir } from '../../state/state-dir.js';
@@ -69,16 +72,27 @@ async function emitReport(
   outFile: string | undefined,
 ) {
   const { output } = ctx;
-  const rendered =
-    format === 'json'
-      ? JSON.stringify(report, null, 2)
-      : format === 'markdown'
+  if (format === 'json') {
+    // In pieces: a 100,000-job report is ~30 MB of JSON, and one string of it doubles peak memory.
+    const file = outFile === undefined ? undefined : createWriteStream(outFile);
+    for (const chunk of renderReportJsonChunks(report)) {
+      // Wait for pipes to drain, or the pieces pile up in memory all the same.
+      if (!output.stdout.write(chunk)) await once(output.stdout, 'drain');
+      if (file !== undefined && !file.write(chunk)) await once(file, 'drain');
+    }
+    output.stdout.write('\n');
+    if (file !== undefined)
+      await new Promise<void>((resolve, reject) => file.end('\n', () => resolve()).on('error', reject));
+  } else {
+    const rendered =
+      format === 'markdown'
         ? renderReportMarkdown(report)
         : renderReportText(report, { color: output.color, width: output.stdout.columns ?? 100 });
-  output.out(rendered);
-  if (outFile !== undefined) {
-    const plain = format === 'text' ? renderReportText(report, { color: false, width: 100 }) : rendered;
-    await writeFile(outFile, plain.endsWith('\n') ? plain : `${plain}\n`);
+    output.out(rendered);
+    if (outFile !== undefined) {
+      const plain = format === 'text' ? renderReportText(report, { color: false, width: 100 }) : rendered;
+      await writeFile(outFile, plain.endsWith('\n') ? plain : `${plain}\n`);
+    }
   }
   // GitHub Actions shows this file on the run's summary page.
   const summaryFile = ctx.env.GITHUB_STEP_SUMMARY;

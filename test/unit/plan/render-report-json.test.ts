@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import type { CostReport } from '../../../src/plan/cost-report.js';
+import { renderReportJsonChunks } from '../../../src/plan/render-report-json.js';
+
+function report(jobs: number): CostReport {
+  return {
+    schemaVersion: 1,
+    pipeline: 'p',
+    manifestFile: 'p.yaml',
+    jobs: { total: jobs, toRun: jobs, byState: { new: jobs, changed: 0, failed: 0, open: 0, done: 0 } },
+    credits: {
+      total: 4 * jobs,
+      toRun: 4 * jobs,
+      coveredBySubscription: 0,
+      needed: 4 * jobs,
+      allAttemptsCharged: 12 * jobs,
+      maxAttempts: 3,
+    },
+    subscription: { status: 'unknown', imageJobsToRun: jobs, imageJobsCovered: 0 },
+    balance: { status: 'known', availableCredit: 100 },
+    verdict: {
+      status: 'fits',
+      message: 'needs 8 credits; 100 available',
+      checked: { budget: false, balance: true },
+    },
+    models: [],
+    axes: [],
+    jobList: Array.from({ length: jobs }, (_, index) => ({
+      id: `job-"${index}"\n`,
+      model: 'm',
+      kind: 'image',
+      credits: 4,
+      state: 'new',
+      toRun: true,
+      matrixValues: { n: index },
+    })) as unknown as CostReport['jobList'],
+    warnings: ['w'],
+    notes: ['a note'],
+  };
+}
+
+describe('renderReportJsonChunks', () => {
+  it.each([0, 1, 2, 7])('gives exactly JSON.stringify(report, null, 2) for %d jobs', (jobs) => {
+    const value = report(jobs);
+    expect([...renderReportJsonChunks(value, 3)].join('')).toBe(JSON.stringify(value, null, 2));
+  });
+
+  it('yields the job list in bounded pieces', () => {
+    const chunks = [...renderReportJsonChunks(report(10), 3)];
+    expect(chunks).toHaveLength(1 + 4 + 1);
+  });
+});
