@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseFaultSpec } from '../../../src/cli/commands/simulate.js';
-import { readExecuteOptions } from '../../../src/cli/commands/apply.js';
+import { readExecuteOptions } from '../../../src/cli/apply-options.js';
 import { shouldUseColor } from '../../../src/cli/output.js';
 import { parseNumberOption, parseStringOption } from '../../../src/cli/parse-options.js';
 

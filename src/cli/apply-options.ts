@@ -1,0 +1,96 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
+import { UsageError } from '../errors.js';
+import { DEFAULT_RETRY_POLICY } from '../execute/failure-policy.js';
+import type { ExecuteOptions } from '../execute/options.js';
+import type { RetryOverrides } from '../manifest/types.js';
+import type { CommandContext } from './context.js';
+import { parseNumberOption, parseStringOption } from './parse-options.js';
+import { readStateDir } from './run-options.js';
+
+/**
+ * Where the run's state lives. An in-process simulator forgets its jobs and uploads when the process
+ * ends, so with `--simulate` state and upload cache go to a fresh temporary folder: kept beside the
+ * manifest they would point the next run at jobs and files that no longer exist.
+ */
+export async function stateLocation(
+  options: Record<string, unknown>,
+  simulated: boolean,
+): Promise<{ stateDir?: string; uploadCachePath?: string }> {
+  const explicit = readStateDir(options);
+  if (!simulated) return explicit;
+  const root = await mkdtemp(join(tmpdir(), 'runner-simulated-'));
+  return { stateDir: explicit.stateDir ?? join(root, 'state'), uploadCachePath: join(root, 'uploads.json') };
+}
+
+/**
+ * Flags to executor options. Against the simulator (`--simulate`) every duration of the polling
+ * policy is scaled like the simulator's clock, so the demo shows the real policy, only faster.
+ */
+export function readExecuteOptions(
+  ctx: Pick<CommandContext, 'cwd'>,
+  options: Record<string, unknown>,
+  run: {
+    runId: string;
+    timeScale: number;
+    manifestDir: string;
+    manifestOutput: string | undefined;
+    pipeline: string;
+    maxCredits?: number;
+    /** The manifest's `retry:` block. */
+    retry?: RetryOverrides;
+  },
+): ExecuteOptions & { outputDir?: string } {
+  const scale = (ms: number) => Math.max(1, Math.round(ms * run.timeScale));
+  const concurrency =
+    parseNumberOption('concurrency', options.concurrency, { min: 1, max: 4, integer: true }) ?? 4;
+  const deadlineSeconds = parseNumberOption('job-deadline', options.jobDeadline, { min: 1 });
+  const executeOptions: ExecuteOptions & { outputDir?: string } = {
+    runId: run.runId,
+    concurrency,
+    pollIntervalMs: readPollInterval(options.pollInterval) ?? [scale(3000), scale(5000)],
+    jobDeadlineMs: deadlineSeconds === undefined ? scale(900_000) : deadlineSeconds * 1000,
+    idempotencyWindowMs: scale(270_000),
+    onUncertain: options.resendUncertain === true ? 'resend' : 'skip',
+    retryFailed: options.retryFailed === true,
+    download: options.download !== false,
+    retry: {
+      ...(run.retry?.maxAttempts === undefined ? {} : { maxAttempts: run.retry.maxAttempts }),
+      ...(run.retry?.failureKinds === undefined ? {} : { actions: run.retry.failureKinds }),
+      ...(run.retry?.backoffSeconds !== undefined
+        ? { backoffMs: run.retry.backoffSeconds * 1000 }
+        : run.timeScale === 1
+          ? {}
+          : { backoffMs: scale(DEFAULT_RETRY_POLICY.backoffMs) }),
+    },
+  };
+  const firstPoll = parseNumberOption('first-poll', options.firstPoll, { min: 0, integer: true });
+  if (firstPoll !== undefined) executeOptions.firstPollAfterMs = firstPoll;
+  else if (run.timeScale !== 1) executeOptions.firstPollAfterMs = scale(10_000);
+  if (run.maxCredits !== undefined) executeOptions.maxCredits = run.maxCredits;
+  if (executeOptions.download === true) {
+    const flag = typeof options.output === 'string' ? resolve(ctx.cwd, options.output) : undefined;
+    const fromManifest =
+      run.manifestOutput === undefined
+        ? undefined
+        : isAbsolute(run.manifestOutput)
+          ? run.manifestOutput
+          : join(run.manifestDir, run.manifestOutput);
+    executeOptions.outputDir = flag ?? fromManifest ?? join(run.manifestDir, 'runner-output', run.pipeline);
+  }
+  return executeOptions;
+}
+
+/** `--poll-interval 4000` or `--poll-interval 3000-5000` (milliseconds). */
+function readPollInterval(value: unknown): readonly [number, number] | undefined {
+  const text = parseStringOption(value);
+  if (text === undefined) return undefined;
+  const match = /^(\d+)(?:-(\d+))?$/.exec(text.trim());
+  const min = Number(match?.[1]);
+  const max = match?.[2] === undefined ? min : Number(match[2]);
+  if (match === null || max < min) {
+    throw new UsageError(`--poll-interval expects milliseconds, "4000" or "3000-5000"; received "${text}".`);
+  }
+  return [min, max];
+}
