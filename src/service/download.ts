@@ -3,8 +3,8 @@
  * `destinationPath` is always complete. Retries like any other safe GET.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, open, rename, rm } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { createHttpError, type RequestContext } from './errors.js';
 import { describeUrl, readHeader, type Http } from './http.js';
 import { runWithRetry, type RetryContext } from './retry-loop.js';
@@ -59,11 +59,27 @@ export async function downloadToFile(
   );
 }
 
+const PART_MARK = '.part-';
+
+/**
+ * Deletes `<destination>.part-*` left by a download that a crash (SIGKILL) interrupted. Each result
+ * has its own destination and the state lock keeps a second runner out, so any such file is stale.
+ */
+async function removeStaleParts(destinationPath: string): Promise<void> {
+  const prefix = `${basename(destinationPath)}${PART_MARK}`;
+  const directory = dirname(destinationPath);
+  const names = await readdir(directory).catch(() => [] as string[]);
+  await Promise.all(
+    names.filter((name) => name.startsWith(prefix)).map((name) => rm(join(directory, name), { force: true })),
+  );
+}
+
 async function writeAtomically(
   body: AsyncIterable<Uint8Array>,
   destinationPath: string,
 ): Promise<{ bytes: number; sha256: string }> {
-  const temporaryPath = `${destinationPath}.part-${randomBytes(6).toString('hex')}`;
+  await removeStaleParts(destinationPath);
+  const temporaryPath = `${destinationPath}${PART_MARK}${randomBytes(6).toString('hex')}`;
   const hash = createHash('sha256');
   let bytes = 0;
   const file = await open(temporaryPath, 'w', 0o644);

@@ -11,21 +11,32 @@ export interface CliResult {
   stderr: string;
 }
 
+/** A built-CLI child process that the test may kill at a moment of its choosing. */
+export interface KillableCli {
+  readonly pid: number | undefined;
+  /** Settles when the child has exited (normally, by a signal, or by the safety timeout). */
+  readonly result: Promise<CliResult>;
+  /** Sends SIGKILL now (no cleanup runs in the child: the crash case). No-op once it has exited. */
+  kill(): void;
+}
+
 /**
- * Runs the BUILT CLI (`dist/cli/bin.js`, made by `npm run build`, which `npm test` runs first) as a child
- * process, as a user or CI would, with a clean environment and no terminal.
+ * Starts the BUILT CLI (`dist/cli/bin.js`, made by `npm run build`, which `npm test` runs first) as a
+ * child process, as a user or CI would, with a clean environment and no terminal, and hands back control at once, so a test can SIGKILL the
+ * child mid-run (before, during or after any create, poll or download) and then start it again.
  */
-export function runCli(
+export function startCli(
   args: string[],
   options: { env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {},
-): Promise<CliResult> {
+): KillableCli {
   if (!existsSync(binPath)) throw new Error(`${binPath} is missing: run \`npm run build\` first`);
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [binPath, ...args], {
-      cwd: options.cwd ?? process.cwd(),
-      env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', CI: 'true', ...options.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+  const child = spawn(process.execPath, [binPath, ...args], {
+    cwd: options.cwd ?? process.cwd(),
+    env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', CI: 'true', ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let exited = false;
+  const result = new Promise<CliResult>((resolve, reject) => {
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -33,8 +44,24 @@ export function runCli(
     const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
     child.on('error', reject);
     child.on('close', (code, signal) => {
+      exited = true;
       clearTimeout(timer);
       resolve({ code, signal, stdout, stderr });
     });
   });
+  return {
+    pid: child.pid,
+    result,
+    kill: () => {
+      if (!exited && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    },
+  };
+}
+
+/** Runs the built CLI to its end (see {@link startCli}). */
+export function runCli(
+  args: string[],
+  options: { env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {},
+): Promise<CliResult> {
+  return startCli(args, options).result;
 }

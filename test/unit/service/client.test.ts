@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -257,6 +257,16 @@ describe('downloads', () => {
     expect(await readFile(dest, 'utf8')).toBe('hello world');
     expect(await readdir(join(dir, 'nested'))).toEqual(['out.png']);
     expect(Object.keys(headers)).not.toContain('x-api-key');
+  });
+
+  it('removes the partial files a crashed download of the same result left, and only those', async () => {
+    agent.get('https://cdn.test').intercept({ path: '/r/2.png', method: 'GET' }).reply(200, 'fresh');
+    const folder = join(dir, 'crashed');
+    await mkdir(folder, { recursive: true });
+    await writeFile(join(folder, 'out.png.part-0a1b2c'), 'half');
+    await writeFile(join(folder, 'other.png.part-0a1b2c'), 'someone else');
+    await client.downloadFile('https://cdn.test/r/2.png', join(folder, 'out.png'));
+    expect((await readdir(folder)).sort()).toEqual(['other.png.part-0a1b2c', 'out.png']);
   });
 
   it('sends the key to a result on the API origin', async () => {

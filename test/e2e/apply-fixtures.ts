@@ -1,0 +1,173 @@
+import { createHash } from 'node:crypto';
+import { mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Simulator } from '../../src/simulator/types.js';
+import type { StatusView } from '../../src/state/status-view.js';
+import { runCli } from './run-cli.js';
+
+/** The subscription image model of the simulator's catalog and its per-image credit cost there. */
+export const IMAGE_MODEL = 'chatgpt-image-sangtao';
+
+export { createRandom } from '../../src/simulator/random.js';
+
+/** A fresh temporary folder for one test's manifest, state and output. */
+export function makeWorkDir(prefix: string): Promise<string> {
+  return mkdtemp(join(tmpdir(), `runner-e2e-${prefix}-`));
+}
+
+/**
+ * Writes a manifest of `subjects.length × styles.length` image jobs (a matrix) into `dir`; returns its
+ * path and the expected job ids. Prompts are long, plain sentences (no PROMPT_UNCLEAR, no markers).
+ */
+export async function writeImageMatrixManifest(
+  dir: string,
+  input: { name: string; subjects: readonly string[]; styles: readonly string[] },
+): Promise<{ file: string; jobIds: string[] }> {
+  const list = (values: readonly string[]) => `[${values.join(', ')}]`;
+  const text = [
+    'version: 1',
+    `name: ${input.name}`,
+    'defaults:',
+    '  kind: image',
+    `  model: ${IMAGE_MODEL}`,
+    'jobs:',
+    "  - id: 'img-{{ subject }}-{{ style }}'",
+    '    matrix:',
+    `      subject: ${list(input.subjects)}`,
+    `      style: ${list(input.styles)}`,
+    '    prompt: A detailed {{ style }} picture of a {{ subject }} standing in a misty forest at dawn',
+    '    params:',
+    '      format: png',
+    '',
+  ].join('\n');
+  const file = join(dir, `${input.name}.yaml`);
+  await writeFile(file, text, 'utf8');
+  const jobIds = input.subjects.flatMap((subject) => input.styles.map((style) => `img-${subject}-${style}`));
+  return { file, jobIds };
+}
+
+/** The environment the CLI child needs to talk to `simulator`. */
+export function simulatorEnv(simulator: Simulator, apiKey = simulator.apiKey): Record<string, string> {
+  return { MEDIAGEN_BASE_URL: simulator.baseUrl, MEDIAGEN_API_KEY: apiKey };
+}
+
+/** `runner status FILE --state-dir DIR --json`, parsed; throws with the CLI's stderr if it fails. */
+export async function readStatus(
+  manifestFile: string,
+  stateDir: string,
+  env: Record<string, string>,
+): Promise<StatusView> {
+  const result = await runCli(['status', manifestFile, '--state-dir', stateDir, '--json'], { env });
+  if (result.code !== 0) throw new Error(`runner status exited ${String(result.code)}: ${result.stderr}`);
+  return JSON.parse(result.stdout) as StatusView;
+}
+
+/** SHA-256 (hex) of a file's bytes. */
+export async function hashFile(file: string): Promise<string> {
+  return createHash('sha256')
+    .update(await readFile(file))
+    .digest('hex');
+}
+
+/** Files whose bytes do not match the size and SHA-256 the state recorded (empty when all match). */
+export async function findMismatchedDownloads(view: StatusView): Promise<string[]> {
+  const bad: string[] = [];
+  for (const job of view.jobs) {
+    for (const download of job.files) {
+      let bytes: Buffer;
+      try {
+        bytes = await readFile(download.file);
+      } catch {
+        bad.push(`${job.id}: ${download.file} is missing`);
+        continue;
+      }
+      const sha256 = createHash('sha256').update(bytes).digest('hex');
+      if (sha256 !== download.sha256 || bytes.byteLength !== download.bytes) {
+        bad.push(`${job.id}: ${download.file} has sha256 ${sha256} (${bytes.byteLength} bytes)`);
+      }
+    }
+  }
+  return bad;
+}
+
+/** One journal line, loosely typed (the fields these tests look at). */
+export interface JournalLine {
+  type: string;
+  id?: string;
+  attempt?: number;
+  idempotencyKey?: string;
+  jobId?: string;
+}
+
+/** The state journal's records; a torn last line left by a crash is skipped, as the runner's replay does. */
+export async function readJournalLines(stateDir: string): Promise<JournalLine[]> {
+  let text: string;
+  try {
+    text = await readFile(join(stateDir, 'journal.jsonl'), 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  const lines: JournalLine[] = [];
+  for (const line of text.split('\n')) {
+    if (line.trim() === '') continue;
+    try {
+      lines.push(JSON.parse(line) as JournalLine);
+    } catch {
+      // torn write
+    }
+  }
+  return lines;
+}
+
+/**
+ * The manifest job id behind each idempotency key the runner journaled (`intent` records), so the
+ * simulator's jobs can be mapped back to the logical jobs they were created for.
+ */
+export async function readIntentKeys(stateDir: string): Promise<Map<string, string>> {
+  const keys = new Map<string, string>();
+  for (const record of await readJournalLines(stateDir)) {
+    if (record.type === 'intent' && record.idempotencyKey !== undefined && record.id !== undefined) {
+      keys.set(record.idempotencyKey, record.id);
+    }
+  }
+  return keys;
+}
+
+/**
+ * Idempotency keys of service jobs that exist although the journal has no `created` record for them:
+ * the runner died after the service accepted the create and before it journaled the jobId.
+ */
+export async function findUnjournaledCreates(
+  stateDir: string,
+  serviceJobs: readonly { idempotencyKey?: string }[],
+): Promise<string[]> {
+  const records = await readJournalLines(stateDir);
+  const keyOf = new Map<string, string>();
+  const journaled = new Set<string>();
+  for (const record of records) {
+    const attempt = `${record.id ?? ''}#${String(record.attempt ?? '')}`;
+    if (record.type === 'intent' && record.idempotencyKey !== undefined)
+      keyOf.set(attempt, record.idempotencyKey);
+    if (record.type === 'created') {
+      const key = keyOf.get(attempt);
+      if (key !== undefined) journaled.add(key);
+    }
+  }
+  return serviceJobs.flatMap((job) =>
+    job.idempotencyKey !== undefined && !journaled.has(job.idempotencyKey) ? [job.idempotencyKey] : [],
+  );
+}
+
+/** Every file under `dir`, recursively (absolute paths); `[]` when it does not exist. */
+export async function listFilesDeep(dir: string): Promise<string[]> {
+  let entries;
+  try {
+    entries = await readdir(dir, { withFileTypes: true, recursive: true });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  return entries.filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name));
+}

@@ -1,0 +1,221 @@
+import { existsSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { expect, describe, it } from 'vitest';
+import { startSimulator } from '../../src/simulator/index.js';
+import type { Simulator } from '../../src/simulator/types.js';
+import {
+  createRandom,
+  findMismatchedDownloads,
+  findUnjournaledCreates,
+  listFilesDeep,
+  makeWorkDir,
+  readIntentKeys,
+  readStatus,
+  simulatorEnv,
+  writeImageMatrixManifest,
+} from './apply-fixtures.js';
+import { runCli, type CliResult } from './run-cli.js';
+import { runCliKilledAfter, runCliKilledWhen } from './run-cli-killable.js';
+
+/** 45 s simulated image jobs take 0.4 s real. */
+const TIME_SCALE = 0.009;
+/** The runner re-sends an unanswered create for 270 s REAL time: the window must outlast that. */
+const IDEMPOTENCY_WINDOW_MS = Math.ceil(300_000 / TIME_SCALE);
+const MAX_KILLS = 25;
+const MAX_KILL_DELAY_MS = 1_500;
+/** `chatgpt-image-sangtao` in the simulator's catalog, paid in credits (the plan quota is 0). */
+const IMAGE_COST = 4;
+
+interface Scenario {
+  simulator: Simulator;
+  dir: string;
+  env: Record<string, string>;
+  file: string;
+  jobIds: string[];
+  stateDir: string;
+  outputDir: string;
+  apply: string[];
+}
+
+async function setUp(seed: number): Promise<Scenario> {
+  const simulator = await startSimulator({
+    timeScale: TIME_SCALE,
+    seed,
+    idempotencyWindowMs: IDEMPOTENCY_WINDOW_MS,
+    account: { subscriptionImageQuota: 0 },
+  });
+  const dir = await makeWorkDir('crash');
+  const { file, jobIds } = await writeImageMatrixManifest(dir, {
+    name: 'crash-resume',
+    subjects: ['fox', 'owl', 'bear', 'heron'],
+    styles: ['watercolor', 'pencil', 'oil'],
+  });
+  const stateDir = join(dir, 'state');
+  const outputDir = join(dir, 'out');
+  const apply = [
+    'apply',
+    file,
+    '--yes',
+    '--state-dir',
+    stateDir,
+    '--output',
+    outputDir,
+    '--poll-interval',
+    '20-40',
+    '--first-poll',
+    '30',
+  ];
+  return { simulator, dir, env: simulatorEnv(simulator), file, jobIds, stateDir, outputDir, apply };
+}
+
+/**
+ * Re-runs `apply` on the same state, killing each run with `runKilled`, until a run finishes
+ * (after MAX_KILLS kills the run is left alone and must finish). Checks, after every run, that the
+ * service never holds more jobs than intended and that a dead runner's lock is taken over.
+ */
+async function killUntilDone(
+  scenario: Scenario,
+  runKilled: (run: number) => Promise<CliResult & { killed: boolean; label: string }>,
+): Promise<{ kills: number; locksLeft: number; history: string[] }> {
+  const { simulator, stateDir, jobIds, apply, env } = scenario;
+  const lockFile = join(stateDir, 'lock');
+  let kills = 0;
+  let locksLeft = 0;
+  let lockLeftBehind = false;
+  const history: string[] = [];
+  for (let run = 0; ; run++) {
+    expect(run, history.join('\n')).toBeLessThan(MAX_KILLS * 2);
+    const result =
+      kills < MAX_KILLS
+        ? await runKilled(run)
+        : { ...(await runCli(apply, { env, timeoutMs: 30_000 })), killed: false, label: 'left alone' };
+    history.push(
+      `run ${run}: ${result.label} -> ${result.killed ? 'killed' : `exit ${String(result.code)}`}`,
+    );
+    // Never more distinct jobs than intended, at any point between crashes.
+    expect(simulator.stats().jobsCreated, history.join('\n')).toBeLessThanOrEqual(jobIds.length);
+    if (result.killed) {
+      kills++;
+      lockLeftBehind = existsSync(lockFile);
+      if (lockLeftBehind) locksLeft++;
+      continue;
+    }
+    if (result.code !== 0 && /taking the lock .* right now/.test(result.stderr)) {
+      // Killed between creating the lock file and writing its owner: by design such an empty lock
+      // counts as "being written" for 2 s. Wait it out, as a user would.
+      await new Promise((resolve) => setTimeout(resolve, 2_100));
+      continue;
+    }
+    expect(result.code, `${history.join('\n')}\n${result.stderr}`).toBe(0);
+    // The dead runner's lock was still there: this run must have taken it over (its pid is gone).
+    if (lockLeftBehind) expect(result.stderr, history.join('\n')).toContain('Took over a stale lock');
+    expect(existsSync(lockFile)).toBe(false);
+    return { kills, locksLeft, history };
+  }
+}
+
+/** Every logical job done and downloaded intact, each created and charged exactly once. */
+async function expectPaidOnceAndComplete(scenario: Scenario): Promise<void> {
+  const { simulator, env, file, jobIds, stateDir, outputDir, apply } = scenario;
+  // A further apply has nothing left to do and creates nothing.
+  const createdBefore = simulator.stats().jobsCreated;
+  const again = await runCli(apply, { env, timeoutMs: 30_000 });
+  expect(again.code, again.stderr).toBe(0);
+  const stats = simulator.stats();
+  expect(stats.jobsCreated).toBe(createdBefore);
+
+  const view = await readStatus(file, stateDir, env);
+  expect(view.jobs.map((job) => job.id).sort()).toEqual([...jobIds].sort());
+  expect(view.jobs.filter((job) => job.status !== 'done')).toEqual([]);
+  for (const job of view.jobs) {
+    expect(job.files.length, job.id).toBeGreaterThanOrEqual(1);
+    for (const download of job.files) expect(download.file.startsWith(outputDir)).toBe(true);
+  }
+  expect(await findMismatchedDownloads(view)).toEqual([]);
+  // Nothing else beside them: a download killed midway leaves only a `.part-*` temporary (never a
+  // truncated file under a result's name), and the run that downloads that result again removes it.
+  const results = await listFilesDeep(outputDir);
+  expect(results.sort()).toEqual(
+    view.jobs.flatMap((job) => job.files.map((download) => download.file)).sort(),
+  );
+
+  // Paid once per intended job: 12 service jobs, 12 × the model's cost, nothing charged twice.
+  expect(stats.jobsCreated).toBe(jobIds.length);
+  expect(stats.jobs).toHaveLength(jobIds.length);
+  expect(stats.subscriptionJobs).toBe(0);
+  expect(stats.creditsCharged).toBe(jobIds.length * IMAGE_COST);
+  expect(view.totals.creditsSpent).toBe(jobIds.length * IMAGE_COST);
+
+  // Each service job belongs to a distinct logical job (mapped through the journaled keys)…
+  const keys = await readIntentKeys(stateDir);
+  const owners = stats.jobs.map((job) => {
+    expect(job.idempotencyKey, job.jobId).toBeDefined();
+    return keys.get(job.idempotencyKey ?? '') ?? `unknown key ${job.idempotencyKey ?? ''}`;
+  });
+  expect(owners.sort()).toEqual([...jobIds].sort());
+  // …and the state names exactly the service jobs that exist: none lost, none invented.
+  expect(view.jobs.map((job) => job.jobId).sort()).toEqual(stats.jobs.map((job) => job.jobId).sort());
+}
+
+/**
+ * SIGKILLs `runner apply` at seeded moments (before any create, between the journaled intent and the
+ * POST, between the POST and journaling the jobId, while polling, while downloading) and re-runs it on
+ * the same state until a run finishes. The simulator lives in the test process, so it remembers every
+ * job and charge across the crashes: no intended job may be created or charged twice, none lost.
+ */
+describe('apply survives SIGKILL at any moment without paying twice', () => {
+  it.each([{ seed: 3 }, { seed: 11 }, { seed: 2026 }])(
+    'kills at seeded delays and resumes a 12-job matrix (seed $seed)',
+    async ({ seed }) => {
+      const scenario = await setUp(seed);
+      try {
+        const random = createRandom(seed);
+        const { kills, locksLeft, history } = await killUntilDone(scenario, async () => {
+          // Squared: more kills early in a run (start-up, first creates), still some up to 1.5 s.
+          const delayMs = Math.floor(random() ** 2 * MAX_KILL_DELAY_MS);
+          const result = await runCliKilledAfter(scenario.apply, delayMs, {
+            env: scenario.env,
+            timeoutMs: 30_000,
+          });
+          return { ...result, label: `kill after ${delayMs} ms` };
+        });
+        // The crashes really happened, and some left a lock behind for a later run to take over.
+        expect(kills, history.join('\n')).toBeGreaterThanOrEqual(1);
+        expect(locksLeft, history.join('\n')).toBeGreaterThanOrEqual(1);
+        await expectPaidOnceAndComplete(scenario);
+      } finally {
+        await scenario.simulator.close();
+        await rm(scenario.dir, { recursive: true, force: true });
+      }
+    },
+    90_000,
+  );
+
+  it('kills right after the service accepts a create, before the jobId is journaled', async () => {
+    const scenario = await setUp(77);
+    const { simulator, stateDir } = scenario;
+    try {
+      let unjournaled = 0;
+      const { kills, history } = await killUntilDone(scenario, async () => {
+        const before = simulator.stats().jobsCreated;
+        const result = await runCliKilledWhen(scenario.apply, () => simulator.stats().jobsCreated > before, {
+          env: scenario.env,
+          timeoutMs: 30_000,
+        });
+        const orphans = await findUnjournaledCreates(stateDir, simulator.stats().jobs);
+        if (result.killed) unjournaled += orphans.length;
+        return { ...result, label: `kill at create ${before + 1} (${orphans.length} not journaled)` };
+      });
+      expect(kills, history.join('\n')).toBeGreaterThanOrEqual(1);
+      // The dangerous window was hit: a job existed that the journal did not know. The resumed run
+      // re-sent the same key and adopted it (checked below: 12 jobs, 12 charges).
+      expect(unjournaled, history.join('\n')).toBeGreaterThanOrEqual(1);
+      expect(simulator.stats().idempotentReplays).toBeGreaterThanOrEqual(1);
+      await expectPaidOnceAndComplete(scenario);
+    } finally {
+      await simulator.close();
+      await rm(scenario.dir, { recursive: true, force: true });
+    }
+  }, 90_000);
+});
