@@ -1,5 +1,4 @@
 import { ExitCode } from '../errors.js';
-import type { Output } from './output.js';
 
 /**
  * Ctrl-C once: abort the returned signal (apply stops creating, follows open jobs to the end and saves
@@ -7,17 +6,17 @@ import type { Output } from './output.js';
  * (and fsynced) before anything depends on it; the lock left behind names a dead pid and is taken over.
  * This and bin.ts are the only places that end the process.
  */
-export function handleInterrupts(output: Output): { signal: AbortSignal; dispose(): void } {
+export function handleInterrupts(say: (line: string) => void): { signal: AbortSignal; dispose(): void } {
   const controller = new AbortController();
   const onSignal = (name: NodeJS.Signals) => {
     if (!controller.signal.aborted) {
-      output.err(
-        `\n${name}: no new jobs will be created; waiting for open jobs to finish. Press Ctrl-C again to exit now (state is kept).`,
+      say(
+        `${name}: no new jobs will be created; waiting for open jobs to finish. Press Ctrl-C again to exit now (state is kept).`,
       );
       controller.abort(new Error(name));
       return;
     }
-    output.err(`${name} again: exiting now. Run apply again to resume.`);
+    say(`${name} again: exiting now. Run apply again to resume.`);
     process.exit(ExitCode.Interrupted);
   };
   process.on('SIGINT', onSignal);

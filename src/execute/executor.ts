@@ -167,7 +167,10 @@ export function chooseExitReason(
   stop: StopReason | undefined,
   counts: ExecutionSummary['counts'],
 ): ExitReason {
-  if (stop !== undefined && stop !== 'service' && stop !== 'error') return stop;
+  // Every job done is success, even when creating stopped early (Ctrl-C after the last create):
+  // nothing the user asked for is missing.
   const allDone = counts.done === counts.total && counts.downloadFailures === 0;
-  return allDone ? 'ok' : 'failed';
+  if (allDone) return 'ok';
+  if (stop !== undefined && stop !== 'service' && stop !== 'error') return stop;
+  return 'failed';
 }

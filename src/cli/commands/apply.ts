@@ -173,7 +173,7 @@ async function executeWithProgress(
     Date.now,
   );
   const progress = createProgressReporter(ctx.output, model);
-  const interrupts = handleInterrupts(ctx.output);
+  const interrupts = handleInterrupts((line) => progress.note(line));
   try {
     return await executePlan(
       plan,

@@ -7,6 +7,8 @@ import { formatDuration, type ProgressSnapshot } from './progress-model.js';
 /** Receives executor events and shows them; `finish` leaves the terminal clean. */
 export interface ProgressReporter {
   onEvent(event: ExecutionEvent): void;
+  /** A line of its own (e.g. what Ctrl-C does), printed above the live view without breaking it. */
+  note(line: string): void;
   finish(): void;
 }
 
@@ -30,27 +32,32 @@ export function createProgressReporter(
         const line = formatEventLine(event, output.style);
         if (line !== undefined) output.err(line);
       },
+      note: (line) => output.err(line),
       finish: () => undefined,
     };
   }
   let drawnLines = 0;
   let lastDraw = 0;
   let timer: NodeJS.Timeout | undefined;
+  // `\r` first: a terminal echoing ^C has moved the cursor off column 0.
   const clear = () => {
-    if (drawnLines > 0) output.stderr.write(`\u001b[${drawnLines}A\u001b[0J`);
+    if (drawnLines > 0) output.stderr.write(`\r\u001b[${drawnLines}A\u001b[0J`);
     drawnLines = 0;
   };
-  const draw = () => {
+  const draw = (final = false) => {
     timer = undefined;
     lastDraw = now();
     clear();
-    const lines = renderLiveBlock(model.snapshot(), output);
+    const snapshot = model.snapshot();
+    // Once the run is over, jobs still pending will not run in this process: no ETA for them.
+    if (final) delete snapshot.etaMs;
+    const lines = renderLiveBlock(snapshot, output);
     output.stderr.write(`${lines.join('\n')}\n`);
     drawnLines = lines.length;
   };
   const scheduleDraw = () => {
     if (timer !== undefined) return;
-    timer = setTimeout(draw, Math.max(0, REDRAW_MS - (now() - lastDraw)));
+    timer = setTimeout(() => draw(), Math.max(0, REDRAW_MS - (now() - lastDraw)));
     timer.unref();
   };
   return {
@@ -63,9 +70,14 @@ export function createProgressReporter(
       }
       scheduleDraw();
     },
+    note: (line) => {
+      clear();
+      output.err(line);
+      scheduleDraw();
+    },
     finish: () => {
       if (timer !== undefined) clearTimeout(timer);
-      draw();
+      draw(true);
     },
   };
 }

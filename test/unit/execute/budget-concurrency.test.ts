@@ -1,6 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { createBudget } from '../../../src/execute/budget.js';
 import { createJobLimiter } from '../../../src/execute/concurrency.js';
+import { chooseExitReason } from '../../../src/execute/executor.js';
 
 describe('createBudget', () => {
   it('reserves estimates against the cap and counts actual costs and refunds', () => {
@@ -31,5 +32,22 @@ describe('createJobLimiter', () => {
     expect(limiter.follow(0)).toBeUndefined();
     expect(limiter.follow(undefined)).toBeUndefined();
     expect(createJobLimiter(3).follow(8)).toBeUndefined();
+  });
+});
+
+describe('chooseExitReason', () => {
+  const counts = (done: number, total: number, downloadFailures = 0) =>
+    ({ total, done, downloadFailures }) as unknown as Parameters<typeof chooseExitReason>[1];
+
+  it('is ok when every job is done, even when creating was stopped (Ctrl-C after the last create)', () => {
+    expect(chooseExitReason('interrupted', counts(3, 3))).toBe('ok');
+    expect(chooseExitReason(undefined, counts(3, 3))).toBe('ok');
+  });
+
+  it('names why it stopped when jobs are missing, and says failed otherwise', () => {
+    expect(chooseExitReason('interrupted', counts(2, 3))).toBe('interrupted');
+    expect(chooseExitReason('credits', counts(2, 3))).toBe('credits');
+    expect(chooseExitReason('service', counts(2, 3))).toBe('failed');
+    expect(chooseExitReason(undefined, counts(3, 3, 1))).toBe('failed');
   });
 });
