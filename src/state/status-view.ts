@@ -3,7 +3,7 @@ import { sumChargedCredits, type JobState, type JobStatus } from './job-state.js
 /**
  * The JSON shape of `runner status --json` (version 1):
  * ```
- * { version: 1,
+ * { schemaVersion: 1,
  *   totals: { jobs, pending, creating, open, done, failed, deferred, uncertain, creditsSpent },
  *   jobs: [{ id, status, attempts, jobId?, serviceStatus?, progress?, failureKind?, error?,
  *            notBefore?, creditCost, chargeSource?, files: [{ file, bytes, sha256 }] }] }
@@ -11,7 +11,7 @@ import { sumChargedCredits, type JobState, type JobStatus } from './job-state.js
  * `creditCost` counts credits charged by attempts that were not refunded; `notBefore` is an ISO time.
  */
 export interface StatusView {
-  version: 1;
+  schemaVersion: 1;
   totals: Record<JobStatus, number> & { jobs: number; creditsSpent: number };
   jobs: JobStatusView[];
 }
@@ -61,7 +61,7 @@ export function buildStatusView(
     totals[view.status]++;
     totals.creditsSpent += view.creditCost;
   }
-  return { version: 1, totals, jobs: views };
+  return { schemaVersion: 1, totals, jobs: views };
 }
 
 function projectJob(id: string, job: JobState | undefined): JobStatusView {

@@ -12,6 +12,7 @@ const TIME_SCALE = 0.005;
 const FAST = ['--poll-interval', '15-25', '--first-poll', '50', '--yes'];
 
 interface StatusJson {
+  schemaVersion: number;
   totals: Record<string, number>;
   jobs: {
     id: string;
@@ -74,6 +75,7 @@ jobs:
     expect(sim.stats().maxRunningAtOnce).toBeLessThanOrEqual(4);
 
     const view = await status();
+    expect(view.schemaVersion).toBe(1);
     expect(view.jobs.map((job) => job.status)).toEqual(Array(7).fill('done'));
     for (const job of view.jobs) {
       expect(job.files.length).toBeGreaterThan(0);
@@ -84,9 +86,14 @@ jobs:
     }
 
     const charged = sim.stats().creditsCharged;
-    const again = await runCli(['apply', file, ...FAST], { env });
+    const again = await runCli(['apply', file, ...FAST, '--json'], { env });
     expect(again.code).toBe(0);
-    expect(again.stdout).toContain('Credits spent: 0 in this run');
+    expect(JSON.parse(again.stdout)).toMatchObject({
+      schemaVersion: 1,
+      exitReason: 'ok',
+      creditsSpent: 0,
+      counts: { total: 7, done: 7 },
+    });
     expect(sim.stats().jobsCreated).toBe(7);
     expect(sim.stats().creditsCharged).toBe(charged);
   });

@@ -92,7 +92,7 @@ export async function runApply(ctx: CommandContext, args: string[], options: Rec
       const temporaryState = simulated && readStateDir(options).stateDir === undefined;
       ctx.output.out(
         options.json === true
-          ? JSON.stringify(summary, null, 2)
+          ? JSON.stringify({ schemaVersion: 1, ...summary }, null, 2)
           : renderApplySummary(
               summary,
               {
