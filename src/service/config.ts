@@ -36,7 +36,7 @@ export async function resolveServiceConfig(sources: ServiceConfigSources): Promi
       : await readApiKeyFile(sources.apiKeyFile);
   if (apiKey === undefined) {
     throw new RunnerError('AUTHENTICATION', 'No API key: set MEDIAGEN_API_KEY or pass --api-key-file FILE', {
-      hint: 'Create a key in the account settings under the API Key page',
+      hint: 'Create a key in the account settings under the API Key page. Without one, `runner validate FILE --catalog catalog.json` checks a manifest offline, and --simulate runs any command against the embedded simulator.',
     });
   }
   return { baseUrl, apiKey };
