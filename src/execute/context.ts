@@ -31,9 +31,27 @@ export interface ExecutionContext {
   /** Why no new job may be created, or undefined. */
   stopReason(): StopReason | undefined;
   stopCreating(reason: StopReason, message: string): void;
+  /**
+   * Whether creating stopped for a reason other than the budget (which only concerns the jobs that
+   * did not fit): then even a create that already reserved its credits is not sent.
+   */
+  stoppedBeyondBudget(): boolean;
   /** Stops everything (401/403). */
   abortAll(message: string): void;
 }
+
+/**
+ * A later stop replaces an earlier one only when it says more about the exit: a 401 after the budget
+ * stop still exits 4, a 402 after a service fault still exits 3 (see `chooseExitReason`).
+ */
+const STOP_RANK: Readonly<Record<StopReason, number>> = {
+  auth: 5,
+  credits: 4,
+  budget: 3,
+  interrupted: 2,
+  service: 1,
+  error: 1,
+};
 
 export function createExecutionContext(input: {
   pipeline: string;
@@ -50,6 +68,7 @@ export function createExecutionContext(input: {
 }): ExecutionContext {
   const hard = new AbortController();
   let stop: StopReason | undefined;
+  let beyondBudget = false;
   const ctx: ExecutionContext = {
     pipeline: input.pipeline,
     options: input.options,
@@ -69,10 +88,12 @@ export function createExecutionContext(input: {
     },
     stopReason: () => stop,
     stopCreating(reason, message) {
-      if (stop !== undefined) return;
+      if (reason !== 'budget') beyondBudget = true;
+      if (stop !== undefined && STOP_RANK[reason] <= STOP_RANK[stop]) return;
       stop = reason;
       input.onEvent({ type: 'stopped-creating', reason, message });
     },
+    stoppedBeyondBudget: () => beyondBudget,
     abortAll(message) {
       ctx.stopCreating('auth', message);
       hard.abort(new Error(message));

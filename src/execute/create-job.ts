@@ -2,7 +2,7 @@ import { getJobKind } from '../kinds/index.js';
 import type { PlannedJob } from '../plan/types.js';
 import { deriveIdempotencyKey } from '../state/idempotency-key.js';
 import type { ExecutionContext } from './context.js';
-import { errorCodeOf, errorMessageOf } from './error-info.js';
+import { earlierSendMayHaveActed, errorCodeOf, errorMessageOf } from './error-info.js';
 import { uploadReferences } from './upload-references.js';
 
 /**
@@ -74,7 +74,8 @@ export async function createAttempt(
     ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
   });
   const stopped = ctx.stopReason();
-  if (stopped !== undefined && !resent) {
+  // A budget stop concerns the jobs that did not fit: this one's credits are already reserved.
+  if (stopped !== undefined && ctx.stoppedBeyondBudget() && !resent) {
     // Stopped while the intent was being written: say so, or a later run would take it as sent.
     release();
     await ctx.record({
@@ -87,9 +88,22 @@ export async function createAttempt(
     });
     return 'pending';
   }
+  // A re-send inside the key's window: the client must not stretch it past the window of the first send.
+  const intentAt = resent
+    ? ctx.jobs.get(job.id)?.attempts.find((a) => a.attempt === attempt)?.intentAt
+    : undefined;
+  const earlierSendAt =
+    intentAt !== undefined && ctx.clock.now() - intentAt < ctx.options.idempotencyWindowMs
+      ? intentAt
+      : undefined;
   try {
     const creation = await ctx.client.createJob(
-      { kind: job.kind, body, ...(idempotencyKey === undefined ? {} : { idempotencyKey }) },
+      {
+        kind: job.kind,
+        body,
+        ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
+        ...(earlierSendAt === undefined ? {} : { earlierSendAt }),
+      },
       { signal: ctx.hardSignal },
     );
     reserved = false;
@@ -99,7 +113,9 @@ export async function createAttempt(
       id: job.id,
       attempt,
       jobId: creation.jobId,
-      ...(creation.creditCost === undefined ? {} : { creditCost: creation.creditCost }),
+      ...(creation.creditCost === undefined
+        ? { estimatedCredits: job.estimatedCredits }
+        : { creditCost: creation.creditCost }),
       ...(creation.chargeSource === undefined ? {} : { chargeSource: creation.chargeSource }),
       ...(creation.queuePosition === undefined ? {} : { queuePosition: creation.queuePosition }),
     });
@@ -138,11 +154,13 @@ async function handleCreateError(
   const { attempt, keyed, resent } = send;
   const code = errorCodeOf(error);
   const message = errorMessageOf(error);
-  // A refusal proves that THIS request created nothing. For a re-send, an earlier send of the same
-  // attempt may still have made a job: the attempt stays unanswered, never "nothing created".
+  // A refusal proves that THIS request created nothing. For a re-send, or after the client's retry
+  // loop sent it once without a usable answer (a 5xx or a timeout, then a 429), an earlier send of the
+  // same attempt may still have made a job: the attempt stays unanswered, never "nothing created".
+  const earlierSend = resent || earlierSendMayHaveActed(error);
   const refuse = async (final: boolean, result: CreateResult): Promise<CreateResult> => {
-    if (resent && !final) {
-      return unanswered(ctx, job, attempt, keyed, `the re-send was refused (${code ?? 'error'}: ${message})`);
+    if (earlierSend && !final) {
+      return unanswered(ctx, job, attempt, keyed, `a re-send was refused (${code ?? 'error'}: ${message})`);
     }
     await ctx.record({ type: 'create-failed', id: job.id, attempt, code: code ?? 'UNKNOWN', message, final });
     return result;

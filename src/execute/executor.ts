@@ -1,6 +1,6 @@
 import pLimit from 'p-limit';
 import type { Plan, PlannedJob } from '../plan/types.js';
-import { sumChargedCredits, type JobState } from '../state/job-state.js';
+import { sumBudgetedCredits, type JobState } from '../state/job-state.js';
 import { createBudget } from './budget.js';
 import { createJobLimiter } from './concurrency.js';
 import { createExecutionContext, type ExecutionContext } from './context.js';
@@ -8,7 +8,7 @@ import { downloadResults } from './download-results.js';
 import { errorMessageOf } from './error-info.js';
 import type { ExecutionSummary, ExitReason, JobOutcome, StopReason } from './events.js';
 import { resolveExecuteOptions, type ExecuteDeps, type ExecuteOptions } from './options.js';
-import { runJob } from './run-job.js';
+import { isSamePayload, runJob } from './run-job.js';
 
 /**
  * Runs a plan: at most 4 jobs open at once, every step journaled before it matters, so a crash or
@@ -23,7 +23,7 @@ export async function executePlan(
   const resolved = resolveExecuteOptions(options, plan.budget);
   const jobs = new Map<string, JobState>(structuredClone([...deps.state]));
   let alreadySpent = 0;
-  for (const job of jobs.values()) alreadySpent += sumChargedCredits(job);
+  for (const job of jobs.values()) alreadySpent += sumBudgetedCredits(job);
   const limiter = createJobLimiter(resolved.concurrency);
   const ctx = createExecutionContext({
     pipeline: plan.pipeline,
@@ -77,7 +77,8 @@ export async function executePlan(
 function orderForResume(planned: readonly PlannedJob[], jobs: ReadonlyMap<string, JobState>): PlannedJob[] {
   const rank = (job: PlannedJob): number => {
     const state = jobs.get(job.id);
-    if (state === undefined || state.attempts.at(-1)?.payloadHash !== job.payloadHash) return 2;
+    const last = state?.attempts.at(-1);
+    if (state === undefined || last === undefined || !isSamePayload(last, job)) return 2;
     return state.status === 'open' ? 0 : state.status === 'creating' ? 1 : 2;
   };
   return planned

@@ -19,7 +19,7 @@ export async function runJob(ctx: ExecutionContext, job: PlannedJob): Promise<Jo
     const state = ctx.jobs.get(job.id);
     const last = state?.attempts.at(-1);
     const nextAttempt = (state?.attempts.length ?? 0) + 1;
-    if (state === undefined || last === undefined || last.payloadHash !== job.payloadHash) {
+    if (state === undefined || last === undefined || !isSamePayload(last, job)) {
       if (last !== undefined && (state?.status === 'open' || state?.status === 'creating')) {
         ctx.emit({
           type: 'warning',
@@ -65,6 +65,13 @@ export async function runJob(ctx: ExecutionContext, job: PlannedJob): Promise<Jo
         }
         break;
       case 'uncertain':
+        if (ctx.options.onUncertain === 'skip' && last.jobId !== undefined) {
+          // A job id the service once gave and later denied (HTTP 404 while polling): asking again
+          // costs nothing and recovers a paid result if the denial was passing.
+          const outcome = await followOpenAttempt(ctx, job, last);
+          if (outcome !== undefined) return outcome;
+          continue;
+        }
         if (ctx.options.onUncertain === 'skip') {
           ctx.emit({
             type: 'job-skipped',
@@ -102,6 +109,15 @@ export async function runJob(ctx: ExecutionContext, job: PlannedJob): Promise<Jo
     const created = await createAttempt(ctx, job, nextAttempt, false);
     if (created !== 'open') return created;
   }
+}
+
+/**
+ * Whether an attempt was sent with the job's current payload. An attempt journaled without its
+ * intent (never written by the runner: a hand-edited journal) has no payload hash; it is taken as the
+ * current payload, so a job id it holds is followed rather than paid for again.
+ */
+export function isSamePayload(attempt: AttemptState, job: PlannedJob): boolean {
+  return attempt.payloadHash === job.payloadHash || attempt.payloadHash === '';
 }
 
 /** An intent without an answer: re-send with the same key inside the window, else it is uncertain. */
@@ -196,7 +212,7 @@ async function handleFailure(
   record: JobRecord,
 ): Promise<JobOutcome | undefined> {
   // Failed jobs are not charged: the service releases the locked credits (api-notes).
-  ctx.budget.refund(last.creditCost ?? 0);
+  ctx.budget.refund(last.creditCost ?? last.estimatedCredits ?? 0);
   const state = ctx.jobs.get(job.id);
   const decision = decideFailure(
     record.failureKind,

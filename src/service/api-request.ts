@@ -34,6 +34,10 @@ export interface ApiCall {
   body?: unknown;
   safety: RetrySafety;
   signal?: AbortSignal;
+  /** A keyed create: how long after the first send a re-send stays covered by its key. */
+  resendWindowMs?: number;
+  /** An earlier send of the same keyed create that may have reached the service, if any. */
+  earlierSendAt?: number;
 }
 
 /** Returns the envelope's `data` of a successful answer; throws a {@link ServiceError} subclass otherwise. */
@@ -55,6 +59,8 @@ export async function requestApi(deps: ApiRequestDeps, call: ApiCall): Promise<u
     options: deps.retry,
     ...(deps.onEvent === undefined ? {} : { onEvent: deps.onEvent }),
     ...(call.signal === undefined ? {} : { signal: call.signal }),
+    ...(call.resendWindowMs === undefined ? {} : { resendWindowMs: call.resendWindowMs }),
+    ...(call.earlierSendAt === undefined ? {} : { earlierSendAt: call.earlierSendAt }),
   };
   return runWithRetry(retryContext, () => {
     const startedAt = deps.clock.now();

@@ -136,6 +136,8 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
           path: adapter.createPath,
           body,
           safety: keyed ? 'safe' : 'unkeyed-create',
+          ...(keyed ? { resendWindowMs: deps.retry.idempotencyWindowMs } : {}),
+          ...(keyed && request.earlierSendAt !== undefined ? { earlierSendAt: request.earlierSendAt } : {}),
           ...signalOf(callOptions),
         },
         'job-creation',

@@ -29,6 +29,12 @@ export class ServiceError extends RunnerError {
   readonly errorCode: string | undefined;
   readonly serviceMessage: string | undefined;
   readonly retryAfter: string | undefined;
+  /**
+   * Set by the retry loop when an EARLIER send of the same request got no usable answer (a 5xx, a
+   * reset, a timeout): the service may have acted on it, so this error, even a refusal such as 429 or
+   * 402, does not prove that nothing was done.
+   */
+  earlierSendMayHaveActed = false;
 
   constructor(
     code: ErrorCode,

@@ -3,7 +3,13 @@
  */
 import type { Clock } from '../clock.js';
 import { NetworkError, ServiceError } from './errors.js';
-import { decideRetry, type FailureInfo, type RetryOptions, type RetrySafety } from './retry-policy.js';
+import {
+  decideRetry,
+  isRefusal,
+  type FailureInfo,
+  type RetryOptions,
+  type RetrySafety,
+} from './retry-policy.js';
 import type { ClientEvent } from './service-client.js';
 
 export interface RetryContext {
@@ -15,14 +21,25 @@ export interface RetryContext {
   options: RetryOptions;
   onEvent?: (event: ClientEvent) => void;
   signal?: AbortSignal;
+  /**
+   * Set for a keyed create: once a send may have been acted on, no re-send goes out later than this
+   * long after the first send (the service's idempotency key would no longer protect it).
+   */
+  resendWindowMs?: number;
+  /** An earlier send of this request (before this call) that the service may have acted on. */
+  earlierSendAt?: number;
 }
 
 /** Calls `attempt` until it resolves; rethrows the last error when the policy gives up. */
 export async function runWithRetry<T>(ctx: RetryContext, attempt: () => Promise<T>): Promise<T> {
+  let earlierSendMayHaveActed = ctx.earlierSendAt !== undefined;
+  const firstSentAt = ctx.earlierSendAt ?? ctx.clock.now();
   for (let attemptNumber = 1; ; attemptNumber++) {
     try {
       return await attempt();
     } catch (error) {
+      // A final refusal (429, 402...) after an ambiguous send proves nothing about that earlier send.
+      if (earlierSendMayHaveActed && error instanceof ServiceError) error.earlierSendMayHaveActed = true;
       const failure = describeFailure(error);
       if (failure === undefined) throw error;
       const decision = decideRetry({
@@ -34,6 +51,15 @@ export async function runWithRetry<T>(ctx: RetryContext, attempt: () => Promise<
         options: ctx.options,
       });
       if (!decision.retry) throw error;
+      if (!isRefusal(failure)) earlierSendMayHaveActed = true;
+      if (
+        earlierSendMayHaveActed &&
+        ctx.resendWindowMs !== undefined &&
+        ctx.clock.now() + decision.delayMs - firstSentAt >= ctx.resendWindowMs
+      ) {
+        if (error instanceof ServiceError) error.earlierSendMayHaveActed = true;
+        throw error;
+      }
       ctx.onEvent?.({
         type: 'retry',
         method: ctx.method,

@@ -17,6 +17,12 @@ export interface RetryOptions {
   queueFullDelayMs: number;
   /** A `Retry-After` longer than this is not waited for: the request gives up. @default 300_000 */
   maxRetryAfterMs: number;
+  /**
+   * How long after its first send a keyed create may still be re-sent, below the service's ~5 minute
+   * key window (spec 4.3 rule 4): past it, a re-send of a create the service did make would make a
+   * second, paid job. @default 270_000
+   */
+  idempotencyWindowMs: number;
 }
 
 export const DEFAULT_RETRY_OPTIONS: RetryOptions = {
@@ -25,6 +31,7 @@ export const DEFAULT_RETRY_OPTIONS: RetryOptions = {
   maxDelayMs: 30_000,
   queueFullDelayMs: 60_000,
   maxRetryAfterMs: 300_000,
+  idempotencyWindowMs: 270_000,
 };
 
 /** What went wrong with one attempt. */
@@ -78,7 +85,7 @@ export function decideRetry(input: RetryInput): RetryDecision {
 }
 
 /** Failures that prove the service did not act on the request: retrying cannot double anything. */
-function isRefusal(failure: FailureInfo): boolean {
+export function isRefusal(failure: FailureInfo): boolean {
   if (failure.type === 'network') return failure.failure === 'connect';
   return failure.status === 429 || failure.errorCode === 'AGENT_QUEUE_FULL';
 }

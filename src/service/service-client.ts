@@ -15,6 +15,12 @@ export interface CreateJobRequest {
    * (spec 4.3 rule 4); without it only failures that prove nothing was created are retried.
    */
   idempotencyKey?: string;
+  /**
+   * When an earlier send with the same key may already have reached the service (a crashed run, a
+   * lost answer): its time on the client's clock. Re-sends then stop at the key's window counted from
+   * it, and a refusal is not taken as proof that nothing was made.
+   */
+  earlierSendAt?: number;
 }
 
 /** What the client tells its caller while it waits; the CLI and logs render these. */

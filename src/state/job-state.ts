@@ -39,6 +39,8 @@ export interface AttemptState {
   error?: string;
   resultUrls: string[];
   creditCost?: number;
+  /** The plan's estimate when the create answer carried no `creditCost`. */
+  estimatedCredits?: number;
   chargeSource?: ChargeSource;
   notBefore?: number;
   uncertainReason?: string;
@@ -87,12 +89,24 @@ export function deriveJobStatus(attempts: readonly AttemptState[]): JobStatus {
 
 /** Credits actually charged for a job: attempts that got a job id and did not fail (failed jobs are refunded). */
 export function sumChargedCredits(job: JobState): number {
+  return sumCredits(job, (attempt) => attempt.creditCost ?? 0);
+}
+
+/**
+ * What a budget must count for a job: {@link sumChargedCredits}, with the plan's estimate standing in
+ * for a cost the service did not report (a video create may answer with the job id only).
+ */
+export function sumBudgetedCredits(job: JobState): number {
+  return sumCredits(job, (attempt) => attempt.creditCost ?? attempt.estimatedCredits ?? 0);
+}
+
+function sumCredits(job: JobState, costOf: (attempt: AttemptState) => number): number {
   let total = 0;
   for (const attempt of job.attempts) {
     if (attempt.jobId === undefined) continue;
     if (attempt.outcome === 'failed' || attempt.outcome === 'retry' || attempt.outcome === 'deferred')
       continue;
-    total += attempt.creditCost ?? 0;
+    total += costOf(attempt);
   }
   return total;
 }

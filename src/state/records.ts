@@ -47,6 +47,8 @@ export interface CreatedRecord {
   attempt: number;
   jobId: string;
   creditCost?: number;
+  /** The plan's estimate, journaled when the answer carries no `creditCost`: the budget counts it. */
+  estimatedCredits?: number;
   chargeSource?: ChargeSource;
   queuePosition?: number;
 }

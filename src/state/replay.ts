@@ -121,6 +121,7 @@ function applyAttemptRecord(attempt: AttemptState, record: AttemptRecord): void 
       attempt.jobId = record.jobId;
       attempt.createdAt = record.at;
       if (record.creditCost !== undefined) attempt.creditCost = record.creditCost;
+      if (record.estimatedCredits !== undefined) attempt.estimatedCredits = record.estimatedCredits;
       if (record.chargeSource !== undefined) attempt.chargeSource = record.chargeSource;
       return;
     case 'create-failed':

@@ -270,6 +270,72 @@ describe('executePlan', () => {
     expect([...state.values()].every((job) => job.status === 'open')).toBe(true);
   });
 
+  it('exits for auth (4) on a 401 that comes after creating already stopped for the budget', async () => {
+    const h = createHarness();
+    const jobs = Array.from({ length: 3 }, (_, i) =>
+      plannedJob(`j${i}`, `p${i}`, 'image', { estimatedCredits: 2 }),
+    );
+    h.service.pollErrors.push(new RunnerError('AUTHENTICATION', 'HTTP 401'));
+    // j0 is created; j1 would cross the budget and stops creating; then j0's poll gets a 401.
+    const summary = await h.run(makePlan(jobs, 3), { concurrency: 2 });
+    expect(h.service.creates).toHaveLength(1);
+    expect(summary.stopReason).toBe('auth');
+    expect(summary.exitReason).toBe('auth');
+  });
+
+  it('creates the jobs that fit the budget when another job running beside them does not', async () => {
+    const h = createHarness();
+    const jobs = Array.from({ length: 4 }, (_, i) =>
+      plannedJob(`j${i}`, `p${i}`, 'image', { estimatedCredits: 2 }),
+    );
+    const summary = await h.run(makePlan(jobs, 5));
+    expect(h.service.creates).toHaveLength(2);
+    expect(summary.counts).toMatchObject({ done: 2, pending: 2 });
+    expect(summary.exitReason).toBe('budget');
+  });
+
+  it('exits for credits (3) on a 402 that comes after creating stopped on a service fault', async () => {
+    const h = createHarness();
+    const original = h.service.client.createJob.bind(h.service.client);
+    let calls = 0;
+    let bothSent: () => void = () => undefined;
+    const second = new Promise<void>((resolve) => (bothSent = resolve));
+    h.service.client.createJob = async (request, options) => {
+      const call = ++calls;
+      if (call === 2) bothSent();
+      // Both creates are in flight before either answer comes.
+      await second;
+      if (call === 1) throw new RunnerError('RATE_LIMITED', 'HTTP 429');
+      if (call === 2) throw new RunnerError('INSUFFICIENT_CREDITS', 'HTTP 402');
+      return original(request, options);
+    };
+    const summary = await h.run(makePlan([plannedJob('a', 'x'), plannedJob('b', 'y')]));
+    expect(calls).toBe(2);
+    expect(summary.exitReason).toBe('credits');
+  });
+
+  it("counts the estimate of an earlier run's job whose create answer carried no creditCost against the budget", async () => {
+    const h = createHarness();
+    const original = h.service.client.createJob.bind(h.service.client);
+    const controller = new AbortController();
+    h.service.client.createJob = async (request, options) => {
+      // A video endpoint may answer with the job id only (its payload is "not shown").
+      const { jobId, status } = await original(request, options);
+      controller.abort();
+      return { jobId, status };
+    };
+    const jobs = Array.from({ length: 3 }, (_, i) =>
+      plannedJob(`v${i}`, `never ${i}`, 'stock-video', { estimatedCredits: 2 }),
+    );
+    await h.run(makePlan(jobs, 5), { concurrency: 1, jobDeadlineMs: 100 }, controller.signal);
+    expect(h.service.creates).toHaveLength(1);
+    expect((await h.state()).get('v0')?.status).toBe('open');
+    // v0 is still open, cost unknown: the next apply may spend 5 - 2 more, one job, not two.
+    const again = await h.run(makePlan(jobs, 5), { concurrency: 2, jobDeadlineMs: 100 });
+    expect(h.service.creates).toHaveLength(2);
+    expect(again.exitReason).toBe('budget');
+  });
+
   it('stops before a create that would cross the budget', async () => {
     const h = createHarness();
     const jobs = Array.from({ length: 5 }, (_, i) =>
@@ -374,6 +440,30 @@ describe('executePlan', () => {
     expect(h.service.creates[0]?.idempotencyKey).toBe(h.service.creates[1]?.idempotencyKey);
   });
 
+  it('follows a journaled job id whose intent record is missing instead of paying for a new job', async () => {
+    const h = createHarness();
+    h.service.jobs.set('J-old', { prompt: 'x', polls: 0, outcome: 'complete' });
+    await writeFile(
+      h.journalPath,
+      `${JSON.stringify({ type: 'created', at: h.clock.now() - 1000, id: 'a', attempt: 1, jobId: 'J-old', creditCost: 1 })}\n`,
+    );
+    const summary = await h.run(makePlan([plannedJob('a', 'x')]));
+    expect(h.service.creates).toHaveLength(0);
+    expect(summary.counts.done).toBe(1);
+    expect(summary.jobs[0]?.jobId).toBe('J-old');
+  });
+
+  it('polls again on the next apply a job whose poll once answered 404, and gets its result', async () => {
+    const h = createHarness();
+    h.service.pollErrors.push(new RunnerError('NOT_FOUND', 'HTTP 404'));
+    const first = await h.run(makePlan([plannedJob('a', 'x')]));
+    expect(first.counts.uncertain).toBe(1);
+    const second = await h.run(makePlan([plannedJob('a', 'x')]));
+    expect(second.counts.done).toBe(1);
+    expect(h.service.creates).toHaveLength(1);
+    expect(second.jobs[0]?.files).toHaveLength(2);
+  });
+
   it('resumes polling an open job without creating it again', async () => {
     const h = createHarness();
     h.service.pollErrors.push(new RunnerError('AUTHENTICATION', 'HTTP 401'));
@@ -452,6 +542,39 @@ describe('executePlan', () => {
     const again = await h.run(makePlan([job]));
     expect(again.counts.done).toBe(1);
     expect(h.service.creates.map((create) => create.idempotencyKey)).toEqual([key, key]);
+  });
+
+  it('does not send a create whose credits fit the budget when Ctrl-C comes while its intent is written', async () => {
+    const h = createHarness();
+    const controller = new AbortController();
+    const journal = await openJournal(h.journalPath, { clock: h.clock });
+    const tripwire = {
+      path: journal.path,
+      append: async (entry: Parameters<typeof journal.append>[0]) => {
+        const written = await journal.append(entry);
+        if (entry.type === 'intent') controller.abort();
+        return written;
+      },
+      close: () => journal.close(),
+    };
+    // j0 reserves its credits; j1 does not fit and stops creating for the budget; then Ctrl-C.
+    const jobs = [0, 1].map((i) => plannedJob(`j${i}`, `p${i}`, 'image', { estimatedCredits: 2 }));
+    await executePlan(
+      makePlan(jobs, 3),
+      {
+        client: h.service.client,
+        journal: tripwire,
+        state: new Map(),
+        clock: h.clock,
+        uploadCache: createMemoryUploadCache(),
+        onEvent: () => undefined,
+        signal: controller.signal,
+      },
+      { runId: 'run-1', concurrency: 2 },
+    );
+    await journal.close();
+    expect(h.service.creates).toHaveLength(0);
+    expect((await h.state()).get('j0')?.status).toBe('pending');
   });
 
   it('records an intent that was never sent because creating stopped meanwhile', async () => {

@@ -463,6 +463,67 @@ describe('retries', () => {
     expect(clock.sleeps).toEqual([250, 60_000]);
   });
 
+  it('marks a refusal that follows an ambiguous send of the same keyed create', async () => {
+    const path = '/api/v2/agents/jobs/create';
+    api()
+      .intercept({ path, method: 'POST' })
+      .replyWithError(Object.assign(new Error('reset'), { code: 'ECONNRESET' }));
+    api()
+      .intercept({ path, method: 'POST' })
+      .reply(429, fail('slow down'), { headers: { 'retry-after': '3600' } });
+    const error = await client
+      .createJob({ kind: 'image', body: { model: 'm' }, idempotencyKey: 'k' })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RateLimitedError);
+    expect(error).toMatchObject({ earlierSendMayHaveActed: true });
+
+    api()
+      .intercept({ path, method: 'POST' })
+      .replyWithError(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }));
+    api().intercept({ path, method: 'POST' }).reply(402, fail('no credits'));
+    const refused = await client
+      .createJob({ kind: 'image', body: { model: 'm' }, idempotencyKey: 'k' })
+      .catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(InsufficientCreditsError);
+    expect(refused).toMatchObject({ earlierSendMayHaveActed: false });
+  });
+
+  it('never re-sends a keyed create after its key window when an earlier send may have made the job', async () => {
+    const path = '/api/v2/agents/jobs/create';
+    // The first send may have made the job; then the service asks to wait 100 s, three times.
+    api().intercept({ path, method: 'POST' }).reply(500, fail('boom'));
+    api()
+      .intercept({ path, method: 'POST' })
+      .reply(429, fail('slow down'), { headers: { 'retry-after': '100' } })
+      .times(3);
+    api()
+      .intercept({ path, method: 'POST' })
+      .reply(200, ok({ jobId: 'second-paid-job', status: 'WaitingForAgent' }));
+    const error = await client
+      .createJob({ kind: 'image', body: { model: 'm' }, idempotencyKey: 'k' })
+      .catch((e: unknown) => e);
+    // 250 ms + 100 s + 100 s: a fourth wait would send at ~300 s, past the ~270 s window.
+    expect(clock.sleeps).toEqual([250, 100_000, 100_000]);
+    expect(error).toBeInstanceOf(RateLimitedError);
+    expect(error).toMatchObject({ earlierSendMayHaveActed: true });
+    expect(agent.pendingInterceptors()).toHaveLength(1);
+  });
+
+  it('keeps waiting out refusals past the key window when no send may have made the job', async () => {
+    const path = '/api/v2/agents/jobs/create';
+    api()
+      .intercept({ path, method: 'POST' })
+      .reply(429, fail('slow down'), { headers: { 'retry-after': '100' } })
+      .times(3);
+    api()
+      .intercept({ path, method: 'POST' })
+      .reply(200, ok({ jobId: 'only-job', status: 'WaitingForAgent' }));
+    await expect(
+      client.createJob({ kind: 'image', body: { model: 'm' }, idempotencyKey: 'k2' }),
+    ).resolves.toMatchObject({ jobId: 'only-job' });
+    expect(clock.sleeps).toEqual([100_000, 100_000, 100_000]);
+  });
+
   it('gives up with RateLimitedError when the queue stays full', async () => {
     api()
       .intercept({ path: '/api/v2/agents/jobs/create', method: 'POST' })
