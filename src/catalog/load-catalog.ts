@@ -6,7 +6,7 @@ import type { Model } from '../service/types.js';
 const HINT =
   'write the file with "runner models --json > catalog.json", or omit --catalog to fetch the catalog';
 
-/** The shape a saved catalog must have: a bare `Model[]` or `{ models: Model[] }` (spec 2.2). */
+/** The shape a saved catalog must have: a bare `Model[]`, `{ models: Model[] }` or the `{ data: Model[] }` envelope. */
 const MODEL_SCHEMA = {
   type: 'object',
   required: ['slug', 'displayName', 'category', 'creditCost'],
@@ -24,8 +24,8 @@ const MODEL_SCHEMA = {
 let validateModel: ValidateFunction | undefined;
 
 /**
- * Parses a saved catalog (what `runner models --json` writes): either a bare array of models or an
- * object `{ models: [...] }`. Unknown categories are kept (a newer service may add some); the job
+ * Parses a saved catalog (what `runner models --json` writes): a bare array of models, an object
+ * `{ models: [...] }`, or the service's own response envelope `{ success, data: [...] }` (spec 2.1). Unknown categories are kept (a newer service may add some); the job
  * kind check reports them. Throws `INVALID_INPUT` naming the file and the first bad entry.
  */
 export function parseCatalog(text: string, source: string): Model[] {
@@ -39,11 +39,20 @@ export function parseCatalog(text: string, source: string): Model[] {
       hint: HINT,
     });
   }
-  const models = Array.isArray(data) ? data : (data as { models?: unknown } | null)?.models;
+  const wrapper = data as { models?: unknown; data?: unknown; success?: unknown; error?: unknown } | null;
+  if (wrapper?.success === false) {
+    throw new RunnerError(
+      'INVALID_INPUT',
+      `catalog file ${source} holds an error response of the service, not a catalog: ${typeof wrapper.error === 'string' ? wrapper.error : 'no message'}`,
+      { hint: HINT },
+    );
+  }
+  // Spec 2.1: the service wraps the list as { success, data: [...] }; a response saved as-is works too.
+  const models = Array.isArray(data) ? data : Array.isArray(wrapper?.data) ? wrapper.data : wrapper?.models;
   if (!Array.isArray(models)) {
     throw new RunnerError(
       'INVALID_INPUT',
-      `catalog file ${source} has the wrong shape: expected an array of models or an object with a "models" array; received ${describeShape(data)}`,
+      `catalog file ${source} has the wrong shape: expected an array of models or an object with a "models" or "data" array; received ${describeShape(data)}`,
       { hint: HINT },
     );
   }

@@ -14,10 +14,10 @@ export type ValueNode =
   | { readonly type: 'array'; readonly items: readonly ValueNode[] }
   | { readonly type: 'object'; readonly entries: readonly (readonly [string, ValueNode])[] };
 
-/** Called with the path of a string whose template does not parse. */
-export type OnTemplateError = (path: YamlPath, message: string) => void;
-/** Called with the path of a string that references undefined names. */
-export type OnMissingNames = (path: YamlPath, names: readonly string[]) => void;
+/** Called with the path of a string whose template does not parse; `offset` is where in the string. */
+export type OnTemplateError = (path: YamlPath, message: string, offset: number) => void;
+/** Called with the path of a string that references undefined names, and the template they are in. */
+export type OnMissingNames = (path: YamlPath, names: readonly string[], template: CompiledTemplate) => void;
 
 /** Compiles every string inside `value` (deep: lists and maps) that contains `{{`. */
 export function compileValue(value: unknown, path: YamlPath, onError: OnTemplateError): ValueNode {
@@ -25,7 +25,7 @@ export function compileValue(value: unknown, path: YamlPath, onError: OnTemplate
     if (!hasTemplate(value)) return { type: 'static', value };
     const compiled = compileTemplate(value);
     if (!compiled.ok) {
-      onError(path, compiled.message);
+      onError(path, compiled.message, compiled.offset);
       return { type: 'static', value };
     }
     return { type: 'template', template: compiled.template, path };
@@ -58,7 +58,7 @@ export function renderValue(node: ValueNode, resolve: ResolveName, onMissing: On
     case 'template': {
       const result = renderTemplate(node.template, resolve);
       if (result.ok) return result.text;
-      onMissing(node.path, result.missing);
+      onMissing(node.path, result.missing, node.template);
       return node.template.source;
     }
     case 'array':

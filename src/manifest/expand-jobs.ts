@@ -3,8 +3,9 @@ import { checkJobCount, DEFAULT_MAX_JOBS } from './check-job-count.js';
 import { compileValue, renderValue, type ValueNode } from './compile-value.js';
 import { expandMatrix, getMatrixAxes, type MatrixCombination } from './expand-matrix.js';
 import { reportDuplicateIds, type IdProducer } from './report-duplicate-ids.js';
+import { reportUnmatchedExcludes } from './report-unmatched-excludes.js';
 import { checkReservedNames, describeMissingName } from './template-names.js';
-import type { ResolveName } from './template.js';
+import type { CompiledTemplate, ResolveName } from './template.js';
 import { formatYamlPath } from './yaml-path.js';
 import type { JobKind } from '../kinds/types.js';
 import type {
@@ -91,6 +92,7 @@ function expandSpec(
       location: locate(['jobs', specIndex, 'matrix', 'exclude']),
     });
   }
+  if (spec.matrix) reportUnmatchedExcludes(spec.matrix, specIndex, locate, issues);
   const known = knownNames(loaded, spec);
   const reported = new Set<string>();
   // One issue per problem and job entry, not one per matrix job: a bad var can break 100,000 of them.
@@ -113,13 +115,16 @@ function expandSpec(
       compiled.kind,
       () => renderedModel,
     );
-    const onMissing = (path: YamlPath, names: readonly string[]): void => {
+    const onMissing = (path: YamlPath, names: readonly string[], template: CompiledTemplate): void => {
       failed = true;
       for (const name of names) {
         const key = `${path.join('\u0000')}\u0000${name}`;
         if (reported.has(key)) continue;
         reported.add(key);
-        const where = { specIndex, idSource: spec.id, combination, known, locate };
+        const offset = template.parts.find((part) => typeof part !== 'string' && part.name === name);
+        const at = (p: YamlPath): SourceLocation =>
+          typeof offset === 'object' ? locateIn(loaded, p, offset.offset) : locate(p);
+        const where = { specIndex, idSource: spec.id, combination, known, locate: at };
         issues.push(
           describeMissingName(name, path, renderedId === undefined ? where : { ...where, jobId: renderedId }),
         );
@@ -200,13 +205,13 @@ function compileSpec(
     return undefined;
   }
   let broken = false;
-  const onError = (path: YamlPath, message: string): void => {
+  const onError = (path: YamlPath, message: string, offset: number): void => {
     broken = true;
     issues.push({
       severity: 'error',
       code: 'template-syntax',
       message: `invalid template in ${formatYamlPath(path)}: ${message}`,
-      location: locate(path),
+      location: locateIn(loaded, path, offset),
       hint: 'write {{ name }} to insert a variable, or \\{{ for a literal "{{"',
     });
   };
@@ -235,6 +240,11 @@ function compileSpec(
     params,
   };
   return broken ? undefined : compiled;
+}
+
+/** Where character `offset` of the string at `path` is written, when the manifest can tell. */
+function locateIn(loaded: LoadedManifest, path: YamlPath, offset: number): SourceLocation {
+  return loaded.locateInValue?.(path, offset) ?? loaded.locate(path);
 }
 
 /** Names a template may use in this job entry (for did-you-mean hints). */

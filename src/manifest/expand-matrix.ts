@@ -82,3 +82,19 @@ function matchesOnAxes(combination: MatrixCombination, entry: MatrixCombination,
   for (const key in entry) if (axes.has(key) && combination[key] !== entry[key]) return false;
   return true;
 }
+
+/**
+ * Indexes of `exclude` entries that drop nothing: every key names an axis, but some value is not
+ * among that axis's values (compared with their type, as {@link expandMatrix} does). Entries naming
+ * a key that is not an axis are left out; they are reported as errors elsewhere.
+ */
+export function findUnmatchedExcludes(matrix: MatrixSpec): number[] {
+  const axes = new Map(getMatrixAxes(matrix));
+  const unmatched: number[] = [];
+  (matrix.exclude ?? []).forEach((entry, index) => {
+    const keys = Object.keys(entry);
+    if (!keys.every((key) => axes.has(key))) return;
+    if (keys.some((key) => !axes.get(key)!.includes(entry[key]!))) unmatched.push(index);
+  });
+  return unmatched;
+}

@@ -70,6 +70,7 @@ export async function loadManifest(
     manifest: parsed.value as LoadedManifest['manifest'],
     locate: parsed.locator.locate,
     locateKey: parsed.locator.locateKey,
+    locateInValue: parsed.locator.locateInValue,
   };
   return { loaded, issues };
 }

@@ -8,10 +8,15 @@ export interface Locator {
   readonly locate: (path: YamlPath) => SourceLocation;
   /** Where the key of the entry at `path` starts (for unknown keys); falls back to {@link locate}. */
   readonly locateKey: (path: YamlPath) => SourceLocation;
+  /** Where character `offset` (a `{{`) of the string at `path` is; falls back to {@link locate}. */
+  readonly locateInValue: (path: YamlPath, offset: number) => SourceLocation;
 }
 
-/** A locator over a parsed document; `file` is the name printed in locations. */
-export function createLocator(doc: Document, lineCounter: LineCounter, file: string): Locator {
+/**
+ * A locator over a parsed document; `file` is the name printed in locations, `text` the source the
+ * document was parsed from (needed by `locateInValue`).
+ */
+export function createLocator(doc: Document, lineCounter: LineCounter, file: string, text?: string): Locator {
   const at = (offset: number): SourceLocation => {
     const { line, col } = lineCounter.linePos(offset);
     return { file, line, col };
@@ -38,7 +43,29 @@ export function createLocator(doc: Document, lineCounter: LineCounter, file: str
     }
     return locate(path);
   };
-  return { file, locate, locateKey };
+  const locateInValue = (path: YamlPath, offset: number): SourceLocation => {
+    const node: unknown = doc.getIn(path, true);
+    if (text === undefined || !isScalar(node) || typeof node.value !== 'string' || !node.range) {
+      return locate(path);
+    }
+    // Escapes and folding change offsets but not the `{{` pairs: the n-th `{{` of the value is the
+    // n-th of its source text. When the counts differ (a comment, an escape), stay at the value.
+    const ordinal = findBraces(node.value).indexOf(offset);
+    const inSource = findBraces(text.slice(node.range[0], node.range[1]));
+    const found = inSource[ordinal];
+    if (ordinal < 0 || found === undefined || inSource.length !== findBraces(node.value).length) {
+      return locate(path);
+    }
+    return at(node.range[0] + found);
+  };
+  return { file, locate, locateKey, locateInValue };
+}
+
+/** Offsets of every `{{` in `text`, overlapping ones included (`{{{` has two). */
+function findBraces(text: string): number[] {
+  const offsets: number[] = [];
+  for (let i = text.indexOf('{{'); i >= 0; i = text.indexOf('{{', i + 1)) offsets.push(i);
+  return offsets;
 }
 
 function isNodeWithRange(value: unknown): value is Node {

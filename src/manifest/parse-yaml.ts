@@ -23,7 +23,7 @@ export interface ParsedYaml {
 export function parseManifestYaml(text: string, file: string): ParsedYaml {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: true, merge: true });
-  const locator = createLocator(doc, lineCounter, file);
+  const locator = createLocator(doc, lineCounter, file, text);
   const issues = collectYamlErrors(doc.errors, file, text);
   for (const warning of doc.warnings) issues.push(toIssue(warning, file, 'warning', text));
   if (issues.some((issue) => issue.severity === 'error')) return { locator, issues };
@@ -102,6 +102,16 @@ function toIssue(
       message: `duplicate key ${JSON.stringify(key)}: keys in a map must be unique`,
       location,
       hint: 'remove or rename one of the entries with this key',
+    };
+  }
+  if (error.code === 'MULTIPLE_DOCS') {
+    return {
+      severity,
+      code: 'multiple-documents',
+      message:
+        'the file holds more than one YAML document (a second one starts here, after "---"); a manifest is a single document',
+      location,
+      hint: 'put each pipeline in its own file, or remove the extra "---" line',
     };
   }
   return { severity, code: 'yaml-syntax', message, location };

@@ -48,6 +48,48 @@ export function reportDuplicateIds(
       hint: hintFor(loaded, specs),
     });
   }
+  issues.push(...reportCaseCollisions(loaded, byId));
+  return issues;
+}
+
+/** Distinct ids named in a case-collision warning before "and N more". */
+const LISTED_CASE_IDS = 3;
+
+/**
+ * Ids are file names: ids equal but for letter case share a file on case-insensitive file systems
+ * (macOS and Windows by default), where one paid result would overwrite the other.
+ */
+function reportCaseCollisions(
+  loaded: LoadedManifest,
+  byId: ReadonlyMap<string, IdProducer[]>,
+): ValidationIssue[] {
+  const byFolded = new Map<string, string[]>();
+  for (const id of byId.keys()) {
+    const folded = id.toLowerCase();
+    const list = byFolded.get(folded);
+    if (list) list.push(id);
+    else byFolded.set(folded, [id]);
+  }
+  const issues: ValidationIssue[] = [];
+  for (const ids of byFolded.values()) {
+    if (ids.length < 2) continue;
+    const second = ids[1]!;
+    const producer = byId.get(second)![0]!;
+    const listed = ids.slice(0, LISTED_CASE_IDS).map((id) => JSON.stringify(id));
+    const more = ids.length - listed.length;
+    const names =
+      more > 0
+        ? `${listed.join(', ')} and ${more} more`
+        : `${listed.slice(0, -1).join(', ')} and ${listed[listed.length - 1]}`;
+    issues.push({
+      severity: 'warning',
+      code: 'ids-differ-in-case',
+      message: `job ids ${names} differ only in letter case; on macOS and Windows their result files would overwrite each other`,
+      jobId: second,
+      location: loaded.locate(['jobs', producer.specIndex, 'id']),
+      hint: 'make the ids differ in more than case',
+    });
+  }
   return issues;
 }
 

@@ -89,9 +89,10 @@ export function describeMissingName(
         code: 'undefined-variable',
         message: `undefined variable "${name}" in ${where} of ${owner}`,
         location: context.locate(path),
-        hint:
-          didYouMean(name, context.known) ??
-          `defined here: ${context.known.join(', ')}; define it under vars: or as a matrix axis`,
+        hint: context.known.includes(name)
+          ? `"${name}" has a value in some combinations of this matrix but not in this one (include entries set keys for some combinations only); give every combination a value for it, or stop using it here`
+          : (didYouMean(name, context.known) ??
+            `defined here: ${context.known.join(', ')}; define it under vars: or as a matrix axis`),
       };
   if (context.jobId !== undefined) issue.jobId = context.jobId;
   return issue;

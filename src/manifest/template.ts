@@ -60,13 +60,8 @@ export function compileTemplate(source: string): CompileResult {
       continue;
     }
     const name = match[1];
-    if (name === undefined) {
-      return {
-        ok: false,
-        message: `"{{" at character ${match.index + 1} has no matching "}}"`,
-        offset: match.index,
-      };
-    }
+    if (name === undefined)
+      return { ok: false, message: describeBareBraces(source, match.index), offset: match.index };
     if (!NAME.test(name)) {
       return {
         ok: false,
@@ -82,6 +77,18 @@ export function compileTemplate(source: string): CompileResult {
   literal += source.slice(last);
   if (literal !== '') parts.push(literal);
   return { ok: true, template: { source, parts, names } };
+}
+
+/** Why a `{{` at `offset` starts no reference: unclosed, `{{{`, or a brace before its `}}`. */
+function describeBareBraces(source: string, offset: number): string {
+  const at = `at character ${offset + 1}`;
+  if (source[offset + 2] === '{') {
+    return `"{{{" ${at}: a template is exactly {{ name }}; to put braces around a value write "{ {{ name }} }"`;
+  }
+  if (source.includes('}}', offset + 2)) {
+    return `"{{" ${at} is followed by "{" or "}" before its "}}"; expected {{ name }}`;
+  }
+  return `"{{" ${at} has no matching "}}"`;
 }
 
 /** Renders a compiled template; reports every undefined name instead of inserting empty text. */

@@ -113,4 +113,9 @@ export interface LoadedManifest {
   locate(path: YamlPath): SourceLocation;
   /** Where the key of the map entry at `path` starts (for problems with a key's name); falls back to `locate`. */
   locateKey?(path: YamlPath): SourceLocation;
+  /**
+   * Where character `offset` of the string value at `path` sits in the source (a `{{` of a template,
+   * even inside a block scalar); falls back to `locate` when it cannot be mapped.
+   */
+  locateInValue?(path: YamlPath, offset: number): SourceLocation;
 }

@@ -27,8 +27,12 @@ function getValidator(): ValidateFunction<Manifest> {
 export function validateManifestSchema(value: unknown, locator: Locator): ValidationIssue[] {
   const validate = getValidator();
   if (validate(value)) return [];
-  return (validate.errors ?? [])
+  const errors = validate.errors ?? [];
+  // An empty string also fails the id and name patterns; "must not be empty" says it all.
+  const empty = new Set(errors.filter((e) => e.keyword === 'minLength').map((e) => e.instancePath));
+  return errors
     .filter((error) => error.keyword !== 'propertyNames' && error.keyword !== 'if')
+    .filter((error) => !(error.keyword === 'pattern' && empty.has(error.instancePath)))
     .map((error) => toIssue(error, locator));
 }
 
@@ -83,12 +87,18 @@ function toIssue(error: ErrorObject, locator: Locator): ValidationIssue {
     case 'const': {
       const expected =
         error.keyword === 'const' ? JSON.stringify(params['allowedValue']) : describeType(params['type']);
-      return {
+      const issue: ValidationIssue = {
         severity: 'error',
         code: 'invalid-type',
         message: `${where} must be ${expected}; received ${describe(data)}`,
         location,
       };
+      // `name: 2024` or `id: 5` read as numbers: quoting is the fix, not a different value.
+      const quotable = typeof data === 'number' || typeof data === 'boolean';
+      if (error.keyword === 'type' && params['type'] === 'string' && quotable) {
+        issue.hint = `write it in quotes: "${String(data)}"`;
+      }
+      return issue;
     }
     case 'minItems':
       return minItemsIssue(base, where, location);

@@ -121,7 +121,7 @@ export function estimateCost(
       id: job.id,
       kind: job.kind,
       model: job.model,
-      credits,
+      credits: roundCredits(credits),
       state,
       toRun: runs,
       coveredBySubscription: isCovered,

@@ -1,3 +1,5 @@
+import { measureDisplayWidth, padToWidth, truncateToWidth } from './display-width.js';
+
 /** Column alignment: text left, figures right. */
 export type Align = 'left' | 'right';
 
@@ -15,7 +17,7 @@ const MIN_SHRUNK_WIDTH = 8;
 
 /**
  * Pads a table into lines of plain text (no colors: callers color whole lines after padding, so
- * escape codes never upset the widths). When a line would exceed `maxWidth`, the widest shrinkable
+ * escape codes never upset the widths). Widths are terminal columns: CJK and emoji count two. When a line would exceed `maxWidth`, the widest shrinkable
  * columns are shortened with `…`, never below 8 characters; the first line is the header.
  */
 export function formatTable(
@@ -28,15 +30,15 @@ export function formatTable(
     (_, column) => options.shrinkable?.[column] ?? options.align[column] !== 'right',
   );
   const widths = headers.map((header, column) =>
-    Math.max(header.length, ...rows.map((row) => (row[column] ?? '').length)),
+    Math.max(measureDisplayWidth(header), ...rows.map((row) => measureDisplayWidth(row[column] ?? ''))),
   );
   const maxWidth = options.maxWidth ?? Number.POSITIVE_INFINITY;
   shrinkToFit(widths, shrinkable, maxWidth - gap.length * (widths.length - 1));
   const formatRow = (row: readonly string[]): string =>
     widths
       .map((width, column) => {
-        const cell = fitCell(row[column] ?? '', width);
-        return options.align[column] === 'right' ? cell.padStart(width) : cell.padEnd(width);
+        const cell = truncateToWidth(row[column] ?? '', width);
+        return padToWidth(cell, width, options.align[column] === 'right' ? 'right' : 'left');
       })
       .join(gap)
       .trimEnd();
@@ -60,8 +62,4 @@ function shrinkToFit(widths: number[], shrinkable: readonly boolean[], available
     widths[widest] = (widths[widest] ?? 0) - 1;
     excess -= 1;
   }
-}
-
-function fitCell(text: string, width: number): string {
-  return text.length <= width ? text : `${text.slice(0, Math.max(0, width - 1))}…`;
 }

@@ -23,6 +23,19 @@ describe('parseCatalog', () => {
     expect(parseCatalog(JSON.stringify({ models: catalog }), 'c.json')).toEqual(catalog);
   });
 
+  it("accepts the service's own response envelope (spec 2.1: { success, data: [...] }) saved with curl", () => {
+    const catalog = makeCatalog();
+    const envelope = { success: true, data: catalog, error: null, errorCode: null };
+    expect(parseCatalog(JSON.stringify(envelope), 'c.json')).toEqual(catalog);
+  });
+
+  it("refuses a saved error envelope with the service's message", () => {
+    const envelope = { success: false, error: 'Invalid API key', errorCode: 'UNAUTHORIZED' };
+    const error = thrown(() => parseCatalog(JSON.stringify(envelope), 'c.json'));
+    expect(error.code).toBe('INVALID_INPUT');
+    expect(error.message).toContain('Invalid API key');
+  });
+
   it('explains bad JSON', () => {
     const error = thrown(() => parseCatalog('{"models": [', 'c.json'));
     expect(error.code).toBe('INVALID_INPUT');
@@ -31,8 +44,8 @@ describe('parseCatalog', () => {
   });
 
   it('explains the wrong shape', () => {
-    expect(thrown(() => parseCatalog('{"data": []}', 'c.json')).message).toBe(
-      'catalog file c.json has the wrong shape: expected an array of models or an object with a "models" array; received an object with keys "data"',
+    expect(thrown(() => parseCatalog('{"items": []}', 'c.json')).message).toBe(
+      'catalog file c.json has the wrong shape: expected an array of models or an object with a "models" or "data" array; received an object with keys "items"',
     );
     expect(thrown(() => parseCatalog('42', 'c.json')).message).toContain('received number');
   });

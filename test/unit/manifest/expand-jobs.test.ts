@@ -127,7 +127,7 @@ jobs:
     expect(issue).toMatchObject({
       code: 'undefined-variable',
       message: 'undefined variable "nope" in defaults.params.refs[1] of job "a" (jobs[0])',
-      location: { file: 'inline.yaml', line: 8, col: 9 },
+      location: { file: 'inline.yaml', line: 8, col: 10 },
     });
   });
 

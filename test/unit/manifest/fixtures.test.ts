@@ -107,6 +107,13 @@ const INVALID: Record<string, Expected[]> = {
   'missing-model.yaml': [
     ['4:5', 'missing-model', 'jobs[0] (id "a") names no model, and defaults.model is not set'],
   ],
+  'multi-document.yaml': [
+    [
+      '7:1',
+      'multiple-documents',
+      'the file holds more than one YAML document (a second one starts here, after "---"); a manifest is a single document',
+    ],
+  ],
   'reserved-name.yaml': [
     ['4:3', 'reserved-name', '"date" in vars is reserved for the built-in {{ date }}'],
     ['9:7', 'reserved-name', '"env" in jobs[0].matrix is reserved for the built-in {{ env }}'],
@@ -120,21 +127,21 @@ const INVALID: Record<string, Expected[]> = {
   ],
   'template-syntax.yaml': [
     [
-      '6:13',
+      '6:16',
       'template-syntax',
       'invalid template in jobs[0].prompt: "{{" at character 3 has no matching "}}"',
     ],
   ],
   'undefined-env-var.yaml': [
     [
-      '7:15',
+      '7:16',
       'undefined-env-var',
       'environment variable "RUNNER_TEST_REGION" is not set; jobs[0].params.region of job "a" (jobs[0]) uses {{ env.RUNNER_TEST_REGION }}',
     ],
   ],
   'undefined-variable.yaml': [
     [
-      '10:13',
+      '10:16',
       'undefined-variable',
       'undefined variable "prodcut" in jobs[0].prompt of job "hero-latte" (jobs[0], product=latte)',
     ],

@@ -52,6 +52,20 @@ describe('compileTemplate / renderTemplate', () => {
     expect(renderTemplate(template, lookup({ x: 'X' }))).toEqual({ ok: true, text: 'a {{ b }} c\\d X' });
   });
 
+  it('does not claim a "}}" is missing when there is one, for {{{ name }}} and braces inside', () => {
+    expect(compileTemplate('a {{{ size }}} b')).toEqual({
+      ok: false,
+      message:
+        '"{{{" at character 3: a template is exactly {{ name }}; to put braces around a value write "{ {{ name }} }"',
+      offset: 2,
+    });
+    expect(compileTemplate('a {{ x{y} }} b')).toEqual({
+      ok: false,
+      message: '"{{" at character 3 is followed by "{" or "}" before its "}}"; expected {{ name }}',
+      offset: 2,
+    });
+  });
+
   it('reports unclosed and malformed references with their position', () => {
     expect(compileTemplate('A {{ cat')).toEqual({
       ok: false,

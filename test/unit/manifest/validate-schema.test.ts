@@ -72,7 +72,12 @@ jobs:
         'unknown key "promt" in the manifest',
         'allowed keys: $schema, version, name, budget, maxJobs, output, defaults, vars, retry, jobs',
       ],
-      ['6:12', 'invalid-type', 'jobs[0].model must be a string; received number 3', undefined],
+      [
+        '6:12',
+        'invalid-type',
+        'jobs[0].model must be a string; received number 3',
+        'write it in quotes: "3"',
+      ],
       [
         '7:11',
         'invalid-enum',
@@ -105,6 +110,20 @@ jobs:
   it('rejects a vars value that is not a scalar', async () => {
     expect(await issuesOf('version: 1\nname: v\nvars: { a: [1] }\njobs: [{ id: a, model: m }]\n')).toEqual([
       ['3:12', 'invalid-type', 'vars.a must be a string, a number or a boolean; received a list', undefined],
+    ]);
+  });
+
+  it('suggests quotes when YAML read a number or boolean where a string belongs', async () => {
+    expect(await issuesOf('version: 1\nname: 2024\njobs: [{ id: 5, model: m }]\n')).toEqual([
+      ['2:7', 'invalid-type', 'name must be a string; received number 2024', 'write it in quotes: "2024"'],
+      ['3:14', 'invalid-type', 'jobs[0].id must be a string; received number 5', 'write it in quotes: "5"'],
+    ]);
+  });
+
+  it('reports an empty id or name once, not also as a bad pattern', async () => {
+    expect(await issuesOf('version: 1\nname: ""\njobs: [{ id: "", model: m }]\n')).toEqual([
+      ['2:7', 'invalid-value', 'name must not be empty', undefined],
+      ['3:14', 'invalid-value', 'jobs[0].id must not be empty', undefined],
     ]);
   });
 

@@ -195,6 +195,15 @@ describe('estimateCost', () => {
   });
 });
 
+describe('estimateCost job list', () => {
+  it("rounds each job's credits like the totals, so a script summing jobList gets clean figures", () => {
+    const plan = makePlan([plannedJob('j', { credits: 0.1 * 3 })]);
+    const report = estimateCost(plan, catalog, {}, { maxAttempts: 1 });
+    expect(report.jobList[0]?.credits).toBe(0.3);
+    expect(report.credits.total).toBe(0.3);
+  });
+});
+
 describe('classifyJob', () => {
   it('treats a changed payload as changed whatever the previous status', () => {
     expect(classifyJob({ id: 'a', payloadHash: 'h2' }, { payloadHash: 'h1', status: 'open' })).toEqual({
