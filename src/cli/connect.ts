@@ -1,5 +1,6 @@
 import { createServiceClient } from '../service/client.js';
 import { resolveServiceConfig } from '../service/config.js';
+import { DEFAULT_RETRY_OPTIONS } from '../service/retry-policy.js';
 import type { ClientEvent, ServiceClient } from '../service/service-client.js';
 import type { Simulator } from '../simulator/types.js';
 import type { CommandContext } from './context.js';

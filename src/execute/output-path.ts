@@ -19,8 +19,9 @@ const KNOWN_EXTENSIONS = new Set([
 
 /**
  * The file name of result `index` (0-based) of a job: `<id>.png`, `<id>+2.png`, ... The id is reduced
- * to `[A-Za-z0-9._-]` (never a leading dot); when that changed it, `~` and a hash of the real id follow,
- * so `a b` and `a_b` never share a file. `+` and `~` never occur in a reduced id, so no job's name can
+ * to `[A-Za-z0-9._-]` (never a leading dot); when that changed it, or the id has capitals, `~` and a
+ * hash of the real id follow, so `a b` and `a_b` never share a file, nor `Hero` and `hero` on the
+ * case-insensitive file systems of macOS and Windows. `+` and `~` never occur in a reduced id, so no job's name can
  * equal another job's second result either (`cat-2` vs the second image of `cat`). The extension comes
  * from the URL when it is a known media type, else from the content when it was sniffed, else from the
  * kind (png for images, mp4 for videos).
@@ -37,8 +38,8 @@ export function buildOutputName(
       .replace(/[^A-Za-z0-9._-]/g, '_')
       .replace(/^\.+/, '_')
       .slice(0, 200) || 'job';
-  const base =
-    reduced === id ? id : `${reduced}~${createHash('sha256').update(id).digest('hex').slice(0, 8)}`;
+  const plain = reduced === id && id === id.toLowerCase();
+  const base = plain ? id : `${reduced}~${createHash('sha256').update(id).digest('hex').slice(0, 8)}`;
   const suffix = index === 0 ? '' : `+${index + 1}`;
   return `${base}${suffix}${extensionFromUrl(url) ?? contentExtension ?? (kind === 'image' ? '.png' : '.mp4')}`;
 }

@@ -13,10 +13,12 @@ describe('buildOutputName', () => {
   });
 
   it('never gives two jobs the same file, even when reducing the id changes it', () => {
-    const names = ['a b', 'a_b', 'a?b', 'cat', 'cat-2', 'cat+2'].flatMap((id) =>
+    const names = ['a b', 'a_b', 'a?b', 'cat', 'cat-2', 'cat+2', 'Hero', 'hero', 'HERO'].flatMap((id) =>
       [0, 1].map((index) => buildOutputName(id, index, 'https://r.test/x.png', 'image')),
     );
-    expect(new Set(names).size).toBe(names.length);
+    // Unique even where the file system ignores case (macOS, Windows).
+    expect(new Set(names.map((name) => name.toLowerCase())).size).toBe(names.length);
+    expect(buildOutputName('Hero', 0, 'https://r.test/x.png', 'image')).toMatch(/^Hero~[0-9a-f]{8}\.png$/);
     expect(buildOutputName('a b', 0, 'https://r.test/x.png', 'image')).toMatch(/^a_b~[0-9a-f]{8}\.png$/);
   });
 
