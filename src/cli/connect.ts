@@ -32,6 +32,8 @@ export async function connect(
     const client = createServiceClient({
       baseUrl: simulator.baseUrl,
       apiKey: simulator.apiKey,
+      // The simulator's key window is scaled; the client must not re-send past it either.
+      retry: { idempotencyWindowMs: Math.round(DEFAULT_RETRY_OPTIONS.idempotencyWindowMs * timeScale) },
       ...eventOption,
     });
     return {
