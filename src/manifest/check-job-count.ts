@@ -15,6 +15,7 @@ export function checkJobCount(loaded: LoadedManifest, maxJobs: number): Validati
   const issues: ValidationIssue[] = [];
   let total = 0;
   manifest.jobs.forEach((spec, index) => {
+    if (loaded.invalidJobs?.has(index) === true) return;
     const count = spec.matrix ? countMatrixUpperBound(spec.matrix) : 1;
     total += count;
     if (!spec.matrix || count <= maxJobs) return;

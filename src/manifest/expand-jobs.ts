@@ -54,6 +54,8 @@ export function expandJobs(loaded: LoadedManifest, context: ExpandContext): Expa
   const jobs: ExpandedJob[] = [];
   const producers: IdProducer[] = [];
   manifest.jobs.forEach((spec, specIndex) => {
+    // An entry that failed the schema is reported already; the others are still expanded.
+    if (loaded.invalidJobs?.has(specIndex) === true) return;
     const expanded = expandSpec(loaded, spec, specIndex, context, issues);
     for (const job of expanded) producers.push({ id: job.id, specIndex, matrixValues: job.matrixValues });
     jobs.push(...expanded);

@@ -4,7 +4,7 @@ import { decodeUtf8 } from './decode-utf8.js';
 import { parseManifestYaml } from './parse-yaml.js';
 import { sortIssues } from './sort-issues.js';
 import type { LoadedManifest, ValidationIssue } from './types.js';
-import { validateManifestSchema } from './validate-schema.js';
+import { checkManifestSchema } from './validate-schema.js';
 
 /** Manifests larger than this are refused before they are read. */
 export const MAX_MANIFEST_BYTES = 10 * 1024 * 1024;
@@ -62,8 +62,11 @@ export async function loadManifest(
   const parsed = parseManifestYaml(text, file);
   const issues = [...parsed.issues];
   if (!('value' in parsed)) return { issues };
-  issues.push(...sortIssues(validateManifestSchema(parsed.value, parsed.locator)));
   if (issues.some((issue) => issue.severity === 'error')) return { issues };
+  const schema = checkManifestSchema(parsed.value, parsed.locator);
+  issues.push(...sortIssues(schema.issues));
+  // Errors confined to some job entries leave the rest checkable: report those jobs' problems too.
+  if (schema.issues.length > 0 && schema.invalidJobs === undefined) return { issues };
   const loaded: LoadedManifest = {
     file,
     dir: dirname(resolve(file)),
@@ -71,6 +74,7 @@ export async function loadManifest(
     locate: parsed.locator.locate,
     locateKey: parsed.locator.locateKey,
     locateInValue: parsed.locator.locateInValue,
+    ...(schema.invalidJobs === undefined ? {} : { invalidJobs: schema.invalidJobs }),
   };
   return { loaded, issues };
 }

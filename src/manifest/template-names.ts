@@ -26,7 +26,7 @@ export function checkReservedNames(loaded: LoadedManifest): ValidationIssue[] {
   };
   for (const name of Object.keys(manifest.vars ?? {})) reserved(name, ['vars', name]);
   manifest.jobs.forEach((spec, specIndex) => {
-    if (!spec.matrix) return;
+    if (!spec.matrix || loaded.invalidJobs?.has(specIndex) === true) return;
     const matrixPath: YamlPath = ['jobs', specIndex, 'matrix'];
     const axes = getMatrixAxes(spec.matrix).map(([name]) => name);
     for (const axis of axes) reserved(axis, [...matrixPath, axis]);

@@ -109,6 +109,11 @@ export interface LoadedManifest {
   /** Absolute directory of the manifest; local files resolve against it. */
   dir: string;
   manifest: Manifest;
+  /**
+   * Entries of `jobs:` that failed the schema (their errors are in the issues); every step skips
+   * them so the other jobs are still checked in the same run.
+   */
+  invalidJobs?: ReadonlySet<number>;
   /** The source location of a YAML path; walks up to the nearest existing parent node. */
   locate(path: YamlPath): SourceLocation;
   /** Where the key of the map entry at `path` starts (for problems with a key's name); falls back to `locate`. */

@@ -20,20 +20,44 @@ function getValidator(): ValidateFunction<Manifest> {
   return compiled;
 }
 
+/** What the schema says about a manifest. */
+export interface SchemaCheck {
+  issues: ValidationIssue[];
+  /**
+   * Set when every schema error sits inside entries of `jobs:`: the indexes of those entries. The
+   * rest of the manifest is sound, so the other jobs can still be expanded and checked in the same
+   * run (every problem at once). Undefined when the manifest is valid or an error lies elsewhere.
+   */
+  invalidJobs?: ReadonlySet<number>;
+}
+
 /**
  * Checks a parsed manifest against `schemas/pipeline.schema.json` and returns every problem as an
- * issue at its `file:line:col`, with readable messages (unknown keys get a did-you-mean).
+ * issue at its `file:line:col`, with readable messages (unknown keys get a did-you-mean), and which
+ * job entries are broken when nothing else is.
  */
-export function validateManifestSchema(value: unknown, locator: Locator): ValidationIssue[] {
+export function checkManifestSchema(value: unknown, locator: Locator): SchemaCheck {
   const validate = getValidator();
-  if (validate(value)) return [];
+  if (validate(value)) return { issues: [] };
   const errors = validate.errors ?? [];
   // An empty string also fails the id and name patterns; "must not be empty" says it all.
   const empty = new Set(errors.filter((e) => e.keyword === 'minLength').map((e) => e.instancePath));
-  return errors
+  const issues = errors
     .filter((error) => error.keyword !== 'propertyNames' && error.keyword !== 'if')
     .filter((error) => !(error.keyword === 'pattern' && empty.has(error.instancePath)))
     .map((error) => toIssue(error, locator));
+  const invalidJobs = new Set<number>();
+  for (const error of errors) {
+    const [first, index] = parseInstancePath(error.instancePath);
+    if (first !== 'jobs' || typeof index !== 'number') return { issues };
+    invalidJobs.add(index);
+  }
+  return { issues, invalidJobs };
+}
+
+/** Every schema problem of a manifest as issues (see {@link checkManifestSchema}). */
+export function validateManifestSchema(value: unknown, locator: Locator): ValidationIssue[] {
+  return checkManifestSchema(value, locator).issues;
 }
 
 /** Type guard form of {@link validateManifestSchema} for callers that only need a yes/no. */

@@ -83,6 +83,31 @@ jobs:
     expect(result.stderr).toContain('3 errors, 0 warnings');
   });
 
+  it('reports schema, template and catalog errors of different jobs in one run', async () => {
+    const file = join(dir, 'mixed-errors.yaml');
+    await writeFile(
+      file,
+      `version: 1
+name: mixed
+defaults: { model: chatgpt-image-sangtao }
+jobs:
+  - id: bad-param
+    prompt: A watercolor painting of a lighthouse at dawn over a calm sea
+    params: { dpi: 5000 }
+  - id: bad-key
+    promt: A watercolor painting of a harbour at night
+  - id: "bad-var-{{ colour }}"
+    prompt: A watercolor painting of a fishing boat in the fog
+`,
+    );
+    const result = await runCli(['validate', file, '--catalog', catalogFile]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`${file}:7:20 error [bad-param] invalid-param`);
+    expect(result.stderr).toContain(`${file}:9:5 error unknown-key: unknown key "promt"`);
+    expect(result.stderr).toMatch(new RegExp(`${file}:10:\\d+ error .*undefined-variable`));
+    expect(result.stderr).toContain('3 errors, 0 warnings');
+  });
+
   it('prints issues as JSON with --json', async () => {
     const file = join(dir, 'typo.yaml');
     await writeFile(
