@@ -10,6 +10,8 @@ export interface Output {
   readonly color: boolean;
   /** Whether stderr is a terminal (progress views draw there). */
   readonly interactive: boolean;
+  /** Columns for tables: the terminal's, else `COLUMNS`, else 100. */
+  readonly width: number;
   out(text: string): void;
   err(text: string): void;
   style: Style;
@@ -68,11 +70,14 @@ export function createOutput(options: {
   const color = shouldUseColor(options.env, options.stdout, options.colorFlag);
   const interactive =
     options.stderr.isTTY === true && options.env.CI !== 'true' && options.env.TERM !== 'dumb';
+  const fromEnv = Number(options.env.COLUMNS);
+  const width = options.stdout.columns ?? (Number.isInteger(fromEnv) && fromEnv > 0 ? fromEnv : 100);
   return {
     stdout: options.stdout,
     stderr: options.stderr,
     color,
     interactive,
+    width,
     out: (text) => void options.stdout.write(text.endsWith('\n') ? text : `${text}\n`),
     err: (text) => void options.stderr.write(text.endsWith('\n') ? text : `${text}\n`),
     style: createStyle(color),

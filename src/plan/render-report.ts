@@ -240,6 +240,13 @@ function escapeCell(text: string): string {
   return escapeInline(text).replace(/\|/g, '\\|');
 }
 
+/**
+ * Ids, slugs and messages are text, not Markdown: `*`, backticks, brackets and `_` at a word's edge
+ * stay literal (GitHub ignores `_` inside words, so GENERATION_TIMEOUT needs no escape).
+ */
 function escapeInline(text: string): string {
-  return text.replace(/[<>]/g, (c) => (c === '<' ? '&lt;' : '&gt;')).replace(/\r?\n/g, ' ');
+  return text
+    .replace(/[\\`*[\]]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])/g, '\\$&')
+    .replace(/[<>]/g, (c) => (c === '<' ? '&lt;' : '&gt;'))
+    .replace(/\r?\n/g, ' ');
 }

@@ -123,7 +123,7 @@ function refuseOverspending(
   maxCredits: number | undefined,
 ): void {
   if (report.verdict.status !== 'fits') {
-    ctx.output.err(renderReportText(report, { color: ctx.output.color, width: 100 }));
+    ctx.output.err(renderReportText(report, { color: ctx.output.color, width: ctx.output.width }));
     const overBudget = report.verdict.status === 'over-budget';
     throw new RunnerError(
       overBudget ? 'OVER_BUDGET' : 'INSUFFICIENT_CREDITS',
@@ -152,7 +152,7 @@ async function confirmApply(
     );
     return true;
   }
-  ctx.output.err(renderReportText(report, { color: ctx.output.color, width: 100 }));
+  ctx.output.err(renderReportText(report, { color: ctx.output.color, width: ctx.output.width }));
   const confirmed = await ctx.confirm(
     `Apply ${report.jobs.toRun} jobs for up to ${report.credits.needed} credits?`,
   );

@@ -87,7 +87,7 @@ async function emitReport(
     const rendered =
       format === 'markdown'
         ? renderReportMarkdown(report)
-        : renderReportText(report, { color: output.color, width: output.stdout.columns ?? 100 });
+        : renderReportText(report, { color: output.color, width: output.width });
     output.out(rendered);
     if (outFile !== undefined) {
       const plain = format === 'text' ? renderReportText(report, { color: false, width: 100 }) : rendered;

@@ -36,7 +36,7 @@ export async function runStatus(ctx: CommandContext, args: string[], options: Re
   ctx.output.out(
     options.json === true
       ? JSON.stringify(view, null, 2)
-      : renderStatus(view, ctx.output.style, ctx.output.stdout.columns ?? 120),
+      : renderStatus(view, ctx.output.style, ctx.output.width),
   );
   return ExitCode.Success;
 }

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseFaultSpec } from '../../../src/cli/commands/simulate.js';
 import { readExecuteOptions } from '../../../src/cli/apply-options.js';
-import { shouldUseColor } from '../../../src/cli/output.js';
+import { PassThrough } from 'node:stream';
+import { createOutput, shouldUseColor } from '../../../src/cli/output.js';
 import { parseNumberOption, parseStringOption } from '../../../src/cli/parse-options.js';
 
 const run = { runId: 'r', timeScale: 1, manifestDir: '/m', manifestOutput: undefined, pipeline: 'p' };
@@ -105,5 +106,15 @@ describe('shouldUseColor', () => {
     expect(shouldUseColor({}, tty, false)).toBe(false);
     expect(shouldUseColor({ FORCE_COLOR: '1' }, {}, undefined)).toBe(true);
     expect(shouldUseColor({ TERM: 'dumb' }, tty, undefined)).toBe(false);
+  });
+});
+
+describe('createOutput width', () => {
+  const stream = (columns?: number) =>
+    Object.assign(new PassThrough(), columns === undefined ? {} : { columns, isTTY: true });
+  it('takes the terminal width, else COLUMNS, else 100', () => {
+    expect(createOutput({ env: {}, stdout: stream(132), stderr: stream() }).width).toBe(132);
+    expect(createOutput({ env: { COLUMNS: '80' }, stdout: stream(), stderr: stream() }).width).toBe(80);
+    expect(createOutput({ env: { COLUMNS: 'wide' }, stdout: stream(), stderr: stream() }).width).toBe(100);
   });
 });

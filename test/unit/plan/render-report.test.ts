@@ -187,6 +187,17 @@ describe('renderReportMarkdown', () => {
       '**Fits**: needs 1 credits; balance not checked',
     );
   });
+
+  it('keeps ids literal: no emphasis, code or links from *, _, backticks or brackets', () => {
+    const plan = makePlan([
+      plannedJob('_draft_*v2*`x`[a]', { credits: 1 }),
+      plannedJob('hero_latte', { credits: 1 }),
+    ]);
+    const markdown = renderReportMarkdown(estimateCost(plan, makeCatalog(), {}, { maxAttempts: 1 }));
+    expect(markdown).toContain('| \\_draft\\_\\*v2\\*\\`x\\`\\[a\\] |');
+    // GitHub leaves underscores inside words alone: no needless escape.
+    expect(markdown).toContain('| hero_latte |');
+  });
 });
 
 describe('formatTable', () => {
