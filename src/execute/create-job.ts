@@ -3,7 +3,7 @@ import type { PlannedJob } from '../plan/types.js';
 import { deriveIdempotencyKey } from '../state/idempotency-key.js';
 import type { ExecutionContext } from './context.js';
 import { earlierSendMayHaveActed, errorCodeOf, errorMessageOf } from './error-info.js';
-import { uploadReferences } from './upload-references.js';
+import { forgetUploads, uploadReferences } from './upload-references.js';
 
 /**
  * Where a job stands after a create: `open` (has a jobId), `pending` (nothing was created; may be
@@ -171,16 +171,19 @@ async function handleCreateError(
   }
   switch (code) {
     case 'SERVICE_VALIDATION':
-    case 'NOT_FOUND':
+    case 'NOT_FOUND': {
+      // The refusal may be about an uploaded reference the service no longer serves: upload it afresh.
+      const reuploads = await forgetUploads(ctx, job.params);
       ctx.emit({
         type: 'job-failed',
         id: job.id,
         attempt,
         code,
         message,
-        advice: 'Fix the job in the manifest; nothing was created or charged.',
+        advice: `Fix the job in the manifest; nothing was created or charged.${reuploads ? ' Its local reference files will be uploaded again when it is re-sent (--retry-failed).' : ''}`,
       });
       return refuse(true, 'failed');
+    }
     case 'INSUFFICIENT_CREDITS':
       ctx.stopCreating(
         'credits',

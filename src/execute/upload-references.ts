@@ -3,14 +3,28 @@ import { basename } from 'node:path';
 import { createHash } from 'node:crypto';
 import type { LocalFileRef } from '../manifest/types.js';
 import type { PlannedParamValue } from '../plan/types.js';
+import { isLocalFileRef } from '../catalog/local-files.js';
 import { RunnerError } from '../errors.js';
 import type { ExecutionContext } from './context.js';
 
-/** Whether a planned param value is a local file waiting to be uploaded. */
-export function isLocalFileRef(value: unknown): value is LocalFileRef {
-  if (typeof value !== 'object' || value === null) return false;
-  const ref = value as Partial<LocalFileRef>;
-  return typeof ref.localFile === 'string' && typeof ref.path === 'string' && typeof ref.sha256 === 'string';
+/** The local files of a job's params, directly or inside arrays. */
+export function listLocalFiles(params: Record<string, PlannedParamValue>): LocalFileRef[] {
+  return Object.values(params).flatMap((value) =>
+    (Array.isArray(value) ? (value as unknown[]) : [value]).filter(isLocalFileRef),
+  );
+}
+
+/**
+ * Forgets the uploaded URLs of a job's local files after the service refused the job (HTTP 400): a
+ * URL it can no longer fetch would otherwise fail the job on every later run. They are uploaded again.
+ */
+export async function forgetUploads(
+  ctx: ExecutionContext,
+  params: Record<string, PlannedParamValue>,
+): Promise<boolean> {
+  const refs = listLocalFiles(params);
+  for (const ref of refs) await ctx.uploadCache.delete(ref.sha256);
+  return refs.length > 0;
 }
 
 /**

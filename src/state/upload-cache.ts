@@ -9,6 +9,8 @@ export interface UploadCache {
   get(sha256: string): string | undefined;
   /** Records a URL and persists the cache (temp file + rename, mode 0600). */
   set(sha256: string, publicUrl: string): Promise<void>;
+  /** Forgets a URL the service no longer accepts, so the content is uploaded again. */
+  delete(sha256: string): Promise<void>;
 }
 
 interface UploadCacheFile {
@@ -22,18 +24,26 @@ export async function openUploadCache(path: string, options?: { now?: () => numb
   const data = await loadCacheFile(path);
   let chain: Promise<void> = Promise.resolve();
   let sequence = 0;
+  const persist = (): Promise<void> => {
+    const text = `${JSON.stringify(data, null, 2)}\n`;
+    const temp = `${path}.${process.pid}.${++sequence}.tmp`;
+    const next = chain.then(async () => {
+      await writeFile(temp, text, { mode: 0o600 });
+      await rename(temp, path);
+    });
+    chain = next.catch(() => undefined);
+    return next;
+  };
   return {
     get: (sha256) => data.entries[sha256]?.publicUrl,
     set(sha256, publicUrl) {
       data.entries[sha256] = { publicUrl, uploadedAt: new Date(now()).toISOString() };
-      const text = `${JSON.stringify(data, null, 2)}\n`;
-      const temp = `${path}.${process.pid}.${++sequence}.tmp`;
-      const next = chain.then(async () => {
-        await writeFile(temp, text, { mode: 0o600 });
-        await rename(temp, path);
-      });
-      chain = next.catch(() => undefined);
-      return next;
+      return persist();
+    },
+    delete(sha256) {
+      if (data.entries[sha256] === undefined) return Promise.resolve();
+      delete data.entries[sha256];
+      return persist();
     },
   };
 }
@@ -45,6 +55,10 @@ export function createMemoryUploadCache(initial?: Record<string, string>): Uploa
     get: (sha256) => entries.get(sha256),
     set(sha256, publicUrl) {
       entries.set(sha256, publicUrl);
+      return Promise.resolve();
+    },
+    delete(sha256) {
+      entries.delete(sha256);
       return Promise.resolve();
     },
   };

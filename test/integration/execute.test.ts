@@ -16,7 +16,7 @@ import { deriveIdempotencyKey } from '../../src/state/idempotency-key.js';
 import { openJournal } from '../../src/state/journal.js';
 import { replayJournal } from '../../src/state/replay.js';
 import type { JobState } from '../../src/state/job-state.js';
-import { createMemoryUploadCache } from '../../src/state/upload-cache.js';
+import { createMemoryUploadCache, type UploadCache } from '../../src/state/upload-cache.js';
 
 let dir: string;
 let sim: Simulator | undefined;
@@ -89,6 +89,7 @@ async function run(
   jobs: PlannedJob[],
   options: Partial<ExecuteOptions> = {},
   onEvent: (event: ExecutionEvent) => void = () => undefined,
+  uploadCache: UploadCache = createMemoryUploadCache(),
 ): Promise<RunResult> {
   const journalPath = join(dir, 'journal.jsonl');
   const readState = async () => replayJournal(await readFile(journalPath, 'utf8').catch(() => '')).jobs;
@@ -104,7 +105,7 @@ async function run(
         journal,
         state: await readState(),
         clock: systemClock,
-        uploadCache: createMemoryUploadCache(),
+        uploadCache,
         signal: new AbortController().signal,
         onEvent(event) {
           events.push(event);
@@ -284,5 +285,32 @@ describe('executePlan against the simulator', () => {
         .filter((event) => event.type === 'uploaded')
         .map((event) => event.type === 'uploaded' && event.cached),
     ).toEqual([false, true]);
+  });
+
+  it('forgets an uploaded reference the service refuses, and uploads it afresh when the job is re-sent', async () => {
+    const { sim, client } = await startService();
+    const bytes = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
+    const path = join(dir, 'logo.png');
+    await writeFile(path, bytes);
+    const sha256 = createHash('sha256').update(bytes).digest('hex');
+    const ref = { localFile: 'logo.png', path, sha256, contentType: 'image/png', bytes: bytes.length };
+    // An earlier run's upload that the service no longer serves (results and uploads expire).
+    const cache = createMemoryUploadCache({
+      [sha256]: `${sim.baseUrl.replace(/\/api\/v2$/, '')}/__files/gone/logo.png`,
+    });
+    const job = {
+      ...imageJob('ref-stale', 'a poster with the old logo printed on it'),
+      params: { format: 'png', resolution: '1K', referenceImages: [ref] },
+    };
+
+    const first = await run(client, [job], {}, undefined, cache);
+    expect(first.summary.counts.failed).toBe(1);
+    expect(sim.stats().jobsCreated).toBe(0);
+    expect(cache.get(sha256)).toBeUndefined();
+
+    const second = await run(client, [job], { retryFailed: true }, undefined, cache);
+    expect(second.summary.counts.done).toBe(1);
+    expect(sim.stats().requests['POST /images/presign']).toBe(1);
+    expect(sim.stats().jobsCreated).toBe(1);
   });
 });
