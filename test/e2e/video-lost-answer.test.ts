@@ -1,0 +1,66 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startSimulator } from '../../src/simulator/index.js';
+import type { Simulator } from '../../src/simulator/types.js';
+import { makeWorkDir, readStatus, simulatorEnv } from './apply-fixtures.js';
+import { runCli } from './run-cli.js';
+import { runCliKilledWhen } from './run-cli-killable.js';
+
+const TIME_SCALE = 0.005;
+const FAST = ['--yes', '--poll-interval', '15-25', '--first-poll', '50'];
+
+/**
+ * Video endpoints document no idempotency key, so a create whose answer was lost cannot be re-sent
+ * safely. These runs kill apply the moment the service accepts the create, then apply again.
+ */
+describe('a video create whose answer was lost (built binary)', () => {
+  let simulator: Simulator | undefined;
+  afterEach(async () => {
+    await simulator?.close();
+    simulator = undefined;
+  });
+
+  it('is never paid twice by a plain re-run, and is re-sent only with --resend-uncertain', async () => {
+    const sim = (simulator = await startSimulator({ timeScale: TIME_SCALE }));
+    const dir = await makeWorkDir('video-lost');
+    const file = join(dir, 'pipeline.yaml');
+    await writeFile(
+      file,
+      `version: 1
+name: video-lost
+jobs:
+  - id: teaser
+    kind: voiceover-video
+    model: voiceover-standard
+    prompt: A short teaser about autumn drinks at the corner cafe
+    params: { script: "Autumn is here.", sceneCount: 2 }
+`,
+    );
+    const env = simulatorEnv(sim);
+    const stateDir = join(dir, 'state');
+    const apply = ['apply', file, '--state-dir', stateDir, ...FAST];
+
+    const killed = await runCliKilledWhen(apply, () => sim.stats().jobsCreated >= 1, { env });
+    expect(killed.killed).toBe(true);
+    expect(sim.stats().jobsCreated).toBe(1);
+
+    const again = await runCli(apply, { env });
+    const status = await readStatus(file, stateDir, env);
+    const teaser = status.jobs.find((job) => job.id === 'teaser');
+    if (teaser?.status === 'uncertain') {
+      // The kill came before the job id was journaled: reported, exit 1, and nothing re-sent.
+      expect(again.code).toBe(1);
+      expect(again.stderr).toMatch(/uncertain\s+teaser: .*a paid job may exist \(skipped\)/);
+      expect(sim.stats().jobsCreated).toBe(1);
+      const resend = await runCli([...apply, '--resend-uncertain'], { env });
+      expect(resend.code).toBe(0);
+      expect(sim.stats().jobsCreated).toBe(2);
+    } else {
+      // The job id was journaled before the kill: the re-run follows that same job to the end.
+      expect(again.code).toBe(0);
+      expect(teaser?.status).toBe('done');
+      expect(sim.stats().jobsCreated).toBe(1);
+    }
+  });
+});
