@@ -1,6 +1,7 @@
 import { getMatrixAxes, type MatrixCombination } from './expand-matrix.js';
+import { formatLocation } from './format-issue.js';
 import { compileTemplate } from './template.js';
-import type { LoadedManifest, SourceLocation, ValidationIssue } from './types.js';
+import type { LoadedManifest, ValidationIssue } from './types.js';
 
 /** One expanded job id and the job entry that produced it. */
 export interface IdProducer {
@@ -107,8 +108,4 @@ function hintFor(loaded: LoadedManifest, specs: number[]): string {
     }
   }
   return 'give each job a distinct id';
-}
-
-function formatLocation(location: SourceLocation): string {
-  return `${location.file}:${location.line}:${location.col}`;
 }
