@@ -80,6 +80,7 @@ export async function runApply(ctx: CommandContext, args: string[], options: Rec
         ...(loaded.manifest.retry === undefined ? {} : { retry: loaded.manifest.retry }),
         ...(maxCredits === undefined ? {} : { maxCredits }),
       });
+      await state.lock.verify();
       const summary = await executeWithProgress(ctx, plan, executeOptions, {
         client: connection.client,
         journal: state.journal,

@@ -19,7 +19,12 @@ describe('acquireLock', () => {
     const lock = await acquireLock(dir, { pid: 1234, now: () => Date.UTC(2026, 0, 1) });
     expect(lock.warning).toBeUndefined();
     const content = JSON.parse(await readFile(lock.path, 'utf8')) as Record<string, unknown>;
-    expect(content).toEqual({ pid: 1234, hostname: hostname(), startedAt: '2026-01-01T00:00:00.000Z' });
+    expect(content).toEqual({
+      pid: 1234,
+      hostname: hostname(),
+      startedAt: '2026-01-01T00:00:00.000Z',
+      token: expect.stringMatching(/^[0-9a-f]{16}$/),
+    });
     expect((await stat(lock.path)).mode & 0o777).toBe(0o600);
     await lock.release();
     expect(existsSync(lock.path)).toBe(false);
