@@ -3,6 +3,7 @@ import type { PlannedJob } from '../plan/types.js';
 import { deriveIdempotencyKey } from '../state/idempotency-key.js';
 import type { ExecutionContext } from './context.js';
 import { earlierSendMayHaveActed, errorCodeOf, errorMessageOf } from './error-info.js';
+import { locateInKeyWindow } from './key-window.js';
 import { forgetUploads, uploadReferences } from './upload-references.js';
 
 /**
@@ -93,7 +94,8 @@ export async function createAttempt(
     ? ctx.jobs.get(job.id)?.attempts.find((a) => a.attempt === attempt)?.intentAt
     : undefined;
   const earlierSendAt =
-    intentAt !== undefined && ctx.clock.now() - intentAt < ctx.options.idempotencyWindowMs
+    intentAt !== undefined &&
+    locateInKeyWindow(ctx.clock.now(), intentAt, ctx.options.idempotencyWindowMs) === 'inside'
       ? intentAt
       : undefined;
   try {

@@ -4,6 +4,7 @@ import type { JobRecord } from '../service/types.js';
 import type { AttemptState, JobState } from '../state/job-state.js';
 import type { ExecutionContext } from './context.js';
 import { createAttempt } from './create-job.js';
+import { describeKeyWindowMiss, locateInKeyWindow } from './key-window.js';
 import type { JobOutcome } from './events.js';
 import { computeRetryDelay, decideFailure } from './failure-policy.js';
 import { pollJob, sleepUnlessAborted } from './poll-job.js';
@@ -126,18 +127,18 @@ async function resumeCreating(
   job: PlannedJob,
   last: AttemptState,
 ): Promise<JobOutcome | 'open'> {
-  const age = ctx.clock.now() - last.intentAt;
+  const now = ctx.clock.now();
   if (
     getJobKind(job.kind).idempotent &&
     last.idempotencyKey !== undefined &&
-    age < ctx.options.idempotencyWindowMs
+    locateInKeyWindow(now, last.intentAt, ctx.options.idempotencyWindowMs) === 'inside'
   ) {
     return createAttempt(ctx, job, last.attempt, true);
   }
   const reason =
     last.idempotencyKey === undefined
       ? 'the create of this job got no answer and its endpoint takes no idempotency key: a paid job may exist'
-      : `the create got no answer ${Math.round(age / 1000)} s ago, past the idempotency window: a paid job may exist`;
+      : describeKeyWindowMiss(now, last.intentAt);
   await ctx.record({ type: 'uncertain', id: job.id, attempt: last.attempt, reason });
   const resend = ctx.options.onUncertain === 'resend';
   ctx.emit({
