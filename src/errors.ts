@@ -32,6 +32,12 @@ export type ErrorCode =
   | 'STATE_LOCKED'
   /** The state journal cannot be read (other than a torn last line, which is tolerated). */
   | 'STATE_CORRUPT'
+  /** The state journal was written in a format version this runner does not know (a newer runner). */
+  | 'STATE_VERSION'
+  /** The state folder belongs to another pipeline or run, or holds several runs in one journal. */
+  | 'STATE_MISMATCH'
+  /** `runner status` of a run that has no state. */
+  | 'STATE_NOT_FOUND'
   /** Ctrl-C / SIGTERM. */
   | 'INTERRUPTED'
   /** A bug: asks to be reported. */

@@ -27,6 +27,7 @@ const commands: Record<string, { load: () => Promise<Action> }> = {
   plan: { load: async () => (await import('./commands/plan.js')).runPlan },
   apply: { load: async () => (await import('./commands/apply.js')).runApply },
   status: { load: async () => (await import('./commands/status.js')).runStatus },
+  runs: { load: async () => (await import('./commands/runs.js')).runRuns },
 };
 
 /** Runs the CLI and resolves to the exit code; never calls process.exit (see ./bin.ts). */
@@ -165,6 +166,16 @@ function declareCommands(
     .option('--state-dir <dir>', 'State folder (default: .runner/ beside the manifest)')
     .option('--json', 'Print JSON')
     .action(capture('status'));
+
+  cli
+    .command(
+      'runs <manifest>',
+      "List the runs of the manifest's pipeline that have state: id, start, counts, credits",
+    )
+    .option('--state-dir <dir>', 'State folder (default: .runner/ beside the manifest)')
+    .option('--json', 'Print JSON')
+    .example('runner runs pipelines/nightly-social.yaml --state-dir .runner-state')
+    .action(capture('runs'));
 }
 
 function pickGlobal(options: Record<string, unknown>): GlobalOptions {

@@ -2,6 +2,7 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Clock } from '../clock.js';
 import { systemClock } from '../clock.js';
+import { capRecordStrings, JOURNAL_VERSION, MAX_LINE_BYTES } from './journal-format.js';
 import type { JournalEntry, JournalRecord } from './records.js';
 
 /** File name of the journal inside a state directory. */
@@ -17,17 +18,35 @@ export interface JournalWriter {
 
 const TAIL_CHUNK = 64 * 1024;
 
+/** Which pipeline and run a journal belongs to: written as its header line (format version 2). */
+export interface JournalIdentity {
+  pipeline: string;
+  runId: string;
+}
+
 /**
  * Opens (creating with mode 0600) an append-only JSON-lines journal. A torn last line left by a crash
  * mid-write is cut off first, so the next record starts on a line of its own; a complete last line
- * that only lacks its newline gets one.
+ * that only lacks its newline gets one. A new journal starts with a header naming `identity` and the
+ * format version (without `identity` it is written headerless, as version 1). Every string a record
+ * carries is capped (see `capRecordStrings`), so no answer of the service can bloat the journal.
  */
-export async function openJournal(path: string, options?: { clock?: Clock }): Promise<JournalWriter> {
+export async function openJournal(
+  path: string,
+  options?: { clock?: Clock; identity?: JournalIdentity },
+): Promise<JournalWriter> {
   const clock = options?.clock ?? systemClock;
   const handle = await open(path, 'a+', 0o600);
   try {
     const { size } = await handle.stat();
-    if (size === 0) await syncDirectory(dirname(path));
+    if (size === 0) {
+      if (options?.identity !== undefined) {
+        const header = { type: 'journal', at: clock.now(), version: JOURNAL_VERSION, ...options.identity };
+        await handle.appendFile(`${JSON.stringify(capRecordStrings(header))}\n`, 'utf8');
+        await handle.datasync();
+      }
+      await syncDirectory(dirname(path));
+    }
     await repairTail(handle);
   } catch (error) {
     await handle.close();
@@ -37,7 +56,7 @@ export async function openJournal(path: string, options?: { clock?: Clock }): Pr
   let closed = false;
 
   const append = (entry: JournalEntry): Promise<JournalRecord> => {
-    const record: JournalRecord = { ...entry, at: entry.at ?? clock.now() };
+    const record = capRecordStrings({ ...entry, at: entry.at ?? clock.now() });
     const line = `${JSON.stringify(record)}\n`;
     const next = chain.then(async () => {
       if (closed) throw new Error(`journal ${path} is closed`);
@@ -83,6 +102,12 @@ async function repairTail(handle: FileHandle): Promise<void> {
   await handle.read(last, 0, 1, size - 1);
   if (last[0] === 0x0a) return;
   const lineStart = await findLineStart(handle, size);
+  if (size - lineStart > MAX_LINE_BYTES) {
+    // Too long to be a record the reader would take: end it, and the reader skips it with a warning.
+    await handle.appendFile('\n', 'utf8');
+    await handle.datasync();
+    return;
+  }
   const tail = Buffer.alloc(size - lineStart);
   await handle.read(tail, 0, tail.length, lineStart);
   if (isJsonObject(tail.toString('utf8'))) {

@@ -1,19 +1,14 @@
 import { mkdir } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Clock } from '../clock.js';
 import { systemClock } from '../clock.js';
 import type { JobState } from './job-state.js';
 import { openJournal, type JournalWriter } from './journal.js';
 import { acquireLock, type StateLock } from './lock.js';
-import { replayJournal, type ReplayResult } from './replay.js';
-import {
-  ensureStateDir,
-  journalPathFor,
-  readJournalText,
-  resolveStateDir,
-  uploadCachePathFor,
-} from './state-dir.js';
-import { openUploadCache, type UploadCache } from './upload-cache.js';
+import { checkJournalIdentity, locateRunState } from './locate-run-state.js';
+import { replayJournalFile, type ReplayResult } from './replay.js';
+import { ensureStateDir, journalPathFor, uploadCachePathFor } from './state-dir.js';
+import { openUploadCache, UPLOAD_CACHE_FILE, type UploadCache } from './upload-cache.js';
 
 /** Everything `runner apply` needs from the state directory, opened in a safe order. */
 export interface RunState {
@@ -31,29 +26,47 @@ export interface RunState {
 }
 
 /**
- * Creates the state directory (0700), takes its lock, replays the journal, then opens it for
- * appending (which cuts a torn last line) and the manifest folder's upload cache. The lock is taken
- * before anything is read, so two runners never interleave.
+ * Creates the run's state directory (`<root>/<pipeline>/<run>/`, 0700), takes its lock, replays the
+ * journal (refusing one that belongs to another pipeline or run), then opens it for appending (which
+ * cuts a torn last line; a new journal starts with its header) and the upload cache. The lock is
+ * taken before anything is read, so two runners never interleave.
  */
 export async function openRunState(input: {
   manifestFile: string;
   pipeline: string;
   runId: string;
   stateDir?: string;
-  /** @default `.runner/uploads.json` beside the manifest, shared by every run of that folder */
+  /**
+   * @default `uploads.json` in the state root (`--state-dir`, else `.runner/` beside the manifest),
+   * shared by every run there
+   */
   uploadCachePath?: string;
   clock?: Clock;
 }): Promise<RunState> {
-  const dir = resolveStateDir(input);
+  const location = await locateRunState(input);
+  const { dir } = location;
   await ensureStateDir(dir);
   const lock = await acquireLock(dir);
   try {
-    const replay = replayJournal(await readJournalText(dir));
-    const journal = await openJournal(journalPathFor(dir), { clock: input.clock ?? systemClock });
-    const cachePath = input.uploadCachePath ?? uploadCachePathFor(input.manifestFile);
+    const journalPath = journalPathFor(dir);
+    const replay = await replayJournalFile(journalPath);
+    checkJournalIdentity(replay, input, journalPath);
+    const journal = await openJournal(journalPath, {
+      clock: input.clock ?? systemClock,
+      identity: { pipeline: input.pipeline, runId: input.runId },
+    });
+    const cachePath =
+      input.uploadCachePath ??
+      (input.stateDir === undefined
+        ? uploadCachePathFor(input.manifestFile)
+        : join(location.root, UPLOAD_CACHE_FILE));
     await mkdir(dirname(cachePath), { recursive: true, mode: 0o700 });
     const uploadCache = await openUploadCache(cachePath);
-    const warnings = [...(lock.warning === undefined ? [] : [lock.warning]), ...replay.warnings];
+    const warnings = [
+      ...location.warnings,
+      ...(lock.warning === undefined ? [] : [lock.warning]),
+      ...replay.warnings,
+    ];
     return {
       dir,
       lock,

@@ -16,7 +16,20 @@ export type JournalRecord =
   | DeferredRecord
   | DownloadedRecord
   | UncertainRecord
-  | InterruptedRecord;
+  | InterruptedRecord
+  | JournalHeaderRecord;
+
+/**
+ * The first line of a journal (format version 2 on): which pipeline and run it belongs to, so it is
+ * never opened for another. Journals of version 1 (the first release) have no header.
+ */
+export interface JournalHeaderRecord {
+  type: 'journal';
+  at: number;
+  version: number;
+  pipeline: string;
+  runId: string;
+}
 
 /** A run (one `runner apply`) started. */
 export interface RunRecord {

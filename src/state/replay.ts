@@ -1,5 +1,7 @@
 import { RunnerError } from '../errors.js';
 import { deriveJobStatus, type AttemptState, type JobState } from './job-state.js';
+import { JOURNAL_VERSION, KNOWN_RECORD_TYPES, MAX_LINE_BYTES } from './journal-format.js';
+import { readJournalLines, type JournalLine } from './read-journal.js';
 import type { JournalRecord } from './records.js';
 
 export interface ReplayResult {
@@ -7,43 +9,128 @@ export interface ReplayResult {
   warnings: string[];
   /** `run` records, oldest first. */
   runs: Extract<JournalRecord, { type: 'run' }>[];
+  /** 1: a journal without a header (the first release); 2 on: from its header. */
+  version: number;
+  /** The header's identity (version 2 on). */
+  header?: { pipeline: string; runId: string; at: number };
+}
+
+/** Feeds journal lines in order, then `finish()`; see {@link replayJournal}. */
+export interface JournalReplay {
+  add(line: JournalLine): void;
+  finish(): ReplayResult;
 }
 
 /**
  * Rebuilds every job's state from the journal text. Pure and linear in the journal's size.
  * A torn last line (a crash mid-write) is ignored with a warning; any other unreadable line is a
- * STATE_CORRUPT error naming its line number.
+ * STATE_CORRUPT error naming its line number. Lines over {@link MAX_LINE_BYTES} and records of an
+ * unknown type are skipped with a warning; a header of an unknown format version is a STATE_VERSION
+ * error.
  */
-export function replayJournal(text: string): ReplayResult {
-  const jobs = new Map<string, JobState>();
-  const warnings: string[] = [];
-  const runs: ReplayResult['runs'] = [];
+export function replayJournal(text: string, source = 'The state journal'): ReplayResult {
+  const replay = createJournalReplay(source);
   const lines = text.split('\n');
   const lastIndex = lines.length - 1;
   for (let index = 0; index < lines.length; index++) {
     const line = lines[index] ?? '';
-    if (line.trim() === '') continue;
-    const record = parseLine(line);
-    if (record === undefined) {
-      // Only an unterminated last line can be a torn write.
-      if (index === lastIndex) {
-        warnings.push(
-          `Ignored a torn last line (${line.length} characters) of the state journal: a crash interrupted its write.`,
-        );
-        continue;
-      }
-      throw new RunnerError(
-        'STATE_CORRUPT',
-        `The state journal is corrupt at line ${index + 1}: expected one JSON record, received ${JSON.stringify(line.slice(0, 80))}.`,
-        {
-          hint: 'Restore the state directory from a backup, or move it away to start over (jobs already created would be created again).',
-        },
-      );
-    }
-    applyRecord(jobs, runs, record);
+    const bytes = Buffer.byteLength(line, 'utf8');
+    replay.add({
+      number: index + 1,
+      text: bytes > MAX_LINE_BYTES ? undefined : line,
+      bytes,
+      terminated: index !== lastIndex,
+    });
   }
-  for (const job of jobs.values()) job.status = deriveJobStatus(job.attempts);
-  return { jobs, warnings, runs };
+  return replay.finish();
+}
+
+/** {@link replayJournal} of a journal file, read line by line (a missing file replays to nothing). */
+export async function replayJournalFile(path: string): Promise<ReplayResult> {
+  const replay = createJournalReplay(`The state journal ${path}`);
+  for await (const line of readJournalLines(path)) replay.add(line);
+  return replay.finish();
+}
+
+/** The incremental form of {@link replayJournal}: `source` names the journal in messages. */
+export function createJournalReplay(source = 'The state journal'): JournalReplay {
+  const jobs = new Map<string, JobState>();
+  const warnings: string[] = [];
+  const runs: ReplayResult['runs'] = [];
+  const unknownTypes = new Map<string, { count: number; firstLine: number }>();
+  let header: ReplayResult['header'];
+  let version = 1;
+  return {
+    add(line) {
+      if (line.text === undefined) {
+        warnings.push(
+          `Skipped line ${line.number} of the state journal: ${line.bytes} bytes, over the ${MAX_LINE_BYTES}-byte limit for one record (no runner writes one so long). If it held a job's answer, that job is treated as unanswered.`,
+        );
+        return;
+      }
+      if (line.text.trim() === '') return;
+      const record = parseLine(line.text);
+      if (record === undefined) {
+        // Only an unterminated last line can be a torn write.
+        if (!line.terminated) {
+          warnings.push(
+            `Ignored a torn last line (${line.text.length} characters) of the state journal: a crash interrupted its write.`,
+          );
+          return;
+        }
+        throw new RunnerError(
+          'STATE_CORRUPT',
+          `${source} is corrupt at line ${line.number}: expected one JSON record, received ${JSON.stringify(line.text.slice(0, 80))}.`,
+          {
+            hint: 'Restore the state directory from a backup, or move it away to start over (jobs already created would be created again).',
+          },
+        );
+      }
+      if (!KNOWN_RECORD_TYPES.has(record.type)) {
+        const seen = unknownTypes.get(record.type);
+        if (seen === undefined) unknownTypes.set(record.type, { count: 1, firstLine: line.number });
+        else seen.count++;
+        return;
+      }
+      if (record.type === 'journal') {
+        version = checkVersion(record, line.number, source);
+        header ??= { pipeline: String(record.pipeline), runId: String(record.runId), at: record.at };
+        return;
+      }
+      applyRecord(jobs, runs, record);
+    },
+    finish() {
+      for (const [type, { count, firstLine }] of unknownTypes) {
+        warnings.push(
+          `Ignored ${count} state journal record${count === 1 ? '' : 's'} of unknown type ${JSON.stringify(type.slice(0, 40))} (first at line ${firstLine}): written by a newer runner? They change no job's state.`,
+        );
+      }
+      for (const job of jobs.values()) job.status = deriveJobStatus(job.attempts);
+      return { jobs, warnings, runs, version, ...(header === undefined ? {} : { header }) };
+    },
+  };
+}
+
+function checkVersion(record: { version?: unknown }, lineNumber: number, source: string): number {
+  const { version } = record;
+  if (
+    typeof version === 'number' &&
+    Number.isInteger(version) &&
+    version >= 2 &&
+    version <= JOURNAL_VERSION
+  ) {
+    return version;
+  }
+  throw new RunnerError(
+    'STATE_VERSION',
+    `${source} has format version ${JSON.stringify(version)} (line ${lineNumber}); this runner reads versions 1 to ${JOURNAL_VERSION}.`,
+    {
+      hint:
+        typeof version === 'number' && version > JOURNAL_VERSION
+          ? 'It was written by a newer runner: upgrade the runner to read it. Nothing was created.'
+          : 'The header line is damaged: restore the state directory from a backup. Nothing was created.',
+    },
+  );
 }
 
 /**
@@ -75,6 +162,7 @@ function applyRecord(jobs: Map<string, JobState>, runs: ReplayResult['runs'], re
       runs.push(record);
       return;
     case 'interrupted':
+    case 'journal':
       return;
     case 'intent': {
       const job = getJob(jobs, record.id);
@@ -112,7 +200,10 @@ function applyRecord(jobs: Map<string, JobState>, runs: ReplayResult['runs'], re
   }
 }
 
-type AttemptRecord = Exclude<JournalRecord, { type: 'run' | 'interrupted' | 'intent' | 'downloaded' }>;
+type AttemptRecord = Exclude<
+  JournalRecord,
+  { type: 'run' | 'interrupted' | 'intent' | 'downloaded' | 'journal' }
+>;
 
 function applyAttemptRecord(attempt: AttemptState, record: AttemptRecord): void {
   switch (record.type) {

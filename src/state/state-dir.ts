@@ -8,9 +8,15 @@ export function runnerDirFor(manifestFile: string): string {
   return join(dirname(resolve(manifestFile)), '.runner');
 }
 
+/** The folder holding every pipeline's runs: `--state-dir` when given, else `.runner/` beside the manifest. */
+export function resolveStateRoot(input: { manifestFile: string; stateDir?: string }): string {
+  return input.stateDir === undefined ? runnerDirFor(input.manifestFile) : resolve(input.stateDir);
+}
+
 /**
- * The state directory of one run of a pipeline: `<manifestDir>/.runner/<pipeline>/<runId>/`, or
- * `stateDir` when given. Names are reduced to safe file-name characters.
+ * The state directory of one run of a pipeline: `<root>/<pipeline>/<runId>/` where root is
+ * `stateDir` when given, else `<manifestDir>/.runner`. Names are reduced to safe file-name characters.
+ * (A journal of the old flat `--state-dir` layout is found by `locateRunState`.)
  */
 export function resolveStateDir(input: {
   manifestFile: string;
@@ -18,8 +24,16 @@ export function resolveStateDir(input: {
   runId: string;
   stateDir?: string;
 }): string {
-  if (input.stateDir !== undefined) return resolve(input.stateDir);
-  return join(runnerDirFor(input.manifestFile), toSafeSegment(input.pipeline), toSafeSegment(input.runId));
+  return join(resolveStateRoot(input), toSafeSegment(input.pipeline), toSafeSegment(input.runId));
+}
+
+/** The folder of every run of one pipeline. */
+export function resolvePipelineDir(input: {
+  manifestFile: string;
+  pipeline: string;
+  stateDir?: string;
+}): string {
+  return join(resolveStateRoot(input), toSafeSegment(input.pipeline));
 }
 
 /** Path of the upload cache shared by every run of the manifest's folder. */

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, readdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, sep } from 'node:path';
 import type { Simulator } from '../../src/simulator/types.js';
 import type { StatusView } from '../../src/state/status-view.js';
 import { runCli } from './run-cli.js';
@@ -100,11 +100,23 @@ export interface JournalLine {
   jobId?: string;
 }
 
+/**
+ * The folder of the one run under a `--state-dir` root (`<root>/<pipeline>/<run>/`), or the root itself
+ * when it holds a journal directly (or nothing yet).
+ */
+export async function findRunDir(stateDir: string): Promise<string> {
+  const journals = (await listFilesDeep(stateDir)).filter(
+    (file) => file.endsWith(`${sep}journal.jsonl`) && dirname(dirname(dirname(file))) === stateDir,
+  );
+  if (journals.length > 1) throw new Error(`several runs under ${stateDir}: ${journals.join(', ')}`);
+  return journals[0] === undefined ? stateDir : dirname(journals[0]);
+}
+
 /** The state journal's records; a torn last line left by a crash is skipped, as the runner's replay does. */
 export async function readJournalLines(stateDir: string): Promise<JournalLine[]> {
   let text: string;
   try {
-    text = await readFile(join(stateDir, 'journal.jsonl'), 'utf8');
+    text = await readFile(join(await findRunDir(stateDir), 'journal.jsonl'), 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw error;

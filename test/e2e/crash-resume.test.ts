@@ -79,7 +79,7 @@ async function killUntilDone(
   runKilled: (run: number) => Promise<CliResult & { killed: boolean; label: string }>,
 ): Promise<{ kills: number; locksLeft: number; history: string[] }> {
   const { simulator, stateDir, jobIds, apply, env } = scenario;
-  const lockFile = join(stateDir, 'lock');
+  const lockFile = join(stateDir, 'crash-resume', 'default', 'lock');
   let kills = 0;
   let locksLeft = 0;
   let lockLeftBehind = false;

@@ -5,8 +5,9 @@ import { ExitCode, UsageError } from '../../errors.js';
 import type { CostReport } from '../../plan/cost-report.js';
 import { renderReportJsonChunks } from '../../plan/render-report-json.js';
 import { renderReportMarkdown, renderReportText } from '../../plan/render-report.js';
-import { replayJournal } from '../../state/replay.js';
-import { readJournalText, resolveStateDir } from '../../state/state-dir.js';
+import { locateRunState } from '../../state/locate-run-state.js';
+import { replayJournalFile } from '../../state/replay.js';
+import { journalPathFor } from '../../state/state-dir.js';
 import { connect } from '../connect.js';
 import type { CommandContext } from '../context.js';
 import { checkCost, DEFAULT_MAX_ATTEMPTS } from '../cost-check.js';
@@ -44,13 +45,13 @@ export async function runPlan(ctx: CommandContext, args: string[], options: Reco
       return ExitCode.InvalidInput;
     }
     const { manifest } = prepared.loaded;
-    const stateDir = resolveStateDir({
+    const location = await locateRunState({
       manifestFile,
       pipeline: manifest.name,
       runId: readRunId(options),
       ...readStateDir(options),
     });
-    const previousJobs = replayJournal(await readJournalText(stateDir)).jobs;
+    const previousJobs = (await replayJournalFile(journalPathFor(location.dir))).jobs;
     const report = await checkCost({
       plan: prepared.plan,
       catalog: prepared.catalog,

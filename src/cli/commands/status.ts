@@ -1,7 +1,10 @@
-import { ExitCode } from '../../errors.js';
+import { existsSync } from 'node:fs';
+import { ExitCode, RunnerError } from '../../errors.js';
 import { validateManifestOffline } from '../../manifest/validate-manifest.js';
-import { replayJournal } from '../../state/replay.js';
-import { readJournalText, resolveStateDir } from '../../state/state-dir.js';
+import { listRuns } from '../../state/list-runs.js';
+import { checkJournalIdentity, locateRunState } from '../../state/locate-run-state.js';
+import { replayJournalFile } from '../../state/replay.js';
+import { journalPathFor } from '../../state/state-dir.js';
 import { buildStatusView } from '../../state/status-view.js';
 import type { CommandContext } from '../context.js';
 import { todayUtc } from '../prepare-plan.js';
@@ -11,7 +14,8 @@ import { readRunId, readStateDir } from '../run-options.js';
 
 /**
  * `runner status FILE`: every job of a run from its state journal, read-only (no lock, no network).
- * Jobs of the manifest that never ran show as pending.
+ * Jobs of the manifest that never ran show as pending. A run without state is an error (exit 1)
+ * naming the runs that do exist, never a table of pending jobs.
  */
 export async function runStatus(ctx: CommandContext, args: string[], options: Record<string, unknown>) {
   const [manifestFile = ''] = args;
@@ -21,16 +25,17 @@ export async function runStatus(ctx: CommandContext, args: string[], options: Re
     ctx.output.err(renderIssues(offline.issues, manifestFile, ctx.output.style));
     return ExitCode.InvalidInput;
   }
-  const stateDir = resolveStateDir({
-    manifestFile,
-    pipeline: loaded.manifest.name,
-    runId: readRunId(options),
-    ...readStateDir(options),
-  });
-  const { jobs, warnings } = replayJournal(await readJournalText(stateDir));
-  for (const warning of warnings) ctx.output.err(`${ctx.output.style.yellow('warning')} ${warning}`);
+  const identity = { pipeline: loaded.manifest.name, runId: readRunId(options) };
+  const where = { manifestFile, ...identity, ...readStateDir(options) };
+  const location = await locateRunState(where);
+  const journalPath = journalPathFor(location.dir);
+  if (!existsSync(journalPath)) throw await noStateError(where, location.dir);
+  const replay = await replayJournalFile(journalPath);
+  checkJournalIdentity(replay, identity, journalPath);
+  for (const warning of [...location.warnings, ...replay.warnings])
+    ctx.output.err(`${ctx.output.style.yellow('warning')} ${warning}`);
   const view = buildStatusView(
-    jobs,
+    replay.jobs,
     offline.jobs.map((job) => job.id),
   );
   ctx.output.out(
@@ -39,4 +44,21 @@ export async function runStatus(ctx: CommandContext, args: string[], options: Re
       : renderStatus(view, ctx.output.style, ctx.output.width),
   );
   return ExitCode.Success;
+}
+
+async function noStateError(
+  where: { manifestFile: string; pipeline: string; runId: string; stateDir?: string },
+  dir: string,
+): Promise<RunnerError> {
+  const { runs } = await listRuns(where);
+  const stateFlag = where.stateDir === undefined ? '' : ` --state-dir ${where.stateDir}`;
+  const known =
+    runs.length === 0
+      ? `No run of pipeline "${where.pipeline}" has state there yet: \`runner apply ${where.manifestFile}\` starts one.`
+      : `Runs with state: ${runs.map((run) => run.runId).join(', ')} (see \`runner runs ${where.manifestFile}${stateFlag}\`); pick one with --run.`;
+  return new RunnerError(
+    'STATE_NOT_FOUND',
+    `Run "${where.runId}" of pipeline "${where.pipeline}" has no state: ${dir} holds no journal.`,
+    { hint: known },
+  );
 }

@@ -80,8 +80,9 @@ describe('resolveStateDir', () => {
     expect(resolveStateDir({ manifestFile: '/p/m.yaml', pipeline: 'My Pipe/../x', runId: 'r1' })).toBe(
       '/p/.runner/My_Pipe_.._x/r1',
     );
+    // --state-dir keeps the same <pipeline>/<run>/ layout (#7.1).
     expect(resolveStateDir({ manifestFile: '/p/m.yaml', pipeline: 'x', runId: 'r', stateDir: '/s' })).toBe(
-      '/s',
+      '/s/x/r',
     );
     expect(toSafeSegment('..')).toBe('_');
     expect(toSafeSegment('')).toBe('_');

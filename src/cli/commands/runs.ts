@@ -1,0 +1,30 @@
+import { ExitCode } from '../../errors.js';
+import { validateManifestOffline } from '../../manifest/validate-manifest.js';
+import { listRuns } from '../../state/list-runs.js';
+import type { CommandContext } from '../context.js';
+import { todayUtc } from '../prepare-plan.js';
+import { renderIssues } from '../render/issues.js';
+import { renderRuns } from '../render/runs.js';
+import { readStateDir } from '../run-options.js';
+
+/** `runner runs FILE`: every run of the manifest's pipeline that has state, read-only (no lock, no network). */
+export async function runRuns(ctx: CommandContext, args: string[], options: Record<string, unknown>) {
+  const [manifestFile = ''] = args;
+  const offline = await validateManifestOffline(manifestFile, { env: ctx.env, date: todayUtc() });
+  const { loaded } = offline;
+  if (loaded === undefined) {
+    ctx.output.err(renderIssues(offline.issues, manifestFile, ctx.output.style));
+    return ExitCode.InvalidInput;
+  }
+  const view = await listRuns({ manifestFile, pipeline: loaded.manifest.name, ...readStateDir(options) });
+  for (const run of view.runs) {
+    for (const warning of run.warnings)
+      ctx.output.err(`${ctx.output.style.yellow('warning')} run ${run.runId}: ${warning}`);
+  }
+  ctx.output.out(
+    options.json === true
+      ? JSON.stringify(view, null, 2)
+      : renderRuns(view, ctx.output.style, ctx.output.width),
+  );
+  return ExitCode.Success;
+}

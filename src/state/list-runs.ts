@@ -1,0 +1,103 @@
+import { readdir } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { sumChargedCredits, type JobStatus } from './job-state.js';
+import { JOURNAL_FILE } from './journal.js';
+import { listJournalOwners } from './locate-run-state.js';
+import { replayJournalFile, type ReplayResult } from './replay.js';
+import { resolvePipelineDir, resolveStateRoot } from './state-dir.js';
+
+/** One run of a pipeline as `runner runs` shows it. */
+export interface RunSummary {
+  runId: string;
+  /** ISO time of the first apply of the run (its header, else its first `run` record). */
+  startedAt?: string;
+  /** ISO time of the latest apply. */
+  lastAppliedAt?: string;
+  /** How many times `apply` ran on this state. */
+  applies: number;
+  /** Jobs the journal knows, by status (jobs of the manifest that never ran are not counted). */
+  counts: Record<JobStatus, number> & { jobs: number };
+  creditsSpent: number;
+  dir: string;
+  /** Set when reading the journal warned (torn line, unknown records) or failed. */
+  warnings: string[];
+}
+
+/**
+ * The JSON of `runner runs --json` (version 1):
+ * `{ schemaVersion: 1, pipeline, stateRoot, runs: [{ runId, startedAt?, lastAppliedAt?, applies,
+ *    counts: { jobs, pending, creating, open, done, failed, deferred, uncertain }, creditsSpent, dir,
+ *    warnings }] }`, runs oldest first.
+ */
+export interface RunsView {
+  schemaVersion: 1;
+  pipeline: string;
+  stateRoot: string;
+  runs: RunSummary[];
+}
+
+/**
+ * Every run of a pipeline with state under the state root (`<root>/<pipeline>/*`/), plus a journal
+ * of the old flat `--state-dir` layout naming this pipeline. Read-only: no lock is taken.
+ */
+export async function listRuns(input: {
+  manifestFile: string;
+  pipeline: string;
+  stateDir?: string;
+}): Promise<RunsView> {
+  const root = resolveStateRoot(input);
+  const pipelineDir = resolvePipelineDir(input);
+  const dirs: string[] = [];
+  try {
+    for (const entry of await readdir(pipelineDir, { withFileTypes: true })) {
+      if (entry.isDirectory() && existsSync(join(pipelineDir, entry.name, JOURNAL_FILE))) {
+        dirs.push(join(pipelineDir, entry.name));
+      }
+    }
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  if (input.stateDir !== undefined && existsSync(join(root, JOURNAL_FILE))) dirs.push(root);
+  const runs: RunSummary[] = [];
+  for (const dir of dirs) runs.push(...(await summarizeRunDir(dir, input.pipeline)));
+  runs.sort((a, b) => (a.startedAt ?? '').localeCompare(b.startedAt ?? '') || a.runId.localeCompare(b.runId));
+  return { schemaVersion: 1, pipeline: input.pipeline, stateRoot: root, runs };
+}
+
+async function summarizeRunDir(dir: string, pipeline: string): Promise<RunSummary[]> {
+  let replay: ReplayResult;
+  try {
+    replay = await replayJournalFile(join(dir, JOURNAL_FILE));
+  } catch (error) {
+    return [{ ...emptySummary(dir, dir.split(/[\\/]/).at(-1) ?? dir), warnings: [(error as Error).message] }];
+  }
+  const owners = listJournalOwners(replay).filter((owner) => owner.pipeline === pipeline);
+  // Folder names are reduced to safe characters: the journal's own identity names the run.
+  if (owners.length === 0 && listJournalOwners(replay).length > 0) return [];
+  const runId = owners.map((owner) => owner.runId).join(' + ') || (dir.split(/[\\/]/).at(-1) ?? dir);
+  const summary = emptySummary(dir, runId);
+  summary.warnings = replay.warnings;
+  const started = replay.header?.at ?? replay.runs[0]?.at;
+  if (started !== undefined) summary.startedAt = new Date(started).toISOString();
+  const last = replay.runs.at(-1);
+  if (last !== undefined) summary.lastAppliedAt = new Date(last.at).toISOString();
+  summary.applies = replay.runs.length;
+  for (const job of replay.jobs.values()) {
+    summary.counts.jobs++;
+    summary.counts[job.status]++;
+    summary.creditsSpent += sumChargedCredits(job);
+  }
+  return [summary];
+}
+
+function emptySummary(dir: string, runId: string): RunSummary {
+  return {
+    runId,
+    applies: 0,
+    counts: { jobs: 0, pending: 0, creating: 0, open: 0, done: 0, failed: 0, deferred: 0, uncertain: 0 },
+    creditsSpent: 0,
+    dir,
+    warnings: [],
+  };
+}
