@@ -1,7 +1,10 @@
 import { mkdir, open, rename } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import type { PlannedJob } from '../plan/types.js';
+import type { JobState } from '../state/job-state.js';
 import type { ExecutionContext } from './context.js';
 import { errorMessageOf } from './error-info.js';
+import { setAsideSuperseded } from './set-aside-superseded.js';
 import { buildOutputName, extensionFromUrl, resolveOutputPath, sniffExtension } from './output-path.js';
 
 /**
@@ -21,7 +24,8 @@ export async function downloadResults(
   }
   const files: string[] = [];
   let failures = 0;
-  await mkdir(outputDir, { recursive: true });
+  await mkdir(outputDir, { recursive: true, mode: 0o700 });
+  await setAsideOldAttempts(ctx, job.id, state);
   for (const [index, url] of last.resultUrls.entries()) {
     const already = state.downloads.find((download) => download.url === url);
     if (already !== undefined) {
@@ -46,6 +50,26 @@ export async function downloadResults(
     }
   }
   return { files, failures };
+}
+
+/** Moves the files of replaced attempts aside; a failure is a warning, never a lost download. */
+async function setAsideOldAttempts(ctx: ExecutionContext, id: string, state: JobState): Promise<void> {
+  try {
+    const moved = await setAsideSuperseded(state);
+    if (moved.length > 0) {
+      ctx.emit({
+        type: 'warning',
+        id,
+        message: `Job ${id} was run again: ${moved.length} file(s) of its earlier attempt moved to ${dirname(moved[0]?.to ?? '')}.`,
+      });
+    }
+  } catch (error) {
+    ctx.emit({
+      type: 'warning',
+      id,
+      message: `Could not move the earlier results of job ${id} aside: ${errorMessageOf(error)}; they may sit beside the new ones.`,
+    });
+  }
 }
 
 /** A URL without a known extension: name the file after what its first bytes show it to be. */

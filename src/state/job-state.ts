@@ -59,8 +59,16 @@ export interface JobState {
   /** Payload hash of the latest attempt. */
   payloadHash: string;
   attempts: AttemptState[];
+  /** Files of the latest attempt that made any (a new attempt supersedes them, #7.4). */
   downloads: DownloadState[];
+  /** Files of earlier attempts, replaced by a new attempt: moved aside when it downloads its own. */
+  superseded?: SupersededDownload[];
   status: JobStatus;
+}
+
+export interface SupersededDownload extends DownloadState {
+  /** The attempt whose result the file was. */
+  attempt: number;
 }
 
 /** Derives a job's status from its last attempt. */

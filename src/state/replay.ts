@@ -172,6 +172,7 @@ function applyRecord(jobs: Map<string, JobState>, runs: ReplayResult['runs'], re
         existing.outcome = 'creating';
         return;
       }
+      supersedeDownloads(job);
       const attempt: AttemptState = {
         attempt: record.attempt,
         payloadHash: record.payloadHash,
@@ -244,6 +245,17 @@ function applyAttemptRecord(attempt: AttemptState, record: AttemptRecord): void 
       attempt.uncertainReason = record.reason;
       return;
   }
+}
+
+/** A new attempt starts: the files of the earlier one are no longer the job's results. */
+function supersedeDownloads(job: JobState): void {
+  if (job.downloads.length === 0) return;
+  const attempt = job.attempts.at(-1)?.attempt ?? 0;
+  job.superseded = [
+    ...(job.superseded ?? []),
+    ...job.downloads.map((download) => ({ ...download, attempt })),
+  ];
+  job.downloads = [];
 }
 
 function getJob(jobs: Map<string, JobState>, id: string): JobState {
