@@ -1,9 +1,9 @@
-import { FAILURE_ADVICE } from '../../execute/failure-policy.js';
 import { formatTable } from '../../plan/text-table.js';
 import type { StatusView } from '../../state/status-view.js';
 import type { Style } from '../output.js';
+import { renderStatusProblems } from './status-problems.js';
 
-/** `runner status` as a table, then advice for each failure kind seen. */
+/** `runner status` as a table, then each job that needs attention with its error and advice. */
 export function renderStatus(view: StatusView, style: Style, width = 120): string {
   if (view.jobs.length === 0) return 'No jobs.';
   const rows = view.jobs.map((job) => [
@@ -27,18 +27,12 @@ export function renderStatus(view: StatusView, style: Style, width = 120): strin
     .filter((status) => totals[status] > 0)
     .map((status) => `${status} ${totals[status]}`)
     .join(', ');
-  const advice = [...new Set(view.jobs.map((job) => job.failureKind).filter((kind) => kind !== undefined))]
-    .map((kind) => {
-      const text = (FAILURE_ADVICE as Record<string, string | undefined>)[kind];
-      return text === undefined ? undefined : `${kind}: ${text}`;
-    })
-    .filter((text) => text !== undefined);
   return [
     style.bold(header),
     ...colored,
     '',
     `${totals.jobs} jobs: ${counts}. Credits spent: ${totals.creditsSpent}.`,
-    ...advice.map((text) => style.dim(text)),
+    ...renderStatusProblems(view.jobs, style),
   ].join('\n');
 }
 

@@ -1,0 +1,73 @@
+import { describe, it, expect } from 'vitest';
+import { createStyle } from '../../../src/cli/output.js';
+import { renderStatus } from '../../../src/cli/render/status.js';
+import { replayJournal } from '../../../src/state/replay.js';
+import { buildStatusView } from '../../../src/state/status-view.js';
+
+const lines = [
+  { type: 'intent', at: 1, id: 'vague', attempt: 1, payloadHash: 'h' },
+  { type: 'created', at: 2, id: 'vague', attempt: 1, jobId: 'J1', creditCost: 4 },
+  {
+    type: 'failed',
+    at: 3,
+    id: 'vague',
+    attempt: 1,
+    failureKind: 'PROMPT_UNCLEAR',
+    error: 'The prompt "a thing" does not say what to draw',
+    willRetry: false,
+  },
+  { type: 'intent', at: 4, id: 'bad', attempt: 1, payloadHash: 'h' },
+  {
+    type: 'create-failed',
+    at: 5,
+    id: 'bad',
+    attempt: 1,
+    code: 'SERVICE_VALIDATION',
+    message: 'size 9999x9999 is not supported',
+    final: true,
+  },
+  { type: 'intent', at: 6, id: 'lost', attempt: 1, payloadHash: 'h' },
+  { type: 'uncertain', at: 7, id: 'lost', attempt: 1, reason: 'no answer to the create' },
+  { type: 'intent', at: 8, id: 'fine', attempt: 1, payloadHash: 'h' },
+  { type: 'created', at: 9, id: 'fine', attempt: 1, jobId: 'J2', creditCost: 4 },
+  { type: 'completed', at: 10, id: 'fine', attempt: 1, resultUrls: [] },
+];
+
+describe('runner status text view (#7.5)', () => {
+  it('shows the error text and the advice of every job that needs attention', () => {
+    const view = buildStatusView(replayJournal(lines.map((line) => JSON.stringify(line)).join('\n')).jobs);
+    const text = renderStatus(view, createStyle(false), 200);
+    const section = text.slice(text.indexOf('Needs attention:'));
+    expect(section).toContain(
+      'vague (failed, PROMPT_UNCLEAR): The prompt "a thing" does not say what to draw',
+    );
+    expect(section).toContain('PROMPT_UNCLEAR: The description is too vague: change the prompt.');
+    expect(section).toContain('bad (failed): SERVICE_VALIDATION: size 9999x9999 is not supported');
+    expect(section).toContain('fix the job in the manifest; nothing was created or charged');
+    expect(section).toContain('lost (uncertain): no answer to the create');
+    expect(section).toContain('--resend-uncertain');
+    expect(section).not.toContain('fine');
+  });
+
+  it('has no such section when every job is fine, and cuts a long error to one line', () => {
+    const ok = buildStatusView(replayJournal(JSON.stringify(lines.at(-1))).jobs);
+    expect(renderStatus(ok, createStyle(false))).not.toContain('Needs attention');
+    const long = [
+      { type: 'intent', at: 1, id: 'x', attempt: 1, payloadHash: 'h' },
+      {
+        type: 'failed',
+        at: 2,
+        id: 'x',
+        attempt: 1,
+        failureKind: 'K',
+        error: `a\n${'b'.repeat(1000)}`,
+        willRetry: false,
+      },
+    ];
+    const text = renderStatus(
+      buildStatusView(replayJournal(long.map((line) => JSON.stringify(line)).join('\n')).jobs),
+      createStyle(false),
+    );
+    expect(text).toMatch(/x \(failed, K\): a b{398}… \(see --json\)/);
+  });
+});
