@@ -8,6 +8,7 @@ import { basename, dirname, join } from 'node:path';
 import { createHttpError, type RequestContext } from './errors.js';
 import { describeUrl, readHeader, type Http } from './http.js';
 import { runWithRetry, type RetryContext } from './retry-loop.js';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../file-modes.js';
 
 /** Results can be large videos: the deadline covers the whole body. */
 export const DEFAULT_DOWNLOAD_TIMEOUT_MS = 600_000;
@@ -26,7 +27,7 @@ export async function downloadToFile(
   signal?: AbortSignal,
 ): Promise<{ bytes: number; sha256: string }> {
   const context: RequestContext = { method: 'GET', path: describeUrl(url) };
-  await mkdir(dirname(destinationPath), { recursive: true });
+  await mkdir(dirname(destinationPath), { recursive: true, mode: PRIVATE_DIR_MODE });
   const retryContext: RetryContext = {
     ...deps.retry,
     method: context.method,
@@ -82,7 +83,7 @@ async function writeAtomically(
   const temporaryPath = `${destinationPath}${PART_MARK}${randomBytes(6).toString('hex')}`;
   const hash = createHash('sha256');
   let bytes = 0;
-  const file = await open(temporaryPath, 'w', 0o644);
+  const file = await open(temporaryPath, 'w', PRIVATE_FILE_MODE);
   try {
     for await (const chunk of body) {
       hash.update(chunk);

@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { appendFile, writeFile } from 'node:fs/promises';
 import { ExitCode, UsageError } from '../../errors.js';
+import { PRIVATE_FILE_MODE } from '../../file-modes.js';
 import type { CostReport } from '../../plan/cost-report.js';
 import { renderReportJsonChunks } from '../../plan/render-report-json.js';
 import { renderReportMarkdown, renderReportText } from '../../plan/render-report.js';
@@ -75,7 +76,7 @@ async function emitReport(
   const { output } = ctx;
   if (format === 'json') {
     // In pieces: a 100,000-job report is ~30 MB of JSON, and one string of it doubles peak memory.
-    const file = outFile === undefined ? undefined : createWriteStream(outFile);
+    const file = outFile === undefined ? undefined : createWriteStream(outFile, { mode: PRIVATE_FILE_MODE });
     for (const chunk of renderReportJsonChunks(report)) {
       // Wait for pipes to drain, or the pieces pile up in memory all the same.
       if (!output.stdout.write(chunk)) await once(output.stdout, 'drain');
@@ -92,7 +93,7 @@ async function emitReport(
     output.out(rendered);
     if (outFile !== undefined) {
       const plain = format === 'text' ? renderReportText(report, { color: false, width: 100 }) : rendered;
-      await writeFile(outFile, plain.endsWith('\n') ? plain : `${plain}\n`);
+      await writeFile(outFile, plain.endsWith('\n') ? plain : `${plain}\n`, { mode: PRIVATE_FILE_MODE });
     }
   }
   // GitHub Actions shows this file on the run's summary page.
