@@ -31,7 +31,7 @@ export const MAX_LINE_BYTES = 1024 * 1024;
 /** Free-text fields (service errors, reasons) are capped to this many UTF-8 bytes when journaled. */
 export const MAX_TEXT_BYTES = 2 * 1024;
 
-/** URLs, file paths and ids get more room: cutting one makes it useless, but 8 KB is never a real one. */
+/** URLs, file paths, ids and names get more room: cutting one makes it useless, but 8 KB is never a real one. */
 export const MAX_REFERENCE_BYTES = 8 * 1024;
 
 const REFERENCE_FIELDS = new Set([
@@ -42,6 +42,8 @@ const REFERENCE_FIELDS = new Set([
   'id',
   'jobId',
   'idempotencyKey',
+  'pipeline',
+  'runId',
 ]);
 
 /**

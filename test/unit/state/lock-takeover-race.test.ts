@@ -41,7 +41,7 @@ describe('stale lock takeover under contention (#11.1)', () => {
       const losers = settled.filter((result) => result.status === 'rejected');
       expect(winners, `trial ${trial}`).toHaveLength(1);
       for (const loser of losers) {
-        expect((loser as PromiseRejectedResult).reason).toMatchObject({ code: 'STATE_LOCKED' });
+        expect(loser.reason).toMatchObject({ code: 'STATE_LOCKED' });
       }
       const winner = winners[0]?.value;
       // The lock on disk is the winner's, and the winner can prove it before its first create.
