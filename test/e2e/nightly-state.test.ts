@@ -19,86 +19,93 @@ describe('nightly runs with one persistent --state-dir (#7)', () => {
     simulator = undefined;
   });
 
-  it('creates every job again on night two, nothing on a re-run of night one; runs and status tell them apart', async () => {
-    simulator = await startSimulator({
-      timeScale: TIME_SCALE,
-      idempotencyWindowMs: 300_000 / TIME_SCALE,
-      // Paid in credits, so the runs show what they spent.
-      account: { subscriptionImageQuota: 0 },
-    });
-    const env = simulatorEnv(simulator);
-    const dir = await makeWorkDir('nightly');
-    const { file, jobIds } = await writeImageMatrixManifest(dir, {
-      name: 'nightly',
-      subjects: ['fox', 'owl', 'heron'],
-      styles: ['ink'],
-    });
-    // The CI cache: one folder kept between nights.
-    const stateDir = join(dir, 'ci-cache', 'runner-state');
-    const night = (runId: string) =>
-      runCli(
-        [
-          'apply',
-          file,
-          '--run',
-          runId,
-          '--state-dir',
-          stateDir,
-          '--output',
-          join(dir, 'out', runId),
-          ...FAST,
-        ],
-        { env },
+  it(
+    'creates every job again on night two, nothing on a re-run of night one; runs and status tell them apart',
+    { timeout: 180_000 },
+    async () => {
+      simulator = await startSimulator({
+        timeScale: TIME_SCALE,
+        idempotencyWindowMs: 300_000 / TIME_SCALE,
+        // Paid in credits, so the runs show what they spent.
+        account: { subscriptionImageQuota: 0 },
+      });
+      const env = simulatorEnv(simulator);
+      const dir = await makeWorkDir('nightly');
+      const { file, jobIds } = await writeImageMatrixManifest(dir, {
+        name: 'nightly',
+        subjects: ['fox', 'owl', 'heron'],
+        styles: ['ink'],
+      });
+      // The CI cache: one folder kept between nights.
+      const stateDir = join(dir, 'ci-cache', 'runner-state');
+      const night = (runId: string) =>
+        runCli(
+          [
+            'apply',
+            file,
+            '--run',
+            runId,
+            '--state-dir',
+            stateDir,
+            '--output',
+            join(dir, 'out', runId),
+            ...FAST,
+          ],
+          { env },
+        );
+
+      const first = await night('2026-11-22');
+      expect(first.code, first.stderr).toBe(0);
+      expect(simulator.stats().jobsCreated).toBe(jobIds.length);
+
+      const second = await night('2026-11-23');
+      expect(second.code, second.stderr).toBe(0);
+      expect(simulator.stats().jobsCreated).toBe(2 * jobIds.length);
+
+      const again = await night('2026-11-22');
+      expect(again.code, again.stderr).toBe(0);
+      expect(simulator.stats().jobsCreated).toBe(2 * jobIds.length);
+
+      const runs = await runCli(['runs', file, '--state-dir', stateDir, '--json'], { env });
+      expect(runs.code, runs.stderr).toBe(0);
+      const view = JSON.parse(runs.stdout) as RunsView;
+      expect(view.schemaVersion).toBe(1);
+      expect(view.runs.map((run) => [run.runId, run.applies, run.counts.jobs, run.counts.done])).toEqual([
+        ['2026-11-22', 2, 3, 3],
+        ['2026-11-23', 1, 3, 3],
+      ]);
+      // 3 jobs of `chatgpt-image-sangtao` at 4 credits each, per night; the re-run of night one paid nothing.
+      expect(view.runs.map((run) => run.creditsSpent)).toEqual([12, 12]);
+      const runsText = await runCli(['runs', file, '--state-dir', stateDir], { env });
+      expect(runsText.stdout).toMatch(/2026-11-22 .* 2026-11-23/s);
+
+      const status = await runCli(
+        ['status', file, '--run', '2026-11-23', '--state-dir', stateDir, '--json'],
+        {
+          env,
+        },
       );
+      expect((JSON.parse(status.stdout) as StatusView).totals).toMatchObject({ jobs: 3, done: 3 });
 
-    const first = await night('2026-11-22');
-    expect(first.code, first.stderr).toBe(0);
-    expect(simulator.stats().jobsCreated).toBe(jobIds.length);
+      // A night that never ran has no state: an error naming the runs that exist, not 3 pending jobs.
+      const missing = await runCli(['status', file, '--run', '2026-11-24', '--state-dir', stateDir], { env });
+      expect(missing.code).toBe(1);
+      expect(missing.stdout).toBe('');
+      expect(missing.stderr).toMatch(/Run "2026-11-24" of pipeline "nightly" has no state/);
+      expect(missing.stderr).toMatch(/2026-11-22, 2026-11-23/);
 
-    const second = await night('2026-11-23');
-    expect(second.code, second.stderr).toBe(0);
-    expect(simulator.stats().jobsCreated).toBe(2 * jobIds.length);
-
-    const again = await night('2026-11-22');
-    expect(again.code, again.stderr).toBe(0);
-    expect(simulator.stats().jobsCreated).toBe(2 * jobIds.length);
-
-    const runs = await runCli(['runs', file, '--state-dir', stateDir, '--json'], { env });
-    expect(runs.code, runs.stderr).toBe(0);
-    const view = JSON.parse(runs.stdout) as RunsView;
-    expect(view.schemaVersion).toBe(1);
-    expect(view.runs.map((run) => [run.runId, run.applies, run.counts.jobs, run.counts.done])).toEqual([
-      ['2026-11-22', 2, 3, 3],
-      ['2026-11-23', 1, 3, 3],
-    ]);
-    // 3 jobs of `chatgpt-image-sangtao` at 4 credits each, per night; the re-run of night one paid nothing.
-    expect(view.runs.map((run) => run.creditsSpent)).toEqual([12, 12]);
-    const runsText = await runCli(['runs', file, '--state-dir', stateDir], { env });
-    expect(runsText.stdout).toMatch(/2026-11-22 .* 2026-11-23/s);
-
-    const status = await runCli(['status', file, '--run', '2026-11-23', '--state-dir', stateDir, '--json'], {
-      env,
-    });
-    expect((JSON.parse(status.stdout) as StatusView).totals).toMatchObject({ jobs: 3, done: 3 });
-
-    // A night that never ran has no state: an error naming the runs that exist, not 3 pending jobs.
-    const missing = await runCli(['status', file, '--run', '2026-11-24', '--state-dir', stateDir], { env });
-    expect(missing.code).toBe(1);
-    expect(missing.stdout).toBe('');
-    expect(missing.stderr).toMatch(/Run "2026-11-24" of pipeline "nightly" has no state/);
-    expect(missing.stderr).toMatch(/2026-11-22, 2026-11-23/);
-
-    // Everything written is private to the user (#11.8).
-    const results = await listFilesDeep(join(dir, 'out'));
-    expect(results).toHaveLength(6);
-    for (const result of results) expect(await modeOf(result), result).toBe(0o600);
-    expect(await modeOf(join(dir, 'out', '2026-11-22'))).toBe(0o700);
-    for (const stateFile of await listFilesDeep(stateDir))
-      expect(await modeOf(stateFile), stateFile).toBe(0o600);
-    expect(await modeOf(join(stateDir, 'nightly', '2026-11-23'))).toBe(0o700);
-    const report = join(dir, 'plan.md');
-    const plan = await runCli(['plan', file, '--format', 'markdown', '--out', report], { env });
-    expect(plan.code, plan.stderr).toBe(0);
-    expect(await modeOf(report)).toBe(0o600);
-  });
+      // Everything written is private to the user (#11.8).
+      const results = await listFilesDeep(join(dir, 'out'));
+      expect(results).toHaveLength(6);
+      for (const result of results) expect(await modeOf(result), result).toBe(0o600);
+      expect(await modeOf(join(dir, 'out', '2026-11-22'))).toBe(0o700);
+      for (const stateFile of await listFilesDeep(stateDir))
+        expect(await modeOf(stateFile), stateFile).toBe(0o600);
+      expect(await modeOf(join(stateDir, 'nightly', '2026-11-23'))).toBe(0o700);
+      const report = join(dir, 'plan.md');
+      const plan = await runCli(['plan', file, '--format', 'markdown', '--out', report], { env });
+      expect(plan.code, plan.stderr).toBe(0);
+      expect(await modeOf(report)).toBe(0o600);
+    },
+  );
 });
