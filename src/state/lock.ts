@@ -16,9 +16,13 @@ const FRESH_LOCK_MS = 2_000;
 
 /**
  * A takeover holds `lock.takeover` for milliseconds; one older than this was left by a runner that
- * died mid-takeover and may be removed.
+ * died mid-takeover and may be removed. (Removing it by its dead pid instead would reopen the race one
+ * level down: two runners could each remove it, the second removing the first's fresh guard.)
  */
-const ABANDONED_TAKEOVER_MS = 10_000;
+const ABANDONED_TAKEOVER_MS = 3_000;
+
+/** How long a runner keeps trying while other runners take over or an abandoned guard ages out. */
+const ACQUIRE_PATIENCE_MS = ABANDONED_TAKEOVER_MS + 2_000;
 
 /** Contenders that lost a takeover round wait this long (plus jitter) before looking again. */
 const TAKEOVER_BACKOFF_MS = 15;
@@ -77,7 +81,8 @@ export async function acquireLock(stateDir: string, options: AcquireLockOptions 
       startedAt: 'earlier in this process',
     });
   }
-  for (let tries = 0; tries < 8; tries++) {
+  const giveUpAt = Date.now() + ACQUIRE_PATIENCE_MS;
+  while (Date.now() < giveUpAt) {
     if (await tryCreateLock(path, owner)) return createHandle(path, owner, undefined);
     const holder = await readOwner(path);
     if (holder === undefined) continue;
@@ -92,9 +97,13 @@ export async function acquireLock(stateDir: string, options: AcquireLockOptions 
     }
     await delay(TAKEOVER_BACKOFF_MS + Math.floor(Math.random() * TAKEOVER_BACKOFF_MS));
   }
-  throw new RunnerError('STATE_LOCKED', `Could not take the lock ${path}: it keeps reappearing.`, {
-    hint: 'Another runner is starting on the same state; wait for it to finish.',
-  });
+  throw new RunnerError(
+    'STATE_LOCKED',
+    `Could not take the lock ${path} within ${ACQUIRE_PATIENCE_MS / 1000} s: it keeps reappearing, or another runner is taking it over.`,
+    {
+      hint: `Another runner is starting on the same state; wait for it to finish. If none is, delete ${path} and ${path}.takeover.`,
+    },
+  );
 }
 
 /**

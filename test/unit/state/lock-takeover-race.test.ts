@@ -75,4 +75,15 @@ describe('stale lock takeover under contention (#11.1)', () => {
     expect(existsSync(guard)).toBe(false);
     await lock.release();
   });
+
+  it('waits out a takeover guard of a runner that died mid-takeover a moment ago', async () => {
+    await writeStaleLock();
+    const guard = join(dir, 'lock.takeover');
+    await writeFile(guard, JSON.stringify({ pid: STALE_PID + 1, hostname: hostname(), startedAt: 'then' }));
+    const recent = new Date(Date.now() - 2_500);
+    await utimes(guard, recent, recent);
+    const lock = await acquireLock(dir, { pid: 1004, isAlive });
+    expect(lock.warning).toMatch(/stale lock/);
+    await lock.release();
+  });
 });
