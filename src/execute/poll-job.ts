@@ -88,6 +88,8 @@ export async function pollJob(
     }
     lastStatus = record.status;
     lastProgress = record.progress;
+    if (record.phase === 'complete' && record.resultUrls.length === 0)
+      return { kind: 'lost', reason: describeMissingResult(jobId, record) };
     if (record.phase === 'complete') return { kind: 'complete', record };
     if (record.phase === 'failed') return { kind: 'failed', record };
     if (record.phase === 'unknown' && !warnedUnknown) {
@@ -119,4 +121,16 @@ export async function sleepUnlessAborted(ctx: ExecutionContext, ms: number): Pro
   } catch {
     return false;
   }
+}
+
+/**
+ * A job reported complete without a result the runner recognises is never "done (0 results)": it is
+ * uncertain, its job id kept, with the answer's fields named so it can be recovered (api-notes).
+ */
+function describeMissingResult(jobId: string, record: JobRecord): string {
+  return (
+    `the service reports job ${jobId} "${record.status}" but names no result the runner recognises ` +
+    `(looked in resultImages, resultUrls, resultUrl, resultImage); the answer had: ${record.unrecognizedResult ?? '(nothing)'}. ` +
+    'The job id is kept: a later version of the runner may recover its result.'
+  );
 }

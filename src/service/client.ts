@@ -94,20 +94,13 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     },
 
     async getBalance(callOptions) {
-      const data = await call<Balance & { topupMemo?: string | null }>(
-        { method: 'GET', path: '/account/balance', safety: 'safe', ...signalOf(callOptions) },
+      const context = { method: 'GET', path: '/account/balance' } as const;
+      const data = await call<RawBalance>(
+        { ...context, safety: 'safe', ...signalOf(callOptions) },
         'balance',
         dropApiKey,
       );
-      const balance: Balance = {
-        freeCredit: data.freeCredit,
-        purchasedCredit: data.purchasedCredit,
-        lockedCredit: data.lockedCredit,
-        availableCredit: data.availableCredit,
-        hasPurchased: data.hasPurchased,
-      };
-      if (typeof data.topupMemo === 'string') balance.topupMemo = data.topupMemo;
-      return balance;
+      return toBalance(data, context);
     },
 
     async getSubscription(callOptions) {
@@ -225,6 +218,31 @@ function dropApiKey(data: unknown): void {
   if (data !== null && typeof data === 'object' && !Array.isArray(data)) {
     delete (data as Record<string, unknown>).apiKey;
   }
+}
+
+/** Spec 2.5 as far as `schemas/api/balance.schema.json` checks it: every field optional. */
+type RawBalance = { [K in keyof Balance]?: Balance[K] | null } & { credits?: number | null };
+
+/**
+ * The runner needs `availableCredit` only; an older service names it `credits` (api-notes). Without
+ * either the balance cannot be checked: that is an error naming the field, never a silent zero.
+ */
+function toBalance(raw: RawBalance, context: RequestContext): Balance {
+  const available = raw.availableCredit ?? raw.credits;
+  if (typeof available !== 'number') {
+    throw new UnexpectedResponseError(
+      context,
+      { status: 200 },
+      'data.availableCredit: required field is missing (and no older `credits` either)',
+    );
+  }
+  const balance: Balance = { availableCredit: available };
+  if (typeof raw.freeCredit === 'number') balance.freeCredit = raw.freeCredit;
+  if (typeof raw.purchasedCredit === 'number') balance.purchasedCredit = raw.purchasedCredit;
+  if (typeof raw.lockedCredit === 'number') balance.lockedCredit = raw.lockedCredit;
+  if (typeof raw.hasPurchased === 'boolean') balance.hasPurchased = raw.hasPurchased;
+  if (typeof raw.topupMemo === 'string') balance.topupMemo = raw.topupMemo;
+  return balance;
 }
 
 interface RawSubscription {
