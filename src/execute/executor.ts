@@ -37,6 +37,7 @@ export async function executePlan(
     jobs,
     journal: deps.journal,
     onEvent: (event) => deps.onEvent(event),
+    interruptSignal: deps.signal,
   });
   const onAbort = () =>
     ctx.stopCreating(

@@ -44,10 +44,13 @@ export async function pollJob(
     if (clock.now() >= deadline && lastStatus !== undefined)
       return { kind: 'still-running', status: lastStatus };
     let record: JobRecord;
+    // The job deadline bounds the poll request too: a drip-fed answer must not hold the run past it.
+    const pollDeadline = AbortSignal.timeout(Math.max(1, deadline - clock.now()));
     try {
-      record = await ctx.client.getJob(jobId, { signal: ctx.hardSignal });
+      record = await ctx.client.getJob(jobId, { signal: AbortSignal.any([ctx.hardSignal, pollDeadline]) });
     } catch (error) {
       if (ctx.hardSignal.aborted) return { kind: 'aborted' };
+      if (pollDeadline.aborted) return { kind: 'still-running', status: lastStatus ?? 'unknown' };
       const code = errorCodeOf(error);
       if (code === 'AUTHENTICATION') {
         ctx.abortAll(

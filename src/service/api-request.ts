@@ -4,6 +4,7 @@
  * the endpoint's schema, after dropping secrets such as the balance's `apiKey`).
  */
 import type { Clock } from '../clock.js';
+import { capText } from './cap-text.js';
 import {
   createHttpError,
   scrubSecrets,
@@ -11,7 +12,8 @@ import {
   type RequestContext,
   type ServiceAnswer,
 } from './errors.js';
-import { readHeader, type Http, type HttpResponse } from './http.js';
+import { readHeader, readTextCapped, type Http, type HttpResponse } from './http.js';
+import type { RateLimitGate } from './rate-limit-gate.js';
 import { runWithRetry } from './retry-loop.js';
 import type { RetryOptions, RetrySafety } from './retry-policy.js';
 import { checkSchema } from './schemas.js';
@@ -24,6 +26,10 @@ export interface ApiRequestDeps {
   random: () => number;
   retry: RetryOptions;
   onEvent?: (event: ClientEvent) => void;
+  /** Shared by every request of the client: a 429 pauses them all. */
+  gate?: RateLimitGate;
+  /** Largest JSON answer read; a larger one is an error. */
+  maxResponseBytes: number;
 }
 
 export interface ApiCall {
@@ -58,6 +64,7 @@ export async function requestApi(deps: ApiRequestDeps, call: ApiCall): Promise<u
     random: deps.random,
     options: deps.retry,
     ...(deps.onEvent === undefined ? {} : { onEvent: deps.onEvent }),
+    ...(deps.gate === undefined ? {} : { gate: deps.gate }),
     ...(call.signal === undefined ? {} : { signal: call.signal }),
     ...(call.resendWindowMs === undefined ? {} : { resendWindowMs: call.resendWindowMs }),
     ...(call.earlierSendAt === undefined ? {} : { earlierSendAt: call.earlierSendAt }),
@@ -75,7 +82,7 @@ export async function requestApi(deps: ApiRequestDeps, call: ApiCall): Promise<u
         ...(call.signal === undefined ? {} : { signal: call.signal }),
       },
       async (response) => {
-        const text = await response.body.text();
+        const text = await readTextCapped(response, deps.maxResponseBytes, context);
         deps.onEvent?.({
           type: 'request',
           method: call.method,
@@ -118,7 +125,7 @@ function readEnvelope(
   return check.value.data;
 }
 
-/** A service message is quoted in errors; a whole HTML page is not. */
+/** A service message is quoted in errors; a whole HTML page is not (see also `capText`). */
 const MAX_MESSAGE_LENGTH = 500;
 
 /** The envelope's error fields read leniently: an error page without JSON still maps by status. */
@@ -129,11 +136,10 @@ function readAnswer(response: HttpResponse, parsed: unknown, apiKey: string): Se
   if (parsed !== null && typeof parsed === 'object') {
     const { error, errorCode } = parsed as { error?: unknown; errorCode?: unknown };
     if (typeof errorCode === 'string' && errorCode !== '')
-      answer.errorCode = scrubSecrets(errorCode, [apiKey]);
+      answer.errorCode = capText(scrubSecrets(errorCode, [apiKey]), 200);
     if (typeof error === 'string' && error !== '') {
       const scrubbed = scrubSecrets(error, [apiKey]);
-      answer.serviceMessage =
-        scrubbed.length > MAX_MESSAGE_LENGTH ? `${scrubbed.slice(0, MAX_MESSAGE_LENGTH)}…` : scrubbed;
+      answer.serviceMessage = capText(scrubbed, MAX_MESSAGE_LENGTH);
     }
   }
   return answer;

@@ -6,10 +6,11 @@
 import { systemClock, type Clock } from '../clock.js';
 import { getJobKind } from '../kinds/index.js';
 import { requestApi, type ApiCall, type ApiRequestDeps } from './api-request.js';
-import { DEFAULT_DOWNLOAD_TIMEOUT_MS, downloadToFile } from './download.js';
+import { DEFAULT_DOWNLOAD_TIMEOUT_MS, DEFAULT_MAX_DOWNLOAD_BYTES, downloadToFile } from './download.js';
 import { createHttpError, NotFoundError, UnexpectedResponseError, type RequestContext } from './errors.js';
-import { createHttp, describeUrl, readHeader } from './http.js';
+import { createHttp, DEFAULT_MAX_RESPONSE_BYTES, describeUrl, readHeader } from './http.js';
 import { buildJobRecord, toChargeSource, type RawJobRecord } from './job-status.js';
+import { createRateLimitGate } from './rate-limit-gate.js';
 import { runWithRetry } from './retry-loop.js';
 import { DEFAULT_RETRY_OPTIONS, type RetryOptions } from './retry-policy.js';
 import { checkSchema, type ApiSchemaName } from './schemas.js';
@@ -30,8 +31,12 @@ export interface ServiceClientOptions {
   retry?: Partial<RetryOptions>;
   /** Deadline per API request. @default 30_000 */
   requestTimeoutMs?: number;
-  /** Deadline per download, body included. @default 600_000 */
+  /** Deadline per download, body and retries included. @default 600_000 */
   downloadTimeoutMs?: number;
+  /** Largest JSON answer read; a larger one is an UNEXPECTED_RESPONSE error. @default 10 MB */
+  maxResponseBytes?: number;
+  /** Largest result file downloaded (`--max-download-size`). @default 2 GB */
+  maxDownloadBytes?: number;
   /** Receives retries and finished requests. */
   onEvent?: (event: ClientEvent) => void;
   userAgent?: string;
@@ -46,10 +51,14 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     ...(options.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: options.requestTimeoutMs }),
     ...(options.userAgent === undefined ? {} : { userAgent: options.userAgent }),
   });
+  const clock = options.clock ?? systemClock;
+  const gate = createRateLimitGate(clock);
   const deps: ApiRequestDeps = {
     http,
     apiKey: options.apiKey,
-    clock: options.clock ?? systemClock,
+    clock,
+    gate,
+    maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
     random: options.random ?? Math.random,
     retry: { ...DEFAULT_RETRY_OPTIONS, ...options.retry },
     ...(options.onEvent === undefined ? {} : { onEvent: options.onEvent }),
@@ -166,7 +175,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       const context: RequestContext = { method: 'PUT', path: describeUrl(presigned.sasUrl) };
       const signal = callOptions?.signal;
       await runWithRetry(
-        { ...retryBase, ...context, safety: 'safe', ...(signal === undefined ? {} : { signal }) },
+        { ...retryBase, ...context, safety: 'safe', gate, ...(signal === undefined ? {} : { signal }) },
         () =>
           http.send(
             {
@@ -196,7 +205,12 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
 
     async downloadFile(url, destinationPath, callOptions) {
       return downloadToFile(
-        { http, retry: retryBase, timeoutMs: options.downloadTimeoutMs ?? DEFAULT_DOWNLOAD_TIMEOUT_MS },
+        {
+          http,
+          retry: retryBase,
+          timeoutMs: options.downloadTimeoutMs ?? DEFAULT_DOWNLOAD_TIMEOUT_MS,
+          maxBytes: options.maxDownloadBytes ?? DEFAULT_MAX_DOWNLOAD_BYTES,
+        },
         url,
         destinationPath,
         callOptions?.signal,

@@ -3,6 +3,7 @@
  */
 import type { Clock } from '../clock.js';
 import { NetworkError, ServiceError } from './errors.js';
+import type { RateLimitGate } from './rate-limit-gate.js';
 import {
   decideRetry,
   isRefusal,
@@ -28,6 +29,8 @@ export interface RetryContext {
   resendWindowMs?: number;
   /** An earlier send of this request (before this call) that the service may have acted on. */
   earlierSendAt?: number;
+  /** The account-wide pause after a 429 (see {@link RateLimitGate}); absent: this request waits alone. */
+  gate?: RateLimitGate;
 }
 
 /** Calls `attempt` until it resolves; rethrows the last error when the policy gives up. */
@@ -36,6 +39,7 @@ export async function runWithRetry<T>(ctx: RetryContext, attempt: () => Promise<
   const firstSentAt = ctx.earlierSendAt ?? ctx.clock.now();
   for (let attemptNumber = 1; ; attemptNumber++) {
     try {
+      await ctx.gate?.wait(ctx.signal);
       return await attempt();
     } catch (error) {
       // A final refusal (429, 402...) after an ambiguous send proves nothing about that earlier send.
@@ -68,9 +72,27 @@ export async function runWithRetry<T>(ctx: RetryContext, attempt: () => Promise<
         delayMs: decision.delayMs,
         reason: decision.reason,
       });
+      if (ctx.gate !== undefined && isRateLimit(failure)) {
+        // The account is paused, not this request: every request waits at the gate (loop top).
+        if (ctx.gate.pause(decision.delayMs)) {
+          ctx.onEvent?.({
+            type: 'rate-limit-pause',
+            method: ctx.method,
+            path: ctx.path,
+            delayMs: decision.delayMs,
+            reason: decision.reason,
+          });
+        }
+        continue;
+      }
       await ctx.clock.sleep(decision.delayMs, ctx.signal);
     }
   }
+}
+
+/** HTTP 429 or `AGENT_QUEUE_FULL` (with any status, api-notes): the account's limit. */
+function isRateLimit(failure: FailureInfo): boolean {
+  return failure.type === 'status' && (failure.status === 429 || failure.errorCode === 'AGENT_QUEUE_FULL');
 }
 
 /** `undefined` for errors the policy has no say on (bad shape, 4xx handled as status, aborts, bugs). */
