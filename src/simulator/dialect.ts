@@ -105,7 +105,7 @@ export function shapeJobRecord(record: Json, dialect: Dialect, hostile: HostileO
   const shaped: Json = { ...record };
   if (shaped.status === 'error') {
     shaped.status = dialect.failedStatus ?? 'error';
-    const text = padText(String(shaped.error ?? ''), hostile.errorTextBytes);
+    const text = padText(typeof shaped.error === 'string' ? shaped.error : '', hostile.errorTextBytes);
     const field = dialect.failureText ?? 'error';
     if (field === 'error') {
       if (text !== shaped.error) shaped.error = text;
