@@ -75,7 +75,12 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     schema: ApiSchemaName,
     prepare?: (data: unknown) => void,
   ): Promise<T> {
-    const data = await requestApi(deps, call);
+    let data: unknown;
+    try {
+      data = await requestApi(deps, call);
+    } catch (error) {
+      throw explainNotFound(error, options.baseUrl);
+    }
     prepare?.(data);
     const check = checkSchema<T>(schema, data, 'data');
     if (!check.ok) {
@@ -221,6 +226,26 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       await http.close();
     },
   };
+}
+
+/**
+ * A 404 from a base URL without `/api/v2` (spec 9: the version is part of the base path) most likely
+ * means the base URL is wrong, not the resource: the hint says so.
+ */
+function explainNotFound(error: unknown, baseUrl: string): unknown {
+  if (!(error instanceof NotFoundError) || /\/api\/v\d+\/*$/.test(baseUrl)) return error;
+  const suggestion = `${baseUrl.replace(/\/+$/, '')}/api/v2`;
+  const replaced = new NotFoundError(
+    { method: error.method, path: error.path },
+    {
+      ...(error.status === undefined ? {} : { status: error.status }),
+      ...(error.errorCode === undefined ? {} : { errorCode: error.errorCode }),
+      ...(error.serviceMessage === undefined ? {} : { serviceMessage: error.serviceMessage }),
+    },
+    `The base URL ${baseUrl} does not end in /api/v2: try --base-url ${suggestion} (or MEDIAGEN_BASE_URL)`,
+  );
+  replaced.earlierSendMayHaveActed = error.earlierSendMayHaveActed;
+  return replaced;
 }
 
 function signalOf(options: { signal?: AbortSignal } | undefined): { signal?: AbortSignal } {

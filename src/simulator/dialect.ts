@@ -205,3 +205,20 @@ export function describeDialectSpec(): string {
   const choices = Object.entries(DIALECT_VALUES).map(([name, values]) => `${name}=${values.join('|')}`);
   return [...choices, 'numbersAsStrings', 'failedStatus=WORD', 'maxConcurrentJobs=N'].join(', ');
 }
+
+const HOSTILE_NAMES = ['errorTextBytes', 'paddingBytes', 'dripPollMs', 'dripDownloadMs'] as const;
+
+/** Parses `errorTextBytes=100000,dripPollMs=500` (the `runner simulate --hostile` flag). */
+export function parseHostileSpec(spec: string): HostileOptions | string {
+  const hostile: HostileOptions = {};
+  for (const part of spec
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean)) {
+    const [name = '', value = ''] = part.split('=');
+    const key = HOSTILE_NAMES.find((candidate) => candidate === name);
+    if (key === undefined || !/^\d+$/.test(value) || Number(value) < 1) return `cannot read "${part}"`;
+    hostile[key] = Number(value);
+  }
+  return hostile;
+}

@@ -9,4 +9,4 @@ export type {
   SimulatorOptions,
   SimulatorStats,
 } from './types.js';
-export { parseDialectSpec } from './dialect.js';
+export { describeDialectSpec, parseDialectSpec, parseHostileSpec } from './dialect.js';
