@@ -6,7 +6,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { createHttpError, NetworkError, UnexpectedResponseError, type RequestContext } from './errors.js';
-import { describeUrl, formatBytes, readHeader, type Http } from './http.js';
+import { describeUrl, discardBody, formatBytes, readHeader, type Http } from './http.js';
 import { runWithRetry, type RetryContext } from './retry-loop.js';
 
 /** Results can be large videos: the deadline covers the whole body and every retry. */
@@ -64,7 +64,7 @@ export async function downloadToFile(
           }
           const declared = Number(readHeader(response, 'content-length'));
           if (Number.isFinite(declared) && declared > deps.maxBytes) {
-            response.body.destroy();
+            discardBody(response);
             throw tooLarge(context, deps.maxBytes, `content-length ${declared}`);
           }
           return writeAtomically(response.body, destinationPath, (bytes) => {

@@ -175,7 +175,7 @@ export async function readTextCapped(
 ): Promise<string> {
   const declared = Number(readHeader(response, 'content-length'));
   if (Number.isFinite(declared) && declared > maxBytes) {
-    response.body.destroy();
+    discardBody(response);
     throw tooLarge(context, response.status, maxBytes, `content-length ${declared}`);
   }
   const chunks: Buffer[] = [];
@@ -184,7 +184,7 @@ export async function readTextCapped(
     const buffer = chunk as Buffer;
     size += buffer.byteLength;
     if (size > maxBytes) {
-      response.body.destroy();
+      discardBody(response);
       throw tooLarge(context, response.status, maxBytes, `more than ${maxBytes} bytes`);
     }
     chunks.push(buffer);
@@ -211,4 +211,10 @@ export function formatBytes(bytes: number): string {
     if (bytes >= size) return `${Number((bytes / size).toFixed(1))} ${unit}`;
   }
   return `${bytes} bytes`;
+}
+
+/** Stops reading a body the runner will not use. undici reports the destroy as an error: swallowed. */
+export function discardBody(response: HttpResponse): void {
+  response.body.on('error', () => undefined);
+  response.body.destroy();
 }
