@@ -37,11 +37,19 @@ export interface RetryContext {
 export async function runWithRetry<T>(ctx: RetryContext, attempt: () => Promise<T>): Promise<T> {
   let earlierSendMayHaveActed = ctx.earlierSendAt !== undefined;
   const firstSentAt = ctx.earlierSendAt ?? ctx.clock.now();
+  let lastError: Error | undefined;
   for (let attemptNumber = 1; ; attemptNumber++) {
     try {
       await ctx.gate?.wait(ctx.signal);
+      // A pause the gate imposed after this request's last failure may have run past the key's window.
+      if (lastError !== undefined && isPastResendWindow(ctx, earlierSendMayHaveActed, firstSentAt, 0)) {
+        if (lastError instanceof ServiceError) lastError.earlierSendMayHaveActed = true;
+        throw lastError;
+      }
       return await attempt();
     } catch (error) {
+      if (error === lastError) throw error;
+      lastError = error instanceof Error ? error : new Error(String(error));
       // A final refusal (429, 402...) after an ambiguous send proves nothing about that earlier send.
       if (earlierSendMayHaveActed && error instanceof ServiceError) error.earlierSendMayHaveActed = true;
       const failure = describeFailure(error);
@@ -56,11 +64,7 @@ export async function runWithRetry<T>(ctx: RetryContext, attempt: () => Promise<
       });
       if (!decision.retry) throw error;
       if (!isRefusal(failure)) earlierSendMayHaveActed = true;
-      if (
-        earlierSendMayHaveActed &&
-        ctx.resendWindowMs !== undefined &&
-        ctx.clock.now() + decision.delayMs - firstSentAt >= ctx.resendWindowMs
-      ) {
+      if (isPastResendWindow(ctx, earlierSendMayHaveActed, firstSentAt, decision.delayMs)) {
         if (error instanceof ServiceError) error.earlierSendMayHaveActed = true;
         throw error;
       }
@@ -88,6 +92,20 @@ export async function runWithRetry<T>(ctx: RetryContext, attempt: () => Promise<
       await ctx.clock.sleep(decision.delayMs, ctx.signal);
     }
   }
+}
+
+/** Whether a re-send after `delayMs` would go out past the idempotency key's window. */
+function isPastResendWindow(
+  ctx: RetryContext,
+  earlierSendMayHaveActed: boolean,
+  firstSentAt: number,
+  delayMs: number,
+): boolean {
+  return (
+    earlierSendMayHaveActed &&
+    ctx.resendWindowMs !== undefined &&
+    ctx.clock.now() + delayMs - firstSentAt >= ctx.resendWindowMs
+  );
 }
 
 /** HTTP 429 or `AGENT_QUEUE_FULL` (with any status, api-notes): the account's limit. */
