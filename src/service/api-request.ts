@@ -7,6 +7,7 @@ import type { Clock } from '../clock.js';
 import { capText } from './cap-text.js';
 import {
   createHttpError,
+  NetworkError,
   scrubSecrets,
   UnexpectedResponseError,
   type RequestContext,
@@ -30,6 +31,11 @@ export interface ApiRequestDeps {
   gate?: RateLimitGate;
   /** Largest JSON answer read; a larger one is an error. */
   maxResponseBytes: number;
+  /**
+   * Total deadline of one safe call (reads, presign), retries and pauses included. Creates have none:
+   * their re-sends are bounded by the idempotency window, and cutting one short would leave it ambiguous.
+   */
+  totalDeadlineMs?: number;
 }
 
 export interface ApiCall {
@@ -56,6 +62,38 @@ export async function requestApi(deps: ApiRequestDeps, call: ApiCall): Promise<u
     headers['content-type'] = 'application/json';
     body = JSON.stringify(call.body);
   }
+  const isCreate = call.safety === 'unkeyed-create' || call.resendWindowMs !== undefined;
+  const deadline =
+    deps.totalDeadlineMs === undefined || isCreate ? undefined : AbortSignal.timeout(deps.totalDeadlineMs);
+  const signal =
+    deadline === undefined
+      ? call.signal
+      : call.signal === undefined
+        ? deadline
+        : AbortSignal.any([call.signal, deadline]);
+  try {
+    return await sendWithRetry(deps, call, context, url, headers, body, signal);
+  } catch (error) {
+    if (deadline?.aborted === true && call.signal?.aborted !== true) {
+      throw new NetworkError(
+        context,
+        'timeout',
+        `no usable answer within ${deps.totalDeadlineMs ?? 0} ms, retries included`,
+      );
+    }
+    throw error;
+  }
+}
+
+function sendWithRetry(
+  deps: ApiRequestDeps,
+  call: ApiCall,
+  context: RequestContext,
+  url: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+  signal: AbortSignal | undefined,
+): Promise<unknown> {
   const retryContext = {
     method: call.method,
     path: call.path,
@@ -65,7 +103,7 @@ export async function requestApi(deps: ApiRequestDeps, call: ApiCall): Promise<u
     options: deps.retry,
     ...(deps.onEvent === undefined ? {} : { onEvent: deps.onEvent }),
     ...(deps.gate === undefined ? {} : { gate: deps.gate }),
-    ...(call.signal === undefined ? {} : { signal: call.signal }),
+    ...(signal === undefined ? {} : { signal }),
     ...(call.resendWindowMs === undefined ? {} : { resendWindowMs: call.resendWindowMs }),
     ...(call.earlierSendAt === undefined ? {} : { earlierSendAt: call.earlierSendAt }),
   };
@@ -79,7 +117,7 @@ export async function requestApi(deps: ApiRequestDeps, call: ApiCall): Promise<u
         headers,
         ...(body === undefined ? {} : { body }),
         apiKey: 'same-origin',
-        ...(call.signal === undefined ? {} : { signal: call.signal }),
+        ...(signal === undefined ? {} : { signal }),
       },
       async (response) => {
         const text = await readTextCapped(response, deps.maxResponseBytes, context);

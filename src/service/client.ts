@@ -33,6 +33,8 @@ export interface ServiceClientOptions {
   requestTimeoutMs?: number;
   /** Deadline per download, body and retries included. @default 600_000 */
   downloadTimeoutMs?: number;
+  /** Total deadline of one read or presign, retries and rate-limit pauses included. @default 360_000 */
+  callDeadlineMs?: number;
   /** Largest JSON answer read; a larger one is an UNEXPECTED_RESPONSE error. @default 10 MB */
   maxResponseBytes?: number;
   /** Largest result file downloaded (`--max-download-size`). @default 2 GB */
@@ -41,6 +43,9 @@ export interface ServiceClientOptions {
   onEvent?: (event: ClientEvent) => void;
   userAgent?: string;
 }
+
+/** Just above the longest `Retry-After` the client waits for (5 min, `maxRetryAfterMs`). */
+const DEFAULT_CALL_DEADLINE_MS = 360_000;
 
 /** Creates the client. Call `close()` when done to release the keep-alive connections. */
 export function createServiceClient(options: ServiceClientOptions): ServiceClient {
@@ -59,6 +64,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     clock,
     gate,
     maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+    totalDeadlineMs: options.callDeadlineMs ?? DEFAULT_CALL_DEADLINE_MS,
     random: options.random ?? Math.random,
     retry: { ...DEFAULT_RETRY_OPTIONS, ...options.retry },
     ...(options.onEvent === undefined ? {} : { onEvent: options.onEvent }),

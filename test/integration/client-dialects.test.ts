@@ -296,6 +296,19 @@ describe('slow answers meet deadlines (#11.6)', () => {
     expect(await readdir(join(dir, 'slow'))).toEqual([]);
   });
 
+  it('gives a read one total deadline however slowly its answer drips', async () => {
+    const { client } = await startPair(
+      { hostile: { dripPollMs: 100 } },
+      { callDeadlineMs: 400, requestTimeoutMs: 60_000 },
+    );
+    const created = await client.createJob({ kind: 'image', body: { model: IMAGE_MODEL, prompt: PROMPT } });
+    const error = await client.getJob(created.jobId).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NetworkError);
+    expect((error as Error).message).toBe(
+      `GET /jobs/${created.jobId} failed: no answer in time: no usable answer within 400 ms, retries included`,
+    );
+  });
+
   it('stops a download when its signal aborts (Ctrl-C) and removes the partial file', async () => {
     const { client } = await startPair({ hostile: { dripDownloadMs: 20 } });
     const record = await createAndWait(client);
