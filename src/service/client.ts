@@ -10,6 +10,7 @@ import { DEFAULT_DOWNLOAD_TIMEOUT_MS, DEFAULT_MAX_DOWNLOAD_BYTES, downloadToFile
 import { createHttpError, NotFoundError, UnexpectedResponseError, type RequestContext } from './errors.js';
 import { createHttp, DEFAULT_MAX_RESPONSE_BYTES, describeUrl, readHeader } from './http.js';
 import { buildJobRecord, toChargeSource, type RawJobRecord } from './job-status.js';
+import { capText } from './cap-text.js';
 import { createRateLimitGate } from './rate-limit-gate.js';
 import { runWithRetry } from './retry-loop.js';
 import { DEFAULT_RETRY_OPTIONS, type RetryOptions } from './retry-policy.js';
@@ -323,7 +324,7 @@ function toJobCreation(raw: RawJobCreation): JobCreation {
   if (typeof raw.queueDepth === 'number') creation.queueDepth = raw.queueDepth;
   if (typeof raw.runningJobs === 'number') creation.runningJobs = raw.runningJobs;
   if (typeof raw.concurrency === 'number') creation.concurrency = raw.concurrency;
-  if (typeof raw.capReason === 'string') creation.capReason = raw.capReason;
+  if (typeof raw.capReason === 'string') creation.capReason = capText(raw.capReason, 200);
   if (typeof raw.runningOnFallback === 'boolean' || raw.runningOnFallback === null) {
     creation.runningOnFallback = raw.runningOnFallback;
   }
