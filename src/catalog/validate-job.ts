@@ -1,4 +1,4 @@
-import { getJobKind } from '../kinds/index.js';
+import { allJobKinds, getJobKind, type JobKind } from '../kinds/index.js';
 import type {
   ExpandedJob,
   LocalFileRef,
@@ -129,13 +129,7 @@ function validateJob(job: ExpandedJob, env: Env): PlannedJob | undefined {
   const adapter = getJobKind(job.kind);
   if (!adapter.categories.includes(model.category)) {
     const hint = listModels(env.models, (m) => adapter.categories.includes(m.category));
-    add(
-      'error',
-      'wrong-category',
-      `model ${JSON.stringify(job.model)} is a "${model.category}" model; kind "${job.kind}" expects a model of category ${adapter.categories.map((c) => `"${c}"`).join(' or ')}`,
-      job.origins.model,
-      hint,
-    );
+    add('error', 'wrong-category', describeWrongCategory(job, model), job.origins.model, hint);
   }
   const compiled = compileModelConfig(model);
   checkPrompt(job, compiled, add);
@@ -244,4 +238,19 @@ function listModels(models: Map<string, Model>, fits: (model: Model) => boolean)
   if (slugs.length === 0) return undefined;
   const shown = slugs.slice(0, 5).map((slug) => JSON.stringify(slug));
   return `models that fit: ${shown.join(', ')}${slugs.length > 5 ? `, and ${slugs.length - 5} more` : ''}`;
+}
+
+/**
+ * A model of a category no job kind runs (e.g. `video`, `inpaint`) gets a message that says so, not
+ * "kind image expects category image", which would send the user looking for the right kind.
+ */
+function describeWrongCategory(job: { model: string; kind: JobKind }, model: Model): string {
+  const adapter = getJobKind(job.kind);
+  const base = `model ${JSON.stringify(job.model)} is a "${model.category}" model`;
+  if (allJobKinds().every((kind) => !kind.categories.includes(model.category))) {
+    return `${base}, and no job kind of the runner can run "${model.category}" models (kinds run ${allJobKinds()
+      .map((kind) => `${kind.kind}: ${kind.categories.join('/')}`)
+      .join(', ')})`;
+  }
+  return `${base}; kind "${job.kind}" expects a model of category ${adapter.categories.map((c) => `"${c}"`).join(' or ')}`;
 }

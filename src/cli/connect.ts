@@ -1,4 +1,4 @@
-import { createServiceClient } from '../service/client.js';
+import { createServiceClient, type ServiceClientOptions } from '../service/client.js';
 import { resolveServiceConfig } from '../service/config.js';
 import { DEFAULT_RETRY_OPTIONS } from '../service/retry-policy.js';
 import type { ClientEvent, ServiceClient } from '../service/service-client.js';
@@ -23,8 +23,10 @@ export interface Connection {
 export async function connect(
   ctx: CommandContext,
   onEvent?: (event: ClientEvent) => void,
+  /** Limits from the command's flags, e.g. `--max-download-size`. */
+  limits: Pick<ServiceClientOptions, 'maxDownloadBytes'> = {},
 ): Promise<Connection> {
-  const eventOption = onEvent === undefined ? {} : { onEvent };
+  const eventOption = { ...limits, ...(onEvent === undefined ? {} : { onEvent }) };
   if (ctx.global.simulate === true) {
     const { startSimulator } = await import('../simulator/index.js');
     const timeScale = ctx.global.simTimeScale ?? 0.02;

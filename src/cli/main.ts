@@ -112,6 +112,8 @@ function declareCommands(
     .option('--seed <n>', 'Seed for fault injection and random choices', { default: 1 })
     .option('--faults <spec>', 'Fault rates, e.g. "500=0.15,429=0.1,reset=0.03,slow=0.05"')
     .option('--api-key <key>', 'The API key the simulator accepts', { default: 'sim-key-0000' })
+    .option('--dialect <spec>', 'Answer shapes beyond the spec, e.g. "balance=credits-only,numbersAsStrings"')
+    .option('--hostile <spec>', 'Huge/slow answers, e.g. "errorTextBytes=100000,dripPollMs=500"')
     .action(capture('simulate'));
 
   const manifestCommand = (name: string, description: string) =>
@@ -156,6 +158,9 @@ function declareCommands(
       'Re-send jobs that failed permanently before (e.g. after fixing the service side)',
     )
     .option('--resend-uncertain', 'Re-send creates whose answer was lost after the idempotency window')
+    .option('--max-download-size <size>', 'Refuse result files larger than this, e.g. 500MB (default 2GB)', {
+      type: [String],
+    })
     .option('--json', 'Print the final summary as JSON')
     .example('runner apply pipelines/demo.yaml --yes')
     .action(capture('apply'));

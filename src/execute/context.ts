@@ -25,6 +25,11 @@ export interface ExecutionContext {
   readonly jobs: Map<string, JobState>;
   /** Aborted on 401/403: every request and wait stops at once. */
   readonly hardSignal: AbortSignal;
+  /**
+   * Aborted on 401/403 and on the first Ctrl-C/SIGTERM: downloads stop at once (their partial files
+   * are removed; the result URLs are journaled, so a later apply downloads them).
+   */
+  readonly downloadSignal: AbortSignal;
   emit(event: ExecutionEvent): void;
   /** Journals (fsynced) and then applies the record to the live state. */
   record(entry: JournalEntry): Promise<void>;
@@ -65,6 +70,8 @@ export function createExecutionContext(input: {
   jobs: Map<string, JobState>;
   journal: JournalWriter;
   onEvent: (event: ExecutionEvent) => void;
+  /** Ctrl-C / SIGTERM (`ExecuteDeps.signal`). */
+  interruptSignal?: AbortSignal;
 }): ExecutionContext {
   const hard = new AbortController();
   let stop: StopReason | undefined;
@@ -81,6 +88,10 @@ export function createExecutionContext(input: {
     limiter: input.limiter,
     jobs: input.jobs,
     hardSignal: hard.signal,
+    downloadSignal:
+      input.interruptSignal === undefined
+        ? hard.signal
+        : AbortSignal.any([hard.signal, input.interruptSignal]),
     emit: input.onEvent,
     async record(entry) {
       const written = await input.journal.append(entry);

@@ -32,20 +32,27 @@ export async function downloadResults(
       files.push(already.file);
       continue;
     }
-    if (ctx.hardSignal.aborted) break;
+    if (ctx.downloadSignal.aborted) {
+      // Not downloaded in this run: counted, so an interrupted run never reports every file present.
+      failures++;
+      continue;
+    }
     try {
       let file = resolveOutputPath(outputDir, buildOutputName(job.id, index, url, job.kind));
-      const { bytes, sha256 } = await ctx.client.downloadFile(url, file, { signal: ctx.hardSignal });
+      const { bytes, sha256 } = await ctx.client.downloadFile(url, file, { signal: ctx.downloadSignal });
       if (extensionFromUrl(url) === undefined) file = await renameByContent(outputDir, file, job, index, url);
       await ctx.record({ type: 'downloaded', id: job.id, url, file, bytes, sha256 });
       ctx.emit({ type: 'downloaded', id: job.id, url, file, bytes, sha256 });
       files.push(file);
     } catch (error) {
       failures++;
+      const reason = ctx.downloadSignal.aborted
+        ? 'stopped by the interrupt'
+        : `failed: ${errorMessageOf(error)}`;
       ctx.emit({
         type: 'warning',
         id: job.id,
-        message: `Downloading result ${index + 1} of job ${job.id} failed: ${errorMessageOf(error)}; a later apply tries again.`,
+        message: `Downloading result ${index + 1} of job ${job.id} ${reason}; a later apply tries again.`,
       });
     }
   }

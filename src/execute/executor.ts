@@ -3,6 +3,7 @@ import type { Plan, PlannedJob } from '../plan/types.js';
 import { sumBudgetedCredits, type JobState } from '../state/job-state.js';
 import { createBudget } from './budget.js';
 import { createJobLimiter } from './concurrency.js';
+import { readStartConcurrency } from './start-concurrency.js';
 import { createExecutionContext, type ExecutionContext } from './context.js';
 import { downloadResults } from './download-results.js';
 import { errorMessageOf } from './error-info.js';
@@ -24,7 +25,8 @@ export async function executePlan(
   const jobs = new Map<string, JobState>(structuredClone([...deps.state]));
   let alreadySpent = 0;
   for (const job of jobs.values()) alreadySpent += sumBudgetedCredits(job);
-  const limiter = createJobLimiter(resolved.concurrency);
+  const start = await readStartConcurrency(deps.client, resolved.concurrency, deps.signal);
+  const limiter = createJobLimiter(start.concurrency);
   const ctx = createExecutionContext({
     pipeline: plan.pipeline,
     options: resolved,
@@ -37,12 +39,21 @@ export async function executePlan(
     jobs,
     journal: deps.journal,
     onEvent: (event) => deps.onEvent(event),
+    interruptSignal: deps.signal,
   });
   const onAbort = () =>
     ctx.stopCreating(
       'interrupted',
       'Interrupted: no new jobs are created; open jobs are followed until they finish.',
     );
+  if (start.lowered) {
+    ctx.emit({
+      type: 'concurrency-changed',
+      from: resolved.concurrency,
+      to: start.concurrency,
+      reason: start.reason,
+    });
+  } else if (start.note !== undefined) ctx.emit({ type: 'warning', message: start.note });
   if (deps.signal.aborted) onAbort();
   else deps.signal.addEventListener('abort', onAbort, { once: true });
 

@@ -44,10 +44,13 @@ export async function pollJob(
     if (clock.now() >= deadline && lastStatus !== undefined)
       return { kind: 'still-running', status: lastStatus };
     let record: JobRecord;
+    // The job deadline bounds the poll request too: a drip-fed answer must not hold the run past it.
+    const pollDeadline = AbortSignal.timeout(Math.max(1, deadline - clock.now()));
     try {
-      record = await ctx.client.getJob(jobId, { signal: ctx.hardSignal });
+      record = await ctx.client.getJob(jobId, { signal: AbortSignal.any([ctx.hardSignal, pollDeadline]) });
     } catch (error) {
       if (ctx.hardSignal.aborted) return { kind: 'aborted' };
+      if (pollDeadline.aborted) return { kind: 'still-running', status: lastStatus ?? 'unknown' };
       const code = errorCodeOf(error);
       if (code === 'AUTHENTICATION') {
         ctx.abortAll(
@@ -88,6 +91,8 @@ export async function pollJob(
     }
     lastStatus = record.status;
     lastProgress = record.progress;
+    if (record.phase === 'complete' && record.resultUrls.length === 0)
+      return { kind: 'lost', reason: describeMissingResult(jobId, record) };
     if (record.phase === 'complete') return { kind: 'complete', record };
     if (record.phase === 'failed') return { kind: 'failed', record };
     if (record.phase === 'unknown' && !warnedUnknown) {
@@ -119,4 +124,16 @@ export async function sleepUnlessAborted(ctx: ExecutionContext, ms: number): Pro
   } catch {
     return false;
   }
+}
+
+/**
+ * A job reported complete without a result the runner recognises is never "done (0 results)": it is
+ * uncertain, its job id kept, with the answer's fields named so it can be recovered (api-notes).
+ */
+function describeMissingResult(jobId: string, record: JobRecord): string {
+  return (
+    `the service reports job ${jobId} "${record.status}" but names no result the runner recognises ` +
+    `(looked in resultImages, resultUrls, resultUrl, resultImage); the answer had: ${record.unrecognizedResult ?? '(nothing)'}. ` +
+    'The job id is kept: a later version of the runner may recover its result.'
+  );
 }

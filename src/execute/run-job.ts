@@ -66,9 +66,10 @@ export async function runJob(ctx: ExecutionContext, job: PlannedJob): Promise<Jo
         }
         break;
       case 'uncertain':
-        if (ctx.options.onUncertain === 'skip' && last.jobId !== undefined) {
-          // A job id the service once gave and later denied (HTTP 404 while polling): asking again
-          // costs nothing and recovers a paid result if the denial was passing.
+        if (last.jobId !== undefined) {
+          // A job id the service once gave and later denied (HTTP 404 while polling) or reported
+          // complete without a result it names: asking again costs nothing and recovers a paid result
+          // if that was passing. The job exists, so it is never created again, not even on request.
           const outcome = await followOpenAttempt(ctx, job, last);
           if (outcome !== undefined) return outcome;
           continue;

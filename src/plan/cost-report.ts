@@ -71,12 +71,17 @@ export interface CostReport {
     status: 'known' | 'unknown';
     /** The plan's tier name, when known. */
     tier?: string;
-    /** Remaining image allowance (`quotas[capability=image].remaining`), when known. */
+    /** Remaining allowance of the quota matched to the plan's first image job (by model slug or category), when known. */
     imageQuotaRemaining?: number;
     /** Image jobs (`kind: image`) to run now. */
     imageJobsToRun: number;
     /** Of those, how many the allowance covers (one allowance unit per job, in plan order). */
     imageJobsCovered: number;
+    /**
+     * Credits of image jobs a quota may cover although the runner cannot tell which quota applies
+     * (see `notes`); counted as paid in `credits.needed`, not held against the verdict. Absent when 0.
+     */
+    unclearQuota?: number;
   };
   /** The account balance (spec 2.5), when fetched. */
   balance: {

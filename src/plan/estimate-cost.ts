@@ -8,6 +8,7 @@ import type {
   VerdictStatus,
 } from './cost-report.js';
 import { formatCredits, roundCredits } from './credits.js';
+import { matchQuota } from './match-quota.js';
 import type { Plan, PlannedJob } from './types.js';
 
 /** What the previous run's state says about one job (a plain summary of the state journal). */
@@ -67,8 +68,7 @@ export function estimateCost(
 ): CostReport {
   const bySlug = new Map(catalog.map((model) => [model.slug, model] as const));
   const subscription = account.subscription === 'unknown' ? undefined : account.subscription;
-  const quota = subscription?.quotas.find((q) => q.capability === 'image')?.remaining;
-  let allowance = Math.max(0, quota ?? 0);
+  const quotas = subscription === undefined ? undefined : createQuotaLedger(subscription, catalog);
 
   const byState: Record<JobStateClass, number> = { new: 0, changed: 0, failed: 0, open: 0, done: 0 };
   const models = new Map<string, ModelSubtotal>();
@@ -80,6 +80,8 @@ export function estimateCost(
   let jobsToRun = 0;
   let imageJobsToRun = 0;
   let imageJobsCovered = 0;
+  /** Credits of jobs a quota might cover that the runner cannot match for sure (counted as paid). */
+  let maybeCovered = 0;
 
   for (const job of plan.jobs) {
     const { state, toRun: runs } = classifyJob(job, options.previous?.get(job.id));
@@ -93,12 +95,12 @@ export function estimateCost(
       toRun += credits;
       if (job.kind === SUBSCRIPTION_KIND) {
         imageJobsToRun += 1;
-        if (allowance > 0) {
-          allowance -= 1;
+        const take = quotas?.take(job.model, bySlug.get(job.model)?.category);
+        if (take === 'covered') {
           imageJobsCovered += 1;
           covered += credits;
           isCovered = true;
-        }
+        } else if (take === 'unclear') maybeCovered += credits;
       }
     }
     const model = models.get(job.model) ?? newModelSubtotal(job.model, bySlug.get(job.model));
@@ -149,7 +151,10 @@ export function estimateCost(
       imageJobsCovered,
     },
     balance: { status: account.balance === undefined ? 'not-checked' : 'known' },
-    verdict: decideVerdict(needed, plan.budget, account.balance?.availableCredit),
+    // A quota the runner cannot match is reported, not held against the run: the verdict uses the
+    // figure as if it applied, while `needed` stays the conservative one and the executor's budget
+    // still reserves every job's full estimate.
+    verdict: decideVerdict(needed, plan.budget, account.balance?.availableCredit, roundCredits(maybeCovered)),
     models: [...models.values()].map(roundSubtotal),
     axes: [...axes].map(([axis, values]) => ({
       axis,
@@ -164,7 +169,13 @@ export function estimateCost(
     notes: buildNotes(subscription, account.balance, options.maxAttempts),
   };
   if (subscription !== undefined) report.subscription.tier = subscription.tier;
+  const quota = quotas?.firstMatchedRemaining();
   if (quota !== undefined) report.subscription.imageQuotaRemaining = quota;
+  const unclear = quotas?.unclearNotes() ?? [];
+  if (unclear.length > 0) {
+    report.subscription.unclearQuota = roundCredits(maybeCovered);
+    report.notes.push(...unclear);
+  }
   if (account.balance !== undefined) report.balance.availableCredit = account.balance.availableCredit;
   if (plan.budget !== undefined) report.budget = plan.budget;
   return report;
@@ -191,12 +202,18 @@ function roundSubtotal(subtotal: ModelSubtotal): ModelSubtotal {
 }
 
 function decideVerdict(
-  needed: number,
+  neededAtMost: number,
   budget: number | undefined,
   available: number | undefined,
+  maybeCovered: number,
 ): CostReport['verdict'] {
+  const needed = roundCredits(neededAtMost - maybeCovered);
   const checked = { budget: budget !== undefined, balance: available !== undefined };
-  const figures = [`needs ${formatCredits(needed)} credits`];
+  const figures = [
+    maybeCovered > 0
+      ? `needs ${formatCredits(needed)} to ${formatCredits(neededAtMost)} credits (unclear subscription quota)`
+      : `needs ${formatCredits(needed)} credits`,
+  ];
   if (budget !== undefined) figures.push(`budget ${formatCredits(budget)}`);
   if (available !== undefined) figures.push(`${formatCredits(available)} available`);
   else figures.push('balance not checked');
@@ -232,4 +249,34 @@ function buildNotes(
   }
   if (balance === undefined) notes.push('The balance was not checked.');
   return notes;
+}
+
+/** The quotas of a subscription, taken one unit per covered job as the plan is walked. */
+function createQuotaLedger(subscription: Subscription, catalog: readonly Model[]) {
+  const remaining = new Map(subscription.quotas.map((q) => [q.capability, Math.max(0, q.remaining)]));
+  const catalogSlugs = new Set(catalog.map((model) => model.slug.toLowerCase()));
+  const unclear = new Map<string, string[]>();
+  let firstMatched: number | undefined;
+  return {
+    /** `covered` takes a unit; `unclear`: a quota may apply but which one cannot be told. */
+    take(slug: string, category: string | undefined): 'covered' | 'not-covered' | 'unclear' {
+      const match = matchQuota(subscription, { slug, category }, catalogSlugs);
+      if (match.status === 'unclear') {
+        unclear.set(slug, match.capabilities);
+        return 'unclear';
+      }
+      if (match.status === 'none') return 'not-covered';
+      const left = remaining.get(match.capability) ?? 0;
+      firstMatched ??= left;
+      if (left <= 0) return 'not-covered';
+      remaining.set(match.capability, left - 1);
+      return 'covered';
+    },
+    firstMatchedRemaining: () => firstMatched,
+    unclearNotes: () =>
+      [...unclear].map(
+        ([slug, capabilities]) =>
+          `Cannot tell which subscription quota applies to model ${slug} (quota capabilities: ${capabilities.join(', ')}): its image jobs are counted as paid in credits in "needed", and the verdict does not refuse the run over them; the service decides at create time.`,
+      ),
+  };
 }

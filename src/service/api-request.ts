@@ -4,14 +4,17 @@
  * the endpoint's schema, after dropping secrets such as the balance's `apiKey`).
  */
 import type { Clock } from '../clock.js';
+import { capText } from './cap-text.js';
 import {
   createHttpError,
+  NetworkError,
   scrubSecrets,
   UnexpectedResponseError,
   type RequestContext,
   type ServiceAnswer,
 } from './errors.js';
-import { readHeader, type Http, type HttpResponse } from './http.js';
+import { readHeader, readTextCapped, type Http, type HttpResponse } from './http.js';
+import type { RateLimitGate } from './rate-limit-gate.js';
 import { runWithRetry } from './retry-loop.js';
 import type { RetryOptions, RetrySafety } from './retry-policy.js';
 import { checkSchema } from './schemas.js';
@@ -24,6 +27,15 @@ export interface ApiRequestDeps {
   random: () => number;
   retry: RetryOptions;
   onEvent?: (event: ClientEvent) => void;
+  /** Shared by every request of the client: a 429 pauses them all. */
+  gate?: RateLimitGate;
+  /** Largest JSON answer read; a larger one is an error. */
+  maxResponseBytes: number;
+  /**
+   * Total deadline of one safe call (reads, presign), retries and pauses included. Creates have none:
+   * their re-sends are bounded by the idempotency window, and cutting one short would leave it ambiguous.
+   */
+  totalDeadlineMs?: number;
 }
 
 export interface ApiCall {
@@ -50,6 +62,38 @@ export async function requestApi(deps: ApiRequestDeps, call: ApiCall): Promise<u
     headers['content-type'] = 'application/json';
     body = JSON.stringify(call.body);
   }
+  const isCreate = call.safety === 'unkeyed-create' || call.resendWindowMs !== undefined;
+  const deadline =
+    deps.totalDeadlineMs === undefined || isCreate ? undefined : AbortSignal.timeout(deps.totalDeadlineMs);
+  const signal =
+    deadline === undefined
+      ? call.signal
+      : call.signal === undefined
+        ? deadline
+        : AbortSignal.any([call.signal, deadline]);
+  try {
+    return await sendWithRetry(deps, call, context, url, headers, body, signal);
+  } catch (error) {
+    if (deadline?.aborted === true && call.signal?.aborted !== true) {
+      throw new NetworkError(
+        context,
+        'timeout',
+        `no usable answer within ${deps.totalDeadlineMs ?? 0} ms, retries included`,
+      );
+    }
+    throw error;
+  }
+}
+
+function sendWithRetry(
+  deps: ApiRequestDeps,
+  call: ApiCall,
+  context: RequestContext,
+  url: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+  signal: AbortSignal | undefined,
+): Promise<unknown> {
   const retryContext = {
     method: call.method,
     path: call.path,
@@ -58,7 +102,8 @@ export async function requestApi(deps: ApiRequestDeps, call: ApiCall): Promise<u
     random: deps.random,
     options: deps.retry,
     ...(deps.onEvent === undefined ? {} : { onEvent: deps.onEvent }),
-    ...(call.signal === undefined ? {} : { signal: call.signal }),
+    ...(deps.gate === undefined ? {} : { gate: deps.gate }),
+    ...(signal === undefined ? {} : { signal }),
     ...(call.resendWindowMs === undefined ? {} : { resendWindowMs: call.resendWindowMs }),
     ...(call.earlierSendAt === undefined ? {} : { earlierSendAt: call.earlierSendAt }),
   };
@@ -72,10 +117,10 @@ export async function requestApi(deps: ApiRequestDeps, call: ApiCall): Promise<u
         headers,
         ...(body === undefined ? {} : { body }),
         apiKey: 'same-origin',
-        ...(call.signal === undefined ? {} : { signal: call.signal }),
+        ...(signal === undefined ? {} : { signal }),
       },
       async (response) => {
-        const text = await response.body.text();
+        const text = await readTextCapped(response, deps.maxResponseBytes, context);
         deps.onEvent?.({
           type: 'request',
           method: call.method,
@@ -118,7 +163,7 @@ function readEnvelope(
   return check.value.data;
 }
 
-/** A service message is quoted in errors; a whole HTML page is not. */
+/** A service message is quoted in errors; a whole HTML page is not (see also `capText`). */
 const MAX_MESSAGE_LENGTH = 500;
 
 /** The envelope's error fields read leniently: an error page without JSON still maps by status. */
@@ -129,11 +174,10 @@ function readAnswer(response: HttpResponse, parsed: unknown, apiKey: string): Se
   if (parsed !== null && typeof parsed === 'object') {
     const { error, errorCode } = parsed as { error?: unknown; errorCode?: unknown };
     if (typeof errorCode === 'string' && errorCode !== '')
-      answer.errorCode = scrubSecrets(errorCode, [apiKey]);
+      answer.errorCode = capText(scrubSecrets(errorCode, [apiKey]), 200);
     if (typeof error === 'string' && error !== '') {
       const scrubbed = scrubSecrets(error, [apiKey]);
-      answer.serviceMessage =
-        scrubbed.length > MAX_MESSAGE_LENGTH ? `${scrubbed.slice(0, MAX_MESSAGE_LENGTH)}…` : scrubbed;
+      answer.serviceMessage = capText(scrubbed, MAX_MESSAGE_LENGTH);
     }
   }
   return answer;

@@ -6,10 +6,12 @@
 import { systemClock, type Clock } from '../clock.js';
 import { getJobKind } from '../kinds/index.js';
 import { requestApi, type ApiCall, type ApiRequestDeps } from './api-request.js';
-import { DEFAULT_DOWNLOAD_TIMEOUT_MS, downloadToFile } from './download.js';
+import { DEFAULT_DOWNLOAD_TIMEOUT_MS, DEFAULT_MAX_DOWNLOAD_BYTES, downloadToFile } from './download.js';
 import { createHttpError, NotFoundError, UnexpectedResponseError, type RequestContext } from './errors.js';
-import { createHttp, describeUrl, readHeader } from './http.js';
+import { createHttp, DEFAULT_MAX_RESPONSE_BYTES, describeUrl, readHeader } from './http.js';
 import { buildJobRecord, toChargeSource, type RawJobRecord } from './job-status.js';
+import { capText } from './cap-text.js';
+import { createRateLimitGate } from './rate-limit-gate.js';
 import { runWithRetry } from './retry-loop.js';
 import { DEFAULT_RETRY_OPTIONS, type RetryOptions } from './retry-policy.js';
 import { checkSchema, type ApiSchemaName } from './schemas.js';
@@ -30,12 +32,21 @@ export interface ServiceClientOptions {
   retry?: Partial<RetryOptions>;
   /** Deadline per API request. @default 30_000 */
   requestTimeoutMs?: number;
-  /** Deadline per download, body included. @default 600_000 */
+  /** Deadline per download, body and retries included. @default 600_000 */
   downloadTimeoutMs?: number;
+  /** Total deadline of one read or presign, retries and rate-limit pauses included. @default 360_000 */
+  callDeadlineMs?: number;
+  /** Largest JSON answer read; a larger one is an UNEXPECTED_RESPONSE error. @default 10 MB */
+  maxResponseBytes?: number;
+  /** Largest result file downloaded (`--max-download-size`). @default 2 GB */
+  maxDownloadBytes?: number;
   /** Receives retries and finished requests. */
   onEvent?: (event: ClientEvent) => void;
   userAgent?: string;
 }
+
+/** Just above the longest `Retry-After` the client waits for (5 min, `maxRetryAfterMs`). */
+const DEFAULT_CALL_DEADLINE_MS = 360_000;
 
 /** Creates the client. Call `close()` when done to release the keep-alive connections. */
 export function createServiceClient(options: ServiceClientOptions): ServiceClient {
@@ -46,10 +57,15 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     ...(options.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: options.requestTimeoutMs }),
     ...(options.userAgent === undefined ? {} : { userAgent: options.userAgent }),
   });
+  const clock = options.clock ?? systemClock;
+  const gate = createRateLimitGate(clock);
   const deps: ApiRequestDeps = {
     http,
     apiKey: options.apiKey,
-    clock: options.clock ?? systemClock,
+    clock,
+    gate,
+    maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+    totalDeadlineMs: options.callDeadlineMs ?? DEFAULT_CALL_DEADLINE_MS,
     random: options.random ?? Math.random,
     retry: { ...DEFAULT_RETRY_OPTIONS, ...options.retry },
     ...(options.onEvent === undefined ? {} : { onEvent: options.onEvent }),
@@ -66,7 +82,12 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     schema: ApiSchemaName,
     prepare?: (data: unknown) => void,
   ): Promise<T> {
-    const data = await requestApi(deps, call);
+    let data: unknown;
+    try {
+      data = await requestApi(deps, call);
+    } catch (error) {
+      throw explainNotFound(error, options.baseUrl);
+    }
     prepare?.(data);
     const check = checkSchema<T>(schema, data, 'data');
     if (!check.ok) {
@@ -94,20 +115,13 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     },
 
     async getBalance(callOptions) {
-      const data = await call<Balance & { topupMemo?: string | null }>(
-        { method: 'GET', path: '/account/balance', safety: 'safe', ...signalOf(callOptions) },
+      const context = { method: 'GET', path: '/account/balance' } as const;
+      const data = await call<RawBalance>(
+        { ...context, safety: 'safe', ...signalOf(callOptions) },
         'balance',
         dropApiKey,
       );
-      const balance: Balance = {
-        freeCredit: data.freeCredit,
-        purchasedCredit: data.purchasedCredit,
-        lockedCredit: data.lockedCredit,
-        availableCredit: data.availableCredit,
-        hasPurchased: data.hasPurchased,
-      };
-      if (typeof data.topupMemo === 'string') balance.topupMemo = data.topupMemo;
-      return balance;
+      return toBalance(data, context);
     },
 
     async getSubscription(callOptions) {
@@ -173,7 +187,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       const context: RequestContext = { method: 'PUT', path: describeUrl(presigned.sasUrl) };
       const signal = callOptions?.signal;
       await runWithRetry(
-        { ...retryBase, ...context, safety: 'safe', ...(signal === undefined ? {} : { signal }) },
+        { ...retryBase, ...context, safety: 'safe', gate, ...(signal === undefined ? {} : { signal }) },
         () =>
           http.send(
             {
@@ -203,7 +217,12 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
 
     async downloadFile(url, destinationPath, callOptions) {
       return downloadToFile(
-        { http, retry: retryBase, timeoutMs: options.downloadTimeoutMs ?? DEFAULT_DOWNLOAD_TIMEOUT_MS },
+        {
+          http,
+          retry: retryBase,
+          timeoutMs: options.downloadTimeoutMs ?? DEFAULT_DOWNLOAD_TIMEOUT_MS,
+          maxBytes: options.maxDownloadBytes ?? DEFAULT_MAX_DOWNLOAD_BYTES,
+        },
         url,
         destinationPath,
         callOptions?.signal,
@@ -216,6 +235,26 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
   };
 }
 
+/**
+ * A 404 from a base URL without `/api/v2` (spec 9: the version is part of the base path) most likely
+ * means the base URL is wrong, not the resource: the hint says so.
+ */
+function explainNotFound(error: unknown, baseUrl: string): unknown {
+  if (!(error instanceof NotFoundError) || /\/api\/v\d+\/*$/.test(baseUrl)) return error;
+  const suggestion = `${baseUrl.replace(/\/+$/, '')}/api/v2`;
+  const replaced = new NotFoundError(
+    { method: error.method, path: error.path },
+    {
+      ...(error.status === undefined ? {} : { status: error.status }),
+      ...(error.errorCode === undefined ? {} : { errorCode: error.errorCode }),
+      ...(error.serviceMessage === undefined ? {} : { serviceMessage: error.serviceMessage }),
+    },
+    `The base URL ${baseUrl} does not end in /api/v2: try --base-url ${suggestion} (or MEDIAGEN_BASE_URL)`,
+  );
+  replaced.earlierSendMayHaveActed = error.earlierSendMayHaveActed;
+  return replaced;
+}
+
 function signalOf(options: { signal?: AbortSignal } | undefined): { signal?: AbortSignal } {
   return options?.signal === undefined ? {} : { signal: options.signal };
 }
@@ -225,6 +264,31 @@ function dropApiKey(data: unknown): void {
   if (data !== null && typeof data === 'object' && !Array.isArray(data)) {
     delete (data as Record<string, unknown>).apiKey;
   }
+}
+
+/** Spec 2.5 as far as `schemas/api/balance.schema.json` checks it: every field optional. */
+type RawBalance = { [K in keyof Balance]?: Balance[K] | null } & { credits?: number | null };
+
+/**
+ * The runner needs `availableCredit` only; an older service names it `credits` (api-notes). Without
+ * either the balance cannot be checked: that is an error naming the field, never a silent zero.
+ */
+function toBalance(raw: RawBalance, context: RequestContext): Balance {
+  const available = raw.availableCredit ?? raw.credits;
+  if (typeof available !== 'number') {
+    throw new UnexpectedResponseError(
+      context,
+      { status: 200 },
+      'data.availableCredit: required field is missing (and no older `credits` either)',
+    );
+  }
+  const balance: Balance = { availableCredit: available };
+  if (typeof raw.freeCredit === 'number') balance.freeCredit = raw.freeCredit;
+  if (typeof raw.purchasedCredit === 'number') balance.purchasedCredit = raw.purchasedCredit;
+  if (typeof raw.lockedCredit === 'number') balance.lockedCredit = raw.lockedCredit;
+  if (typeof raw.hasPurchased === 'boolean') balance.hasPurchased = raw.hasPurchased;
+  if (typeof raw.topupMemo === 'string') balance.topupMemo = raw.topupMemo;
+  return balance;
 }
 
 interface RawSubscription {
@@ -260,7 +324,7 @@ function toJobCreation(raw: RawJobCreation): JobCreation {
   if (typeof raw.queueDepth === 'number') creation.queueDepth = raw.queueDepth;
   if (typeof raw.runningJobs === 'number') creation.runningJobs = raw.runningJobs;
   if (typeof raw.concurrency === 'number') creation.concurrency = raw.concurrency;
-  if (typeof raw.capReason === 'string') creation.capReason = raw.capReason;
+  if (typeof raw.capReason === 'string') creation.capReason = capText(raw.capReason, 200);
   if (typeof raw.runningOnFallback === 'boolean' || raw.runningOnFallback === null) {
     creation.runningOnFallback = raw.runningOnFallback;
   }

@@ -5,18 +5,24 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { createHttpError, type RequestContext } from './errors.js';
-import { describeUrl, readHeader, type Http } from './http.js';
+import { createHttpError, NetworkError, UnexpectedResponseError, type RequestContext } from './errors.js';
+import { describeUrl, discardBody, formatBytes, readHeader, type Http } from './http.js';
 import { runWithRetry, type RetryContext } from './retry-loop.js';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../file-modes.js';
 
-/** Results can be large videos: the deadline covers the whole body. */
+/** Results can be large videos: the deadline covers the whole body and every retry. */
 export const DEFAULT_DOWNLOAD_TIMEOUT_MS = 600_000;
+
+/** 2 GB: above any result the service makes, below what fills a disk by accident. */
+export const DEFAULT_MAX_DOWNLOAD_BYTES = 2 * 1024 ** 3;
 
 export interface DownloadDeps {
   http: Http;
   retry: Omit<RetryContext, 'method' | 'path' | 'safety' | 'signal'>;
+  /** Total deadline of one download, all attempts together (a drip-fed body must not retry for ever). */
   timeoutMs: number;
+  /** Largest file written; a larger one is an error and its partial file is removed. */
+  maxBytes: number;
 }
 
 /** Downloads `url` to `destinationPath`; the API key goes only to the base URL's own origin. */
@@ -28,35 +34,60 @@ export async function downloadToFile(
 ): Promise<{ bytes: number; sha256: string }> {
   const context: RequestContext = { method: 'GET', path: describeUrl(url) };
   await mkdir(dirname(destinationPath), { recursive: true, mode: PRIVATE_DIR_MODE });
+  const deadline = AbortSignal.timeout(deps.timeoutMs);
+  const combined = signal === undefined ? deadline : AbortSignal.any([signal, deadline]);
   const retryContext: RetryContext = {
     ...deps.retry,
     method: context.method,
     path: context.path,
     safety: 'safe',
-    ...(signal === undefined ? {} : { signal }),
+    signal: combined,
   };
-  return runWithRetry(retryContext, () =>
-    deps.http.send(
-      {
-        method: 'GET',
-        url,
-        context,
-        apiKey: 'same-origin',
-        timeoutMs: deps.timeoutMs,
-        ...(signal === undefined ? {} : { signal }),
-      },
-      async (response) => {
-        if (response.status < 200 || response.status >= 300) {
-          await response.body.dump();
-          const retryAfter = readHeader(response, 'retry-after');
-          throw createHttpError(context, {
-            status: response.status,
-            ...(retryAfter === undefined ? {} : { retryAfter }),
+  try {
+    return await runWithRetry(retryContext, () =>
+      deps.http.send(
+        {
+          method: 'GET',
+          url,
+          context,
+          apiKey: 'same-origin',
+          timeoutMs: deps.timeoutMs,
+          signal: combined,
+        },
+        async (response) => {
+          if (response.status < 200 || response.status >= 300) {
+            await response.body.dump();
+            const retryAfter = readHeader(response, 'retry-after');
+            throw createHttpError(context, {
+              status: response.status,
+              ...(retryAfter === undefined ? {} : { retryAfter }),
+            });
+          }
+          const declared = Number(readHeader(response, 'content-length'));
+          if (Number.isFinite(declared) && declared > deps.maxBytes) {
+            discardBody(response);
+            throw tooLarge(context, deps.maxBytes, `content-length ${declared}`);
+          }
+          return writeAtomically(response.body, destinationPath, (bytes) => {
+            if (bytes > deps.maxBytes)
+              throw tooLarge(context, deps.maxBytes, `more than ${deps.maxBytes} bytes`);
           });
-        }
-        return writeAtomically(response.body, destinationPath);
-      },
-    ),
+        },
+      ),
+    );
+  } catch (error) {
+    if (signal?.aborted !== true && deadline.aborted) {
+      throw new NetworkError(context, 'timeout', `the download did not finish within ${deps.timeoutMs} ms`);
+    }
+    throw error;
+  }
+}
+
+function tooLarge(context: RequestContext, maxBytes: number, received: string): Error {
+  return new UnexpectedResponseError(
+    context,
+    { status: 200 },
+    `the file is larger than --max-download-size ${formatBytes(maxBytes)} (received ${received}); the partial file was removed`,
   );
 }
 
@@ -78,6 +109,7 @@ async function removeStaleParts(destinationPath: string): Promise<void> {
 async function writeAtomically(
   body: AsyncIterable<Uint8Array>,
   destinationPath: string,
+  checkSize: (bytes: number) => void,
 ): Promise<{ bytes: number; sha256: string }> {
   await removeStaleParts(destinationPath);
   const temporaryPath = `${destinationPath}${PART_MARK}${randomBytes(6).toString('hex')}`;
@@ -86,8 +118,9 @@ async function writeAtomically(
   const file = await open(temporaryPath, 'w', PRIVATE_FILE_MODE);
   try {
     for await (const chunk of body) {
-      hash.update(chunk);
       bytes += chunk.byteLength;
+      checkSize(bytes);
+      hash.update(chunk);
       await file.write(chunk);
     }
     await file.sync();

@@ -95,9 +95,9 @@ export class InsufficientCreditsError extends ServiceError {
 
 /** HTTP 404. */
 export class NotFoundError extends ServiceError {
-  constructor(context: RequestContext, answer: ServiceAnswer) {
+  constructor(context: RequestContext, answer: ServiceAnswer, hint?: string) {
     super('NOT_FOUND', context, answer, formatHttpFailure(context, answer), {
-      hint: 'Check the base URL and the resource id (results are deleted after 7 days)',
+      hint: hint ?? 'Check the base URL and the resource id (results are deleted after 7 days)',
     });
   }
 }

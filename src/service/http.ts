@@ -5,7 +5,13 @@
  */
 import { Agent, request, type Dispatcher } from 'undici';
 import { RunnerError } from '../errors.js';
-import { NetworkError, ServiceError, type NetworkFailure, type RequestContext } from './errors.js';
+import {
+  NetworkError,
+  ServiceError,
+  UnexpectedResponseError,
+  type NetworkFailure,
+  type RequestContext,
+} from './errors.js';
 
 export interface HttpOptions {
   /** Ends in `/api/v2`; trailing slashes are ignored. */
@@ -153,4 +159,62 @@ export function describeUrl(url: string): string {
   } catch {
     return '(invalid URL)';
   }
+}
+
+/** 10 MB: far above any JSON answer of the service, far below what would exhaust memory. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
+
+/**
+ * The body as text, refusing more than `maxBytes` (issue #11: a body over the cap is a clear error,
+ * never an out-of-memory). A `content-length` over the cap is refused before reading anything.
+ */
+export async function readTextCapped(
+  response: HttpResponse,
+  maxBytes: number,
+  context: RequestContext,
+): Promise<string> {
+  const declared = Number(readHeader(response, 'content-length'));
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    discardBody(response);
+    throw tooLarge(context, response.status, maxBytes, `content-length ${declared}`);
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of response.body) {
+    const buffer = chunk as Buffer;
+    size += buffer.byteLength;
+    if (size > maxBytes) {
+      discardBody(response);
+      throw tooLarge(context, response.status, maxBytes, `more than ${maxBytes} bytes`);
+    }
+    chunks.push(buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function tooLarge(context: RequestContext, status: number, maxBytes: number, received: string): Error {
+  return new UnexpectedResponseError(
+    context,
+    { status },
+    `the answer is larger than the ${formatBytes(maxBytes)} the runner reads (received ${received}); nothing of it was used`,
+  );
+}
+
+/** `10 MB`, `2 GB`, `512 bytes`. */
+export function formatBytes(bytes: number): string {
+  const units = [
+    ['GB', 1024 ** 3],
+    ['MB', 1024 ** 2],
+    ['KB', 1024],
+  ] as const;
+  for (const [unit, size] of units) {
+    if (bytes >= size) return `${Number((bytes / size).toFixed(1))} ${unit}`;
+  }
+  return `${bytes} bytes`;
+}
+
+/** Stops reading a body the runner will not use. undici reports the destroy as an error: swallowed. */
+export function discardBody(response: HttpResponse): void {
+  response.body.on('error', () => undefined);
+  response.body.destroy();
 }

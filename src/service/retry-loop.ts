@@ -3,6 +3,7 @@
  */
 import type { Clock } from '../clock.js';
 import { NetworkError, ServiceError } from './errors.js';
+import type { RateLimitGate } from './rate-limit-gate.js';
 import {
   decideRetry,
   isRefusal,
@@ -28,16 +29,27 @@ export interface RetryContext {
   resendWindowMs?: number;
   /** An earlier send of this request (before this call) that the service may have acted on. */
   earlierSendAt?: number;
+  /** The account-wide pause after a 429 (see {@link RateLimitGate}); absent: this request waits alone. */
+  gate?: RateLimitGate;
 }
 
 /** Calls `attempt` until it resolves; rethrows the last error when the policy gives up. */
 export async function runWithRetry<T>(ctx: RetryContext, attempt: () => Promise<T>): Promise<T> {
   let earlierSendMayHaveActed = ctx.earlierSendAt !== undefined;
   const firstSentAt = ctx.earlierSendAt ?? ctx.clock.now();
+  let lastError: Error | undefined;
   for (let attemptNumber = 1; ; attemptNumber++) {
     try {
+      await ctx.gate?.wait(ctx.signal);
+      // A pause the gate imposed after this request's last failure may have run past the key's window.
+      if (lastError !== undefined && isPastResendWindow(ctx, earlierSendMayHaveActed, firstSentAt, 0)) {
+        if (lastError instanceof ServiceError) lastError.earlierSendMayHaveActed = true;
+        throw lastError;
+      }
       return await attempt();
     } catch (error) {
+      if (error === lastError) throw error;
+      lastError = error instanceof Error ? error : new Error(String(error));
       // A final refusal (429, 402...) after an ambiguous send proves nothing about that earlier send.
       if (earlierSendMayHaveActed && error instanceof ServiceError) error.earlierSendMayHaveActed = true;
       const failure = describeFailure(error);
@@ -52,11 +64,7 @@ export async function runWithRetry<T>(ctx: RetryContext, attempt: () => Promise<
       });
       if (!decision.retry) throw error;
       if (!isRefusal(failure)) earlierSendMayHaveActed = true;
-      if (
-        earlierSendMayHaveActed &&
-        ctx.resendWindowMs !== undefined &&
-        ctx.clock.now() + decision.delayMs - firstSentAt >= ctx.resendWindowMs
-      ) {
+      if (isPastResendWindow(ctx, earlierSendMayHaveActed, firstSentAt, decision.delayMs)) {
         if (error instanceof ServiceError) error.earlierSendMayHaveActed = true;
         throw error;
       }
@@ -68,9 +76,41 @@ export async function runWithRetry<T>(ctx: RetryContext, attempt: () => Promise<
         delayMs: decision.delayMs,
         reason: decision.reason,
       });
+      if (ctx.gate !== undefined && isRateLimit(failure)) {
+        // The account is paused, not this request: every request waits at the gate (loop top).
+        if (ctx.gate.pause(decision.delayMs)) {
+          ctx.onEvent?.({
+            type: 'rate-limit-pause',
+            method: ctx.method,
+            path: ctx.path,
+            delayMs: decision.delayMs,
+            reason: decision.reason,
+          });
+        }
+        continue;
+      }
       await ctx.clock.sleep(decision.delayMs, ctx.signal);
     }
   }
+}
+
+/** Whether a re-send after `delayMs` would go out past the idempotency key's window. */
+function isPastResendWindow(
+  ctx: RetryContext,
+  earlierSendMayHaveActed: boolean,
+  firstSentAt: number,
+  delayMs: number,
+): boolean {
+  return (
+    earlierSendMayHaveActed &&
+    ctx.resendWindowMs !== undefined &&
+    ctx.clock.now() + delayMs - firstSentAt >= ctx.resendWindowMs
+  );
+}
+
+/** HTTP 429 or `AGENT_QUEUE_FULL` (with any status, api-notes): the account's limit. */
+function isRateLimit(failure: FailureInfo): boolean {
+  return failure.type === 'status' && (failure.status === 429 || failure.errorCode === 'AGENT_QUEUE_FULL');
 }
 
 /** `undefined` for errors the policy has no say on (bad shape, 4xx handled as status, aborts, bugs). */

@@ -13,6 +13,7 @@ export type SchemaCheck<T> = { ok: true; value: T } | { ok: false; problem: stri
 
 let ajv: Ajv | undefined;
 const validators = new Map<ApiSchemaName, ValidateFunction>();
+const schemas = new Map<ApiSchemaName, object>();
 
 /**
  * `src/service/` under vitest and `dist/service/` after tsc are both two levels below the package
@@ -27,10 +28,49 @@ function getValidator(name: ApiSchemaName): ValidateFunction {
   let validate = validators.get(name);
   if (validate === undefined) {
     ajv ??= new Ajv({ allErrors: false, strict: true, allowUnionTypes: true });
-    validate = ajv.compile(loadSchema(name) as object);
+    const schema = loadSchema(name) as object;
+    schemas.set(name, schema);
+    validate = ajv.compile(schema);
     validators.set(name, validate);
   }
   return validate;
+}
+
+/**
+ * The answers api-notes says may carry numbers as strings. The model list is not among them: its
+ * numbers define what a manifest may send, and a misread bound must be reported, not guessed.
+ */
+const LENIENT_NUMBERS = new Set<ApiSchemaName>(['balance', 'subscription', 'job-creation', 'job-record']);
+
+const NUMERIC_TEXT = /^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/;
+
+/**
+ * Real clients meet numbers sent as strings (api-notes): where the schema expects a number and the
+ * answer holds a string that reads as one, the string becomes the number (in place; `value` is a
+ * freshly parsed answer). Anything else is left for the schema to report. Unlike ajv's
+ * `coerceTypes`, `null` and booleans are never turned into numbers.
+ */
+export function coerceNumericStrings(value: unknown, schema: unknown): unknown {
+  if (schema === null || typeof schema !== 'object') return value;
+  const node = schema as { type?: unknown; properties?: Record<string, unknown>; items?: unknown };
+  const types = Array.isArray(node.type) ? (node.type as unknown[]) : [node.type];
+  if (typeof value === 'string' && (types.includes('number') || types.includes('integer'))) {
+    return NUMERIC_TEXT.test(value) ? Number(value) : value;
+  }
+  if (Array.isArray(value)) {
+    if (node.items !== undefined) {
+      for (let index = 0; index < value.length; index++)
+        value[index] = coerceNumericStrings(value[index], node.items);
+    }
+    return value;
+  }
+  if (value !== null && typeof value === 'object' && node.properties !== undefined) {
+    const record = value as Record<string, unknown>;
+    for (const [key, propertySchema] of Object.entries(node.properties)) {
+      if (key in record) record[key] = coerceNumericStrings(record[key], propertySchema);
+    }
+  }
+  return value;
 }
 
 /**
@@ -39,11 +79,12 @@ function getValidator(name: ApiSchemaName): ValidateFunction {
  */
 export function checkSchema<T>(name: ApiSchemaName, value: unknown, root: string): SchemaCheck<T> {
   const validate = getValidator(name);
-  if (validate(value)) return { ok: true, value: value as T };
+  const coerced = LENIENT_NUMBERS.has(name) ? coerceNumericStrings(value, schemas.get(name)) : value;
+  if (validate(coerced)) return { ok: true, value: coerced as T };
   const error = validate.errors?.[0];
   return {
     ok: false,
-    problem: error === undefined ? `${root}: invalid` : describeSchemaError(error, value, root),
+    problem: error === undefined ? `${root}: invalid` : describeSchemaError(error, coerced, root),
   };
 }
 

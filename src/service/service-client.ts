@@ -33,7 +33,9 @@ export type ClientEvent =
       delayMs: number;
       reason: string;
     }
-  | { type: 'request'; method: string; path: string; status: number; durationMs: number };
+  | { type: 'request'; method: string; path: string; status: number; durationMs: number }
+  /** A 429 or `AGENT_QUEUE_FULL` paused every request of the account; reported once per pause. */
+  | { type: 'rate-limit-pause'; method: string; path: string; delayMs: number; reason: string };
 
 /** A typed client for the whole service (api-spec.md section 4 plus the upload flow of api-notes). */
 export interface ServiceClient {

@@ -64,14 +64,16 @@ export interface Model {
 }
 
 /**
- * Spec 2.5 without `apiKey`: the client drops the key at the edge, so no caller can log it.
+ * Spec 2.5 without `apiKey`: the client drops the key at the edge, so no caller can log it. Only
+ * `availableCredit` is needed (read from the older `credits` when that is all there is, api-notes);
+ * the other figures are kept when the service sends them.
  */
 export interface Balance {
-  freeCredit: number;
-  purchasedCredit: number;
-  lockedCredit: number;
   availableCredit: number;
-  hasPurchased: boolean;
+  freeCredit?: number;
+  purchasedCredit?: number;
+  lockedCredit?: number;
+  hasPurchased?: boolean;
   topupMemo?: string;
 }
 
@@ -135,7 +137,13 @@ export interface JobRecord {
   quotaRemaining?: number | null;
   /** One of {@link FAILURE_KINDS} as expected, but kept as the service's string when it is another. */
   failureKind?: string;
+  /** The failure text from `error`, `errorMessage` or `step` (api-notes), capped at 2 KB. */
   error?: string | null;
+  /**
+   * Set when the job is complete but names no result the runner recognises: every field of the
+   * answer with short values, so the job (its id is kept) can be recovered by hand or a later version.
+   */
+  unrecognizedResult?: string;
 }
 
 /** api-notes: `POST /images/presign`. */

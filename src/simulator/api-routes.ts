@@ -1,6 +1,7 @@
 import { computeAvailableCredit } from './accounting.js';
 import type { SimulatorCore } from './core.js';
 import { handleCreate, type CreateEndpoint } from './create-job.js';
+import { shapeBalance, shapeJobRecord, shapeSubscription } from './dialect.js';
 import { answerData, answerError, isPlainObject, type Answer } from './http-util.js';
 import { describeJob } from './jobs.js';
 
@@ -31,7 +32,7 @@ function listModels(core: SimulatorCore, { url }: RouteContext): Answer {
 function getBalance(core: SimulatorCore): Answer {
   core.engine.advance(core.now());
   const { account, options } = core;
-  return answerData({
+  const full = {
     freeCredit: account.freeCredit,
     purchasedCredit: account.purchasedCredit,
     lockedCredit: account.lockedCredit,
@@ -40,18 +41,22 @@ function getBalance(core: SimulatorCore): Answer {
     // Spec 2.5: the legacy key comes back in full; clients must strip it.
     apiKey: options.legacyApiKey,
     topupMemo: `SIM${options.seed}TOPUP`,
-  });
+  };
+  return answerData(shapeBalance(full, options.dialect));
 }
 
 function getSubscription(core: SimulatorCore): Answer {
   core.engine.advance(core.now());
-  return answerData({
-    subscription: {
-      tier: core.options.subscriptionTier,
-      maxConcurrentJobs: core.options.concurrencyLimit,
-      quotas: [{ capability: 'image', remaining: core.account.subscriptionImageQuota }],
-    },
-  });
+  const { options } = core;
+  const full = {
+    tier: options.subscriptionTier,
+    maxConcurrentJobs: options.concurrencyLimit,
+    quotas: [{ capability: 'image', remaining: core.account.subscriptionImageQuota }],
+  };
+  const shaped = shapeSubscription(full, options.dialect, options.imageModelSlug);
+  return shaped === undefined
+    ? answerError(404, 'no such endpoint: GET /api/v2/account/subscription', 'NOT_FOUND')
+    : answerData(shaped);
 }
 
 function getJob(core: SimulatorCore, { params }: RouteContext): Answer {
@@ -61,7 +66,9 @@ function getJob(core: SimulatorCore, { params }: RouteContext): Answer {
   const job = core.engine.get(jobId);
   if (job === undefined) return answerError(404, `job '${jobId}' not found`, 'JOB_NOT_FOUND');
   core.counters.pollsPerJob[jobId] = (core.counters.pollsPerJob[jobId] ?? 0) + 1;
-  return answerData(describeJob(job, now, core.origin));
+  return answerData(
+    shapeJobRecord(describeJob(job, now, core.origin), core.options.dialect, core.options.hostile),
+  );
 }
 
 function presignUpload(core: SimulatorCore, { body }: RouteContext): Answer {

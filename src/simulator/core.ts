@@ -11,7 +11,7 @@ import { createFaultInjector, type FaultInjector } from './faults.js';
 import { createIdempotencyStore, type IdempotencyStore } from './idempotency.js';
 import { createJobEngine, reportStatus, type JobEngine } from './jobs.js';
 import { createRandom, randomHex, type Random } from './random.js';
-import type { SimulatorOptions, SimulatorStats } from './types.js';
+import type { Dialect, HostileOptions, SimulatorOptions, SimulatorStats } from './types.js';
 import { createUploadStore, type UploadStore } from './uploads.js';
 
 /** Options with every default filled in. */
@@ -29,6 +29,8 @@ export interface ResolvedOptions {
   queueFullRetryAfterSeconds: number;
   retryAfterSeconds: number;
   subscriptionTier: string;
+  dialect: Dialect;
+  hostile: HostileOptions;
 }
 
 /** Everything the routes share: the account, the jobs, the stores and the counters. */
@@ -48,7 +50,9 @@ export interface SimulatorCore {
   seenPrompts: Set<string>;
   random: Random;
   nextJobId(): string;
-  counters: Omit<SimulatorStats, 'maxRunningAtOnce' | 'jobs' | 'account'>;
+  /** Left of {@link Simulator.rateLimitNext}: answers still to refuse with 429, and their `Retry-After`. */
+  rateLimit: { remaining: number; retryAfterSeconds: number };
+  counters: Omit<SimulatorStats, 'maxRunningAtOnce' | 'maxOpenAtOnce' | 'jobs' | 'account'>;
 }
 
 export function resolveOptions(options: SimulatorOptions): ResolvedOptions {
@@ -68,6 +72,8 @@ export function resolveOptions(options: SimulatorOptions): ResolvedOptions {
     queueFullRetryAfterSeconds: options.queueFullRetryAfterSeconds ?? Math.max(1, Math.ceil(60 * timeScale)),
     retryAfterSeconds: options.faults?.retryAfterSeconds ?? 1,
     subscriptionTier: options.subscriptionTier ?? 'Pro',
+    dialect: options.dialect ?? {},
+    hostile: options.hostile ?? {},
   };
 }
 
@@ -85,6 +91,7 @@ export function createSimulatorCore(input: SimulatorOptions): SimulatorCore {
     pollsPerJob: {},
     requests: {},
     faultsInjected: { serverError: 0, rateLimit: 0, reset: 0, slow: 0 },
+    rateLimitedOnDemand: 0,
   };
   const engine = createJobEngine({
     concurrencyLimit: options.concurrencyLimit,
@@ -118,6 +125,7 @@ export function createSimulatorCore(input: SimulatorOptions): SimulatorCore {
     faults: createFaultInjector(options.seed, input.faults),
     seenPrompts: new Set(),
     random,
+    rateLimit: { remaining: 0, retryAfterSeconds: 1 },
     nextJobId: () => `job_${String(++jobCounter).padStart(5, '0')}_${randomHex(random, 10)}`,
     counters,
   };
@@ -130,6 +138,7 @@ export function collectStats(core: SimulatorCore): SimulatorStats {
   return {
     ...structuredClone(core.counters),
     maxRunningAtOnce: core.engine.maxRunningAtOnce(),
+    maxOpenAtOnce: core.engine.maxOpenAtOnce(),
     jobs: core.engine.all().map((job) => ({
       jobId: job.jobId,
       kind: job.kind,

@@ -3,6 +3,7 @@ import { computeAvailableCredit, lockCredits, takeImageQuota } from './accountin
 import { computeCreditCost } from './catalog.js';
 import type { SimulatorCore } from './core.js';
 import { resolveOwnFile } from './files.js';
+import { shapeCreation } from './dialect.js';
 import { answerData, answerError, isPlainObject, type Answer } from './http-util.js';
 import type { SimJob } from './jobs.js';
 import { decideOutcome, findRunningStatus } from './outcomes.js';
@@ -16,6 +17,10 @@ export interface CreateEndpoint {
 }
 
 function describeCreation(core: SimulatorCore, job: SimJob): Record<string, unknown> {
+  return shapeCreation(describeFullCreation(core, job), core.options.dialect);
+}
+
+function describeFullCreation(core: SimulatorCore, job: SimJob): Record<string, unknown> {
   return {
     jobId: job.jobId,
     status: 'WaitingForAgent',
@@ -95,6 +100,9 @@ export function handleCreate(core: SimulatorCore, endpoint: CreateEndpoint, body
   const { engine, options } = core;
   const wouldQueue = engine.queueDepth() > 0 || engine.runningCount() >= options.concurrencyLimit;
   if (wouldQueue && engine.queueDepth() >= options.maxQueueDepth) {
+    // Some clients meet AGENT_QUEUE_FULL as HTTP 200 `success:false`, without Retry-After (api-notes).
+    if (options.dialect.queueFull === 'http-200')
+      return answerError(200, 'the job queue is full; retry later', 'AGENT_QUEUE_FULL');
     return answerError(429, 'the job queue is full; retry later', 'AGENT_QUEUE_FULL', {
       'retry-after': String(options.queueFullRetryAfterSeconds),
     });

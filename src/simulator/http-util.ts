@@ -70,3 +70,30 @@ export function writeAnswer(response: ServerResponse, answer: Answer): void {
   response.writeHead(answer.status, headers);
   response.end(payload);
 }
+
+/**
+ * Writes `answer` one byte per `intervalMs` (a hostile slow body, issue #11). Headers go at once;
+ * stops when the client goes away. Timers are unref'd so a dripping answer never holds the process.
+ */
+export function writeDripped(response: ServerResponse, answer: Answer, intervalMs: number): void {
+  const payload =
+    answer.raw?.bytes ?? Buffer.from(answer.json === undefined ? '' : JSON.stringify(answer.json));
+  const contentType = answer.raw?.contentType ?? 'application/json; charset=utf-8';
+  response.writeHead(answer.status, {
+    ...answer.headers,
+    'content-type': contentType,
+    'content-length': payload.length,
+  });
+  let offset = 0;
+  const timer = setInterval(() => {
+    if (response.destroyed || offset >= payload.length) {
+      clearInterval(timer);
+      if (!response.destroyed) response.end();
+      return;
+    }
+    response.write(payload.subarray(offset, offset + 1));
+    offset += 1;
+  }, intervalMs);
+  timer.unref();
+  response.on('close', () => clearInterval(timer));
+}

@@ -49,6 +49,8 @@ export interface JobEngine {
   queueDepth(): number;
   runningCount(): number;
   maxRunningAtOnce(): number;
+  /** Most jobs queued or running at one moment. */
+  maxOpenAtOnce(): number;
 }
 
 export function createJobEngine(options: {
@@ -60,6 +62,7 @@ export function createJobEngine(options: {
   const queue: SimJob[] = [];
   const running = new Set<SimJob>();
   let maxRunning = 0;
+  let maxOpen = 0;
 
   function start(job: SimJob, at: number): void {
     job.state = 'running';
@@ -101,6 +104,7 @@ export function createJobEngine(options: {
       jobs.set(job.jobId, job);
       if (running.size < options.concurrencyLimit && queue.length === 0) start(job, now);
       else queue.push(job);
+      maxOpen = Math.max(maxOpen, running.size + queue.length);
       return figuresFor(job);
     },
     get: (jobId) => jobs.get(jobId),
@@ -109,6 +113,7 @@ export function createJobEngine(options: {
     queueDepth: () => queue.length,
     runningCount: () => running.size,
     maxRunningAtOnce: () => maxRunning,
+    maxOpenAtOnce: () => maxOpen,
   };
 }
 

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { patchAccount } from './accounting.js';
 import { matchRoute } from './api-routes.js';
 import { collectStats, createSimulatorCore, type SimulatorCore } from './core.js';
+import { padData, padText } from './dialect.js';
 import type { FaultKind } from './faults.js';
 import { serveFile, storeBlob } from './files.js';
 import {
@@ -12,6 +13,7 @@ import {
   parseJsonBody,
   readBody,
   writeAnswer,
+  writeDripped,
   type Answer,
 } from './http-util.js';
 import type { AccountPatch, Simulator, SimulatorOptions } from './types.js';
@@ -53,6 +55,13 @@ async function handleApi(core: SimulatorCore, request: IncomingMessage, response
     injectFault(core, fault.kind, response);
     return;
   }
+  if (core.rateLimit.remaining > 0) {
+    core.rateLimit.remaining -= 1;
+    core.counters.rateLimitedOnDemand += 1;
+    const retryAfter = String(core.rateLimit.retryAfterSeconds);
+    writeAnswer(response, answerError(429, 'too many requests', null, { 'retry-after': retryAfter }));
+    return;
+  }
   if (!isAuthorized(core, request)) {
     writeAnswer(response, answerError(401, 'missing or invalid API key (X-Api-Key)', 'UNAUTHORIZED'));
     return;
@@ -69,9 +78,24 @@ async function handleApi(core: SimulatorCore, request: IncomingMessage, response
       return;
     }
   }
-  const answer = matched.route.handle(core, { params: matched.params, body, url });
+  const answer = applyHostile(core, matched.route.handle(core, { params: matched.params, body, url }));
+  const { dripPollMs } = core.options.hostile;
   if (fault.kind !== null) injectFault(core, fault.kind, response);
+  else if (dripPollMs !== undefined && matched.route.template === '/jobs/{jobId}')
+    writeDripped(response, answer, dripPollMs);
   else writeAnswer(response, answer);
+}
+
+/** Hostile sizes (issue #11): padded `data` on success, a padded `error` on failure. */
+function applyHostile(core: SimulatorCore, answer: Answer): Answer {
+  const { hostile } = core.options;
+  if (hostile.paddingBytes === undefined && hostile.errorTextBytes === undefined) return answer;
+  const json = answer.json as { success?: unknown; data?: unknown; error?: unknown } | undefined;
+  if (json === undefined) return answer;
+  if (json.success === true) return { ...answer, json: { ...json, data: padData(json.data, hostile) } };
+  if (typeof json.error === 'string')
+    return { ...answer, json: { ...json, error: padText(json.error, hostile.errorTextBytes) } };
+  return answer;
 }
 
 /** Test-only inspection and control routes under `/__sim`; no API key. */
@@ -81,6 +105,15 @@ async function handleSimControl(
   path: string,
 ): Promise<Answer> {
   if (path === '/__sim/stats' && request.method === 'GET') return { status: 200, json: collectStats(core) };
+  if (path === '/__sim/rate-limit' && request.method === 'POST') {
+    const body = parseJsonBody(await readBody(request, MAX_JSON_BYTES));
+    const count = isPlainObject(body) ? body.count : undefined;
+    const seconds = isPlainObject(body) ? body.retryAfterSeconds : undefined;
+    if (typeof count !== 'number' || typeof seconds !== 'number' || count < 0 || seconds < 0)
+      return answerError(400, 'expected numeric count and retryAfterSeconds');
+    core.rateLimit = { remaining: count, retryAfterSeconds: seconds };
+    return { status: 200, json: core.rateLimit };
+  }
   if (path === '/__sim/revoke-key' && request.method === 'POST') {
     core.apiKeyRevoked = true;
     return { status: 200, json: { revoked: true } };
@@ -121,6 +154,11 @@ async function handleRequest(core: SimulatorCore, request: IncomingMessage, resp
     answer = await storeBlob(core, url, request);
   else if ((path.startsWith('/__files/') || path.startsWith('/__results/')) && request.method === 'GET') {
     answer = serveFile(core, path);
+    const { dripDownloadMs } = core.options.hostile;
+    if (dripDownloadMs !== undefined && path.startsWith('/__results/') && answer.status === 200) {
+      writeDripped(response, answer, dripDownloadMs);
+      return;
+    }
   } else answer = answerError(404, `not found: ${path}`);
   writeAnswer(response, answer);
 }
@@ -161,6 +199,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     setAccount: (patch) => patchAccount(core.account, patch),
     revokeApiKey: () => {
       core.apiKeyRevoked = true;
+    },
+    rateLimitNext: (count, retryAfterSeconds) => {
+      core.rateLimit = { remaining: count, retryAfterSeconds };
     },
     close: () => {
       // Keep-alive clients hold sockets open: end them all so close() resolves at once. Idempotent.

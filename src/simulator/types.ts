@@ -1,4 +1,7 @@
 import type { Clock } from '../clock.js';
+import type { Dialect, HostileOptions } from './dialect.js';
+
+export type { Dialect, HostileOptions } from './dialect.js';
 
 /**
  * The embedded simulator's public handle. It serves the whole spec over real HTTP on 127.0.0.1 so tests
@@ -49,6 +52,10 @@ export interface SimulatorOptions {
   subscriptionTier?: string;
   /** The simulator's time source (only `now()` is used; the lifecycle is computed lazily). @default Date.now */
   clock?: Pick<Clock, 'now'>;
+  /** Answer shapes beyond the spec (api-notes); absent: the spec's shapes. */
+  dialect?: Dialect;
+  /** Huge and slow answers; absent: none. */
+  hostile?: HostileOptions;
 }
 
 /** A test-time change of the account (`POST /__sim/account`, {@link Simulator.setAccount}). */
@@ -69,6 +76,10 @@ export interface SimulatorStats {
   /** Jobs covered by the subscription quota. */
   subscriptionJobs: number;
   maxRunningAtOnce: number;
+  /** Most jobs open (queued or running) at one moment. */
+  maxOpenAtOnce: number;
+  /** Requests answered 429 by {@link Simulator.rateLimitNext}. */
+  rateLimitedOnDemand: number;
   /** jobId → number of polls. */
   pollsPerJob: Record<string, number>;
   /** Requests by `METHOD path-template`, e.g. `POST /agents/jobs/create`. */
@@ -102,5 +113,7 @@ export interface Simulator {
   setAccount(patch: AccountPatch): void;
   /** Makes the API key invalid from now on: every API request answers 401. */
   revokeApiKey(): void;
+  /** The next `count` API requests, whatever they are, answer HTTP 429 with `Retry-After: seconds`. */
+  rateLimitNext(count: number, retryAfterSeconds: number): void;
   close(): Promise<void>;
 }

@@ -80,7 +80,8 @@ describe('client against the simulator: every endpoint', () => {
     expect(legacyKey.length).toBeGreaterThan(8);
 
     const balance = await client.getBalance();
-    expect(balance.availableCredit).toBe(balance.freeCredit + balance.purchasedCredit - balance.lockedCredit);
+    const { freeCredit = NaN, purchasedCredit = NaN, lockedCredit = NaN } = balance;
+    expect(balance.availableCredit).toBe(freeCredit + purchasedCredit - lockedCredit);
     expect('apiKey' in balance).toBe(false);
     expect(JSON.stringify(balance)).not.toContain(legacyKey);
     expect(JSON.stringify(balance)).not.toContain(sim.apiKey);

@@ -7,6 +7,7 @@ import type { CostReport } from '../../plan/cost-report.js';
 import type { Plan } from '../../plan/types.js';
 import { renderReportText } from '../../plan/render-report.js';
 import { openRunState } from '../../state/open-run-state.js';
+import { readClientLimits } from '../client-limits.js';
 import { connect } from '../connect.js';
 import type { CommandContext } from '../context.js';
 import { checkCost, DEFAULT_MAX_ATTEMPTS } from '../cost-check.js';
@@ -38,7 +39,11 @@ export async function runApply(ctx: CommandContext, args: string[], options: Rec
   const [manifestFile = ''] = args;
   const runId = readRunId(options);
   const logger = createLogger(ctx.global.logFile);
-  const connection = await connect(ctx, (event) => logger.info({ event }, 'client'));
+  const connection = await connect(
+    ctx,
+    (event) => logger.info({ event }, 'client'),
+    readClientLimits(options),
+  );
   try {
     const prepare = (date: string) =>
       preparePlan(ctx, readPrepareOptions(manifestFile, options, date), () => connection.client.listModels());

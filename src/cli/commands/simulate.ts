@@ -32,13 +32,26 @@ export function parseFaultSpec(spec: string): FaultOptions {
 }
 
 export async function runSimulate(ctx: CommandContext, _args: string[], options: Record<string, unknown>) {
-  const { startSimulator } = await import('../../simulator/index.js');
+  const { startSimulator, parseDialectSpec, parseHostileSpec, describeDialectSpec } =
+    await import('../../simulator/index.js');
   const port = parseNumberOption('port', options.port, { min: 0, max: 65535, integer: true }) ?? 8787;
   const timeScale = parseNumberOption('time-scale', options.timeScale, { min: 0.0001, max: 100 }) ?? 1;
   const seed = parseNumberOption('seed', options.seed, { integer: true }) ?? 1;
   const faults = typeof options.faults === 'string' ? parseFaultSpec(options.faults) : {};
   const apiKey = parseStringOption(options.apiKey) ?? 'sim-key-0000';
-  const simulator = await startSimulator({ port, timeScale, seed, faults, apiKey });
+  const dialect = typeof options.dialect === 'string' ? parseDialectSpec(options.dialect) : {};
+  if (typeof dialect === 'string') {
+    throw new UsageError(`--dialect: ${dialect}.`, {
+      hint: `Expected a comma list of ${describeDialectSpec()}.`,
+    });
+  }
+  const hostile = typeof options.hostile === 'string' ? parseHostileSpec(options.hostile) : {};
+  if (typeof hostile === 'string') {
+    throw new UsageError(`--hostile: ${hostile}.`, {
+      hint: 'Expected NAME=N pairs with NAME one of errorTextBytes, paddingBytes, dripPollMs, dripDownloadMs.',
+    });
+  }
+  const simulator = await startSimulator({ port, timeScale, seed, faults, apiKey, dialect, hostile });
   const { style } = ctx.output;
   ctx.output.out(
     `Simulator listening on ${style.bold(simulator.baseUrl)} (time scale ${timeScale}, seed ${seed})`,

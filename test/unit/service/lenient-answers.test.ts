@@ -1,0 +1,134 @@
+import { describe, expect, it } from 'vitest';
+import { capText } from '../../../src/service/cap-text.js';
+import { buildJobRecord } from '../../../src/service/job-status.js';
+import { createRateLimitGate } from '../../../src/service/rate-limit-gate.js';
+import { runWithRetry } from '../../../src/service/retry-loop.js';
+import { DEFAULT_RETRY_OPTIONS } from '../../../src/service/retry-policy.js';
+import { RateLimitedError } from '../../../src/service/errors.js';
+import { checkSchema, coerceNumericStrings } from '../../../src/service/schemas.js';
+import { createFakeClock } from './fake-clock.js';
+
+describe('coerceNumericStrings', () => {
+  const schema = {
+    type: 'object',
+    properties: {
+      a: { type: ['number', 'null'] },
+      b: { type: 'string' },
+      list: { type: 'array', items: { type: 'object', properties: { n: { type: 'number' } } } },
+    },
+  };
+
+  it('reads numeric strings as numbers where the schema wants a number, at any depth', () => {
+    expect(coerceNumericStrings({ a: ' 12.5 ', b: '7', list: [{ n: '-3' }, { n: '1e3' }] }, schema)).toEqual({
+      a: 12.5,
+      b: '7',
+      list: [{ n: -3 }, { n: 1000 }],
+    });
+  });
+
+  it('leaves null, booleans and words alone for the schema to judge', () => {
+    expect(coerceNumericStrings({ a: null }, schema)).toEqual({ a: null });
+    expect(coerceNumericStrings({ a: true }, schema)).toEqual({ a: true });
+    expect(coerceNumericStrings({ a: 'lots' }, schema)).toEqual({ a: 'lots' });
+    expect(coerceNumericStrings({ a: '' }, schema)).toEqual({ a: '' });
+  });
+
+  it('applies to the service answers api-notes names, not to the model list', () => {
+    expect(checkSchema('job-creation', { jobId: 'j', creditCost: '4' }, 'data')).toEqual({
+      ok: true,
+      value: { jobId: 'j', creditCost: 4 },
+    });
+    expect(
+      checkSchema('model-list', [{ slug: 's', displayName: 'S', category: 'image', creditCost: '2' }], 'data')
+        .ok,
+    ).toBe(false);
+  });
+});
+
+describe('buildJobRecord beyond the spec', () => {
+  it('looks in resultImages, resultUrls, resultUrl, then resultImage', () => {
+    expect(buildJobRecord({ jobId: 'j', status: 'complete', resultUrls: ['a', 'b'] }).resultUrls).toEqual([
+      'a',
+      'b',
+    ]);
+    expect(buildJobRecord({ jobId: 'j', status: 'complete', resultImage: 'c' }).resultUrls).toEqual(['c']);
+    expect(
+      buildJobRecord({ jobId: 'j', status: 'COMPLETE', resultUrl: 'u', resultImage: 'c' }).resultUrls,
+    ).toEqual(['u']);
+  });
+
+  it('names every field of a complete job without a result', () => {
+    const record = buildJobRecord({ jobId: 'j', status: 'complete', resultUrl: null, files: ['x'] });
+    expect(record.resultUrls).toEqual([]);
+    expect(record.unrecognizedResult).toBe('jobId "j", status "complete", resultUrl null, files ["x"]');
+  });
+
+  it('joins failure text from error, errorMessage and step, capped', () => {
+    expect(
+      buildJobRecord({ jobId: 'j', status: 'failed', errorMessage: 'boom', step: 'upscale' }).error,
+    ).toBe('boom; step: upscale');
+    const long = buildJobRecord({ jobId: 'j', status: 'error', error: 'x'.repeat(10_000) }).error ?? '';
+    expect(long).toBe(`${'x'.repeat(2048)}… [7952 more characters cut]`);
+  });
+
+  it('never takes an unknown status for success', () => {
+    expect(buildJobRecord({ jobId: 'j', status: 'finished?', resultUrl: 'u' })).toMatchObject({
+      phase: 'unknown',
+      resultUrls: [],
+    });
+  });
+});
+
+describe('capText', () => {
+  it('keeps short text and says how much it cut', () => {
+    expect(capText('abc', 5)).toBe('abc');
+    expect(capText('abcdefgh', 5)).toBe('abcde… [3 more characters cut]');
+  });
+});
+
+describe('the rate-limit gate', () => {
+  it('pauses once, extends to the later end, and lets requests through after it', async () => {
+    const clock = createFakeClock();
+    const gate = createRateLimitGate(clock);
+    expect(gate.pause(1000)).toBe(true);
+    expect(gate.pause(3000)).toBe(false);
+    expect(gate.pause(500)).toBe(false);
+    await gate.wait();
+    expect(clock.sleeps).toEqual([3000]);
+    expect(gate.pausedUntil()).toBeUndefined();
+    expect(gate.pause(10)).toBe(true);
+  });
+
+  it('does not re-send a keyed create whose key window a pause outlasted', async () => {
+    const clock = createFakeClock();
+    const gate = createRateLimitGate(clock);
+    let sends = 0;
+    const error = await runWithRetry(
+      {
+        method: 'POST',
+        path: '/agents/jobs/create',
+        safety: 'safe',
+        clock,
+        random: () => 0,
+        options: DEFAULT_RETRY_OPTIONS,
+        gate,
+        resendWindowMs: 270_000,
+        earlierSendAt: clock.now() - 200_000,
+      },
+      () => {
+        sends++;
+        // Another request of the account was told to wait 100 s meanwhile.
+        gate.pause(100_000);
+        return Promise.reject(
+          new RateLimitedError(
+            { method: 'POST', path: '/agents/jobs/create' },
+            { status: 429, retryAfter: '1' },
+          ),
+        );
+      },
+    ).catch((e: unknown) => e);
+    expect(sends).toBe(1);
+    expect(error).toBeInstanceOf(RateLimitedError);
+    expect((error as RateLimitedError).earlierSendMayHaveActed).toBe(true);
+  });
+});
