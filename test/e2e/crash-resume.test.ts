@@ -16,7 +16,7 @@ import {
   writeImageMatrixManifest,
 } from './apply-fixtures.js';
 import { runCli, type CliResult } from './run-cli.js';
-import { runCliKilledAfter, runCliKilledWhen } from './run-cli-killable.js';
+import { runCliKilledAfterStart, runCliKilledWhen } from './run-cli-killable.js';
 
 /** 45 s simulated image jobs take 0.4 s real. */
 const TIME_SCALE = 0.009;
@@ -115,6 +115,10 @@ async function killUntilDone(
   }
 }
 
+function countRequests(simulator: Simulator): number {
+  return Object.values(simulator.stats().requests).reduce((sum, count) => sum + count, 0);
+}
+
 /** Every logical job done and downloaded intact, each created and charged exactly once. */
 async function expectPaidOnceAndComplete(scenario: Scenario): Promise<void> {
   const { simulator, env, file, jobIds, stateDir, outputDir, apply } = scenario;
@@ -172,13 +176,18 @@ describe('apply survives SIGKILL at any moment without paying twice', () => {
       try {
         const random = createRandom(seed);
         const { kills, locksLeft, history } = await killUntilDone(scenario, async () => {
-          // Squared: more kills early in a run (start-up, first creates), still some up to 1.5 s.
+          // Squared: more kills early in a run (planning, first creates), still some up to 1.5 s.
+          // Timed from the run's first request to the simulator, not from the spawn: on a loaded
+          // machine Node alone can take seconds to start, and every kill would land before any work.
           const delayMs = Math.floor(random() ** 2 * MAX_KILL_DELAY_MS);
-          const result = await runCliKilledAfter(scenario.apply, delayMs, {
-            env: scenario.env,
-            timeoutMs: 30_000,
-          });
-          return { ...result, label: `kill after ${delayMs} ms` };
+          const requestsBefore = countRequests(scenario.simulator);
+          const result = await runCliKilledAfterStart(
+            scenario.apply,
+            delayMs,
+            () => countRequests(scenario.simulator) > requestsBefore,
+            { env: scenario.env, timeoutMs: 30_000 },
+          );
+          return { ...result, label: `kill ${delayMs} ms after its first request` };
         });
         // The crashes really happened, and some left a lock behind for a later run to take over.
         expect(kills, history.join('\n')).toBeGreaterThanOrEqual(1);
