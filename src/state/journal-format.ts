@@ -6,21 +6,25 @@ import type { JournalRecord } from './records.js';
  */
 export const JOURNAL_VERSION = 2;
 
-/** Record types this runner understands; others are ignored with a warning (a newer runner's additions). */
-export const KNOWN_RECORD_TYPES: ReadonlySet<string> = new Set<JournalRecord['type']>([
-  'journal',
-  'run',
-  'intent',
-  'created',
-  'create-failed',
-  'status',
-  'completed',
-  'failed',
-  'deferred',
-  'downloaded',
-  'uncertain',
-  'interrupted',
-]);
+/**
+ * Record types this runner understands; others are ignored with a warning (a newer runner's additions).
+ * A `Record` over the union, so a record type added to `JournalRecord` fails to compile until listed.
+ */
+const RECORD_TYPES: Readonly<Record<JournalRecord['type'], true>> = {
+  journal: true,
+  run: true,
+  intent: true,
+  created: true,
+  'create-failed': true,
+  status: true,
+  completed: true,
+  failed: true,
+  deferred: true,
+  downloaded: true,
+  uncertain: true,
+  interrupted: true,
+};
+export const KNOWN_RECORD_TYPES: ReadonlySet<string> = new Set(Object.keys(RECORD_TYPES));
 
 /**
  * A line longer than this is skipped with a warning instead of read: no record the runner writes
