@@ -1,4 +1,5 @@
 import { getJobKind } from '../kinds/index.js';
+import { matchesPayload } from '../plan/payload-hash.js';
 import type { PlannedJob } from '../plan/types.js';
 import type { JobRecord } from '../service/types.js';
 import type { AttemptState, JobState } from '../state/job-state.js';
@@ -20,11 +21,21 @@ export async function runJob(ctx: ExecutionContext, job: PlannedJob): Promise<Jo
     const last = state?.attempts.at(-1);
     const nextAttempt = (state?.attempts.length ?? 0) + 1;
     if (state === undefined || last === undefined || !isSamePayload(last, job)) {
-      if (last !== undefined && (state?.status === 'open' || state?.status === 'creating')) {
+      if (last !== undefined && last.jobId !== undefined && isFollowable(state?.status)) {
+        // An open paid job is followed to its end before anything is re-sent, whatever changed (#11.2).
         ctx.emit({
           type: 'warning',
           id: job.id,
-          message: `Job ${job.id} changed since attempt ${last.attempt} was sent; a new job is created and the earlier one is no longer followed.`,
+          message: `Job ${job.id} changed since attempt ${last.attempt} was sent; that job (${last.jobId}) is followed to its end before the changed job is created.`,
+        });
+        const earlier = await followOpenAttempt(ctx, job, last);
+        if (earlier === 'still-running' || earlier === 'uncertain') return earlier;
+        if (ctx.stopReason() !== undefined) return earlier ?? 'pending';
+      } else if (last !== undefined && state?.status === 'creating') {
+        ctx.emit({
+          type: 'warning',
+          id: job.id,
+          message: `Job ${job.id} changed since attempt ${last.attempt} was sent without an answer; a new job is created and the earlier create is no longer followed.`,
         });
       }
       const created = await createAttempt(ctx, job, nextAttempt, false);
@@ -117,7 +128,12 @@ export async function runJob(ctx: ExecutionContext, job: PlannedJob): Promise<Jo
  * current payload, so a job id it holds is followed rather than paid for again.
  */
 export function isSamePayload(attempt: AttemptState, job: PlannedJob): boolean {
-  return attempt.payloadHash === job.payloadHash || attempt.payloadHash === '';
+  return matchesPayload(attempt.payloadHash, job) || attempt.payloadHash === '';
+}
+
+/** States whose last attempt holds a job id the service may still be working on. */
+function isFollowable(status: JobState['status'] | undefined): boolean {
+  return status === 'open' || status === 'uncertain';
 }
 
 /** An intent without an answer: re-send with the same key inside the window, else it is uncertain. */
@@ -214,11 +230,7 @@ async function handleFailure(
   // Failed jobs are not charged: the service releases the locked credits (api-notes).
   ctx.budget.refund(last.creditCost ?? last.estimatedCredits ?? 0);
   const state = ctx.jobs.get(job.id);
-  const decision = decideFailure(
-    record.failureKind,
-    countAttemptsInStreak(state, job.payloadHash),
-    ctx.options.retry,
-  );
+  const decision = decideFailure(record.failureKind, countAttemptsInStreak(state, job), ctx.options.retry);
   const failureKind = record.failureKind ?? 'UNKNOWN';
   const error = record.error ?? `the service reported status "${record.status}"`;
   if (decision.action === 'defer') {
@@ -257,11 +269,14 @@ async function handleFailure(
  * Attempts of the current payload since its last final outcome: the count `maxAttempts` limits.
  * Refused creates (402, 429) made no job and do not count.
  */
-export function countAttemptsInStreak(state: JobState | undefined, payloadHash: string): number {
+export function countAttemptsInStreak(
+  state: JobState | undefined,
+  job: Pick<PlannedJob, 'payloadHash' | 'legacyPayloadHash'>,
+): number {
   let count = 0;
   for (let index = (state?.attempts.length ?? 0) - 1; index >= 0; index--) {
     const attempt = state?.attempts[index];
-    if (attempt === undefined || attempt.payloadHash !== payloadHash) break;
+    if (attempt === undefined || !matchesPayload(attempt.payloadHash, job)) break;
     if (attempt.outcome === 'create-refused') continue;
     if (
       count > 0 &&

@@ -8,6 +8,7 @@ import type {
   VerdictStatus,
 } from './cost-report.js';
 import { formatCredits, roundCredits } from './credits.js';
+import { matchesPayload } from './payload-hash.js';
 import type { Plan, PlannedJob } from './types.js';
 
 /** What the previous run's state says about one job (a plain summary of the state journal). */
@@ -38,14 +39,14 @@ const SUBSCRIPTION_KIND = 'image';
 
 /** Where a planned job stands against the previous run's state. */
 export function classifyJob(
-  job: Pick<PlannedJob, 'id' | 'payloadHash'>,
+  job: Pick<PlannedJob, 'id' | 'payloadHash' | 'legacyPayloadHash'>,
   previous: PreviousJobState | undefined,
 ): {
   state: JobStateClass;
   toRun: boolean;
 } {
   if (previous === undefined || previous.status === 'pending') return { state: 'new', toRun: true };
-  if (previous.payloadHash !== job.payloadHash) return { state: 'changed', toRun: true };
+  if (!matchesPayload(previous.payloadHash, job)) return { state: 'changed', toRun: true };
   if (previous.status === 'failed') return { state: 'failed', toRun: previous.retryable !== false };
   return { state: previous.status, toRun: false };
 }

@@ -102,5 +102,10 @@ export interface Simulator {
   setAccount(patch: AccountPatch): void;
   /** Makes the API key invalid from now on: every API request answers 401. */
   revokeApiKey(): void;
+  /**
+   * Changes the `default` of one config field of a catalog model from now on, as the real service may
+   * do between two runs (issue #11.2). Throws when the model or field does not exist.
+   */
+  setModelDefault(slug: string, field: string, value: unknown): void;
   close(): Promise<void>;
 }

@@ -609,3 +609,47 @@ describe('executePlan', () => {
     expect((await h.state()).get('a')?.status).toBe('pending');
   });
 });
+
+describe('executePlan: an open job whose payload no longer matches (issue #11.2)', () => {
+  /** A journal as an earlier apply left it: attempt 1 of job `a` created as `J-old`, still open. */
+  async function journalOpenJob(h: Harness, payloadHash: string): Promise<void> {
+    await writeFile(
+      h.journalPath,
+      [
+        { type: 'intent', at: 1, id: 'a', attempt: 1, payloadHash, idempotencyKey: 'rn-old' },
+        { type: 'created', at: 2, id: 'a', attempt: 1, jobId: 'J-old', creditCost: 1 },
+      ]
+        .map((record) => `${JSON.stringify(record)}\n`)
+        .join(''),
+    );
+    h.service.jobs.set('J-old', { prompt: 'old', polls: 0, outcome: 'complete' });
+  }
+
+  it('takes an attempt journaled with the legacy hash (defaults folded in) as the same job', async () => {
+    const h = createHarness();
+    await journalOpenJob(h, 'legacy-hash');
+    const job = plannedJob('a', 'a clear prompt', 'image', { legacyPayloadHash: 'legacy-hash' });
+    const summary = await h.run(makePlan([job]));
+    expect(summary.counts.done).toBe(1);
+    expect(h.service.creates).toHaveLength(0);
+    expect(h.service.jobs.get('J-old')?.polls).toBeLessThan(0);
+  });
+
+  it('follows the open job to its end before creating the changed job', async () => {
+    const h = createHarness();
+    await journalOpenJob(h, 'hash-of-the-old-prompt');
+    const summary = await h.run(makePlan([plannedJob('a', 'a new prompt')]));
+    expect(summary.counts.done).toBe(1);
+    // J-old completed (its polls end negative once finished) before the one new create.
+    expect(h.service.jobs.get('J-old')?.polls).toBeLessThan(0);
+    expect(h.service.creates).toHaveLength(1);
+    const attempts = (await h.state()).get('a')?.attempts;
+    expect(attempts?.map((attempt) => [attempt.attempt, attempt.jobId, attempt.outcome])).toEqual([
+      [1, 'J-old', 'done'],
+      [2, 'J1', 'done'],
+    ]);
+    expect(types(h.events, 'warning')[0]).toMatchObject({
+      message: expect.stringMatching(/followed to its end before the changed job is created/) as unknown,
+    });
+  });
+});
