@@ -174,7 +174,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
         throw new Error(`the simulated catalog has no field ${field} on model ${slug}`);
       }
       // A copy: field definitions may be shared between models and between simulators.
-      config[field] = { ...definition, default: value } as typeof definition;
+      config[field] = { ...definition, default: value };
     },
     close: () => {
       // Keep-alive clients hold sockets open: end them all so close() resolves at once. Idempotent.
