@@ -130,6 +130,9 @@ function declareCommands(
     .option('--run <id>', 'Compare against the state of this run id', { type: [String] })
     .option('--state-dir <dir>', 'State folder (default: .runner/ beside the manifest)')
     .option('--offline', 'Do not contact the service (needs --catalog; the balance is not checked)')
+    .option('--max-credits <n>', "Check against this cap on the run's spending, as apply --max-credits does")
+    .option('--retry-failed', 'Count jobs that failed permanently as to run, as apply --retry-failed does')
+    .option('--resend-uncertain', 'Count unanswered creates as to run, as apply --resend-uncertain does')
     .example('runner plan pipelines/nightly-social.yaml --format markdown --out plan.md')
     .action(capture('plan'));
 

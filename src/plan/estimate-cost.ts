@@ -14,10 +14,15 @@ import type { Plan, PlannedJob } from './types.js';
 /** What the previous run's state says about one job (a plain summary of the state journal). */
 export interface PreviousJobState {
   payloadHash: string;
-  /** `pending`: recorded but never created; counted like a new job. */
-  status: 'done' | 'failed' | 'open' | 'pending';
+  /**
+   * `pending`: recorded but never created; counted like a new job. `deferred`: a temporary failure
+   * whose retry time has not come (apply skips it).
+   */
+  status: 'done' | 'failed' | 'open' | 'pending' | 'deferred';
   /** For `failed`: whether apply would try again. @default true (counted: the conservative choice) */
   retryable?: boolean;
+  /** For `open`: a create with no job id known; apply reserves its credits against the budget. */
+  unanswered?: boolean;
 }
 
 /** The account figures the estimate is checked against; leave a field out when it was not fetched. */
@@ -32,6 +37,13 @@ export interface CostOptions {
   maxAttempts: number;
   /** jobId → previous state; absent means every job is new. */
   previous?: ReadonlyMap<string, PreviousJobState>;
+  /**
+   * Credits the run's state has already spent (`sumBudgetedCredits` of every job in it): apply counts
+   * them against the budget and `--max-credits`, so the plan does too. @default 0
+   */
+  alreadySpent?: number;
+  /** `--max-credits`: a cap on all the run's spending, like the manifest `budget` (the lower one wins). */
+  maxCredits?: number;
 }
 
 /** The subscription image job is the only kind a plan's allowance covers (spec 4.3, 2.6 `chargeSource`). */
@@ -48,6 +60,7 @@ export function classifyJob(
   if (previous === undefined || previous.status === 'pending') return { state: 'new', toRun: true };
   if (!matchesPayload(previous.payloadHash, job)) return { state: 'changed', toRun: true };
   if (previous.status === 'failed') return { state: 'failed', toRun: previous.retryable !== false };
+  if (previous.status === 'deferred') return { state: 'deferred', toRun: false };
   return { state: previous.status, toRun: false };
 }
 
@@ -71,7 +84,15 @@ export function estimateCost(
   const quota = subscription?.quotas.find((q) => q.capability === 'image')?.remaining;
   let allowance = Math.max(0, quota ?? 0);
 
-  const byState: Record<JobStateClass, number> = { new: 0, changed: 0, failed: 0, open: 0, done: 0 };
+  const byState: Record<JobStateClass, number> = {
+    new: 0,
+    changed: 0,
+    failed: 0,
+    deferred: 0,
+    open: 0,
+    done: 0,
+  };
+  let unanswered = 0;
   const models = new Map<string, ModelSubtotal>();
   const axes = new Map<string, Map<string, AxisSubtotal['values'][number]>>();
   const jobList: JobCost[] = [];
@@ -83,7 +104,9 @@ export function estimateCost(
   let imageJobsCovered = 0;
 
   for (const job of plan.jobs) {
-    const { state, toRun: runs } = classifyJob(job, options.previous?.get(job.id));
+    const previous = options.previous?.get(job.id);
+    const { state, toRun: runs } = classifyJob(job, previous);
+    if (state === 'open' && previous?.unanswered === true) unanswered += job.estimatedCredits;
     const credits = job.estimatedCredits;
     const runCredits = runs ? credits : 0;
     let isCovered = false;
@@ -131,6 +154,13 @@ export function estimateCost(
   }
 
   const needed = roundCredits(toRun - covered);
+  const budgetCheck = {
+    cap: lowestCap(plan.budget, options.maxCredits),
+    alreadySpent: roundCredits(options.alreadySpent ?? 0),
+    // Apply reserves every job's estimate before its create, not knowing whether the subscription will
+    // cover it, and re-sends unanswered creates: a plan that fits must not meet a budget stop later.
+    reserved: roundCredits(toRun + unanswered),
+  };
   const report: CostReport = {
     schemaVersion: 1,
     pipeline: plan.pipeline,
@@ -143,6 +173,7 @@ export function estimateCost(
       needed,
       allAttemptsCharged: roundCredits(needed * options.maxAttempts),
       maxAttempts: options.maxAttempts,
+      alreadySpent: budgetCheck.alreadySpent,
     },
     subscription: {
       status: subscription === undefined ? 'unknown' : 'known',
@@ -150,7 +181,7 @@ export function estimateCost(
       imageJobsCovered,
     },
     balance: { status: account.balance === undefined ? 'not-checked' : 'known' },
-    verdict: decideVerdict(needed, plan.budget, account.balance?.availableCredit),
+    verdict: decideVerdict(needed, budgetCheck, account.balance?.availableCredit),
     models: [...models.values()].map(roundSubtotal),
     axes: [...axes].map(([axis, values]) => ({
       axis,
@@ -168,6 +199,7 @@ export function estimateCost(
   if (quota !== undefined) report.subscription.imageQuotaRemaining = quota;
   if (account.balance !== undefined) report.balance.availableCredit = account.balance.availableCredit;
   if (plan.budget !== undefined) report.budget = plan.budget;
+  if (options.maxCredits !== undefined) report.maxCredits = options.maxCredits;
   return report;
 }
 
@@ -191,14 +223,30 @@ function roundSubtotal(subtotal: ModelSubtotal): ModelSubtotal {
   };
 }
 
+function lowestCap(budget: number | undefined, maxCredits: number | undefined): number | undefined {
+  const caps = [budget, maxCredits].filter((cap): cap is number => cap !== undefined);
+  return caps.length === 0 ? undefined : Math.min(...caps);
+}
+
+/**
+ * Against the available credit: what this run takes from the balance (`needed`). Against the budget
+ * and `--max-credits`: what apply's budget would count, the state's earlier spending included.
+ */
 function decideVerdict(
   needed: number,
-  budget: number | undefined,
+  budget: { cap: number | undefined; alreadySpent: number; reserved: number },
   available: number | undefined,
 ): CostReport['verdict'] {
-  const checked = { budget: budget !== undefined, balance: available !== undefined };
+  const checked = { budget: budget.cap !== undefined, balance: available !== undefined };
   const figures = [`needs ${formatCredits(needed)} credits`];
-  if (budget !== undefined) figures.push(`budget ${formatCredits(budget)}`);
+  const counted = roundCredits(budget.alreadySpent + budget.reserved);
+  if (budget.cap !== undefined) {
+    figures.push(`budget ${formatCredits(budget.cap)}`);
+    if (budget.alreadySpent > 0) figures.push(`${formatCredits(budget.alreadySpent)} already spent`);
+    if (budget.reserved > needed) {
+      figures.push(`budget counts ${formatCredits(budget.reserved)} (no subscription coverage assumed)`);
+    }
+  }
   if (available !== undefined) figures.push(`${formatCredits(available)} available`);
   else figures.push('balance not checked');
   let status: VerdictStatus = 'fits';
@@ -208,9 +256,9 @@ function decideVerdict(
     verdict.shortBy = roundCredits(needed - available);
     figures.push(`short by ${formatCredits(verdict.shortBy)}`);
   }
-  if (budget !== undefined && needed > budget) {
+  if (budget.cap !== undefined && counted > budget.cap) {
     status = 'over-budget';
-    verdict.overBudgetBy = roundCredits(needed - budget);
+    verdict.overBudgetBy = roundCredits(counted - budget.cap);
     figures.push(`over budget by ${formatCredits(verdict.overBudgetBy)}`);
   }
   verdict.status = status;

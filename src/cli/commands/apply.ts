@@ -59,6 +59,7 @@ export async function runApply(ctx: CommandContext, args: string[], options: Rec
       const prepared = runDate === todayUtc() ? firstTry : await prepare(runDate);
       if (!prepared.ok) return reportInvalid(ctx, prepared, manifestFile);
       const { plan, loaded } = prepared;
+      const maxCredits = parseNumberOption('max-credits', options.maxCredits, { min: 0 });
       const report = await checkCost({
         plan,
         catalog: prepared.catalog,
@@ -66,9 +67,10 @@ export async function runApply(ctx: CommandContext, args: string[], options: Rec
         client: connection.client,
         previousJobs: state.jobs,
         retryFailed: options.retryFailed === true,
+        resendUncertain: options.resendUncertain === true,
+        ...(maxCredits === undefined ? {} : { maxCredits }),
       });
-      const maxCredits = parseNumberOption('max-credits', options.maxCredits, { min: 0 });
-      refuseOverspending(ctx, report, manifestFile, maxCredits);
+      refuseOverspending(ctx, report, manifestFile);
       if (!(await confirmApply(ctx, report, manifestFile, options.yes === true))) return ExitCode.Success;
 
       const executeOptions = readExecuteOptions(ctx, options, {
@@ -115,26 +117,22 @@ export async function runApply(ctx: CommandContext, args: string[], options: Rec
   }
 }
 
-/** Over the budget, the available credit or --max-credits: exit 3 before any job exists. */
-function refuseOverspending(
-  ctx: CommandContext,
-  report: CostReport,
-  manifestFile: string,
-  maxCredits: number | undefined,
-): void {
+/**
+ * Over the budget, the available credit or --max-credits: exit 3 before any job exists. The verdict is
+ * the one `runner plan` gives for the same state and flags (src/cli/cost-check.ts).
+ */
+function refuseOverspending(ctx: CommandContext, report: CostReport, manifestFile: string): void {
   if (report.verdict.status !== 'fits') {
     ctx.output.err(renderReportText(report, { color: ctx.output.color, width: ctx.output.width }));
     const overBudget = report.verdict.status === 'over-budget';
     throw new RunnerError(
       overBudget ? 'OVER_BUDGET' : 'INSUFFICIENT_CREDITS',
       `Not applying ${manifestFile}: ${report.verdict.message}. No job was created.`,
-      { hint: overBudget ? 'Raise `budget` or trim the matrix.' : 'Top up before retrying.' },
-    );
-  }
-  if (maxCredits !== undefined && report.credits.needed > maxCredits) {
-    throw new RunnerError(
-      'OVER_BUDGET',
-      `Not applying ${manifestFile}: it needs ${report.credits.needed} credits, more than --max-credits ${maxCredits}. No job was created.`,
+      {
+        hint: overBudget
+          ? 'Raise `budget` (or --max-credits), or trim the matrix.'
+          : 'Top up before retrying.',
+      },
     );
   }
 }
