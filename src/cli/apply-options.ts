@@ -83,7 +83,7 @@ export function readExecuteOptions(
 }
 
 /** `--poll-interval 4000` or `--poll-interval 3000-5000` (milliseconds). */
-function readPollInterval(value: unknown): readonly [number, number] | undefined {
+export function readPollInterval(value: unknown): readonly [number, number] | undefined {
   const text = parseStringOption(value);
   if (text === undefined) return undefined;
   const match = /^(\d+)(?:-(\d+))?$/.exec(text.trim());

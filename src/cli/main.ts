@@ -6,6 +6,8 @@ import { EXIT_CODE_HELP } from './exit-codes.js';
 import { createOutput, type Output } from './output.js';
 import { readPackageInfo } from './package-info.js';
 import { reportError } from './report-error.js';
+import { checkFlagValues } from './check-flags.js';
+import { checkWrittenFlags, joinNegativeValues, tidyHelpOptions } from './flags.js';
 import { suggestClosest } from '../suggest.js';
 
 export interface CliIO {
@@ -50,12 +52,21 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     .option('--no-color', 'Disable colors (also: NO_COLOR=1)');
 
   declareCommands(cli, capture);
-  cli.help((sections) => [...sections, { title: '', body: EXIT_CODE_HELP }]);
+  cli.help((sections) => [
+    ...sections.map((section) =>
+      section.title === 'Options'
+        ? { ...section, body: tidyHelpOptions(cli.matchedCommand?.name, section.body) }
+        : section,
+    ),
+    { title: '', body: EXIT_CODE_HELP },
+  ]);
   cli.version(readPackageInfo().version);
 
   let output = createOutput({ env: io.env, stdout: io.stdout, stderr: io.stderr });
   try {
-    cli.parse(['node', 'runner', ...argv], { run: false });
+    const declared = [...cli.globalCommand.options, ...cli.commands.flatMap((command) => command.options)];
+    const args = joinNegativeValues(argv, declared);
+    cli.parse(['node', 'runner', ...args], { run: false });
     output = createOutput({
       env: io.env,
       stdout: io.stdout,
@@ -71,12 +82,19 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
       }
       throw unknownCommand(name);
     }
+    checkWrittenFlags({
+      command: cli.matchedCommand.name,
+      argv: args,
+      commandOptions: cli.matchedCommand.options,
+      globalOptions: cli.globalCommand.options,
+    });
     await cli.runMatchedCommand();
     if (pending === undefined) return ExitCode.Success;
     const entry = commands[pending.name];
     if (entry === undefined) throw new Error(`command ${pending.name} has no implementation`);
     const action = await entry.load();
     const global = pickGlobal(cli.options);
+    checkFlagValues(pending.name, pending.options, { global, env: io.env });
     const ctx = createContext(io, output, global);
     code = await action(ctx, pending.args, pending.options);
   } catch (error) {
@@ -140,7 +158,10 @@ function declareCommands(
     .option('--yes, -y', 'Do not ask for confirmation on a terminal')
     .option('--run <id>', 'Run id; the same id resumes the same run (default: "default")', { type: [String] })
     .option('--state-dir <dir>', 'State folder (default: .runner/ beside the manifest)')
-    .option('--output <dir>', 'Download folder (default: manifest `output`, else ./output beside it)')
+    .option(
+      '--output <dir>',
+      'Download folder (default: manifest `output`, else runner-output/<pipeline>/ beside the manifest)',
+    )
     .option('--no-download', 'Record result URLs without downloading the files')
     .option('--concurrency <n>', 'Jobs open at once, 1 to 4', { default: 4 })
     .option('--max-credits <n>', 'Stop creating jobs before spending more than this')
