@@ -1,4 +1,3 @@
-import { createInterface } from 'node:readline/promises';
 import { cac } from 'cac';
 import { ExitCode, UsageError } from '../errors.js';
 import type { CommandContext, GlobalOptions } from './context.js';
@@ -7,6 +6,7 @@ import { createOutput, type Output } from './output.js';
 import { readPackageInfo } from './package-info.js';
 import { reportError } from './report-error.js';
 import { checkFlagValues } from './check-flags.js';
+import { askYesNo } from './confirm.js';
 import { checkWrittenFlags, joinNegativeValues, tidyHelpOptions } from './flags.js';
 import { suggestClosest } from '../suggest.js';
 
@@ -210,15 +210,7 @@ function createContext(io: CliIO, output: Output, global: GlobalOptions): Comman
     cwd: io.cwd,
     global,
     canPrompt,
-    confirm: async (question) => {
-      const rl = createInterface({ input: io.stdin, output: io.stderr });
-      try {
-        const answer = await rl.question(`${question} [y/N] `);
-        return /^y(es)?$/i.test(answer.trim());
-      } finally {
-        rl.close();
-      }
-    },
+    confirm: (question) => askYesNo(io.stdin, io.stderr, question),
   };
 }
 
