@@ -17,8 +17,8 @@ function report(error: unknown) {
   stderr.on('data', (chunk: Buffer) => (text += chunk.toString()));
   const output = createOutput({
     env: { NO_COLOR: '1' },
-    stdout: stdout as unknown as NodeJS.WriteStream,
-    stderr: stderr as unknown as NodeJS.WriteStream,
+    stdout: stdout,
+    stderr: stderr,
   });
   const code = reportError(error, output, {});
   return { code, text };
