@@ -12,7 +12,8 @@ import type { CommandContext } from '../context.js';
 import { checkCost, DEFAULT_MAX_ATTEMPTS } from '../cost-check.js';
 import { createLogger } from '../logger.js';
 import { parseNumberOption } from '../parse-options.js';
-import { readExecuteOptions, stateLocation } from '../apply-options.js';
+import { applyWriteTargets, readExecuteOptions, stateLocation } from '../apply-options.js';
+import { preflightTargets } from '../preflight.js';
 import { preparePlan, readPrepareOptions, todayUtc, type Prepared } from '../prepare-plan.js';
 import { handleInterrupts } from '../interrupts.js';
 import { renderApplySummary } from '../render/apply-summary.js';
@@ -37,6 +38,7 @@ const EXIT_CODES: Record<ExitReason, number> = {
 export async function runApply(ctx: CommandContext, args: string[], options: Record<string, unknown>) {
   const [manifestFile = ''] = args;
   const runId = readRunId(options);
+  await preflightTargets(applyWriteTargets(ctx, options), ctx.cwd);
   const logger = createLogger(ctx.global.logFile);
   const connection = await connect(ctx, (event) => logger.info({ event }, 'client'));
   try {
@@ -45,6 +47,10 @@ export async function runApply(ctx: CommandContext, args: string[], options: Rec
     const firstTry = await prepare(todayUtc());
     if (!firstTry.ok) return reportInvalid(ctx, firstTry, manifestFile);
     const simulated = connection.simulator !== undefined;
+    await preflightTargets(
+      applyWriteTargets(ctx, options, preflightRun(manifestFile, runId, firstTry, simulated)),
+      ctx.cwd,
+    );
     const state = await openRunState({
       manifestFile,
       pipeline: firstTry.plan.pipeline,
@@ -189,6 +195,23 @@ async function executeWithProgress(
     interrupts.dispose();
     progress.finish();
   }
+}
+
+function preflightRun(
+  manifestFile: string,
+  runId: string,
+  prepared: Extract<Prepared, { ok: true }>,
+  simulated: boolean,
+) {
+  const { loaded, plan } = prepared;
+  return {
+    manifestFile,
+    pipeline: plan.pipeline,
+    runId,
+    manifestDir: loaded.dir,
+    manifestOutput: loaded.manifest.output,
+    simulated,
+  };
 }
 
 function reportInvalid(

@@ -13,6 +13,7 @@ import type { CommandContext } from '../context.js';
 import { checkCost, DEFAULT_MAX_ATTEMPTS } from '../cost-check.js';
 import { parseNumberOption, parseStringOption } from '../parse-options.js';
 import { preparePlan, readPrepareOptions, todayUtc } from '../prepare-plan.js';
+import { preflightTargets, type WriteTarget } from '../preflight.js';
 import { renderIssues } from '../render/issues.js';
 import { readRunId, readStateDir } from '../run-options.js';
 
@@ -35,6 +36,7 @@ export async function runPlan(ctx: CommandContext, args: string[], options: Reco
     throw new UsageError('--offline needs --catalog FILE (save one with `runner models --json > FILE`).');
   }
   const maxCredits = parseNumberOption('max-credits', options.maxCredits, { min: 0 });
+  await preflightTargets(planWriteTargets(ctx, options), ctx.cwd);
   const connection = offline ? undefined : await connect(ctx);
   try {
     const prepare = (date: string) =>
@@ -71,6 +73,17 @@ export async function runPlan(ctx: CommandContext, args: string[], options: Reco
   } finally {
     await connection?.close();
   }
+}
+
+/** `--out` and GitHub's step summary file: checked before anything is asked of the service. */
+function planWriteTargets(ctx: CommandContext, options: Record<string, unknown>): WriteTarget[] {
+  const targets: WriteTarget[] = [];
+  if (typeof options.out === 'string') targets.push({ path: options.out, kind: 'file', what: '--out' });
+  const summary = ctx.env.GITHUB_STEP_SUMMARY;
+  if (summary !== undefined && summary !== '') {
+    targets.push({ path: summary, kind: 'file', what: 'GITHUB_STEP_SUMMARY' });
+  }
+  return targets;
 }
 
 function reportInvalid(ctx: CommandContext, issues: ValidationIssue[], manifestFile: string): number {
