@@ -5,6 +5,7 @@ import type { JobRecord } from '../service/types.js';
 import type { AttemptState, JobState } from '../state/job-state.js';
 import type { ExecutionContext } from './context.js';
 import { createAttempt } from './create-job.js';
+import { describeSearch, findLostJob } from './find-lost-job.js';
 import type { JobOutcome } from './events.js';
 import { computeRetryDelay, decideFailure } from './failure-policy.js';
 import { pollJob, sleepUnlessAborted } from './poll-job.js';
@@ -84,11 +85,17 @@ export async function runJob(ctx: ExecutionContext, job: PlannedJob): Promise<Jo
           continue;
         }
         if (ctx.options.onUncertain === 'skip') {
+          // A create without a key whose answer was lost: look for the job before giving up (#11.9).
+          const search = await findLostJob(ctx, job, last);
+          if (search.kind === 'found') {
+            await adoptLostJob(ctx, job, last, search.jobId);
+            continue;
+          }
           ctx.emit({
             type: 'job-skipped',
             id: job.id,
             reason: 'uncertain',
-            detail: last.uncertainReason ?? 'a create whose answer was lost',
+            detail: `${last.uncertainReason ?? 'a create whose answer was lost'}; ${describeSearch(search)}`,
           });
           return 'uncertain';
         }
@@ -156,16 +163,46 @@ async function resumeCreating(
       : `the create got no answer ${Math.round(age / 1000)} s ago, past the idempotency window: a paid job may exist`;
   await ctx.record({ type: 'uncertain', id: job.id, attempt: last.attempt, reason });
   const resend = ctx.options.onUncertain === 'resend';
+  let shown = reason;
+  if (!resend) {
+    const search = await findLostJob(ctx, job, last);
+    if (search.kind === 'found') {
+      await adoptLostJob(ctx, job, last, search.jobId);
+      return 'open';
+    }
+    shown = `${reason}; ${describeSearch(search)}`;
+  }
   ctx.emit({
     type: 'job-uncertain',
     id: job.id,
     attempt: last.attempt,
-    reason,
+    reason: shown,
     action: resend ? 'resent' : 'skipped',
   });
   if (!resend) return 'uncertain';
   const result = await createAttempt(ctx, job, last.attempt, true);
   return result === 'creating' ? 'uncertain' : result;
+}
+
+/** The lost create's job was found: journal its id like an answer, so it is followed from now on. */
+async function adoptLostJob(
+  ctx: ExecutionContext,
+  job: PlannedJob,
+  last: AttemptState,
+  jobId: string,
+): Promise<void> {
+  await ctx.record({
+    type: 'created',
+    id: job.id,
+    attempt: last.attempt,
+    jobId,
+    estimatedCredits: job.estimatedCredits,
+  });
+  ctx.emit({
+    type: 'warning',
+    id: job.id,
+    message: `Job ${job.id}: the create whose answer was lost made job ${jobId} (found in the service's recent jobs); following it.`,
+  });
 }
 
 /** Polls and applies the outcome. `undefined`: a new attempt is due (the loop creates it). */

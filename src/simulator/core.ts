@@ -29,6 +29,7 @@ export interface ResolvedOptions {
   queueFullRetryAfterSeconds: number;
   retryAfterSeconds: number;
   subscriptionTier: string;
+  jobListing: boolean;
 }
 
 /** Everything the routes share: the account, the jobs, the stores and the counters. */
@@ -68,6 +69,7 @@ export function resolveOptions(options: SimulatorOptions): ResolvedOptions {
     queueFullRetryAfterSeconds: options.queueFullRetryAfterSeconds ?? Math.max(1, Math.ceil(60 * timeScale)),
     retryAfterSeconds: options.faults?.retryAfterSeconds ?? 1,
     subscriptionTier: options.subscriptionTier ?? 'Pro',
+    jobListing: options.jobListing ?? false,
   };
 }
 

@@ -47,6 +47,12 @@ export interface SimulatorOptions {
   queueFullRetryAfterSeconds?: number;
   /** `tier` of `GET /account/subscription`. @default 'Pro' */
   subscriptionTier?: string;
+  /**
+   * Serve `GET /jobs?since=ISO` (the account's jobs created since then: jobId, kind, model, prompt,
+   * status, createdAt). Not in the spec, so off by default: the real service may have no listing, and
+   * then answers 404 like this simulator does without the option (issue #11.9). @default false
+   */
+  jobListing?: boolean;
   /** The simulator's time source (only `now()` is used; the lifecycle is computed lazily). @default Date.now */
   clock?: Pick<Clock, 'now'>;
 }

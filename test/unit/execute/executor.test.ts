@@ -653,3 +653,66 @@ describe('executePlan: an open job whose payload no longer matches (issue #11.2)
     });
   });
 });
+
+describe('executePlan: a video create whose answer was lost (issue #11.9)', () => {
+  const video = () => plannedJob('v', 'a video', 'stock-video');
+
+  /** The journal of an apply killed after sending a keyless create: an intent and maybe `uncertain`. */
+  async function journalLostCreate(h: Harness, markedUncertain: boolean): Promise<void> {
+    const records: object[] = [
+      { type: 'intent', at: 999_000, id: 'v', attempt: 1, payloadHash: 'hash-a video' },
+    ];
+    if (markedUncertain)
+      records.push({ type: 'uncertain', at: 999_500, id: 'v', attempt: 1, reason: 'answer lost' });
+    await writeFile(h.journalPath, records.map((record) => `${JSON.stringify(record)}\n`).join(''));
+    h.service.jobs.set('J-lost', { prompt: 'a video', polls: 0, outcome: 'complete' });
+  }
+
+  const listing = (jobs: { jobId: string; prompt: string }[] | undefined) => () =>
+    Promise.resolve(jobs?.map((job) => ({ ...job, model: 'video-model', createdAt: 999_100 })));
+
+  it.each([true, false])(
+    'finds the job in the recent-jobs listing and follows it (uncertain: %s)',
+    async (marked) => {
+      const h = createHarness();
+      await journalLostCreate(h, marked);
+      h.service.client.findRecentJobs = listing([
+        { jobId: 'J-other', prompt: 'another video' },
+        { jobId: 'J-lost', prompt: 'a video' },
+      ]);
+      const summary = await h.run(makePlan([video()]));
+      expect(summary.counts.done).toBe(1);
+      expect(summary.jobs[0]?.jobId).toBe('J-lost');
+      expect(h.service.creates).toHaveLength(0);
+    },
+  );
+
+  it('stays uncertain, says why and what is manual, when the service has no listing', async () => {
+    const h = createHarness();
+    await journalLostCreate(h, true);
+    h.service.client.findRecentJobs = listing(undefined);
+    const summary = await h.run(makePlan([video()]));
+    expect(summary.counts.uncertain).toBe(1);
+    expect(h.service.creates).toHaveLength(0);
+    expect(types(h.events, 'job-skipped')[0]).toMatchObject({
+      detail: expect.stringMatching(
+        /no job listing \(GET \/jobs answered 404\): check in the service's web app/,
+      ) as unknown,
+    });
+  });
+
+  it('does not guess between two matching jobs', async () => {
+    const h = createHarness();
+    await journalLostCreate(h, true);
+    h.service.client.findRecentJobs = listing([
+      { jobId: 'J-lost', prompt: 'a video' },
+      { jobId: 'J-twin', prompt: 'a video' },
+    ]);
+    const summary = await h.run(makePlan([video()]));
+    expect(summary.counts.uncertain).toBe(1);
+    expect(h.service.creates).toHaveLength(0);
+    expect(types(h.events, 'job-skipped')[0]).toMatchObject({
+      detail: expect.stringMatching(/2 matching jobs/) as unknown,
+    });
+  });
+});
