@@ -7,17 +7,18 @@ export interface DeclaredOption {
 }
 
 /**
- * Which global flags each command reads. A global flag that a command ignores is refused rather than
- * silently dropped (issue #7.7: `--log-file` on `plan` wrote nothing), and hidden from its help.
- * `--no-color` works everywhere; commands missing here (added later) accept every global flag.
+ * Which global flags each command reads. A global flag that a command ignores is hidden from its help
+ * and, when given, named in a warning rather than silently dropped (issue #7.7); it is not an error, so
+ * a script may pass the same connection flags to every command. `--no-color` works everywhere;
+ * commands missing here (added later) read every global flag.
  */
-const SERVICE_FLAGS = ['base-url', 'api-key-file', 'simulate', 'sim-time-scale'];
+const SERVICE_FLAGS = ['base-url', 'api-key-file', 'simulate', 'sim-time-scale', 'log-file'];
 export const GLOBAL_FLAGS_BY_COMMAND: Readonly<Record<string, readonly string[]>> = {
   models: SERVICE_FLAGS,
   balance: SERVICE_FLAGS,
   validate: SERVICE_FLAGS,
   plan: SERVICE_FLAGS,
-  apply: [...SERVICE_FLAGS, 'log-file'],
+  apply: SERVICE_FLAGS,
   status: [],
   simulate: [],
 };
@@ -73,15 +74,16 @@ export function joinNegativeValues(argv: readonly string[], options: readonly De
 }
 
 /**
- * Refuses flags the command does not know, by the name the user wrote, with the nearest known one,
- * and global flags the command would ignore.
+ * Refuses flags the command does not know, by the name the user wrote, with the nearest known one.
+ * Returns a warning for each global flag the command ignores.
  */
 export function checkWrittenFlags(input: {
   command: string;
   argv: readonly string[];
   commandOptions: readonly DeclaredOption[];
   globalOptions: readonly DeclaredOption[];
-}): void {
+}): string[] {
+  const warnings: string[] = [];
   const own = new Set(input.commandOptions.flatMap(namesOf));
   const globals = new Set(input.globalOptions.flatMap(namesOf));
   const used = GLOBAL_FLAGS_BY_COMMAND[input.command];
@@ -91,15 +93,8 @@ export function checkWrittenFlags(input: {
     const written = flag.length === 1 ? `-${flag}` : `--${flag}`;
     if (globals.has(flag)) {
       if (used === undefined || used.includes(flag)) continue;
-      const readers = Object.entries(GLOBAL_FLAGS_BY_COMMAND)
-        .filter(([, flags]) => flags.includes(flag))
-        .map(([name]) => `runner ${name}`);
-      throw new UsageError(`${written} has no effect on \`runner ${input.command}\`.`, {
-        hint:
-          readers.length === 0
-            ? `Leave it out. See \`runner ${input.command} --help\`.`
-            : `It is read by ${readers.join(', ')}. Leave it out here.`,
-      });
+      warnings.push(`${written} has no effect on \`runner ${input.command}\`; it is ignored.`);
+      continue;
     }
     const nearest = suggestClosest(flag, known);
     throw new UsageError(`Unknown option \`${written}\` for \`runner ${input.command}\`.`, {
@@ -109,6 +104,7 @@ export function checkWrittenFlags(input: {
           : `Did you mean \`--${nearest}\`? See \`runner ${input.command} --help\`.`,
     });
   }
+  return warnings;
 }
 
 /**
@@ -128,7 +124,7 @@ export function tidyHelpOptions(command: string | undefined, body: string): stri
     .join('\n');
 }
 
-const GLOBAL_NAMES = new Set([...SERVICE_FLAGS, 'log-file']);
+const GLOBAL_NAMES = new Set(SERVICE_FLAGS);
 function isGlobalFlag(flag: string): boolean {
   return GLOBAL_NAMES.has(flag);
 }

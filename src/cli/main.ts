@@ -82,12 +82,13 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
       }
       throw unknownCommand(name);
     }
-    checkWrittenFlags({
+    const ignored = checkWrittenFlags({
       command: cli.matchedCommand.name,
       argv: args,
       commandOptions: cli.matchedCommand.options,
       globalOptions: cli.globalCommand.options,
     });
+    for (const warning of ignored) output.err(`${output.style.yellow('warning')} ${warning}`);
     await cli.runMatchedCommand();
     if (pending === undefined) return ExitCode.Success;
     const entry = commands[pending.name];

@@ -31,7 +31,8 @@ export async function runJob(ctx: ExecutionContext, job: PlannedJob): Promise<Jo
         });
         const earlier = await followOpenAttempt(ctx, job, last);
         if (earlier === 'still-running' || earlier === 'uncertain') return earlier;
-        if (ctx.stopReason() !== undefined) return earlier ?? 'pending';
+        // The changed job itself is not created once creating has stopped: it stays pending.
+        if (ctx.stopReason() !== undefined) return 'pending';
       } else if (last !== undefined && state?.status === 'creating') {
         ctx.emit({
           type: 'warning',

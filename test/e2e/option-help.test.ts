@@ -13,6 +13,6 @@ describe('command help (built binary)', () => {
     expect(apply.stdout).not.toContain('(default: true)');
     const plan = await runCli(['plan', '--help']);
     expect(plan.stdout).toContain('--max-credits');
-    expect(plan.stdout).not.toContain('--log-file');
+    expect(plan.stdout).toContain('--log-file');
   });
 });

@@ -75,9 +75,12 @@ export async function runPlan(ctx: CommandContext, args: string[], options: Reco
   }
 }
 
-/** `--out` and GitHub's step summary file: checked before anything is asked of the service. */
+/** `--log-file`, `--out` and GitHub's step summary file: checked before anything is asked of the service. */
 function planWriteTargets(ctx: CommandContext, options: Record<string, unknown>): WriteTarget[] {
   const targets: WriteTarget[] = [];
+  if (ctx.global.logFile !== undefined) {
+    targets.push({ path: ctx.global.logFile, kind: 'file', what: '--log-file' });
+  }
   if (typeof options.out === 'string') targets.push({ path: options.out, kind: 'file', what: '--out' });
   const summary = ctx.env.GITHUB_STEP_SUMMARY;
   if (summary !== undefined && summary !== '') {

@@ -50,8 +50,6 @@ describe('option rules (issue #7.7)', () => {
     [['validate', DEMO, '--max-jobs', '0'], '--max-jobs expects an integer of at least 1, received 0.'],
     [['apply', DEMO, '--poll-interval', 'soon'], '--poll-interval expects milliseconds'],
     [['apply', DEMO, '--state-dri', 'x'], 'Unknown option `--state-dri` for `runner apply`.'],
-    [['plan', DEMO, '--log-file', 'x.log'], '--log-file has no effect on `runner plan`.'],
-    [['status', DEMO, '--simulate'], '--simulate has no effect on `runner status`.'],
   ])('refuses %j with exit 2 before any request', async (argv, message) => {
     const before = requests();
     const result = await run(argv, env);
@@ -65,6 +63,12 @@ describe('option rules (issue #7.7)', () => {
     const result = await run(['apply', DEMO, '--state-dri', 'x'], env);
     expect(result.stderr).toContain('Did you mean `--state-dir`?');
     expect(result.stderr).not.toContain('stateDri');
+  });
+
+  it('warns about a global flag the command ignores, and still runs', async () => {
+    const result = await run(['status', DEMO, '--simulate', '--state-dir', '/nonexistent-runner-state'], env);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain('--simulate has no effect on `runner status`; it is ignored.');
   });
 
   it('refuses a poll interval under a second against the real service, naming the unit', async () => {
@@ -113,5 +117,25 @@ describe('flag helpers', () => {
       '  --json  J',
     ].join('\n');
     expect(tidyHelpOptions('status', body)).toBe(['  --no-download  Record URLs', '  --json  J'].join('\n'));
+  });
+});
+
+describe('--log-file on commands other than apply', () => {
+  it('records the client requests of plan', async () => {
+    const { mkdtemp, readFile } = await import('node:fs/promises');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const simulator = await startSimulator({ timeScale: 0.01 });
+    try {
+      const log = join(await mkdtemp(join(tmpdir(), 'runner-log-')), 'plan.log');
+      const env = { MEDIAGEN_BASE_URL: simulator.baseUrl, MEDIAGEN_API_KEY: simulator.apiKey };
+      const result = await run(['plan', DEMO, '--log-file', log, '--state-dir', join(log, '..', 's')], env);
+      expect(result.code).toBe(0);
+      const text = await readFile(log, 'utf8');
+      expect(text).toMatch(/"type":"request".*"path":"\/models"/);
+      expect(text).not.toContain(simulator.apiKey);
+    } finally {
+      await simulator.close();
+    }
   });
 });
