@@ -134,7 +134,8 @@ function validateJob(job: ExpandedJob, env: Env): PlannedJob | undefined {
   const compiled = compileModelConfig(model);
   checkPrompt(job, compiled, add);
   checkParams(job, compiled, report);
-  const params = resolveParams(job, compiled, env, report);
+  const written = resolveWrittenParams(job, compiled, env, report);
+  const params = applyDefaults(written, compiled);
   if (hasError) return undefined;
 
   const { credits, unreadable } = computeJobCredits(model.creditCost, compiled, params);
@@ -146,15 +147,17 @@ function validateJob(job: ExpandedJob, env: Env): PlannedJob | undefined {
       param: name,
     });
   }
+  const identity = hashJobIdentity(job, params, written);
   const plannedJob: PlannedJob = {
     id: job.id,
     kind: job.kind,
     model: job.model,
     params,
     estimatedCredits: credits,
-    payloadHash: hashPayload({ kind: job.kind, model: job.model, prompt: job.prompt, params }),
+    payloadHash: identity.payloadHash,
     source: { matrixValues: job.matrixValues, specIndex: job.specIndex, origins: job.origins },
   };
+  if (identity.legacyPayloadHash !== undefined) plannedJob.legacyPayloadHash = identity.legacyPayloadHash;
   if (job.prompt !== undefined) plannedJob.prompt = job.prompt;
   return plannedJob;
 }
@@ -189,10 +192,10 @@ function checkPrompt(
 }
 
 /**
- * The planned params: the job's params with local paths in upload fields (and an image job's
- * `referenceImages`) turned into file refs, then the config's defaults for params left out.
+ * The params as written: the job's params with local paths in upload fields (and an image job's
+ * `referenceImages`) turned into file refs.
  */
-function resolveParams(
+function resolveWrittenParams(
   job: ExpandedJob,
   compiled: CompiledModelConfig,
   env: Env,
@@ -219,10 +222,36 @@ function resolveParams(
       params[name] = resolveOne(value, name, []);
     }
   }
+  return params;
+}
+
+/** The params sent to the service: the written ones, then the config's defaults for params left out. */
+function applyDefaults(
+  written: Record<string, PlannedParamValue>,
+  compiled: CompiledModelConfig,
+): Record<string, PlannedParamValue> {
+  const params = { ...written };
   for (const [name, value] of compiled.defaults) {
     if (params[name] === undefined) params[name] = typeof value === 'object' ? structuredClone(value) : value;
   }
   return params;
+}
+
+/**
+ * A job's identity comes from what the user wrote; the catalog only validates it. Catalog defaults stay
+ * out of the hash, so a default the service changes does not turn an open paid job into a "changed"
+ * one (issue #11.2). The legacy hash (defaults folded in, as releases up to 0.1.0 journaled it) is
+ * kept so journals written by them still match.
+ */
+function hashJobIdentity(
+  job: ExpandedJob,
+  params: Record<string, PlannedParamValue>,
+  written: Record<string, PlannedParamValue>,
+): { payloadHash: string; legacyPayloadHash?: string } {
+  const base = { kind: job.kind, model: job.model, prompt: job.prompt };
+  const payloadHash = hashPayload({ ...base, params: written });
+  const legacyPayloadHash = hashPayload({ ...base, params });
+  return legacyPayloadHash === payloadHash ? { payloadHash } : { payloadHash, legacyPayloadHash };
 }
 
 function memoizeReader(read: FileInfoReader): FileInfoReader {

@@ -8,6 +8,8 @@ import type { RetryOverrides } from '../manifest/types.js';
 import type { CommandContext } from './context.js';
 import { parseNumberOption, parseStringOption } from './parse-options.js';
 import { readStateDir } from './run-options.js';
+import type { WriteTarget } from './preflight.js';
+import { resolveStateDir, uploadCachePathFor } from '../state/state-dir.js';
 
 /**
  * Where the run's state lives. An in-process simulator forgets its jobs and uploads when the process
@@ -69,21 +71,75 @@ export function readExecuteOptions(
   if (firstPoll !== undefined) executeOptions.firstPollAfterMs = firstPoll;
   else if (run.timeScale !== 1) executeOptions.firstPollAfterMs = scale(10_000);
   if (run.maxCredits !== undefined) executeOptions.maxCredits = run.maxCredits;
-  if (executeOptions.download === true) {
-    const flag = typeof options.output === 'string' ? resolve(ctx.cwd, options.output) : undefined;
-    const fromManifest =
-      run.manifestOutput === undefined
-        ? undefined
-        : isAbsolute(run.manifestOutput)
-          ? run.manifestOutput
-          : join(run.manifestDir, run.manifestOutput);
-    executeOptions.outputDir = flag ?? fromManifest ?? join(run.manifestDir, 'runner-output', run.pipeline);
-  }
+  if (executeOptions.download === true) executeOptions.outputDir = resolveOutputDir(ctx, options, run);
   return executeOptions;
 }
 
+/** The download folder: `--output`, else the manifest's `output:`, else `runner-output/<pipeline>/`. */
+export function resolveOutputDir(
+  ctx: Pick<CommandContext, 'cwd'>,
+  options: Record<string, unknown>,
+  run: { manifestDir: string; manifestOutput: string | undefined; pipeline: string },
+): string {
+  const flag = typeof options.output === 'string' ? resolve(ctx.cwd, options.output) : undefined;
+  const fromManifest =
+    run.manifestOutput === undefined
+      ? undefined
+      : isAbsolute(run.manifestOutput)
+        ? run.manifestOutput
+        : join(run.manifestDir, run.manifestOutput);
+  return flag ?? fromManifest ?? join(run.manifestDir, 'runner-output', run.pipeline);
+}
+
+/**
+ * What apply will write, for the preflight. Without `run`: the paths the flags name (checked before
+ * any request). With it (the manifest read): also the output folder, the state folder and the upload
+ * cache, as apply will use them; with `--simulate` the state lives in a fresh temporary folder.
+ */
+export function applyWriteTargets(
+  ctx: Pick<CommandContext, 'cwd' | 'global'>,
+  options: Record<string, unknown>,
+  run?: {
+    manifestFile: string;
+    pipeline: string;
+    runId: string;
+    manifestDir: string;
+    manifestOutput: string | undefined;
+    simulated: boolean;
+  },
+): WriteTarget[] {
+  const download = options.download !== false;
+  const targets: WriteTarget[] = [];
+  if (ctx.global.logFile !== undefined)
+    targets.push({ path: ctx.global.logFile, kind: 'file', what: '--log-file' });
+  const { stateDir } = readStateDir(options);
+  if (run === undefined) {
+    if (download && typeof options.output === 'string')
+      targets.push({ path: options.output, kind: 'dir', what: '--output' });
+    if (stateDir !== undefined) targets.push({ path: stateDir, kind: 'dir', what: '--state-dir' });
+    return targets;
+  }
+  if (download)
+    targets.push({ path: resolveOutputDir(ctx, options, run), kind: 'dir', what: 'output folder' });
+  if (stateDir !== undefined || !run.simulated) {
+    targets.push({
+      path: resolveStateDir({
+        manifestFile: run.manifestFile,
+        pipeline: run.pipeline,
+        runId: run.runId,
+        ...(stateDir === undefined ? {} : { stateDir }),
+      }),
+      kind: 'dir',
+      what: 'state folder',
+    });
+  }
+  if (!run.simulated)
+    targets.push({ path: uploadCachePathFor(run.manifestFile), kind: 'file', what: 'upload cache' });
+  return targets;
+}
+
 /** `--poll-interval 4000` or `--poll-interval 3000-5000` (milliseconds). */
-function readPollInterval(value: unknown): readonly [number, number] | undefined {
+export function readPollInterval(value: unknown): readonly [number, number] | undefined {
   const text = parseStringOption(value);
   if (text === undefined) return undefined;
   const match = /^(\d+)(?:-(\d+))?$/.exec(text.trim());

@@ -4,6 +4,7 @@ import { DEFAULT_RETRY_OPTIONS } from '../service/retry-policy.js';
 import type { ClientEvent, ServiceClient } from '../service/service-client.js';
 import type { Simulator } from '../simulator/types.js';
 import type { CommandContext } from './context.js';
+import { createLogger } from './logger.js';
 
 /** A client and, with `--simulate`, the in-process simulator behind it. */
 export interface Connection {
@@ -25,6 +26,32 @@ export async function connect(
   onEvent?: (event: ClientEvent) => void,
   /** Limits from the command's flags, e.g. `--max-download-size`. */
   limits: Pick<ServiceClientOptions, 'maxDownloadBytes'> = {},
+): Promise<Connection> {
+  // Without a caller's own log (apply has one), `--log-file` records the client's requests and retries.
+  const logger =
+    onEvent === undefined && ctx.global.logFile !== undefined ? createLogger(ctx.global.logFile) : undefined;
+  const connection = await open(
+    ctx,
+    logger === undefined ? onEvent : (event) => logger.info({ event }, event.type),
+    limits,
+  );
+  if (logger === undefined) return connection;
+  return {
+    ...connection,
+    close: async () => {
+      try {
+        await connection.close();
+      } finally {
+        logger.flush();
+      }
+    },
+  };
+}
+
+async function open(
+  ctx: CommandContext,
+  onEvent: ((event: ClientEvent) => void) | undefined,
+  limits: Pick<ServiceClientOptions, 'maxDownloadBytes'>,
 ): Promise<Connection> {
   const eventOption = { ...limits, ...(onEvent === undefined ? {} : { onEvent }) };
   if (ctx.global.simulate === true) {

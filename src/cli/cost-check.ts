@@ -4,14 +4,15 @@ import { summarizePreviousState } from '../plan/previous-state.js';
 import type { Plan } from '../plan/types.js';
 import type { ServiceClient } from '../service/service-client.js';
 import type { Model } from '../service/types.js';
-import type { JobState } from '../state/job-state.js';
+import { sumBudgetedCredits, type JobState } from '../state/job-state.js';
 
 /** Attempts per job when the manifest's `retry.maxAttempts` is not set. */
 export const DEFAULT_MAX_ATTEMPTS = 3;
 
 /**
  * Prices a plan against the account (balance and, where the service has it, the subscription
- * allowance) and an earlier run's state. Without a client (an offline plan) the balance is reported
+ * allowance) and an earlier run's state. `plan` and `apply` both decide with this one function from
+ * the same inputs (state, flags, now), so a plan that fits is not followed by an apply that refuses. Without a client (an offline plan) the balance is reported
  * as not checked.
  */
 export async function checkCost(input: {
@@ -21,6 +22,11 @@ export async function checkCost(input: {
   client?: ServiceClient;
   previousJobs?: ReadonlyMap<string, JobState>;
   retryFailed?: boolean;
+  resendUncertain?: boolean;
+  /** `--max-credits`. */
+  maxCredits?: number;
+  /** @default Date.now() */
+  now?: number;
 }): Promise<CostReport> {
   const account: CostAccount = {};
   if (input.client !== undefined) {
@@ -31,12 +37,20 @@ export async function checkCost(input: {
     account.balance = balance;
     account.subscription = subscription ?? 'unknown';
   }
+  let alreadySpent = 0;
+  for (const job of input.previousJobs?.values() ?? []) alreadySpent += sumBudgetedCredits(job);
   return estimateCost(input.plan, input.catalog, account, {
     maxAttempts: input.maxAttempts,
+    alreadySpent,
+    ...(input.maxCredits === undefined ? {} : { maxCredits: input.maxCredits }),
     ...(input.previousJobs === undefined
       ? {}
       : {
-          previous: summarizePreviousState(input.previousJobs, { retryFailed: input.retryFailed === true }),
+          previous: summarizePreviousState(input.previousJobs, {
+            retryFailed: input.retryFailed === true,
+            resendUncertain: input.resendUncertain === true,
+            now: input.now ?? Date.now(),
+          }),
         }),
   });
 }

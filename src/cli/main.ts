@@ -1,4 +1,3 @@
-import { createInterface } from 'node:readline/promises';
 import { cac } from 'cac';
 import { ExitCode, UsageError } from '../errors.js';
 import type { CommandContext, GlobalOptions } from './context.js';
@@ -6,6 +5,9 @@ import { EXIT_CODE_HELP } from './exit-codes.js';
 import { createOutput, type Output } from './output.js';
 import { readPackageInfo } from './package-info.js';
 import { reportError } from './report-error.js';
+import { checkFlagValues } from './check-flags.js';
+import { askYesNo } from './confirm.js';
+import { checkWrittenFlags, joinNegativeValues, tidyHelpOptions } from './flags.js';
 import { suggestClosest } from '../suggest.js';
 
 export interface CliIO {
@@ -51,12 +53,21 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     .option('--no-color', 'Disable colors (also: NO_COLOR=1)');
 
   declareCommands(cli, capture);
-  cli.help((sections) => [...sections, { title: '', body: EXIT_CODE_HELP }]);
+  cli.help((sections) => [
+    ...sections.map((section) =>
+      section.title === 'Options'
+        ? { ...section, body: tidyHelpOptions(cli.matchedCommand?.name, section.body) }
+        : section,
+    ),
+    { title: '', body: EXIT_CODE_HELP },
+  ]);
   cli.version(readPackageInfo().version);
 
   let output = createOutput({ env: io.env, stdout: io.stdout, stderr: io.stderr });
   try {
-    cli.parse(['node', 'runner', ...argv], { run: false });
+    const declared = [...cli.globalCommand.options, ...cli.commands.flatMap((command) => command.options)];
+    const args = joinNegativeValues(argv, declared);
+    cli.parse(['node', 'runner', ...args], { run: false });
     output = createOutput({
       env: io.env,
       stdout: io.stdout,
@@ -72,12 +83,20 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
       }
       throw unknownCommand(name);
     }
+    const ignored = checkWrittenFlags({
+      command: cli.matchedCommand.name,
+      argv: args,
+      commandOptions: cli.matchedCommand.options,
+      globalOptions: cli.globalCommand.options,
+    });
+    for (const warning of ignored) output.err(`${output.style.yellow('warning')} ${warning}`);
     await cli.runMatchedCommand();
     if (pending === undefined) return ExitCode.Success;
     const entry = commands[pending.name];
     if (entry === undefined) throw new Error(`command ${pending.name} has no implementation`);
     const action = await entry.load();
     const global = pickGlobal(cli.options);
+    checkFlagValues(pending.name, pending.options, { global, env: io.env });
     const ctx = createContext(io, output, global);
     code = await action(ctx, pending.args, pending.options);
   } catch (error) {
@@ -133,6 +152,9 @@ function declareCommands(
     .option('--run <id>', 'Compare against the state of this run id', { type: [String] })
     .option('--state-dir <dir>', 'State folder (default: .runner/ beside the manifest)')
     .option('--offline', 'Do not contact the service (needs --catalog; the balance is not checked)')
+    .option('--max-credits <n>', "Check against this cap on the run's spending, as apply --max-credits does")
+    .option('--retry-failed', 'Count jobs that failed permanently as to run, as apply --retry-failed does')
+    .option('--resend-uncertain', 'Count unanswered creates as to run, as apply --resend-uncertain does')
     .example('runner plan pipelines/nightly-social.yaml --format markdown --out plan.md')
     .action(capture('plan'));
 
@@ -140,7 +162,10 @@ function declareCommands(
     .option('--yes, -y', 'Do not ask for confirmation on a terminal')
     .option('--run <id>', 'Run id; the same id resumes the same run (default: "default")', { type: [String] })
     .option('--state-dir <dir>', 'State folder (default: .runner/ beside the manifest)')
-    .option('--output <dir>', 'Download folder (default: manifest `output`, else ./output beside it)')
+    .option(
+      '--output <dir>',
+      'Download folder (default: manifest `output`, else runner-output/<pipeline>/ beside the manifest)',
+    )
     .option('--no-download', 'Record result URLs without downloading the files')
     .option('--concurrency <n>', 'Jobs open at once, 1 to 4', { default: 4 })
     .option('--max-credits <n>', 'Stop creating jobs before spending more than this')
@@ -202,15 +227,7 @@ function createContext(io: CliIO, output: Output, global: GlobalOptions): Comman
     cwd: io.cwd,
     global,
     canPrompt,
-    confirm: async (question) => {
-      const rl = createInterface({ input: io.stdin, output: io.stderr });
-      try {
-        const answer = await rl.question(`${question} [y/N] `);
-        return /^y(es)?$/i.test(answer.trim());
-      } finally {
-        rl.close();
-      }
-    },
+    confirm: (question) => askYesNo(io.stdin, io.stderr, question),
   };
 }
 

@@ -13,10 +13,15 @@ export function parseNumberOption(
   const number = typeof value === 'number' ? value : typeof value === 'string' ? Number(value) : NaN;
   const { min = -Infinity, max = Infinity, integer = false } = bounds;
   if (!Number.isFinite(number) || number < min || number > max || (integer && !Number.isInteger(number))) {
+    const what = integer ? 'an integer' : 'a number';
     const range =
       min === -Infinity && max === Infinity
-        ? 'a number'
-        : `${integer ? 'an integer' : 'a number'} from ${min} to ${max}`;
+        ? what
+        : max === Infinity
+          ? `${what} of at least ${min}`
+          : min === -Infinity
+            ? `${what} of at most ${max}`
+            : `${what} from ${min} to ${max}`;
     throw new UsageError(`--${flag} expects ${range}, received ${JSON.stringify(value)}.`);
   }
   return number;

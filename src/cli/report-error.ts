@@ -1,14 +1,17 @@
 import { ExitCode, exitCodeFor, isRunnerError, type ExitCode as ExitCodeType } from '../errors.js';
 import type { Output } from './output.js';
+import { describeSystemError } from './system-errors.js';
 
 const ISSUES_URL = 'https://github.com/mediagen/runner/issues';
 
 /**
  * The one place that turns an error into text on stderr and an exit code. A RunnerError prints its
- * message and hint; anything else is a bug and says so, with the stack only under RUNNER_DEBUG=1.
+ * message and hint, as does a system error that is the user's situation (a path, a port); anything
+ * else is a bug and says so, with the stack only under RUNNER_DEBUG=1.
  */
-export function reportError(error: unknown, output: Output, env: NodeJS.ProcessEnv): ExitCodeType {
+export function reportError(thrown: unknown, output: Output, env: NodeJS.ProcessEnv): ExitCodeType {
   const { style } = output;
+  const error = describeSystemError(thrown);
   if (isRunnerError(error)) {
     output.err(`${style.red('error')} ${error.message}`);
     if (error.hint !== undefined) output.err(`  ${style.dim('hint:')} ${error.hint}`);

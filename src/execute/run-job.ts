@@ -1,10 +1,12 @@
 import { getJobKind } from '../kinds/index.js';
+import { matchesPayload } from '../plan/payload-hash.js';
 import type { PlannedJob } from '../plan/types.js';
 import type { JobRecord } from '../service/types.js';
 import type { AttemptState, JobState } from '../state/job-state.js';
 import type { ExecutionContext } from './context.js';
 import { createAttempt } from './create-job.js';
 import { describeKeyWindowMiss, locateInKeyWindow } from './key-window.js';
+import { describeSearch, findLostJob } from './find-lost-job.js';
 import type { JobOutcome } from './events.js';
 import { computeRetryDelay, decideFailure } from './failure-policy.js';
 import { pollJob, sleepUnlessAborted } from './poll-job.js';
@@ -21,11 +23,22 @@ export async function runJob(ctx: ExecutionContext, job: PlannedJob): Promise<Jo
     const last = state?.attempts.at(-1);
     const nextAttempt = (state?.attempts.length ?? 0) + 1;
     if (state === undefined || last === undefined || !isSamePayload(last, job)) {
-      if (last !== undefined && (state?.status === 'open' || state?.status === 'creating')) {
+      if (last !== undefined && last.jobId !== undefined && isFollowable(state?.status)) {
+        // An open paid job is followed to its end before anything is re-sent, whatever changed (#11.2).
         ctx.emit({
           type: 'warning',
           id: job.id,
-          message: `Job ${job.id} changed since attempt ${last.attempt} was sent; a new job is created and the earlier one is no longer followed.`,
+          message: `Job ${job.id} changed since attempt ${last.attempt} was sent; that job (${last.jobId}) is followed to its end before the changed job is created.`,
+        });
+        const earlier = await followOpenAttempt(ctx, job, last);
+        if (earlier === 'still-running' || earlier === 'uncertain') return earlier;
+        // The changed job itself is not created once creating has stopped: it stays pending.
+        if (ctx.stopReason() !== undefined) return 'pending';
+      } else if (last !== undefined && state?.status === 'creating') {
+        ctx.emit({
+          type: 'warning',
+          id: job.id,
+          message: `Job ${job.id} changed since attempt ${last.attempt} was sent without an answer; a new job is created and the earlier create is no longer followed.`,
         });
       }
       const created = await createAttempt(ctx, job, nextAttempt, false);
@@ -75,11 +88,17 @@ export async function runJob(ctx: ExecutionContext, job: PlannedJob): Promise<Jo
           continue;
         }
         if (ctx.options.onUncertain === 'skip') {
+          // A create without a key whose answer was lost: look for the job before giving up (#11.9).
+          const search = await findLostJob(ctx, job, last);
+          if (search.kind === 'found') {
+            await adoptLostJob(ctx, job, last, search.jobId);
+            continue;
+          }
           ctx.emit({
             type: 'job-skipped',
             id: job.id,
             reason: 'uncertain',
-            detail: last.uncertainReason ?? 'a create whose answer was lost',
+            detail: `${last.uncertainReason ?? 'a create whose answer was lost'}; ${describeSearch(search)}`,
           });
           return 'uncertain';
         }
@@ -119,7 +138,12 @@ export async function runJob(ctx: ExecutionContext, job: PlannedJob): Promise<Jo
  * current payload, so a job id it holds is followed rather than paid for again.
  */
 export function isSamePayload(attempt: AttemptState, job: PlannedJob): boolean {
-  return attempt.payloadHash === job.payloadHash || attempt.payloadHash === '';
+  return matchesPayload(attempt.payloadHash, job) || attempt.payloadHash === '';
+}
+
+/** States whose last attempt holds a job id the service may still be working on. */
+function isFollowable(status: JobState['status'] | undefined): boolean {
+  return status === 'open' || status === 'uncertain';
 }
 
 /** An intent without an answer: re-send with the same key inside the window, else it is uncertain. */
@@ -142,16 +166,46 @@ async function resumeCreating(
       : describeKeyWindowMiss(now, last.intentAt);
   await ctx.record({ type: 'uncertain', id: job.id, attempt: last.attempt, reason });
   const resend = ctx.options.onUncertain === 'resend';
+  let shown = reason;
+  if (!resend) {
+    const search = await findLostJob(ctx, job, last);
+    if (search.kind === 'found') {
+      await adoptLostJob(ctx, job, last, search.jobId);
+      return 'open';
+    }
+    shown = `${reason}; ${describeSearch(search)}`;
+  }
   ctx.emit({
     type: 'job-uncertain',
     id: job.id,
     attempt: last.attempt,
-    reason,
+    reason: shown,
     action: resend ? 'resent' : 'skipped',
   });
   if (!resend) return 'uncertain';
   const result = await createAttempt(ctx, job, last.attempt, true);
   return result === 'creating' ? 'uncertain' : result;
+}
+
+/** The lost create's job was found: journal its id like an answer, so it is followed from now on. */
+async function adoptLostJob(
+  ctx: ExecutionContext,
+  job: PlannedJob,
+  last: AttemptState,
+  jobId: string,
+): Promise<void> {
+  await ctx.record({
+    type: 'created',
+    id: job.id,
+    attempt: last.attempt,
+    jobId,
+    estimatedCredits: job.estimatedCredits,
+  });
+  ctx.emit({
+    type: 'warning',
+    id: job.id,
+    message: `Job ${job.id}: the create whose answer was lost made job ${jobId} (found in the service's recent jobs); following it.`,
+  });
 }
 
 /** Polls and applies the outcome. `undefined`: a new attempt is due (the loop creates it). */
@@ -216,11 +270,7 @@ async function handleFailure(
   // Failed jobs are not charged: the service releases the locked credits (api-notes).
   ctx.budget.refund(last.creditCost ?? last.estimatedCredits ?? 0);
   const state = ctx.jobs.get(job.id);
-  const decision = decideFailure(
-    record.failureKind,
-    countAttemptsInStreak(state, job.payloadHash),
-    ctx.options.retry,
-  );
+  const decision = decideFailure(record.failureKind, countAttemptsInStreak(state, job), ctx.options.retry);
   const failureKind = record.failureKind ?? 'UNKNOWN';
   const error = record.error ?? `the service reported status "${record.status}"`;
   if (decision.action === 'defer') {
@@ -259,11 +309,14 @@ async function handleFailure(
  * Attempts of the current payload since its last final outcome: the count `maxAttempts` limits.
  * Refused creates (402, 429) made no job and do not count.
  */
-export function countAttemptsInStreak(state: JobState | undefined, payloadHash: string): number {
+export function countAttemptsInStreak(
+  state: JobState | undefined,
+  job: Pick<PlannedJob, 'payloadHash' | 'legacyPayloadHash'>,
+): number {
   let count = 0;
   for (let index = (state?.attempts.length ?? 0) - 1; index >= 0; index--) {
     const attempt = state?.attempts[index];
-    if (attempt === undefined || attempt.payloadHash !== payloadHash) break;
+    if (attempt === undefined || !matchesPayload(attempt.payloadHash, job)) break;
     if (attempt.outcome === 'create-refused') continue;
     if (
       count > 0 &&

@@ -14,11 +14,20 @@ export type JobStateClass =
   | 'done'
   /** Failed before with the same payload: created again when its failure is retryable. */
   | 'failed'
+  /** Failed for a while (e.g. QUOTA_EXHAUSTED) and its retry time has not come: apply skips it for now. */
+  | 'deferred'
   /** Created before and not finished: polled, not created again (its credits are already locked). */
   | 'open';
 
 /** Every {@link JobStateClass}, in report order. */
-export const JOB_STATE_CLASSES: readonly JobStateClass[] = ['new', 'changed', 'failed', 'open', 'done'];
+export const JOB_STATE_CLASSES: readonly JobStateClass[] = [
+  'new',
+  'changed',
+  'failed',
+  'deferred',
+  'open',
+  'done',
+];
 
 /** Whether the plan can run: checked against the manifest budget and the available credit. */
 export type VerdictStatus =
@@ -26,7 +35,10 @@ export type VerdictStatus =
   | 'fits'
   /** Needs more credits than the account has available. */
   | 'over-available'
-  /** Needs more credits than the manifest `budget`; takes precedence over `over-available`. */
+  /**
+   * The run's spending (earlier applies included, every job to run counted before subscription coverage)
+   * would cross the manifest `budget` or `--max-credits`; takes precedence over `over-available`.
+   */
   | 'over-budget';
 
 /** The whole report; see the file comment for the stability promise. */
@@ -64,6 +76,8 @@ export interface CostReport {
     allAttemptsCharged: number;
     /** Attempts per job (first try included) used for `allAttemptsCharged`. */
     maxAttempts: number;
+    /** Credits earlier applies of this run already spent; counted against `budget` and `--max-credits`. */
+    alreadySpent: number;
   };
   /** The subscription's image allowance and what it covers. */
   subscription: {
@@ -92,6 +106,8 @@ export interface CostReport {
   };
   /** The manifest `budget`, when set. */
   budget?: number;
+  /** `--max-credits`, when given: a cap like `budget` (the lower one applies). */
+  maxCredits?: number;
   /** Whether the plan can run now. */
   verdict: {
     /** See {@link VerdictStatus}. */

@@ -9,15 +9,21 @@ import type {
 } from './cost-report.js';
 import { formatCredits, roundCredits } from './credits.js';
 import { matchQuota } from './match-quota.js';
+import { matchesPayload } from './payload-hash.js';
 import type { Plan, PlannedJob } from './types.js';
 
 /** What the previous run's state says about one job (a plain summary of the state journal). */
 export interface PreviousJobState {
   payloadHash: string;
-  /** `pending`: recorded but never created; counted like a new job. */
-  status: 'done' | 'failed' | 'open' | 'pending';
+  /**
+   * `pending`: recorded but never created; counted like a new job. `deferred`: a temporary failure
+   * whose retry time has not come (apply skips it).
+   */
+  status: 'done' | 'failed' | 'open' | 'pending' | 'deferred';
   /** For `failed`: whether apply would try again. @default true (counted: the conservative choice) */
   retryable?: boolean;
+  /** For `open`: a create with no job id known; apply reserves its credits against the budget. */
+  unanswered?: boolean;
 }
 
 /** The account figures the estimate is checked against; leave a field out when it was not fetched. */
@@ -32,6 +38,13 @@ export interface CostOptions {
   maxAttempts: number;
   /** jobId → previous state; absent means every job is new. */
   previous?: ReadonlyMap<string, PreviousJobState>;
+  /**
+   * Credits the run's state has already spent (`sumBudgetedCredits` of every job in it): apply counts
+   * them against the budget and `--max-credits`, so the plan does too. @default 0
+   */
+  alreadySpent?: number;
+  /** `--max-credits`: a cap on all the run's spending, like the manifest `budget` (the lower one wins). */
+  maxCredits?: number;
 }
 
 /** The subscription image job is the only kind a plan's allowance covers (spec 4.3, 2.6 `chargeSource`). */
@@ -39,15 +52,16 @@ const SUBSCRIPTION_KIND = 'image';
 
 /** Where a planned job stands against the previous run's state. */
 export function classifyJob(
-  job: Pick<PlannedJob, 'id' | 'payloadHash'>,
+  job: Pick<PlannedJob, 'id' | 'payloadHash' | 'legacyPayloadHash'>,
   previous: PreviousJobState | undefined,
 ): {
   state: JobStateClass;
   toRun: boolean;
 } {
   if (previous === undefined || previous.status === 'pending') return { state: 'new', toRun: true };
-  if (previous.payloadHash !== job.payloadHash) return { state: 'changed', toRun: true };
+  if (!matchesPayload(previous.payloadHash, job)) return { state: 'changed', toRun: true };
   if (previous.status === 'failed') return { state: 'failed', toRun: previous.retryable !== false };
+  if (previous.status === 'deferred') return { state: 'deferred', toRun: false };
   return { state: previous.status, toRun: false };
 }
 
@@ -70,7 +84,15 @@ export function estimateCost(
   const subscription = account.subscription === 'unknown' ? undefined : account.subscription;
   const quotas = subscription === undefined ? undefined : createQuotaLedger(subscription, catalog);
 
-  const byState: Record<JobStateClass, number> = { new: 0, changed: 0, failed: 0, open: 0, done: 0 };
+  const byState: Record<JobStateClass, number> = {
+    new: 0,
+    changed: 0,
+    failed: 0,
+    deferred: 0,
+    open: 0,
+    done: 0,
+  };
+  let unanswered = 0;
   const models = new Map<string, ModelSubtotal>();
   const axes = new Map<string, Map<string, AxisSubtotal['values'][number]>>();
   const jobList: JobCost[] = [];
@@ -84,7 +106,9 @@ export function estimateCost(
   let maybeCovered = 0;
 
   for (const job of plan.jobs) {
-    const { state, toRun: runs } = classifyJob(job, options.previous?.get(job.id));
+    const previous = options.previous?.get(job.id);
+    const { state, toRun: runs } = classifyJob(job, previous);
+    if (state === 'open' && previous?.unanswered === true) unanswered += job.estimatedCredits;
     const credits = job.estimatedCredits;
     const runCredits = runs ? credits : 0;
     let isCovered = false;
@@ -132,6 +156,13 @@ export function estimateCost(
   }
 
   const needed = roundCredits(toRun - covered);
+  const budgetCheck = {
+    cap: lowestCap(plan.budget, options.maxCredits),
+    alreadySpent: roundCredits(options.alreadySpent ?? 0),
+    // Apply reserves every job's estimate before its create, not knowing whether the subscription will
+    // cover it, and re-sends unanswered creates: a plan that fits must not meet a budget stop later.
+    reserved: roundCredits(toRun + unanswered),
+  };
   const report: CostReport = {
     schemaVersion: 1,
     pipeline: plan.pipeline,
@@ -144,6 +175,7 @@ export function estimateCost(
       needed,
       allAttemptsCharged: roundCredits(needed * options.maxAttempts),
       maxAttempts: options.maxAttempts,
+      alreadySpent: budgetCheck.alreadySpent,
     },
     subscription: {
       status: subscription === undefined ? 'unknown' : 'known',
@@ -154,7 +186,7 @@ export function estimateCost(
     // A quota the runner cannot match is reported, not held against the run: the verdict uses the
     // figure as if it applied, while `needed` stays the conservative one and the executor's budget
     // still reserves every job's full estimate.
-    verdict: decideVerdict(needed, plan.budget, account.balance?.availableCredit, roundCredits(maybeCovered)),
+    verdict: decideVerdict(needed, budgetCheck, account.balance?.availableCredit, roundCredits(maybeCovered)),
     models: [...models.values()].map(roundSubtotal),
     axes: [...axes].map(([axis, values]) => ({
       axis,
@@ -178,6 +210,7 @@ export function estimateCost(
   }
   if (account.balance !== undefined) report.balance.availableCredit = account.balance.availableCredit;
   if (plan.budget !== undefined) report.budget = plan.budget;
+  if (options.maxCredits !== undefined) report.maxCredits = options.maxCredits;
   return report;
 }
 
@@ -201,20 +234,36 @@ function roundSubtotal(subtotal: ModelSubtotal): ModelSubtotal {
   };
 }
 
+function lowestCap(budget: number | undefined, maxCredits: number | undefined): number | undefined {
+  const caps = [budget, maxCredits].filter((cap): cap is number => cap !== undefined);
+  return caps.length === 0 ? undefined : Math.min(...caps);
+}
+
+/**
+ * Against the available credit: what this run takes from the balance (`needed`). Against the budget
+ * and `--max-credits`: what apply's budget would count, the state's earlier spending included.
+ */
 function decideVerdict(
   neededAtMost: number,
-  budget: number | undefined,
+  budget: { cap: number | undefined; alreadySpent: number; reserved: number },
   available: number | undefined,
   maybeCovered: number,
 ): CostReport['verdict'] {
   const needed = roundCredits(neededAtMost - maybeCovered);
-  const checked = { budget: budget !== undefined, balance: available !== undefined };
+  const checked = { budget: budget.cap !== undefined, balance: available !== undefined };
   const figures = [
     maybeCovered > 0
       ? `needs ${formatCredits(needed)} to ${formatCredits(neededAtMost)} credits (unclear subscription quota)`
       : `needs ${formatCredits(needed)} credits`,
   ];
-  if (budget !== undefined) figures.push(`budget ${formatCredits(budget)}`);
+  const counted = roundCredits(budget.alreadySpent + budget.reserved);
+  if (budget.cap !== undefined) {
+    figures.push(`budget ${formatCredits(budget.cap)}`);
+    if (budget.alreadySpent > 0) figures.push(`${formatCredits(budget.alreadySpent)} already spent`);
+    if (budget.reserved > needed) {
+      figures.push(`budget counts ${formatCredits(budget.reserved)} (no subscription coverage assumed)`);
+    }
+  }
   if (available !== undefined) figures.push(`${formatCredits(available)} available`);
   else figures.push('balance not checked');
   let status: VerdictStatus = 'fits';
@@ -224,9 +273,9 @@ function decideVerdict(
     verdict.shortBy = roundCredits(needed - available);
     figures.push(`short by ${formatCredits(verdict.shortBy)}`);
   }
-  if (budget !== undefined && needed > budget) {
+  if (budget.cap !== undefined && counted > budget.cap) {
     status = 'over-budget';
-    verdict.overBudgetBy = roundCredits(needed - budget);
+    verdict.overBudgetBy = roundCredits(counted - budget.cap);
     figures.push(`over budget by ${formatCredits(verdict.overBudgetBy)}`);
   }
   verdict.status = status;

@@ -73,3 +73,15 @@ export function hashPayload(job: HashablePayload): string {
   // The one-shot hash (Node >= 20.12) is ~2x faster than createHash().update().digest() per job.
   return hash('sha256', writeCanonical(payload, true) ?? 'null', 'hex');
 }
+
+/**
+ * Whether a journaled attempt's payload hash names this planned job as it is now: its identity hash
+ * (what the user wrote) or, for journals written before identity hashes, its legacy hash (catalog
+ * defaults folded in). Matching both means an upgrade does not take open or done jobs for changed ones.
+ */
+export function matchesPayload(
+  hash: string,
+  job: { payloadHash: string; legacyPayloadHash?: string | undefined },
+): boolean {
+  return hash === job.payloadHash || (job.legacyPayloadHash !== undefined && hash === job.legacyPayloadHash);
+}

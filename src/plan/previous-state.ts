@@ -1,41 +1,58 @@
 import type { JobState } from '../state/job-state.js';
 import type { PreviousJobState } from './estimate-cost.js';
 
+/** What apply would do with the state's jobs: the flags and the time that decide it. */
+export interface PreviousStateOptions {
+  /** `--retry-failed`: permanent failures are re-sent. */
+  retryFailed?: boolean;
+  /** `--resend-uncertain`: a create whose answer was lost (no job id) is sent again. */
+  resendUncertain?: boolean;
+  /** Now (ms since the epoch): a deferred job waits until its `notBefore`. @default Date.now() */
+  now?: number;
+}
+
 /**
- * What an earlier run's replayed state says about each job, in the terms of the cost estimate.
- * A create that may exist (`creating`, `uncertain`) counts as open: the plan must not price a job
- * that may already be paid for. A deferred job will be tried again, so it counts as a retryable failure.
+ * What an earlier run's replayed state says about each job, in the terms of the cost estimate, decided
+ * the way apply's executor decides it (src/execute/run-job.ts). A create that may exist (`creating`,
+ * `uncertain`) counts as open: the plan must not price a job that may already be paid for, unless
+ * `resendUncertain` sends it again. A deferred job counts as to run only once its time has come.
  */
 export function summarizePreviousState(
   jobs: ReadonlyMap<string, JobState>,
-  options: { retryFailed?: boolean } = {},
+  options: PreviousStateOptions = {},
 ): Map<string, PreviousJobState> {
+  const now = options.now ?? Date.now();
   const summary = new Map<string, PreviousJobState>();
   for (const [id, job] of jobs) {
-    summary.set(id, {
-      payloadHash: job.payloadHash,
-      ...toPrevious(job.status, options.retryFailed === true),
-    });
+    summary.set(id, { payloadHash: job.payloadHash, ...toPrevious(job, options, now) });
   }
   return summary;
 }
 
 function toPrevious(
-  status: JobState['status'],
-  retryFailed: boolean,
-): Pick<PreviousJobState, 'status' | 'retryable'> {
-  switch (status) {
+  job: JobState,
+  options: PreviousStateOptions,
+  now: number,
+): Pick<PreviousJobState, 'status' | 'retryable' | 'unanswered'> {
+  const last = job.attempts.at(-1);
+  switch (job.status) {
     case 'pending':
       return { status: 'pending' };
     case 'done':
       return { status: 'done' };
     case 'failed':
-      return { status: 'failed', retryable: retryFailed };
+      return { status: 'failed', retryable: options.retryFailed === true };
     case 'deferred':
-      return { status: 'failed', retryable: true };
+      return last?.notBefore !== undefined && now < last.notBefore
+        ? { status: 'deferred' }
+        : { status: 'failed', retryable: true };
     case 'creating':
-    case 'open':
+      // Re-sent with its key (no new job) or left uncertain; apply reserves its credits either way.
+      return { status: 'open', unanswered: true };
     case 'uncertain':
+      if (last?.jobId === undefined && options.resendUncertain === true) return { status: 'pending' };
+      return last?.jobId === undefined ? { status: 'open', unanswered: true } : { status: 'open' };
+    case 'open':
       return { status: 'open' };
   }
 }

@@ -20,10 +20,16 @@ export interface PlannedJob {
   /** The model's `creditCost` × every `creditCostMultiplier` value (spec 2.4). */
   estimatedCredits: number;
   /**
-   * SHA-256 of the canonical payload (kind, model, prompt, params with files by content hash).
-   * A changed prompt or param changes it, so the job counts as a new job.
+   * The job's identity: SHA-256 of the canonical payload AS WRITTEN (kind, model, prompt, the params the
+   * manifest gives, files by content hash), without the catalog's defaults. A changed prompt or param
+   * changes it, so the job counts as a new job; a default the service changes does not (issue #11.2).
    */
   payloadHash: string;
+  /**
+   * The hash releases up to 0.1.0 journaled: {@link payloadHash} with the catalog's defaults folded in.
+   * Set only when it differs; an attempt journaled with it is the same job (an upgrade must not pay twice).
+   */
+  legacyPayloadHash?: string;
   /** Back-reference for messages and reports. */
   source: Pick<ExpandedJob, 'matrixValues' | 'specIndex' | 'origins'>;
 }

@@ -15,7 +15,7 @@ import { createRateLimitGate } from './rate-limit-gate.js';
 import { runWithRetry } from './retry-loop.js';
 import { DEFAULT_RETRY_OPTIONS, type RetryOptions } from './retry-policy.js';
 import { checkSchema, type ApiSchemaName } from './schemas.js';
-import type { ClientEvent, CreateJobRequest, ServiceClient } from './service-client.js';
+import type { ClientEvent, CreateJobRequest, ListedJob, ServiceClient } from './service-client.js';
 import type { Balance, JobCreation, Model, PresignedUpload, Subscription } from './types.js';
 import type { Dispatcher } from 'undici';
 
@@ -157,6 +157,24 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
         'job-creation',
       );
       return toJobCreation(data);
+    },
+
+    async findRecentJobs(query, callOptions) {
+      const path = '/jobs';
+      let data: unknown;
+      try {
+        data = await requestApi(deps, {
+          method: 'GET',
+          path,
+          query: { since: new Date(query.since).toISOString() },
+          safety: 'safe',
+          ...signalOf(callOptions),
+        });
+      } catch (error) {
+        if (error instanceof NotFoundError) return undefined;
+        throw error;
+      }
+      return readListedJobs(data, { method: 'GET', path });
     },
 
     async getJob(jobId, callOptions) {
@@ -329,4 +347,29 @@ function toJobCreation(raw: RawJobCreation): JobCreation {
     creation.runningOnFallback = raw.runningOnFallback;
   }
   return creation;
+}
+
+/** A listing is read loosely (its shape is not in the spec) but never silently: a non-list is refused. */
+function readListedJobs(data: unknown, context: RequestContext): ListedJob[] {
+  const items = Array.isArray(data)
+    ? (data as unknown[])
+    : Array.isArray((data as { jobs?: unknown } | null)?.jobs)
+      ? (data as { jobs: unknown[] }).jobs
+      : undefined;
+  if (items === undefined) {
+    throw new UnexpectedResponseError(context, { status: 200 }, 'data: expected a list of jobs');
+  }
+  const jobs: ListedJob[] = [];
+  for (const item of items) {
+    if (typeof item !== 'object' || item === null) continue;
+    const raw = item as Record<string, unknown>;
+    if (typeof raw.jobId !== 'string' || raw.jobId === '') continue;
+    const job: ListedJob = { jobId: raw.jobId };
+    if (typeof raw.model === 'string') job.model = raw.model;
+    if (typeof raw.prompt === 'string') job.prompt = raw.prompt;
+    const created = typeof raw.createdAt === 'number' ? raw.createdAt : Date.parse(String(raw.createdAt));
+    if (Number.isFinite(created)) job.createdAt = created;
+    jobs.push(job);
+  }
+  return jobs;
 }

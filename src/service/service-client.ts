@@ -50,6 +50,12 @@ export interface ServiceClient {
   /** `GET /jobs/{jobId}` (spec 4.4). */
   getJob(jobId: string, options?: CallOptions): Promise<JobRecord>;
   /**
+   * `GET /jobs?since=…`: the account's recent jobs, to find a job whose create answer was lost when
+   * the endpoint takes no idempotency key (issue #11.9). NOT in the spec: the service may have no such
+   * listing, and then (HTTP 404) this resolves to `undefined`. Optional for test doubles.
+   */
+  findRecentJobs?(query: { since: number }, options?: CallOptions): Promise<ListedJob[] | undefined>;
+  /**
    * The upload flow (spec 4.6, api-notes): presign, then PUT the bytes to `sasUrl`.
    * Returns the `publicUrl` to put in `referenceImages`.
    */
@@ -68,4 +74,13 @@ export interface ServiceClient {
   ): Promise<{ bytes: number; sha256: string }>;
   /** Closes the keep-alive agent. */
   close(): Promise<void>;
+}
+
+/** One job of a recent-jobs listing: enough to recognise a job whose create answer was lost. */
+export interface ListedJob {
+  jobId: string;
+  model?: string;
+  prompt?: string;
+  /** Milliseconds since the epoch, when the listing gives it. */
+  createdAt?: number;
 }

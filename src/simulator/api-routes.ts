@@ -3,7 +3,7 @@ import type { SimulatorCore } from './core.js';
 import { handleCreate, type CreateEndpoint } from './create-job.js';
 import { shapeBalance, shapeJobRecord, shapeSubscription } from './dialect.js';
 import { answerData, answerError, isPlainObject, type Answer } from './http-util.js';
-import { describeJob } from './jobs.js';
+import { describeJob, reportStatus } from './jobs.js';
 
 /** What a route handler gets: path parameters, the parsed JSON body (if any) and the URL. */
 export interface RouteContext {
@@ -71,6 +71,26 @@ function getJob(core: SimulatorCore, { params }: RouteContext): Answer {
   );
 }
 
+/** `GET /jobs?since=ISO`, only with the `jobListing` option; otherwise 404 like an unknown endpoint. */
+function listJobs(core: SimulatorCore, { url }: RouteContext): Answer {
+  if (!core.options.jobListing) return answerError(404, 'no such endpoint: GET /api/v2/jobs', 'NOT_FOUND');
+  const now = core.now();
+  core.engine.advance(now);
+  const since = Date.parse(url.searchParams.get('since') ?? '');
+  const jobs = core.engine
+    .all()
+    .filter((job) => !Number.isFinite(since) || job.createdAt >= since)
+    .map((job) => ({
+      jobId: job.jobId,
+      kind: job.kind,
+      model: job.model,
+      prompt: job.prompt ?? null,
+      status: reportStatus(job),
+      createdAt: new Date(job.createdAt).toISOString(),
+    }));
+  return answerData(jobs);
+}
+
 function presignUpload(core: SimulatorCore, { body }: RouteContext): Answer {
   if (!isPlainObject(body) || typeof body.fileName !== 'string' || body.fileName === '') {
     return answerError(400, 'fileName is required', 'VALIDATION_ERROR');
@@ -108,6 +128,7 @@ export const API_ROUTES: ApiRoute[] = [
     isCreate: false,
     handle: getSubscription,
   },
+  { method: 'GET', template: '/jobs', pattern: /^\/jobs$/, isCreate: false, handle: listJobs },
   { method: 'GET', template: '/jobs/{jobId}', pattern: /^\/jobs\/([^/]+)$/, isCreate: false, handle: getJob },
   {
     method: 'POST',

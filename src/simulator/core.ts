@@ -31,6 +31,7 @@ export interface ResolvedOptions {
   subscriptionTier: string;
   dialect: Dialect;
   hostile: HostileOptions;
+  jobListing: boolean;
 }
 
 /** Everything the routes share: the account, the jobs, the stores and the counters. */
@@ -74,6 +75,7 @@ export function resolveOptions(options: SimulatorOptions): ResolvedOptions {
     subscriptionTier: options.subscriptionTier ?? 'Pro',
     dialect: options.dialect ?? {},
     hostile: options.hostile ?? {},
+    jobListing: options.jobListing ?? false,
   };
 }
 

@@ -203,6 +203,20 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     rateLimitNext: (count, retryAfterSeconds) => {
       core.rateLimit = { remaining: count, retryAfterSeconds };
     },
+    setModelDefault: (slug, field, value) => {
+      const config = core.catalog.find((model) => model.slug === slug)?.config;
+      const definition = config?.[field];
+      if (
+        config == null ||
+        typeof definition !== 'object' ||
+        definition === null ||
+        Array.isArray(definition)
+      ) {
+        throw new Error(`the simulated catalog has no field ${field} on model ${slug}`);
+      }
+      // A copy: field definitions may be shared between models and between simulators.
+      config[field] = { ...definition, default: value };
+    },
     close: () => {
       // Keep-alive clients hold sockets open: end them all so close() resolves at once. Idempotent.
       closing ??= new Promise<void>((resolve, reject) => {

@@ -50,6 +50,12 @@ export interface SimulatorOptions {
   queueFullRetryAfterSeconds?: number;
   /** `tier` of `GET /account/subscription`. @default 'Pro' */
   subscriptionTier?: string;
+  /**
+   * Serve `GET /jobs?since=ISO` (the account's jobs created since then: jobId, kind, model, prompt,
+   * status, createdAt). Not in the spec, so off by default: the real service may have no listing, and
+   * then answers 404 like this simulator does without the option (issue #11.9). @default false
+   */
+  jobListing?: boolean;
   /** The simulator's time source (only `now()` is used; the lifecycle is computed lazily). @default Date.now */
   clock?: Pick<Clock, 'now'>;
   /** Answer shapes beyond the spec (api-notes); absent: the spec's shapes. */
@@ -115,5 +121,10 @@ export interface Simulator {
   revokeApiKey(): void;
   /** The next `count` API requests, whatever they are, answer HTTP 429 with `Retry-After: seconds`. */
   rateLimitNext(count: number, retryAfterSeconds: number): void;
+  /**
+   * Changes the `default` of one config field of a catalog model from now on, as the real service may
+   * do between two runs (issue #11.2). Throws when the model or field does not exist.
+   */
+  setModelDefault(slug: string, field: string, value: unknown): void;
   close(): Promise<void>;
 }

@@ -8,3 +8,4 @@ export * from './upload-cache.js';
 export * from './state-dir.js';
 export * from './status-view.js';
 export * from './open-run-state.js';
+export * from './read-run-state.js';

@@ -51,7 +51,9 @@ jobs:
     if (teaser?.status === 'uncertain') {
       // The kill came before the job id was journaled: reported, exit 1, and nothing re-sent.
       expect(again.code).toBe(1);
-      expect(again.stderr).toMatch(/uncertain\s+teaser: .*a paid job may exist \(skipped\)/);
+      expect(again.stderr).toMatch(
+        /uncertain\s+teaser: .*a paid job may exist; the service offers no job listing .*\(skipped\)/,
+      );
       expect(sim.stats().jobsCreated).toBe(1);
       const resend = await runCli([...apply, '--resend-uncertain'], { env });
       expect(resend.code).toBe(0);
@@ -62,5 +64,35 @@ jobs:
       expect(teaser?.status).toBe('done');
       expect(sim.stats().jobsCreated).toBe(1);
     }
+  });
+
+  it('finds the lost job through the recent-jobs listing when the service has one (#11.9)', async () => {
+    const sim = (simulator = await startSimulator({ timeScale: TIME_SCALE, jobListing: true }));
+    const dir = await makeWorkDir('video-lost-listed');
+    const file = join(dir, 'pipeline.yaml');
+    await writeFile(
+      file,
+      `version: 1
+name: video-lost-listed
+jobs:
+  - id: teaser
+    kind: voiceover-video
+    model: voiceover-standard
+    prompt: A short teaser about winter drinks at the corner cafe
+    params: { script: "Winter is here.", sceneCount: 2 }
+`,
+    );
+    const env = simulatorEnv(sim);
+    const stateDir = join(dir, 'state');
+    const apply = ['apply', file, '--state-dir', stateDir, ...FAST];
+    const killed = await runCliKilledWhen(apply, () => sim.stats().jobsCreated >= 1, { env });
+    expect(killed.killed).toBe(true);
+
+    // Whether or not the job id was journaled before the kill, the re-run ends with that one job.
+    const again = await runCli(apply, { env });
+    expect(again.code).toBe(0);
+    expect(sim.stats().jobsCreated).toBe(1);
+    const status = await readStatus(file, stateDir, env);
+    expect(status.jobs[0]).toMatchObject({ id: 'teaser', status: 'done', jobId: sim.stats().jobs[0]?.jobId });
   });
 });

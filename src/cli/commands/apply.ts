@@ -13,7 +13,8 @@ import type { CommandContext } from '../context.js';
 import { checkCost, DEFAULT_MAX_ATTEMPTS } from '../cost-check.js';
 import { createLogger } from '../logger.js';
 import { parseNumberOption } from '../parse-options.js';
-import { readExecuteOptions, stateLocation } from '../apply-options.js';
+import { applyWriteTargets, readExecuteOptions, stateLocation } from '../apply-options.js';
+import { preflightTargets } from '../preflight.js';
 import { preparePlan, readPrepareOptions, todayUtc, type Prepared } from '../prepare-plan.js';
 import { handleInterrupts } from '../interrupts.js';
 import { renderApplySummary } from '../render/apply-summary.js';
@@ -38,6 +39,7 @@ const EXIT_CODES: Record<ExitReason, number> = {
 export async function runApply(ctx: CommandContext, args: string[], options: Record<string, unknown>) {
   const [manifestFile = ''] = args;
   const runId = readRunId(options);
+  await preflightTargets(applyWriteTargets(ctx, options), ctx.cwd);
   const logger = createLogger(ctx.global.logFile);
   const connection = await connect(
     ctx,
@@ -50,6 +52,10 @@ export async function runApply(ctx: CommandContext, args: string[], options: Rec
     const firstTry = await prepare(todayUtc());
     if (!firstTry.ok) return reportInvalid(ctx, firstTry, manifestFile);
     const simulated = connection.simulator !== undefined;
+    await preflightTargets(
+      applyWriteTargets(ctx, options, preflightRun(manifestFile, runId, firstTry, simulated)),
+      ctx.cwd,
+    );
     const state = await openRunState({
       manifestFile,
       pipeline: firstTry.plan.pipeline,
@@ -64,6 +70,7 @@ export async function runApply(ctx: CommandContext, args: string[], options: Rec
       const prepared = runDate === todayUtc() ? firstTry : await prepare(runDate);
       if (!prepared.ok) return reportInvalid(ctx, prepared, manifestFile);
       const { plan, loaded } = prepared;
+      const maxCredits = parseNumberOption('max-credits', options.maxCredits, { min: 0 });
       const report = await checkCost({
         plan,
         catalog: prepared.catalog,
@@ -71,9 +78,10 @@ export async function runApply(ctx: CommandContext, args: string[], options: Rec
         client: connection.client,
         previousJobs: state.jobs,
         retryFailed: options.retryFailed === true,
+        resendUncertain: options.resendUncertain === true,
+        ...(maxCredits === undefined ? {} : { maxCredits }),
       });
-      const maxCredits = parseNumberOption('max-credits', options.maxCredits, { min: 0 });
-      refuseOverspending(ctx, report, manifestFile, maxCredits);
+      refuseOverspending(ctx, report, manifestFile);
       if (!(await confirmApply(ctx, report, manifestFile, options.yes === true))) return ExitCode.Success;
 
       const executeOptions = readExecuteOptions(ctx, options, {
@@ -121,26 +129,22 @@ export async function runApply(ctx: CommandContext, args: string[], options: Rec
   }
 }
 
-/** Over the budget, the available credit or --max-credits: exit 3 before any job exists. */
-function refuseOverspending(
-  ctx: CommandContext,
-  report: CostReport,
-  manifestFile: string,
-  maxCredits: number | undefined,
-): void {
+/**
+ * Over the budget, the available credit or --max-credits: exit 3 before any job exists. The verdict is
+ * the one `runner plan` gives for the same state and flags (src/cli/cost-check.ts).
+ */
+function refuseOverspending(ctx: CommandContext, report: CostReport, manifestFile: string): void {
   if (report.verdict.status !== 'fits') {
     ctx.output.err(renderReportText(report, { color: ctx.output.color, width: ctx.output.width }));
     const overBudget = report.verdict.status === 'over-budget';
     throw new RunnerError(
       overBudget ? 'OVER_BUDGET' : 'INSUFFICIENT_CREDITS',
       `Not applying ${manifestFile}: ${report.verdict.message}. No job was created.`,
-      { hint: overBudget ? 'Raise `budget` or trim the matrix.' : 'Top up before retrying.' },
-    );
-  }
-  if (maxCredits !== undefined && report.credits.needed > maxCredits) {
-    throw new RunnerError(
-      'OVER_BUDGET',
-      `Not applying ${manifestFile}: it needs ${report.credits.needed} credits, more than --max-credits ${maxCredits}. No job was created.`,
+      {
+        hint: overBudget
+          ? 'Raise `budget` (or --max-credits), or trim the matrix.'
+          : 'Top up before retrying.',
+      },
     );
   }
 }
@@ -197,6 +201,23 @@ async function executeWithProgress(
     interrupts.dispose();
     progress.finish();
   }
+}
+
+function preflightRun(
+  manifestFile: string,
+  runId: string,
+  prepared: Extract<Prepared, { ok: true }>,
+  simulated: boolean,
+) {
+  const { loaded, plan } = prepared;
+  return {
+    manifestFile,
+    pipeline: plan.pipeline,
+    runId,
+    manifestDir: loaded.dir,
+    manifestOutput: loaded.manifest.output,
+    simulated,
+  };
 }
 
 function reportInvalid(

@@ -3,17 +3,17 @@ import { createWriteStream } from 'node:fs';
 import { appendFile, writeFile } from 'node:fs/promises';
 import { ExitCode, UsageError } from '../../errors.js';
 import { PRIVATE_FILE_MODE } from '../../file-modes.js';
+import type { ValidationIssue } from '../../manifest/types.js';
 import type { CostReport } from '../../plan/cost-report.js';
 import { renderReportJsonChunks } from '../../plan/render-report-json.js';
 import { renderReportMarkdown, renderReportText } from '../../plan/render-report.js';
-import { locateRunState } from '../../state/locate-run-state.js';
-import { replayJournalFile } from '../../state/replay.js';
-import { journalPathFor } from '../../state/state-dir.js';
+import { readRunState } from '../../state/read-run-state.js';
 import { connect } from '../connect.js';
 import type { CommandContext } from '../context.js';
 import { checkCost, DEFAULT_MAX_ATTEMPTS } from '../cost-check.js';
-import { parseStringOption } from '../parse-options.js';
-import { preparePlan, readPrepareOptions } from '../prepare-plan.js';
+import { parseNumberOption, parseStringOption } from '../parse-options.js';
+import { preparePlan, readPrepareOptions, todayUtc } from '../prepare-plan.js';
+import { preflightTargets, type WriteTarget } from '../preflight.js';
 import { renderIssues } from '../render/issues.js';
 import { readRunId, readStateDir } from '../run-options.js';
 
@@ -35,29 +35,36 @@ export async function runPlan(ctx: CommandContext, args: string[], options: Reco
   if (offline && catalogFile === undefined) {
     throw new UsageError('--offline needs --catalog FILE (save one with `runner models --json > FILE`).');
   }
+  const maxCredits = parseNumberOption('max-credits', options.maxCredits, { min: 0 });
+  await preflightTargets(planWriteTargets(ctx, options), ctx.cwd);
   const connection = offline ? undefined : await connect(ctx);
   try {
-    const prepared = await preparePlan(ctx, readPrepareOptions(manifestFile, options), () => {
-      if (connection === undefined) throw new Error('offline plan without a catalog');
-      return connection.client.listModels();
-    });
-    if (!prepared.ok) {
-      ctx.output.err(renderIssues(prepared.issues, manifestFile, ctx.output.style));
-      return ExitCode.InvalidInput;
-    }
-    const { manifest } = prepared.loaded;
-    const location = await locateRunState({
+    const prepare = (date: string) =>
+      preparePlan(ctx, readPrepareOptions(manifestFile, options, date), () => {
+        if (connection === undefined) throw new Error('offline plan without a catalog');
+        return connection.client.listModels();
+      });
+    const firstTry = await prepare(todayUtc());
+    if (!firstTry.ok) return reportInvalid(ctx, firstTry.issues, manifestFile);
+    const { replay: previous } = await readRunState({
       manifestFile,
-      pipeline: manifest.name,
+      pipeline: firstTry.loaded.manifest.name,
       runId: readRunId(options),
       ...readStateDir(options),
     });
-    const previousJobs = (await replayJournalFile(journalPathFor(location.dir))).jobs;
+    // Like apply: `{{ date }}` is the day the run started, so a resumed run keeps its jobs.
+    const runDate = previous.runs[0] === undefined ? todayUtc() : todayUtc(new Date(previous.runs[0].at));
+    const prepared = runDate === todayUtc() ? firstTry : await prepare(runDate);
+    if (!prepared.ok) return reportInvalid(ctx, prepared.issues, manifestFile);
+    const { manifest } = prepared.loaded;
     const report = await checkCost({
       plan: prepared.plan,
       catalog: prepared.catalog,
       maxAttempts: manifest.retry?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
-      previousJobs,
+      previousJobs: previous.jobs,
+      retryFailed: options.retryFailed === true,
+      resendUncertain: options.resendUncertain === true,
+      ...(maxCredits === undefined ? {} : { maxCredits }),
       ...(connection === undefined ? {} : { client: connection.client }),
     });
     await emitReport(ctx, report, format, typeof options.out === 'string' ? options.out : undefined);
@@ -65,6 +72,25 @@ export async function runPlan(ctx: CommandContext, args: string[], options: Reco
   } finally {
     await connection?.close();
   }
+}
+
+/** `--log-file`, `--out` and GitHub's step summary file: checked before anything is asked of the service. */
+function planWriteTargets(ctx: CommandContext, options: Record<string, unknown>): WriteTarget[] {
+  const targets: WriteTarget[] = [];
+  if (ctx.global.logFile !== undefined) {
+    targets.push({ path: ctx.global.logFile, kind: 'file', what: '--log-file' });
+  }
+  if (typeof options.out === 'string') targets.push({ path: options.out, kind: 'file', what: '--out' });
+  const summary = ctx.env.GITHUB_STEP_SUMMARY;
+  if (summary !== undefined && summary !== '') {
+    targets.push({ path: summary, kind: 'file', what: 'GITHUB_STEP_SUMMARY' });
+  }
+  return targets;
+}
+
+function reportInvalid(ctx: CommandContext, issues: ValidationIssue[], manifestFile: string): number {
+  ctx.output.err(renderIssues(issues, manifestFile, ctx.output.style));
+  return ExitCode.InvalidInput;
 }
 
 async function emitReport(

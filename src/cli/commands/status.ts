@@ -1,10 +1,7 @@
-import { existsSync } from 'node:fs';
 import { ExitCode, RunnerError } from '../../errors.js';
 import { validateManifestOffline } from '../../manifest/validate-manifest.js';
 import { listRuns } from '../../state/list-runs.js';
-import { checkJournalIdentity, locateRunState } from '../../state/locate-run-state.js';
-import { replayJournalFile } from '../../state/replay.js';
-import { journalPathFor } from '../../state/state-dir.js';
+import { readRunState } from '../../state/read-run-state.js';
 import { buildStatusView } from '../../state/status-view.js';
 import type { CommandContext } from '../context.js';
 import { todayUtc } from '../prepare-plan.js';
@@ -27,11 +24,8 @@ export async function runStatus(ctx: CommandContext, args: string[], options: Re
   }
   const identity = { pipeline: loaded.manifest.name, runId: readRunId(options) };
   const where = { manifestFile, ...identity, ...readStateDir(options) };
-  const location = await locateRunState(where);
-  const journalPath = journalPathFor(location.dir);
-  if (!existsSync(journalPath)) throw await noStateError(where, location.dir);
-  const replay = await replayJournalFile(journalPath);
-  checkJournalIdentity(replay, identity, journalPath);
+  const { location, exists, replay } = await readRunState(where);
+  if (!exists) throw await noStateError(where, location.dir);
   for (const warning of [...location.warnings, ...replay.warnings])
     ctx.output.err(`${ctx.output.style.yellow('warning')} ${warning}`);
   const view = buildStatusView(

@@ -4,6 +4,7 @@ import {
   type CatalogValidationContext,
 } from '../../../src/catalog/validate-job.js';
 import type { ExpandedJob } from '../../../src/manifest/types.js';
+import { hashPayload } from '../../../src/plan/payload-hash.js';
 import { locate, makeCatalog, makeJob } from './fixtures.js';
 
 const ctx: CatalogValidationContext = { locate, manifestDir: '/manifests', fileInfo: () => undefined };
@@ -34,6 +35,26 @@ describe('validateJobsAgainstCatalog: a valid job', () => {
     });
     expect(planned[0]!.payloadHash).toMatch(/^[0-9a-f]{64}$/);
     expect(job.params).toEqual({ style: 'photo', numImages: 2 });
+  });
+
+  it('hashes what the manifest wrote, so a catalog default does not change the job (#11.2)', () => {
+    const job = flux({ style: 'photo', numImages: 2 });
+    const [planned] = validate(job).planned;
+    const base = { kind: 'image' as const, model: 'flux-pro', prompt: job.prompt };
+    expect(planned!.payloadHash).toBe(hashPayload({ ...base, params: { style: 'photo', numImages: 2 } }));
+    // Releases up to 0.1.0 journaled the hash with the defaults folded in: still recognised.
+    expect(planned!.legacyPayloadHash).toBe(hashPayload({ ...base, params: planned!.params }));
+    const otherDefault = makeCatalog().map((model) =>
+      model.slug === 'flux-pro'
+        ? { ...model, config: { ...model.config, enhance: { type: 'toggle', label: 'E', default: true } } }
+        : model,
+    );
+    const [again] = validateJobsAgainstCatalog([job], otherDefault, ctx).planned;
+    expect(again!.params.enhance).toBe(true);
+    expect(again!.payloadHash).toBe(planned!.payloadHash);
+    const explicit = validate(flux({ style: 'photo', numImages: 2, enhance: false })).planned[0];
+    expect(explicit!.payloadHash).not.toBe(planned!.payloadHash);
+    expect(explicit!.legacyPayloadHash).toBeUndefined();
   });
 
   it('multiplies the credit cost by every multiplier, including a numeric select option', () => {

@@ -609,3 +609,110 @@ describe('executePlan', () => {
     expect((await h.state()).get('a')?.status).toBe('pending');
   });
 });
+
+describe('executePlan: an open job whose payload no longer matches (issue #11.2)', () => {
+  /** A journal as an earlier apply left it: attempt 1 of job `a` created as `J-old`, still open. */
+  async function journalOpenJob(h: Harness, payloadHash: string): Promise<void> {
+    await writeFile(
+      h.journalPath,
+      [
+        { type: 'intent', at: 1, id: 'a', attempt: 1, payloadHash, idempotencyKey: 'rn-old' },
+        { type: 'created', at: 2, id: 'a', attempt: 1, jobId: 'J-old', creditCost: 1 },
+      ]
+        .map((record) => `${JSON.stringify(record)}\n`)
+        .join(''),
+    );
+    h.service.jobs.set('J-old', { prompt: 'old', polls: 0, outcome: 'complete' });
+  }
+
+  it('takes an attempt journaled with the legacy hash (defaults folded in) as the same job', async () => {
+    const h = createHarness();
+    await journalOpenJob(h, 'legacy-hash');
+    const job = plannedJob('a', 'a clear prompt', 'image', { legacyPayloadHash: 'legacy-hash' });
+    const summary = await h.run(makePlan([job]));
+    expect(summary.counts.done).toBe(1);
+    expect(h.service.creates).toHaveLength(0);
+    expect(h.service.jobs.get('J-old')?.polls).toBeLessThan(0);
+  });
+
+  it('follows the open job to its end before creating the changed job', async () => {
+    const h = createHarness();
+    await journalOpenJob(h, 'hash-of-the-old-prompt');
+    const summary = await h.run(makePlan([plannedJob('a', 'a new prompt')]));
+    expect(summary.counts.done).toBe(1);
+    // J-old completed (its polls end negative once finished) before the one new create.
+    expect(h.service.jobs.get('J-old')?.polls).toBeLessThan(0);
+    expect(h.service.creates).toHaveLength(1);
+    const attempts = (await h.state()).get('a')?.attempts;
+    expect(attempts?.map((attempt) => [attempt.attempt, attempt.jobId, attempt.outcome])).toEqual([
+      [1, 'J-old', 'done'],
+      [2, 'J1', 'done'],
+    ]);
+    expect(types(h.events, 'warning')[0]).toMatchObject({
+      message: expect.stringMatching(/followed to its end before the changed job is created/) as unknown,
+    });
+  });
+});
+
+describe('executePlan: a video create whose answer was lost (issue #11.9)', () => {
+  const video = () => plannedJob('v', 'a video', 'stock-video');
+
+  /** The journal of an apply killed after sending a keyless create: an intent and maybe `uncertain`. */
+  async function journalLostCreate(h: Harness, markedUncertain: boolean): Promise<void> {
+    const records: object[] = [
+      { type: 'intent', at: 999_000, id: 'v', attempt: 1, payloadHash: 'hash-a video' },
+    ];
+    if (markedUncertain)
+      records.push({ type: 'uncertain', at: 999_500, id: 'v', attempt: 1, reason: 'answer lost' });
+    await writeFile(h.journalPath, records.map((record) => `${JSON.stringify(record)}\n`).join(''));
+    h.service.jobs.set('J-lost', { prompt: 'a video', polls: 0, outcome: 'complete' });
+  }
+
+  const listing = (jobs: { jobId: string; prompt: string }[] | undefined) => () =>
+    Promise.resolve(jobs?.map((job) => ({ ...job, model: 'video-model', createdAt: 999_100 })));
+
+  it.each([true, false])(
+    'finds the job in the recent-jobs listing and follows it (uncertain: %s)',
+    async (marked) => {
+      const h = createHarness();
+      await journalLostCreate(h, marked);
+      h.service.client.findRecentJobs = listing([
+        { jobId: 'J-other', prompt: 'another video' },
+        { jobId: 'J-lost', prompt: 'a video' },
+      ]);
+      const summary = await h.run(makePlan([video()]));
+      expect(summary.counts.done).toBe(1);
+      expect(summary.jobs[0]?.jobId).toBe('J-lost');
+      expect(h.service.creates).toHaveLength(0);
+    },
+  );
+
+  it('stays uncertain, says why and what is manual, when the service has no listing', async () => {
+    const h = createHarness();
+    await journalLostCreate(h, true);
+    h.service.client.findRecentJobs = listing(undefined);
+    const summary = await h.run(makePlan([video()]));
+    expect(summary.counts.uncertain).toBe(1);
+    expect(h.service.creates).toHaveLength(0);
+    expect(types(h.events, 'job-skipped')[0]).toMatchObject({
+      detail: expect.stringMatching(
+        /no job listing \(GET \/jobs answered 404\): check in the service's web app/,
+      ) as unknown,
+    });
+  });
+
+  it('does not guess between two matching jobs', async () => {
+    const h = createHarness();
+    await journalLostCreate(h, true);
+    h.service.client.findRecentJobs = listing([
+      { jobId: 'J-lost', prompt: 'a video' },
+      { jobId: 'J-twin', prompt: 'a video' },
+    ]);
+    const summary = await h.run(makePlan([video()]));
+    expect(summary.counts.uncertain).toBe(1);
+    expect(h.service.creates).toHaveLength(0);
+    expect(types(h.events, 'job-skipped')[0]).toMatchObject({
+      detail: expect.stringMatching(/2 matching jobs/) as unknown,
+    });
+  });
+});

@@ -85,6 +85,7 @@ describe('estimateCost', () => {
       needed: 18,
       allAttemptsCharged: 54,
       maxAttempts: 3,
+      alreadySpent: 0,
     });
     expect(report.schemaVersion).toBe(1);
     expect(report.subscription).toEqual({ status: 'unknown', imageJobsToRun: 4, imageJobsCovered: 0 });
@@ -171,7 +172,7 @@ describe('estimateCost', () => {
     expect(report.jobs).toEqual({
       total: 7,
       toRun: 4,
-      byState: { new: 2, changed: 1, failed: 2, open: 1, done: 1 },
+      byState: { new: 2, changed: 1, failed: 2, deferred: 0, open: 1, done: 1 },
     });
     expect(report.credits).toMatchObject({ total: 7, toRun: 4, needed: 4, allAttemptsCharged: 12 });
     expect(report.models[0]).toMatchObject({ jobs: 7, credits: 7, jobsToRun: 4, creditsToRun: 4 });

@@ -7,12 +7,17 @@ function report(jobs: number): CostReport {
     schemaVersion: 1,
     pipeline: 'p',
     manifestFile: 'p.yaml',
-    jobs: { total: jobs, toRun: jobs, byState: { new: jobs, changed: 0, failed: 0, open: 0, done: 0 } },
+    jobs: {
+      total: jobs,
+      toRun: jobs,
+      byState: { new: jobs, changed: 0, failed: 0, deferred: 0, open: 0, done: 0 },
+    },
     credits: {
       total: 4 * jobs,
       toRun: 4 * jobs,
       coveredBySubscription: 0,
       needed: 4 * jobs,
+      alreadySpent: 0,
       allAttemptsCharged: 12 * jobs,
       maxAttempts: 3,
     },

@@ -48,7 +48,7 @@ describe('renderReportText', () => {
     expect(renderReportText(smallReport(), { color: false, width: 60 })).toBe(
       [
         'Plan coffee-ads (pipelines/coffee.yaml)',
-        'Jobs: 3 in plan, 2 to run (2 new, 0 changed, 0 failed, 0 open, 1 done)',
+        'Jobs: 3 in plan, 2 to run (2 new, 0 changed, 0 failed, 0 deferred, 0 open, 1 done)',
         '',
         'By model',
         '  Model          Cost  Jobs  Credits  To run  Credits to run',
@@ -85,7 +85,7 @@ describe('renderReportText', () => {
         'Note: The subscription image allowance is assumed to cover',
         '      one image job per unit, in plan order.',
         '',
-        'Verdict: Over available credit (needs 6 credits; budget 10; 5 available; short by 1)',
+        'Verdict: Over available credit (needs 6 credits; budget 10; budget counts 8 (no subscription coverage assumed); 5 available; short by 1)',
         '',
       ].join('\n'),
     );
@@ -123,9 +123,9 @@ describe('renderReportMarkdown', () => {
       [
         '## Plan `coffee-ads`',
         '',
-        '**Over available credit**: needs 6 credits; budget 10; 5 available; short by 1',
+        '**Over available credit**: needs 6 credits; budget 10; budget counts 8 (no subscription coverage assumed); 5 available; short by 1',
         '',
-        'Jobs: 3 in plan, 2 to run (2 new, 0 changed, 0 failed, 0 open, 1 done)',
+        'Jobs: 3 in plan, 2 to run (2 new, 0 changed, 0 failed, 0 deferred, 0 open, 1 done)',
         '',
         '| Figure | Credits |',
         '|---|---:|',

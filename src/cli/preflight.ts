@@ -1,0 +1,86 @@
+import { constants } from 'node:fs';
+import { access, mkdir, stat } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { RunnerError } from '../errors.js';
+
+/** A path the command will write to, and what names it for the user (`--log-file`, `output folder`). */
+export interface WriteTarget {
+  path: string;
+  /** `dir`: a folder that is made when missing; `file`: a file whose folder is made when missing. */
+  kind: 'dir' | 'file';
+  what: string;
+}
+
+/**
+ * Preflight (issue #7.6): nothing is paid before the run can finish. Every path the command will
+ * write is checked first, all of them before any is created: a file where a folder is expected (or
+ * the reverse), a missing parent that cannot be made because a part of it is a file, or a folder
+ * without write permission is reported, every problem at once, as one error (exit 2). Only when all
+ * pass are the missing folders made. Run before the first create (and before any request when the
+ * paths come from flags alone).
+ *
+ * Root is not refused by permission bits, so as root a folder without write permission passes here;
+ * the first write then fails with the same clear path error, still before that step's create.
+ */
+export async function preflightTargets(targets: readonly WriteTarget[], cwd: string): Promise<void> {
+  const problems: string[] = [];
+  const toMake: { path: string }[] = [];
+  for (const target of targets) {
+    const path = resolve(cwd, target.path);
+    const problem = await checkTarget({ ...target, path });
+    if (problem !== undefined) problems.push(`${target.what} ${path}: ${problem}`);
+    else toMake.push({ path: target.kind === 'dir' ? path : dirname(path) });
+  }
+  if (problems.length > 0) {
+    const count = problems.length === 1 ? 'a path it must write' : `${problems.length} paths it must write`;
+    throw new RunnerError(
+      'INVALID_INPUT',
+      `Cannot start: ${count} cannot be used.\n${problems.map((line) => `  - ${line}`).join('\n')}\nNothing was created or paid.`,
+      { hint: 'Fix or change these paths and run again.' },
+    );
+  }
+  for (const folder of toMake) await mkdir(folder.path, { recursive: true });
+}
+
+async function checkTarget(target: WriteTarget): Promise<string | undefined> {
+  const found = await statOrMissing(target.path);
+  if (found !== undefined) {
+    if (target.kind === 'dir' && !found.isDirectory()) return 'is a file, a folder is expected';
+    if (target.kind === 'file' && found.isDirectory()) return 'is a folder, a file is expected';
+    return (await isWritable(target.path)) ? undefined : 'no permission to write it';
+  }
+  // Missing: the nearest existing ancestor must be a folder we may write in.
+  let ancestor = dirname(target.path);
+  for (;;) {
+    const existing = await statOrMissing(ancestor);
+    if (existing !== undefined) {
+      if (!existing.isDirectory()) return `cannot be made: ${ancestor} is a file, not a folder`;
+      return (await isWritable(ancestor))
+        ? undefined
+        : `cannot be made: no permission to write in ${ancestor}`;
+    }
+    const parent = dirname(ancestor);
+    if (parent === ancestor) return `cannot be made: ${ancestor} does not exist`;
+    ancestor = parent;
+  }
+}
+
+/** The path's stats, or undefined when it (or a part of it) does not exist as a folder entry. */
+async function statOrMissing(path: string) {
+  try {
+    return await stat(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    throw error;
+  }
+}
+
+async function isWritable(path: string): Promise<boolean> {
+  try {
+    await access(path, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}

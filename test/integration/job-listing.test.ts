@@ -1,0 +1,44 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createServiceClient } from '../../src/service/client.js';
+import type { ServiceClient } from '../../src/service/service-client.js';
+import { startSimulator } from '../../src/simulator/index.js';
+import type { Simulator } from '../../src/simulator/types.js';
+
+/** Issue #11.9: the optional recent-jobs listing, over real HTTP on 127.0.0.1. */
+describe('findRecentJobs against the simulator', () => {
+  const opened: (Simulator | ServiceClient)[] = [];
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((item) => item.close()));
+  });
+
+  async function connect(jobListing: boolean) {
+    const sim = await startSimulator({ timeScale: 0.01, jobListing });
+    const client = createServiceClient({ baseUrl: sim.baseUrl, apiKey: sim.apiKey });
+    opened.push(client, sim);
+    return { sim, client };
+  }
+
+  it('is reported as unavailable (undefined) when the service answers 404, as the spec allows', async () => {
+    const { sim, client } = await connect(false);
+    expect(await client.findRecentJobs?.({ since: Date.now() - 60_000 })).toBeUndefined();
+    expect(sim.stats().requests['GET /jobs']).toBe(1);
+  });
+
+  it('lists jobs created since the given time, with model and prompt', async () => {
+    const { client } = await connect(true);
+    const before = Date.now() - 1000;
+    const created = await client.createJob({
+      kind: 'voiceover-video',
+      body: { model: 'voiceover-standard', prompt: 'A teaser about autumn', script: 'Autumn is here.' },
+    });
+    const listed = await client.findRecentJobs?.({ since: before });
+    expect(listed).toEqual([
+      expect.objectContaining({
+        jobId: created.jobId,
+        model: 'voiceover-standard',
+        prompt: 'A teaser about autumn',
+      }),
+    ]);
+    expect(await client.findRecentJobs?.({ since: Date.now() + 60_000 })).toEqual([]);
+  });
+});

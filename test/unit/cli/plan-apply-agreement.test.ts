@@ -1,0 +1,181 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { checkCost } from '../../../src/cli/cost-check.js';
+import type { ExecutionSummary } from '../../../src/execute/events.js';
+import { executePlan } from '../../../src/execute/executor.js';
+import type { CostReport } from '../../../src/plan/cost-report.js';
+import type { Plan, PlannedJob } from '../../../src/plan/types.js';
+import { openJournal } from '../../../src/state/journal.js';
+import { replayJournal } from '../../../src/state/replay.js';
+import { createMemoryUploadCache } from '../../../src/state/upload-cache.js';
+import { createFakeClock, createFakeService } from '../execute/fake-service.js';
+
+/**
+ * Issue #7.3: `plan` and `apply` reach the same verdict from the same state and flags. Each case
+ * builds a real state by running the executor, then puts the plan's cost check and a real execution
+ * side by side: a plan that fits is never followed by an apply that stops at the budget, a plan over
+ * the budget is one the executor would have stopped, and "to run" is what the executor creates.
+ */
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'runner-agree-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** Every job costs 1 credit, as the fake service charges. */
+function job(id: string, prompt = `a clear prompt for ${id}`): PlannedJob {
+  return {
+    id,
+    kind: 'image',
+    model: 'chatgpt-image-sangtao',
+    prompt,
+    params: {},
+    estimatedCredits: 1,
+    payloadHash: `hash-${prompt}`,
+    source: { matrixValues: {}, specIndex: 0, origins: {} } as unknown as PlannedJob['source'],
+  };
+}
+
+function makePlan(jobs: PlannedJob[], budget?: number): Plan {
+  return {
+    pipeline: 'p',
+    manifestFile: 'p.yaml',
+    jobs,
+    warnings: [],
+    ...(budget === undefined ? {} : { budget }),
+  };
+}
+
+interface Flags {
+  retryFailed?: boolean;
+  maxCredits?: number;
+}
+
+function createWorld() {
+  const service = createFakeService();
+  const clock = createFakeClock();
+  const journalPath = join(dir, 'journal.jsonl');
+  const uploadCache = createMemoryUploadCache();
+  const state = async () => replayJournal(await readFile(journalPath, 'utf8').catch(() => '')).jobs;
+  const apply = async (plan: Plan, flags: Flags = {}): Promise<ExecutionSummary> => {
+    const journal = await openJournal(journalPath, { clock });
+    try {
+      return await executePlan(
+        plan,
+        {
+          client: service.client,
+          journal,
+          state: await state(),
+          clock,
+          random: () => 0.5,
+          uploadCache,
+          onEvent: () => undefined,
+          signal: new AbortController().signal,
+        },
+        {
+          runId: 'r',
+          pollIntervalMs: [10, 20],
+          firstPollAfterMs: 5,
+          retry: { backoffMs: 1 },
+          ...(flags.retryFailed === undefined ? {} : { retryFailed: flags.retryFailed }),
+          ...(flags.maxCredits === undefined ? {} : { maxCredits: flags.maxCredits }),
+        },
+      );
+    } finally {
+      await journal.close();
+    }
+  };
+  const plan = async (input: Plan, flags: Flags = {}): Promise<CostReport> =>
+    checkCost({
+      plan: input,
+      catalog: [],
+      maxAttempts: 3,
+      previousJobs: await state(),
+      now: clock.now(),
+      ...flags,
+    });
+  /** The plan's verdict, then the executor on the same state: they must agree. */
+  const sideBySide = async (input: Plan, flags: Flags = {}) => {
+    const report = await plan(input, flags);
+    const createsBefore = service.creates.length;
+    const summary = await apply(input, flags);
+    const creates = service.creates.length - createsBefore;
+    expect(report.verdict.status === 'fits').toBe(summary.stopReason !== 'budget');
+    if (report.verdict.status === 'fits') expect(creates).toBe(report.jobs.toRun);
+    return { report, summary, creates };
+  };
+  return { service, clock, apply, plan, sideBySide };
+}
+
+describe('plan and apply agree (issue #7.3)', () => {
+  it('counts the credits already spent by this run against the budget', async () => {
+    const world = createWorld();
+    await world.apply(makePlan([job('a'), job('b')]));
+    const grown = [job('a'), job('b'), job('c'), job('d')];
+
+    const tight = await world.plan(makePlan(grown, 3));
+    expect(tight.credits).toMatchObject({ needed: 2, alreadySpent: 2 });
+    expect(tight.verdict).toMatchObject({ status: 'over-budget', overBudgetBy: 1 });
+    expect(tight.verdict.message).toContain('2 already spent');
+    // Run anyway, the executor stops at the same budget: the plan's refusal was right.
+    const refused = await world.sideBySide(makePlan(grown, 3));
+    expect(refused.summary.stopReason).toBe('budget');
+
+    const world2 = createWorld();
+    await world2.apply(makePlan([job('a'), job('b')]));
+    const fits = await world2.sideBySide(makePlan(grown, 4));
+    expect(fits.report.verdict.status).toBe('fits');
+    expect(fits.summary.exitReason).toBe('ok');
+  });
+
+  it('treats --max-credits like the budget, on plan as on apply', async () => {
+    const world = createWorld();
+    await world.apply(makePlan([job('a')]));
+    const plan = makePlan([job('a'), job('b'), job('c')]);
+    const over = await world.sideBySide(plan, { maxCredits: 2 });
+    expect(over.report.verdict.status).toBe('over-budget');
+    expect(over.report.maxCredits).toBe(2);
+    const world2 = createWorld();
+    await world2.apply(makePlan([job('a')]));
+    const fits = await world2.sideBySide(plan, { maxCredits: 3 });
+    expect(fits.report.verdict.status).toBe('fits');
+  });
+
+  it('does not count a deferred job as to run before its time, and does after it', async () => {
+    const world = createWorld();
+    const deferred = job('q', 'fail-once:QUOTA_EXHAUSTED then a clear prompt');
+    expect((await world.apply(makePlan([deferred]))).counts.deferred).toBe(1);
+    const plan = makePlan([deferred, job('e')], 1);
+
+    const early = await world.sideBySide(plan);
+    expect(early.report.jobs.byState).toMatchObject({ deferred: 1, new: 1 });
+    expect(early.report.jobs.toRun).toBe(1);
+    expect(early.report.verdict.status).toBe('fits');
+
+    world.clock.advance(3 * 3600_000);
+    const late = await world.sideBySide(makePlan([deferred, job('e')], 2));
+    expect(late.report.jobs.toRun).toBe(1);
+    expect(late.report.jobList.find((entry) => entry.id === 'q')).toMatchObject({
+      state: 'failed',
+      toRun: true,
+    });
+  });
+
+  it('leaves permanently failed jobs out unless --retry-failed, on both', async () => {
+    const world = createWorld();
+    const failing = job('f', 'fail:PROMPT_UNCLEAR');
+    expect((await world.apply(makePlan([failing]))).counts.failed).toBe(1);
+    const plain = await world.sideBySide(makePlan([failing, job('g')], 1));
+    expect(plain.report.jobs.toRun).toBe(1);
+    expect(plain.report.verdict.status).toBe('fits');
+
+    const retried = await world.sideBySide(makePlan([failing, job('h')], 2), { retryFailed: true });
+    expect(retried.report.verdict.status).toBe('over-budget');
+    expect(retried.summary.stopReason).toBe('budget');
+  });
+});
