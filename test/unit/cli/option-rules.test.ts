@@ -67,8 +67,10 @@ describe('option rules (issue #7.7)', () => {
 
   it('warns about a global flag the command ignores, and still runs', async () => {
     const result = await run(['status', DEMO, '--simulate', '--state-dir', '/nonexistent-runner-state'], env);
-    expect(result.code).toBe(0);
     expect(result.stderr).toContain('--simulate has no effect on `runner status`; it is ignored.');
+    // It ran: the run has no state there, which status reports (exit 1), not a usage error (exit 2).
+    expect(result.stderr).toContain('has no state');
+    expect(result.code).toBe(1);
   });
 
   it('refuses a poll interval under a second against the real service, naming the unit', async () => {
