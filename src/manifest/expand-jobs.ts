@@ -57,8 +57,11 @@ export function expandJobs(loaded: LoadedManifest, context: ExpandContext): Expa
     // An entry that failed the schema is reported already; the others are still expanded.
     if (loaded.invalidJobs?.has(specIndex) === true) return;
     const expanded = expandSpec(loaded, spec, specIndex, context, issues);
-    for (const job of expanded) producers.push({ id: job.id, specIndex, matrixValues: job.matrixValues });
-    jobs.push(...expanded);
+    // One push per job: spreading a 120,000-job array into push() overflows the call stack.
+    for (const job of expanded) {
+      producers.push({ id: job.id, specIndex, matrixValues: job.matrixValues });
+      jobs.push(job);
+    }
   });
   issues.push(...reportDuplicateIds(loaded, producers));
   return { jobs, issues };
