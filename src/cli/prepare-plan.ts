@@ -10,6 +10,7 @@ import type { Plan } from '../plan/types.js';
 import type { Model } from '../service/types.js';
 import type { CommandContext } from './context.js';
 import { parseNumberOption } from './parse-options.js';
+import { readSecretGuard } from './read-secrets.js';
 
 export interface PrepareOptions {
   manifestFile: string;
@@ -30,13 +31,14 @@ export type Prepared =
  * every problem at once. Nothing here creates a job or spends a credit.
  */
 export async function preparePlan(
-  ctx: Pick<CommandContext, 'env'>,
+  ctx: Pick<CommandContext, 'env'> & { global?: Pick<CommandContext['global'], 'apiKeyFile'> },
   options: PrepareOptions,
   fetchCatalog: () => Promise<Model[]>,
 ): Promise<Prepared> {
   const stageOne = await validateManifestOffline(options.manifestFile, {
     env: ctx.env,
     date: options.date,
+    secrets: await readSecretGuard(ctx),
     ...(options.maxJobs === undefined ? {} : { maxJobs: options.maxJobs }),
   });
   const { loaded } = stageOne;

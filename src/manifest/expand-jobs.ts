@@ -4,6 +4,14 @@ import { compileValue, renderValue, type ValueNode } from './compile-value.js';
 import { expandMatrix, getMatrixAxes, type MatrixCombination } from './expand-matrix.js';
 import { reportDuplicateIds, type IdProducer } from './report-duplicate-ids.js';
 import { reportUnmatchedExcludes } from './report-unmatched-excludes.js';
+import {
+  collectTemplates,
+  redactSecrets,
+  refuseSecretTemplates,
+  secretValues,
+  REDACTED,
+  type SecretGuard,
+} from './secret-guard.js';
 import { checkReservedNames, describeMissingName } from './template-names.js';
 import type { CompiledTemplate, ResolveName } from './template.js';
 import { formatYamlPath } from './yaml-path.js';
@@ -30,6 +38,8 @@ export interface ExpandContext {
   date: string;
   /** The maxJobs guard from the command line; wins over the manifest's `maxJobs`. @default 1000 */
   maxJobs?: number;
+  /** The API key's value: templates may not read it, and it is redacted from whatever renders. */
+  secrets?: SecretGuard;
 }
 
 /** `jobs` holds the jobs that expanded cleanly; any error in `issues` means the run must not start. */
@@ -87,6 +97,19 @@ function expandSpec(
 ): ExpandedJob[] {
   const compiled = compileSpec(loaded, spec, specIndex, issues);
   if (!compiled) return [];
+  const secrets = secretValues(context.secrets);
+  const refused = refuseSecretTemplates(
+    [compiled.id, compiled.model, compiled.prompt, ...compiled.params.map(([, node]) => node)].flatMap(
+      (node) => collectTemplates(node),
+    ),
+    context.env,
+    secrets,
+    (path, offset) => locateIn(loaded, path, offset),
+  );
+  if (refused.length > 0) {
+    issues.push(...refused);
+    return [];
+  }
   const locate = (path: YamlPath): SourceLocation => loaded.locate(path);
   const combinations: MatrixCombination[] = spec.matrix ? expandMatrix(spec.matrix) : [{}];
   if (spec.matrix && combinations.length === 0) {
@@ -166,7 +189,7 @@ function expandSpec(
       return;
     }
     const origins = { ...compiled.origins, params: { ...compiled.origins.params } };
-    const job: ExpandedJob = {
+    const rendered: ExpandedJob = {
       id,
       kind: compiled.kind,
       model: renderedModel,
@@ -175,7 +198,19 @@ function expandSpec(
       specIndex,
       origins,
     };
-    if (prompt !== undefined) job.prompt = prompt;
+    if (prompt !== undefined) rendered.prompt = prompt;
+    // The key's value may still arrive through a var, a matrix value or a literal: never let it render.
+    const { value: job, redacted } = redactSecrets(rendered, secrets);
+    if (redacted) {
+      reportGrouped('secret-redacted', {
+        severity: 'warning',
+        code: 'secret-redacted',
+        message: `job "${job.id}" would contain the API key's value; it was replaced by ${REDACTED}`,
+        jobId: job.id,
+        location: locate(['jobs', specIndex]),
+        hint: 'remove the key from vars, matrix values and params: it would be sent to the service and written to the state',
+      });
+    }
     jobs.push(job);
   });
   for (const { issue, count } of grouped.values()) {

@@ -5,6 +5,7 @@ import { readJournalText, resolveStateDir } from '../../state/state-dir.js';
 import { buildStatusView } from '../../state/status-view.js';
 import type { CommandContext } from '../context.js';
 import { todayUtc } from '../prepare-plan.js';
+import { readSecretGuard } from '../read-secrets.js';
 import { renderIssues } from '../render/issues.js';
 import { renderStatus } from '../render/status.js';
 import { readRunId, readStateDir } from '../run-options.js';
@@ -15,7 +16,11 @@ import { readRunId, readStateDir } from '../run-options.js';
  */
 export async function runStatus(ctx: CommandContext, args: string[], options: Record<string, unknown>) {
   const [manifestFile = ''] = args;
-  const offline = await validateManifestOffline(manifestFile, { env: ctx.env, date: todayUtc() });
+  const offline = await validateManifestOffline(manifestFile, {
+    env: ctx.env,
+    date: todayUtc(),
+    secrets: await readSecretGuard(ctx),
+  });
   const { loaded } = offline;
   if (loaded === undefined) {
     ctx.output.err(renderIssues(offline.issues, manifestFile, ctx.output.style));
