@@ -8,6 +8,7 @@ import type { RetryOverrides } from '../manifest/types.js';
 import type { CommandContext } from './context.js';
 import { parseNumberOption, parseStringOption } from './parse-options.js';
 import { readStateDir } from './run-options.js';
+import { readTargeting } from './targeting-options.js';
 
 /**
  * Where the run's state lives. An in-process simulator forgets its jobs and uploads when the process
@@ -54,6 +55,7 @@ export function readExecuteOptions(
     idempotencyWindowMs: scale(270_000),
     onUncertain: options.resendUncertain === true ? 'resend' : 'skip',
     retryFailed: options.retryFailed === true,
+    replace: readTargeting(options).replace,
     download: options.download !== false,
     retry: {
       ...(run.retry?.maxAttempts === undefined ? {} : { maxAttempts: run.retry.maxAttempts }),

@@ -7,6 +7,7 @@ import { createOutput, type Output } from './output.js';
 import { readPackageInfo } from './package-info.js';
 import { reportError } from './report-error.js';
 import { suggestClosest } from '../suggest.js';
+import { declareTargetingFlags } from './targeting-options.js';
 
 export interface CliIO {
   env: NodeJS.ProcessEnv;
@@ -50,6 +51,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     .option('--no-color', 'Disable colors (also: NO_COLOR=1)');
 
   declareCommands(cli, capture);
+  declareTargetingFlags(cli);
   cli.help((sections) => [...sections, { title: '', body: EXIT_CODE_HELP }]);
   cli.version(readPackageInfo().version);
 

@@ -11,6 +11,8 @@ import type { Model } from '../service/types.js';
 import type { CommandContext } from './context.js';
 import { parseNumberOption } from './parse-options.js';
 import { readSecretGuard } from './read-secrets.js';
+import { readTargeting, selectTargets } from './targeting-options.js';
+import { isTargeted, NO_TARGETING, type Targeting } from '../plan/select-jobs.js';
 
 export interface PrepareOptions {
   manifestFile: string;
@@ -19,10 +21,20 @@ export interface PrepareOptions {
   maxJobs?: number;
   /** The run date for `{{ date }}` (YYYY-MM-DD). */
   date: string;
+  /** `--only` / `--exclude` / `--replace`: which jobs the command covers. */
+  targeting?: Targeting;
 }
 
 export type Prepared =
-  | { ok: true; loaded: LoadedManifest; plan: Plan; catalog: Model[]; issues: ValidationIssue[] }
+  | {
+      ok: true;
+      loaded: LoadedManifest;
+      plan: Plan;
+      catalog: Model[];
+      issues: ValidationIssue[];
+      /** Ids of the jobs `--only` / `--exclude` left out of the plan. */
+      leftOut: string[];
+    }
   | { ok: false; issues: ValidationIssue[] };
 
 /**
@@ -42,13 +54,16 @@ export async function preparePlan(
     ...(options.maxJobs === undefined ? {} : { maxJobs: options.maxJobs }),
   });
   const { loaded } = stageOne;
-  if (loaded === undefined || stageOne.jobs.length === 0) {
-    return { ok: false, issues: collapseIssues(stageOne.issues) };
+  // The file is checked whole; the catalog checks and the plan cover only the targeted jobs.
+  const targets = selectTargets(stageOne.jobs, options.targeting ?? NO_TARGETING);
+  stageOne.issues.push(...targets.issues);
+  if (loaded === undefined || targets.selected.length === 0 || targets.issues.length > 0) {
+    return { ok: false, issues: collapseIssues(sortIssues(stageOne.issues)) };
   }
 
   const catalog =
     options.catalogFile === undefined ? await fetchCatalog() : await loadCatalog(options.catalogFile);
-  const stageTwo = validateJobsAgainstCatalog(stageOne.jobs, catalog, {
+  const stageTwo = validateJobsAgainstCatalog(targets.selected, catalog, {
     locate: (path) => loaded.locate(path),
     ...(loaded.locateKey === undefined ? {} : { locateKey: loaded.locateKey.bind(loaded) }),
     manifestDir: loaded.dir,
@@ -57,7 +72,7 @@ export async function preparePlan(
   const issues = collapseIssues(sortIssues([...stageOne.issues, ...stageTwo.issues]));
   if (issues.some((issue) => issue.severity === 'error')) return { ok: false, issues };
   const plan = buildPlan({ loaded, planned: stageTwo.planned, warnings: issues });
-  return { ok: true, loaded, plan, catalog, issues };
+  return { ok: true, loaded, plan, catalog, issues, leftOut: targets.leftOut };
 }
 
 /** The prepare options from a command's flags (`--catalog`, `--max-jobs`). */
@@ -67,9 +82,11 @@ export function readPrepareOptions(
   date: string = todayUtc(),
 ): PrepareOptions {
   const maxJobs = parseNumberOption('max-jobs', options.maxJobs, { min: 1, integer: true });
+  const targeting = readTargeting(options);
   return {
     manifestFile,
     date,
+    ...(isTargeted(targeting) ? { targeting } : {}),
     ...(typeof options.catalog === 'string' ? { catalogFile: options.catalog } : {}),
     ...(maxJobs === undefined ? {} : { maxJobs }),
   };

@@ -110,6 +110,20 @@ export interface CostReport {
   warnings: string[];
   /** Assumptions the figures rest on, in plain sentences. */
   notes: string[];
+  /** Present when `--only`, `--exclude` or `--replace` restricted the plan (src/plan/targeting-report.ts). */
+  targeting?: TargetingSummary;
+}
+
+/** What targeting flags did to a plan. */
+export interface TargetingSummary {
+  /** `--only` globs as given. */
+  only: string[];
+  /** `--exclude` globs as given. */
+  exclude: string[];
+  /** `--replace` ids: done jobs that run again as a new attempt. */
+  replace: string[];
+  /** Ids of the manifest's jobs left out of the plan, in manifest order. */
+  leftOut: string[];
 }
 
 /** Subtotals of one model. */

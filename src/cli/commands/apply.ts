@@ -20,6 +20,8 @@ import { renderIssues } from '../render/issues.js';
 import { ProgressModel } from '../render/progress-model.js';
 import { createProgressReporter } from '../render/progress-view.js';
 import { readRunId, readStateDir } from '../run-options.js';
+import { readTargeting } from '../targeting-options.js';
+import { addTargetingToReport, forgetReplacedJobs } from '../../plan/targeting-report.js';
 
 const EXIT_CODES: Record<ExitReason, number> = {
   ok: ExitCode.Success,
@@ -59,14 +61,16 @@ export async function runApply(ctx: CommandContext, args: string[], options: Rec
       const prepared = runDate === todayUtc() ? firstTry : await prepare(runDate);
       if (!prepared.ok) return reportInvalid(ctx, prepared, manifestFile);
       const { plan, loaded } = prepared;
-      const report = await checkCost({
+      const targeting = readTargeting(options);
+      const costed = await checkCost({
         plan,
         catalog: prepared.catalog,
         maxAttempts: loaded.manifest.retry?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
         client: connection.client,
-        previousJobs: state.jobs,
+        previousJobs: forgetReplacedJobs(state.jobs, targeting.replace),
         retryFailed: options.retryFailed === true,
       });
+      const report = addTargetingToReport(costed, targeting, prepared.leftOut);
       const maxCredits = parseNumberOption('max-credits', options.maxCredits, { min: 0 });
       refuseOverspending(ctx, report, manifestFile, maxCredits);
       if (!(await confirmApply(ctx, report, manifestFile, options.yes === true))) return ExitCode.Success;

@@ -14,6 +14,8 @@ import { parseStringOption } from '../parse-options.js';
 import { preparePlan, readPrepareOptions } from '../prepare-plan.js';
 import { renderIssues } from '../render/issues.js';
 import { readRunId, readStateDir } from '../run-options.js';
+import { readTargeting } from '../targeting-options.js';
+import { addTargetingToReport, forgetReplacedJobs } from '../../plan/targeting-report.js';
 
 const FORMATS = ['text', 'json', 'markdown'] as const;
 type Format = (typeof FORMATS)[number];
@@ -50,14 +52,19 @@ export async function runPlan(ctx: CommandContext, args: string[], options: Reco
       runId: readRunId(options),
       ...readStateDir(options),
     });
-    const previousJobs = replayJournal(await readJournalText(stateDir)).jobs;
-    const report = await checkCost({
+    const targeting = readTargeting(options);
+    const previousJobs = forgetReplacedJobs(
+      replayJournal(await readJournalText(stateDir)).jobs,
+      targeting.replace,
+    );
+    const costed = await checkCost({
       plan: prepared.plan,
       catalog: prepared.catalog,
       maxAttempts: manifest.retry?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
       previousJobs,
       ...(connection === undefined ? {} : { client: connection.client }),
     });
+    const report = addTargetingToReport(costed, targeting, prepared.leftOut);
     await emitReport(ctx, report, format, typeof options.out === 'string' ? options.out : undefined);
     return report.verdict.status === 'fits' ? ExitCode.Success : ExitCode.Credits;
   } finally {

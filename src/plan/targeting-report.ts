@@ -1,0 +1,61 @@
+import type { JobState } from '../state/job-state.js';
+import type { CostReport } from './cost-report.js';
+import { isTargeted, type Targeting } from './select-jobs.js';
+
+/** Left-out ids named in a note before "and N more". */
+const LISTED_IDS = 5;
+
+/**
+ * The report with what targeting did: the `targeting` field for scripts and a note for people (text
+ * and markdown renderers print notes), so a plan never hides that jobs were left out. Pure.
+ */
+export function addTargetingToReport(
+  report: CostReport,
+  targeting: Targeting | undefined,
+  leftOut: readonly string[],
+): CostReport {
+  if (targeting === undefined || !isTargeted(targeting)) return report;
+  const notes = [...report.notes];
+  if (leftOut.length > 0) {
+    const listed = leftOut.slice(0, LISTED_IDS).join(', ');
+    const more = leftOut.length > LISTED_IDS ? ` and ${leftOut.length - LISTED_IDS} more` : '';
+    notes.push(
+      `${describeFlags(targeting)} left out ${leftOut.length} job${leftOut.length === 1 ? '' : 's'} of the manifest (${listed}${more}): not planned, priced or run.`,
+    );
+  }
+  if (targeting.replace.length > 0) {
+    notes.push(`--replace: ${targeting.replace.join(', ')} run again as a new attempt, even if done.`);
+  }
+  return {
+    ...report,
+    notes,
+    targeting: {
+      only: [...targeting.only],
+      exclude: [...targeting.exclude],
+      replace: [...targeting.replace],
+      leftOut: [...leftOut],
+    },
+  };
+}
+
+function describeFlags(targeting: Targeting): string {
+  const parts = [
+    ...targeting.only.map((glob) => `--only ${glob}`),
+    ...targeting.exclude.map((glob) => `--exclude ${glob}`),
+  ];
+  return parts.length === 0 ? 'Targeting' : parts.join(' ');
+}
+
+/**
+ * The previous state without the jobs `--replace` runs again, so the estimate prices them as new
+ * jobs instead of skipping them as done.
+ */
+export function forgetReplacedJobs(
+  jobs: ReadonlyMap<string, JobState>,
+  replace: readonly string[] | undefined,
+): ReadonlyMap<string, JobState> {
+  if (replace === undefined || replace.length === 0) return jobs;
+  const copy = new Map(jobs);
+  for (const id of replace) copy.delete(id);
+  return copy;
+}
