@@ -8,6 +8,7 @@ import { readPackageInfo } from './package-info.js';
 import { reportError } from './report-error.js';
 import { suggestClosest } from '../suggest.js';
 import { declareTargetingFlags } from './targeting-options.js';
+import { declareVarFlags } from './var-options.js';
 
 export interface CliIO {
   env: NodeJS.ProcessEnv;
@@ -52,6 +53,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
 
   declareCommands(cli, capture);
   declareTargetingFlags(cli);
+  declareVarFlags(cli);
   cli.help((sections) => [...sections, { title: '', body: EXIT_CODE_HELP }]);
   cli.version(readPackageInfo().version);
 

@@ -12,6 +12,7 @@ import type { CommandContext } from './context.js';
 import { parseNumberOption } from './parse-options.js';
 import { readSecretGuard } from './read-secrets.js';
 import { readTargeting, selectTargets } from './targeting-options.js';
+import { loadVarOverrides, readVarFlags, type VarFlags } from './var-options.js';
 import { isTargeted, NO_TARGETING, type Targeting } from '../plan/select-jobs.js';
 
 export interface PrepareOptions {
@@ -23,6 +24,8 @@ export interface PrepareOptions {
   date: string;
   /** `--only` / `--exclude` / `--replace`: which jobs the command covers. */
   targeting?: Targeting;
+  /** `--var` / `--var-file`. */
+  varFlags?: VarFlags;
 }
 
 export type Prepared =
@@ -47,13 +50,16 @@ export async function preparePlan(
   options: PrepareOptions,
   fetchCatalog: () => Promise<Model[]>,
 ): Promise<Prepared> {
+  const varInput = await loadVarOverrides(options.varFlags ?? { vars: [], varFiles: [] });
   const stageOne = await validateManifestOffline(options.manifestFile, {
+    varOverrides: varInput.overrides,
     env: ctx.env,
     date: options.date,
     secrets: await readSecretGuard(ctx),
     ...(options.maxJobs === undefined ? {} : { maxJobs: options.maxJobs }),
   });
   const { loaded } = stageOne;
+  stageOne.issues.push(...varInput.issues);
   // The file is checked whole; the catalog checks and the plan cover only the targeted jobs.
   const targets = selectTargets(stageOne.jobs, options.targeting ?? NO_TARGETING);
   stageOne.issues.push(...targets.issues);
@@ -87,6 +93,7 @@ export function readPrepareOptions(
     manifestFile,
     date,
     ...(isTargeted(targeting) ? { targeting } : {}),
+    varFlags: readVarFlags(options),
     ...(typeof options.catalog === 'string' ? { catalogFile: options.catalog } : {}),
     ...(maxJobs === undefined ? {} : { maxJobs }),
   };

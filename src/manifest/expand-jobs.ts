@@ -12,6 +12,7 @@ import {
   REDACTED,
   type SecretGuard,
 } from './secret-guard.js';
+import { resolveVars, type VarOverride, type VarValue } from './resolve-vars.js';
 import { checkReservedNames, describeMissingName } from './template-names.js';
 import type { CompiledTemplate, ResolveName } from './template.js';
 import { formatYamlPath } from './yaml-path.js';
@@ -40,6 +41,8 @@ export interface ExpandContext {
   maxJobs?: number;
   /** The API key's value: templates may not read it, and it is redacted from whatever renders. */
   secrets?: SecretGuard;
+  /** `--var-file` then `--var` overrides of `vars` (later wins). */
+  varOverrides?: ReadonlyMap<string, VarOverride>;
 }
 
 /** `jobs` holds the jobs that expanded cleanly; any error in `issues` means the run must not start. */
@@ -61,12 +64,19 @@ export function expandJobs(loaded: LoadedManifest, context: ExpandContext): Expa
   const issues = [...checkReservedNames(loaded), ...checkJobCount(loaded, maxJobs)];
   if (issues.some((issue) => issue.code === 'too-many-jobs')) return { jobs: [], issues };
 
+  const resolved = resolveVars(loaded, {
+    env: context.env,
+    date: context.date,
+    ...(context.varOverrides === undefined ? {} : { overrides: context.varOverrides }),
+    ...(context.secrets === undefined ? {} : { secrets: context.secrets }),
+  });
+  issues.push(...resolved.issues);
   const jobs: ExpandedJob[] = [];
   const producers: IdProducer[] = [];
   manifest.jobs.forEach((spec, specIndex) => {
     // An entry that failed the schema is reported already; the others are still expanded.
     if (loaded.invalidJobs?.has(specIndex) === true) return;
-    const expanded = expandSpec(loaded, spec, specIndex, context, issues);
+    const expanded = expandSpec(loaded, spec, specIndex, { ...context, vars: resolved.vars }, issues);
     // One push per job: spreading a 120,000-job array into push() overflows the call stack.
     for (const job of expanded) {
       producers.push({ id: job.id, specIndex, matrixValues: job.matrixValues });
@@ -92,7 +102,7 @@ function expandSpec(
   loaded: LoadedManifest,
   spec: JobSpec,
   specIndex: number,
-  context: ExpandContext,
+  context: ExpandContext & { vars: Record<string, VarValue> },
   issues: ValidationIssue[],
 ): ExpandedJob[] {
   const compiled = compileSpec(loaded, spec, specIndex, issues);
@@ -121,7 +131,7 @@ function expandSpec(
     });
   }
   if (spec.matrix) reportUnmatchedExcludes(spec.matrix, specIndex, locate, issues);
-  const known = knownNames(loaded, spec);
+  const known = knownNames(context.vars, spec);
   const reported = new Set<string>();
   // One issue per problem and job entry, not one per matrix job: a bad var can break 100,000 of them.
   const grouped = new Map<string, { issue: ValidationIssue; count: number }>();
@@ -137,7 +147,7 @@ function expandSpec(
     let renderedId: string | undefined;
     const resolve = createResolver(
       combination,
-      loaded.manifest.vars,
+      context.vars,
       context,
       index,
       compiled.kind,
@@ -288,8 +298,8 @@ function locateIn(loaded: LoadedManifest, path: YamlPath, offset: number): Sourc
 }
 
 /** Names a template may use in this job entry (for did-you-mean hints). */
-function knownNames(loaded: LoadedManifest, spec: JobSpec): string[] {
-  const names = ['date', 'index', 'job.kind', 'job.model', ...Object.keys(loaded.manifest.vars ?? {})];
+function knownNames(vars: Record<string, VarValue>, spec: JobSpec): string[] {
+  const names = ['date', 'index', 'job.kind', 'job.model', ...Object.keys(vars)];
   if (spec.matrix) {
     names.push(...getMatrixAxes(spec.matrix).map(([name]) => name));
     for (const entry of spec.matrix.include ?? []) names.push(...Object.keys(entry));

@@ -10,6 +10,7 @@ import { renderIssues } from '../render/issues.js';
 import { renderStatus } from '../render/status.js';
 import { readRunId, readStateDir } from '../run-options.js';
 import { readTargeting, selectTargets } from '../targeting-options.js';
+import { loadVarOverrides, readVarFlags } from '../var-options.js';
 import type { JobState } from '../../state/job-state.js';
 import type { ValidationIssue } from '../../manifest/types.js';
 import type { Targeting } from '../../plan/select-jobs.js';
@@ -20,14 +21,17 @@ import type { Targeting } from '../../plan/select-jobs.js';
  */
 export async function runStatus(ctx: CommandContext, args: string[], options: Record<string, unknown>) {
   const [manifestFile = ''] = args;
+  const varInput = await loadVarOverrides(readVarFlags(options));
   const offline = await validateManifestOffline(manifestFile, {
+    varOverrides: varInput.overrides,
     env: ctx.env,
     date: todayUtc(),
     secrets: await readSecretGuard(ctx),
   });
   const { loaded } = offline;
-  if (loaded === undefined) {
-    ctx.output.err(renderIssues(offline.issues, manifestFile, ctx.output.style));
+  const problems = [...varInput.issues, ...offline.issues];
+  if (loaded === undefined || varInput.issues.some((issue) => issue.severity === 'error')) {
+    ctx.output.err(renderIssues(problems, manifestFile, ctx.output.style));
     return ExitCode.InvalidInput;
   }
   const stateDir = resolveStateDir({

@@ -1,0 +1,83 @@
+import type { CAC } from 'cac';
+import { readFile } from 'node:fs/promises';
+import { parseVarFile } from '../manifest/parse-var-file.js';
+import type { VarOverride } from '../manifest/resolve-vars.js';
+import type { ValidationIssue } from '../manifest/types.js';
+
+/** Commands that render templates, so take `--var` and `--var-file`. */
+const VAR_COMMANDS = new Set(['validate', 'plan', 'apply', 'status', 'render']);
+
+/** Adds `--var` and `--var-file` to every command of {@link VAR_COMMANDS} declared on `cli`. */
+export function declareVarFlags(cli: CAC): void {
+  for (const command of cli.commands) {
+    if (!VAR_COMMANDS.has(command.name)) continue;
+    command
+      .option('--var <key=value>', 'Override a manifest var (repeatable; wins over --var-file)', {
+        type: [String],
+      })
+      .option('--var-file <file>', 'Override manifest vars from a YAML map of name: value (repeatable)', {
+        type: [String],
+      });
+  }
+}
+
+/** The `--var` / `--var-file` flags as given. */
+export interface VarFlags {
+  vars: string[];
+  varFiles: string[];
+}
+
+/** Reads the var flags of a command (absent flags are empty lists). */
+export function readVarFlags(options: Record<string, unknown>): VarFlags {
+  return { vars: list(options.var), varFiles: list(options.varFile) };
+}
+
+function list(value: unknown): string[] {
+  if (value === undefined || value === null) return [];
+  const items: unknown[] = Array.isArray(value) ? value : [value];
+  return items.filter((item) => item !== undefined).map(String);
+}
+
+/**
+ * Var overrides from the flags: var files in the order given, then `--var` (later wins). Unreadable
+ * files and malformed `--var` values are issues, reported with the manifest's own.
+ */
+export async function loadVarOverrides(
+  flags: VarFlags,
+): Promise<{ overrides: Map<string, VarOverride>; issues: ValidationIssue[] }> {
+  const overrides = new Map<string, VarOverride>();
+  const issues: ValidationIssue[] = [];
+  for (const file of flags.varFiles) {
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? 'read error';
+      issues.push({
+        severity: 'error',
+        code: 'file-not-found',
+        message: `cannot read --var-file ${file}: ${code}`,
+        hint: 'pass the path of a YAML file of `name: value` lines',
+      });
+      continue;
+    }
+    const parsed = parseVarFile(text, file);
+    issues.push(...parsed.issues);
+    for (const [name, override] of parsed.overrides) overrides.set(name, override);
+  }
+  for (const flag of flags.vars) {
+    const at = flag.indexOf('=');
+    const name = at < 0 ? '' : flag.slice(0, at).trim();
+    if (at < 0 || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
+      issues.push({
+        severity: 'error',
+        code: 'invalid-var-flag',
+        message: `--var expects name=value with a var name, received ${JSON.stringify(flag)}`,
+        hint: 'e.g. --var brand="Acme Coffee"',
+      });
+      continue;
+    }
+    overrides.set(name, { value: flag.slice(at + 1), origin: { flag: '--var' } });
+  }
+  return { overrides, issues };
+}
