@@ -53,6 +53,7 @@ export async function preparePlan(
   const varInput = await loadVarOverrides(options.varFlags ?? { vars: [], varFiles: [] });
   const stageOne = await validateManifestOffline(options.manifestFile, {
     varOverrides: varInput.overrides,
+    checkJobsDespiteErrors: true,
     env: ctx.env,
     date: options.date,
     secrets: await readSecretGuard(ctx),

@@ -1,7 +1,13 @@
 import { findUnsafeIdReason } from './check-job-id.js';
 import { checkJobCount, DEFAULT_MAX_JOBS } from './check-job-count.js';
 import { compileValue, renderValue, type ValueNode } from './compile-value.js';
-import { expandMatrix, getMatrixAxes, type MatrixCombination } from './expand-matrix.js';
+import {
+  expandMatrix,
+  getMatrixAxes,
+  lookupMatrixName,
+  matrixValueText,
+  type MatrixCombination,
+} from './expand-matrix.js';
 import { reportDuplicateIds, type IdProducer } from './report-duplicate-ids.js';
 import { reportUnmatchedExcludes } from './report-unmatched-excludes.js';
 import {
@@ -316,8 +322,9 @@ function createResolver(
   model: () => string,
 ): ResolveName {
   return (name) => {
-    if (Object.hasOwn(combination, name)) return String(combination[name]);
     if (name.startsWith('env.')) return context.env[name.slice(4)];
+    const fromMatrix = lookupMatrixName(combination, name);
+    if (fromMatrix !== undefined) return matrixValueText(fromMatrix);
     switch (name) {
       case 'date':
         return context.date;

@@ -1,3 +1,5 @@
+import type { MatrixValue } from '../manifest/types.js';
+
 /**
  * The cost report of `runner plan`: what `--format json` prints and CI reads. This shape is STABLE:
  * fields are only ever added; a breaking change bumps `schemaVersion`. All credit figures are in the
@@ -177,5 +179,5 @@ export interface JobCost {
   /** Whether the subscription's image allowance is expected to cover it. */
   coveredBySubscription: boolean;
   /** The matrix values that produced it (empty object for a plain job). */
-  matrixValues: Record<string, string | number | boolean>;
+  matrixValues: Record<string, MatrixValue>;
 }
