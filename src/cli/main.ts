@@ -29,6 +29,7 @@ const commands: Record<string, { load: () => Promise<Action> }> = {
   plan: { load: async () => (await import('./commands/plan.js')).runPlan },
   apply: { load: async () => (await import('./commands/apply.js')).runApply },
   status: { load: async () => (await import('./commands/status.js')).runStatus },
+  render: { load: async () => (await import('./commands/render.js')).runRender },
 };
 
 /** Runs the CLI and resolves to the exit code; never calls process.exit (see ./bin.ts). */
@@ -134,6 +135,7 @@ function declareCommands(
     .option('--run <id>', 'Compare against the state of this run id', { type: [String] })
     .option('--state-dir <dir>', 'State folder (default: .runner/ beside the manifest)')
     .option('--offline', 'Do not contact the service (needs --catalog; the balance is not checked)')
+    .option('--show <what>', '"payloads": also print each job\'s rendered prompt and params')
     .example('runner plan pipelines/nightly-social.yaml --format markdown --out plan.md')
     .action(capture('plan'));
 
@@ -169,6 +171,15 @@ function declareCommands(
     .option('--state-dir <dir>', 'State folder (default: .runner/ beside the manifest)')
     .option('--json', 'Print JSON')
     .action(capture('status'));
+
+  cli
+    .command(
+      'render <manifest>',
+      "Print each job's rendered prompt and params (offline; templates, vars, matrix)",
+    )
+    .option('--json', 'Print JSON')
+    .example('runner render pipelines/demo.yaml --only "cup-*"')
+    .action(capture('render'));
 }
 
 function pickGlobal(options: Record<string, unknown>): GlobalOptions {

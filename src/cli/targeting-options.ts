@@ -29,6 +29,7 @@ const TARGETED_COMMANDS: Record<string, { replace: boolean }> = {
   plan: { replace: true },
   apply: { replace: true },
   status: { replace: false },
+  render: { replace: false },
 };
 
 /** Adds the targeting flags to every command of {@link TARGETED_COMMANDS} declared on `cli`. */

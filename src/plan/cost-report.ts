@@ -1,4 +1,6 @@
 import type { MatrixValue } from '../manifest/types.js';
+import type { FieldChange } from './payload-diff.js';
+import type { RenderedPayload } from './render-payloads.js';
 
 /**
  * The cost report of `runner plan`: what `--format json` prints and CI reads. This shape is STABLE:
@@ -114,6 +116,13 @@ export interface CostReport {
   notes: string[];
   /** Present when `--only`, `--exclude` or `--replace` restricted the plan (src/plan/targeting-report.ts). */
   targeting?: TargetingSummary;
+  /**
+   * Jobs whose payload changed since the state last sent them, field by field (`~` changed, `+`
+   * added, `-` removed). Present when a previous run's state was read.
+   */
+  changes?: { id: string; changes: FieldChange[] }[];
+  /** With `plan --show payloads`: each planned job's prompt and params as they will be sent. */
+  payloads?: RenderedPayload[];
 }
 
 /** What targeting flags did to a plan. */

@@ -1,5 +1,7 @@
 import type { JobState } from '../state/job-state.js';
 import type { CostReport } from './cost-report.js';
+import { diffPlanAgainstState, readLastPayloads } from './payload-diff.js';
+import type { Plan } from './types.js';
 import { isTargeted, type Targeting } from './select-jobs.js';
 
 /** Left-out ids named in a note before "and N more". */
@@ -44,6 +46,12 @@ function describeFlags(targeting: Targeting): string {
     ...targeting.exclude.map((glob) => `--exclude ${glob}`),
   ];
   return parts.length === 0 ? 'Targeting' : parts.join(' ');
+}
+
+/** The report with the field-by-field changes of jobs since the journal last sent them. */
+export function addChangesToReport(report: CostReport, plan: Plan, journalText: string): CostReport {
+  if (journalText === '') return report;
+  return { ...report, changes: diffPlanAgainstState(plan.jobs, readLastPayloads(journalText)) };
 }
 
 /**

@@ -15,7 +15,8 @@ import { preparePlan, readPrepareOptions } from '../prepare-plan.js';
 import { renderIssues } from '../render/issues.js';
 import { readRunId, readStateDir } from '../run-options.js';
 import { readTargeting } from '../targeting-options.js';
-import { addTargetingToReport, forgetReplacedJobs } from '../../plan/targeting-report.js';
+import { addPayloadsToReport, readShowOption } from '../plan-show.js';
+import { addChangesToReport, addTargetingToReport, forgetReplacedJobs } from '../../plan/targeting-report.js';
 
 const FORMATS = ['text', 'json', 'markdown'] as const;
 type Format = (typeof FORMATS)[number];
@@ -30,6 +31,7 @@ export async function runPlan(ctx: CommandContext, args: string[], options: Reco
   if (!FORMATS.includes(format)) {
     throw new UsageError(`--format expects one of ${FORMATS.join(', ')}, received "${format}".`);
   }
+  const show = readShowOption(options);
   const catalogFile = typeof options.catalog === 'string' ? options.catalog : undefined;
   const offline = options.offline === true;
   if (offline && catalogFile === undefined) {
@@ -53,10 +55,8 @@ export async function runPlan(ctx: CommandContext, args: string[], options: Reco
       ...readStateDir(options),
     });
     const targeting = readTargeting(options);
-    const previousJobs = forgetReplacedJobs(
-      replayJournal(await readJournalText(stateDir)).jobs,
-      targeting.replace,
-    );
+    const journalText = await readJournalText(stateDir);
+    const previousJobs = forgetReplacedJobs(replayJournal(journalText).jobs, targeting.replace);
     const costed = await checkCost({
       plan: prepared.plan,
       catalog: prepared.catalog,
@@ -64,7 +64,15 @@ export async function runPlan(ctx: CommandContext, args: string[], options: Reco
       previousJobs,
       ...(connection === undefined ? {} : { client: connection.client }),
     });
-    const report = addTargetingToReport(costed, targeting, prepared.leftOut);
+    const report = addPayloadsToReport(
+      addTargetingToReport(
+        addChangesToReport(costed, prepared.plan, journalText),
+        targeting,
+        prepared.leftOut,
+      ),
+      show,
+      prepared.plan,
+    );
     await emitReport(ctx, report, format, typeof options.out === 'string' ? options.out : undefined);
     return report.verdict.status === 'fits' ? ExitCode.Success : ExitCode.Credits;
   } finally {
