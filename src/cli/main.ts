@@ -136,6 +136,7 @@ function declareCommands(
     .option('--state-dir <dir>', 'State folder (default: .runner/ beside the manifest)')
     .option('--offline', 'Do not contact the service (needs --catalog; the balance is not checked)')
     .option('--show <what>', '"payloads": also print each job\'s rendered prompt and params')
+    .option('--out-plan <file>', 'Save the exact plan (JSON, mode 0600) for `runner apply FILE`')
     .example('runner plan pipelines/nightly-social.yaml --format markdown --out plan.md')
     .action(capture('plan'));
 

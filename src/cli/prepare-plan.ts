@@ -37,6 +37,8 @@ export type Prepared =
       issues: ValidationIssue[];
       /** Ids of the jobs `--only` / `--exclude` left out of the plan. */
       leftOut: string[];
+      /** The `{{ date }}` rendered into the plan. */
+      date: string;
     }
   | { ok: false; issues: ValidationIssue[] };
 
@@ -79,7 +81,7 @@ export async function preparePlan(
   const issues = collapseIssues(sortIssues([...stageOne.issues, ...stageTwo.issues]));
   if (issues.some((issue) => issue.severity === 'error')) return { ok: false, issues };
   const plan = buildPlan({ loaded, planned: stageTwo.planned, warnings: issues });
-  return { ok: true, loaded, plan, catalog, issues, leftOut: targets.leftOut };
+  return { ok: true, loaded, plan, catalog, issues, leftOut: targets.leftOut, date: options.date };
 }
 
 /** The prepare options from a command's flags (`--catalog`, `--max-jobs`). */

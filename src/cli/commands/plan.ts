@@ -16,6 +16,7 @@ import { renderIssues } from '../render/issues.js';
 import { readRunId, readStateDir } from '../run-options.js';
 import { readTargeting } from '../targeting-options.js';
 import { addPayloadsToReport, readShowOption } from '../plan-show.js';
+import { savePlanIfAsked } from '../save-plan.js';
 import { addChangesToReport, addTargetingToReport, forgetReplacedJobs } from '../../plan/targeting-report.js';
 
 const FORMATS = ['text', 'json', 'markdown'] as const;
@@ -73,6 +74,7 @@ export async function runPlan(ctx: CommandContext, args: string[], options: Reco
       show,
       prepared.plan,
     );
+    await savePlanIfAsked(ctx, options, manifestFile, prepared, report);
     await emitReport(ctx, report, format, typeof options.out === 'string' ? options.out : undefined);
     return report.verdict.status === 'fits' ? ExitCode.Success : ExitCode.Credits;
   } finally {
