@@ -30,6 +30,8 @@ const commands: Record<string, { load: () => Promise<Action> }> = {
   apply: { load: async () => (await import('./commands/apply.js')).runApply },
   status: { load: async () => (await import('./commands/status.js')).runStatus },
   render: { load: async () => (await import('./commands/render.js')).runRender },
+  init: { load: async () => (await import('./commands/init.js')).runInit },
+  schema: { load: async () => (await import('./commands/schema.js')).runSchema },
 };
 
 /** Runs the CLI and resolves to the exit code; never calls process.exit (see ./bin.ts). */
@@ -181,6 +183,21 @@ function declareCommands(
     .option('--json', 'Print JSON')
     .example('runner render pipelines/demo.yaml --only "cup-*"')
     .action(capture('render'));
+
+  cli
+    .command('init <file>', "Write a commented manifest for one model, from the catalog's form of it")
+    .option('--model <slug>', 'The model (see `runner models`)')
+    .option('--catalog <file>', 'Use a saved catalog (from `runner models --json`) instead of the service')
+    .option('--force', 'Overwrite the file if it exists')
+    .example('runner init pipelines/new.yaml --model chatgpt-image-sangtao --catalog catalog.json')
+    .action(capture('init'));
+
+  cli
+    .command('schema', "Write the manifest's JSON Schema with every model's params typed from the catalog")
+    .option('--catalog <file>', 'Use a saved catalog (from `runner models --json`) instead of the service')
+    .option('--out <file>', 'Write to this file instead of stdout')
+    .example('runner schema --catalog catalog.json --out pipeline.schema.json')
+    .action(capture('schema'));
 }
 
 function pickGlobal(options: Record<string, unknown>): GlobalOptions {
