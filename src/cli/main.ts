@@ -7,8 +7,7 @@ import { createOutput, type Output } from './output.js';
 import { readPackageInfo } from './package-info.js';
 import { reportError } from './report-error.js';
 import { suggestClosest } from '../suggest.js';
-import { declareTargetingFlags } from './targeting-options.js';
-import { declareVarFlags } from './var-options.js';
+import { declareSharedFlags } from './shared-flags.js';
 
 export interface CliIO {
   env: NodeJS.ProcessEnv;
@@ -55,8 +54,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     .option('--no-color', 'Disable colors (also: NO_COLOR=1)');
 
   declareCommands(cli, capture);
-  declareTargetingFlags(cli);
-  declareVarFlags(cli);
+  declareSharedFlags(cli);
   cli.help((sections) => [...sections, { title: '', body: EXIT_CODE_HELP }]);
   cli.version(readPackageInfo().version);
 

@@ -1,25 +1,7 @@
-import type { CAC } from 'cac';
 import { readFile } from 'node:fs/promises';
 import { parseVarFile } from '../manifest/parse-var-file.js';
 import type { VarOverride } from '../manifest/resolve-vars.js';
 import type { ValidationIssue } from '../manifest/types.js';
-
-/** Commands that render templates, so take `--var` and `--var-file`. */
-const VAR_COMMANDS = new Set(['validate', 'plan', 'apply', 'status', 'render']);
-
-/** Adds `--var` and `--var-file` to every command of {@link VAR_COMMANDS} declared on `cli`. */
-export function declareVarFlags(cli: CAC): void {
-  for (const command of cli.commands) {
-    if (!VAR_COMMANDS.has(command.name)) continue;
-    command
-      .option('--var <key=value>', 'Override a manifest var (repeatable; wins over --var-file)', {
-        type: [String],
-      })
-      .option('--var-file <file>', 'Override manifest vars from a YAML map of name: value (repeatable)', {
-        type: [String],
-      });
-  }
-}
 
 /** The `--var` / `--var-file` flags as given. */
 export interface VarFlags {

@@ -48,6 +48,12 @@ function describeFlags(targeting: Targeting): string {
   return parts.length === 0 ? 'Targeting' : parts.join(' ');
 }
 
+/** The note saying which jobs targeting left out, when it left any out (for output without the full report). */
+export function describeLeftOut(report: CostReport): string | undefined {
+  if (report.targeting === undefined || report.targeting.leftOut.length === 0) return undefined;
+  return report.notes.find((note) => note.includes(' left out '));
+}
+
 /** The report with the field-by-field changes of jobs since the journal last sent them. */
 export function addChangesToReport(report: CostReport, plan: Plan, journalText: string): CostReport {
   if (journalText === '') return report;

@@ -87,6 +87,7 @@ describe('authoring features (built binary against the simulator)', () => {
 
     const applied = await runCli(['apply', planFile, '--catalog', catalogFile, ...FAST], { env });
     expect(applied.stderr).not.toContain('error');
+    expect(applied.stderr).toContain('--only img-fox-* left out 2 jobs');
     expect(applied.code).toBe(0);
     expect(simulator.stats().jobsCreated).toBe(before + 2);
 

@@ -22,7 +22,7 @@ import { createProgressReporter } from '../render/progress-view.js';
 import { readRunId, readStateDir } from '../run-options.js';
 import { readTargeting } from '../targeting-options.js';
 import { readSavedPlanIfAny, refuseChangedPlan, savedPlanInputs } from '../saved-plan-io.js';
-import { addTargetingToReport, forgetReplacedJobs } from '../../plan/targeting-report.js';
+import { addTargetingToReport, describeLeftOut, forgetReplacedJobs } from '../../plan/targeting-report.js';
 
 const EXIT_CODES: Record<ExitReason, number> = {
   ok: ExitCode.Success,
@@ -79,6 +79,8 @@ export async function runApply(ctx: CommandContext, args: string[], flags: Recor
         retryFailed: options.retryFailed === true,
       });
       const report = addTargetingToReport(costed, targeting, prepared.leftOut);
+      const leftOut = describeLeftOut(report);
+      if (leftOut !== undefined && (!ctx.canPrompt || options.yes === true)) ctx.output.err(leftOut);
       const maxCredits = parseNumberOption('max-credits', options.maxCredits, { min: 0 });
       refuseOverspending(ctx, report, manifestFile, maxCredits);
       if (!(await confirmApply(ctx, report, manifestFile, options.yes === true))) return ExitCode.Success;
