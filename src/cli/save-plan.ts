@@ -8,6 +8,7 @@ import { readRunId } from './run-options.js';
 import { manifestPathForPlan, writeSavedPlan } from './saved-plan-io.js';
 import { NO_TARGETING } from '../plan/select-jobs.js';
 import { loadVarOverrides } from './var-options.js';
+import type { JobState } from '../state/job-state.js';
 
 /** `plan --out-plan FILE`: writes the exact plan for a later `runner apply FILE`. */
 export async function savePlanIfAsked(
@@ -16,6 +17,7 @@ export async function savePlanIfAsked(
   manifestFile: string,
   prepared: Extract<Prepared, { ok: true }>,
   report: CostReport,
+  stateJobs: ReadonlyMap<string, JobState>,
 ): Promise<void> {
   const outPlan = typeof options.outPlan === 'string' ? options.outPlan : undefined;
   if (outPlan === undefined) return;
@@ -39,6 +41,9 @@ export async function savePlanIfAsked(
     date: prepared.date,
     inputs: {
       targeting: prepareOptions.targeting ?? NO_TARGETING,
+      replaceAfterAttempts: Object.fromEntries(
+        (prepareOptions.targeting?.replace ?? []).map((id) => [id, stateJobs.get(id)?.attempts.length ?? 0]),
+      ),
       vars,
       ...(prepareOptions.maxJobs === undefined ? {} : { maxJobs: prepareOptions.maxJobs }),
     },

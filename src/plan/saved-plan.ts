@@ -42,6 +42,11 @@ export interface SavedPlan {
   /** The inputs besides the manifest that shaped the jobs. */
   inputs: {
     targeting: Targeting;
+    /**
+     * For each `--replace` id, how many attempts the state held when the plan was made: apply replaces
+     * the job only while that is still so, so applying the same plan twice (a CI retry) pays once.
+     */
+    replaceAfterAttempts?: Record<string, number>;
     /** Var overrides (`--var`, `--var-file`) of declared vars, as name → value. */
     vars: Record<string, string | number | boolean>;
     maxJobs?: number;
@@ -156,6 +161,15 @@ export function compareManifest(saved: SavedPlan, manifestSha256: string): strin
 
 function short(digest: string): string {
   return digest.slice(0, 12);
+}
+
+/**
+ * The `--replace` ids of a saved plan that are still due: jobs whose attempts are as many as when the
+ * plan was made. A job replaced since (by an earlier apply of this plan) is not replaced again.
+ */
+export function replacementsStillDue(saved: SavedPlan, attemptsNow: (id: string) => number): string[] {
+  const after = saved.inputs.replaceAfterAttempts ?? {};
+  return saved.inputs.targeting.replace.filter((id) => attemptsNow(id) === (after[id] ?? attemptsNow(id)));
 }
 
 /** Whether parsed JSON is a saved plan (by content: `kind` and `schemaVersion`). */

@@ -22,6 +22,7 @@ import { createProgressReporter } from '../render/progress-view.js';
 import { readRunId, readStateDir } from '../run-options.js';
 import { readTargeting } from '../targeting-options.js';
 import { readSavedPlanIfAny, refuseChangedPlan, savedPlanInputs } from '../saved-plan-io.js';
+import { replacementsStillDue } from '../../plan/saved-plan.js';
 import { addTargetingToReport, describeLeftOut, forgetReplacedJobs } from '../../plan/targeting-report.js';
 
 const EXIT_CODES: Record<ExitReason, number> = {
@@ -69,6 +70,9 @@ export async function runApply(ctx: CommandContext, args: string[], flags: Recor
       if (!prepared.ok) return reportInvalid(ctx, prepared, manifestFile);
       if (saved !== undefined) await refuseChangedPlan(target, saved, { manifestFile, ...prepared });
       const { plan, loaded } = prepared;
+      // A saved plan's --replace is done once: applying the same plan again must not pay again.
+      if (saved !== undefined)
+        options.replace = replacementsStillDue(saved, (id) => state.jobs.get(id)?.attempts.length ?? 0);
       const targeting = readTargeting(options);
       const costed = await checkCost({
         plan,

@@ -57,7 +57,8 @@ export async function runPlan(ctx: CommandContext, args: string[], options: Reco
     });
     const targeting = readTargeting(options);
     const journalText = await readJournalText(stateDir);
-    const previousJobs = forgetReplacedJobs(replayJournal(journalText).jobs, targeting.replace);
+    const stateJobs = replayJournal(journalText).jobs;
+    const previousJobs = forgetReplacedJobs(stateJobs, targeting.replace);
     const costed = await checkCost({
       plan: prepared.plan,
       catalog: prepared.catalog,
@@ -74,7 +75,7 @@ export async function runPlan(ctx: CommandContext, args: string[], options: Reco
       show,
       prepared.plan,
     );
-    await savePlanIfAsked(ctx, options, manifestFile, prepared, report);
+    await savePlanIfAsked(ctx, options, manifestFile, prepared, report, stateJobs);
     await emitReport(ctx, report, format, typeof options.out === 'string' ? options.out : undefined);
     return report.verdict.status === 'fits' ? ExitCode.Success : ExitCode.Credits;
   } finally {

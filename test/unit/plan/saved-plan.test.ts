@@ -1,6 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { CostReport } from '../../../src/plan/cost-report.js';
-import { buildSavedPlan, compareSavedPlan, isSavedPlan, sha256 } from '../../../src/plan/saved-plan.js';
+import {
+  buildSavedPlan,
+  compareSavedPlan,
+  isSavedPlan,
+  replacementsStillDue,
+  sha256,
+} from '../../../src/plan/saved-plan.js';
 import type { Plan, PlannedJob } from '../../../src/plan/types.js';
 import type { Model } from '../../../src/service/types.js';
 
@@ -63,5 +69,20 @@ describe('saved plans (#10.1)', () => {
       'job b is no longer in the plan',
       'job c is new in the plan',
     ]);
+  });
+});
+
+describe('replacementsStillDue', () => {
+  it('replaces a job only while its attempts are as many as when the plan was made', () => {
+    const withReplace = {
+      ...saved,
+      inputs: {
+        ...saved.inputs,
+        targeting: { only: [], exclude: [], replace: ['a', 'b'] },
+        replaceAfterAttempts: { a: 1, b: 1 },
+      },
+    };
+    const attempts: Record<string, number> = { a: 1, b: 2 };
+    expect(replacementsStillDue(withReplace, (id) => attempts[id] ?? 0)).toEqual(['a']);
   });
 });
