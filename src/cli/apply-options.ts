@@ -10,6 +10,7 @@ import { parseNumberOption, parseStringOption } from './parse-options.js';
 import { readStateDir } from './run-options.js';
 import type { WriteTarget } from './preflight.js';
 import { resolveStateDir, uploadCachePathFor } from '../state/state-dir.js';
+import { readTargeting } from './targeting-options.js';
 
 /**
  * Where the run's state lives. An in-process simulator forgets its jobs and uploads when the process
@@ -56,6 +57,7 @@ export function readExecuteOptions(
     idempotencyWindowMs: scale(270_000),
     onUncertain: options.resendUncertain === true ? 'resend' : 'skip',
     retryFailed: options.retryFailed === true,
+    replace: readTargeting(options).replace,
     download: options.download !== false,
     retry: {
       ...(run.retry?.maxAttempts === undefined ? {} : { maxAttempts: run.retry.maxAttempts }),

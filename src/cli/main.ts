@@ -9,6 +9,7 @@ import { checkFlagValues } from './check-flags.js';
 import { askYesNo } from './confirm.js';
 import { checkWrittenFlags, joinNegativeValues, tidyHelpOptions } from './flags.js';
 import { suggestClosest } from '../suggest.js';
+import { declareSharedFlags } from './shared-flags.js';
 
 export interface CliIO {
   env: NodeJS.ProcessEnv;
@@ -30,6 +31,9 @@ const commands: Record<string, { load: () => Promise<Action> }> = {
   apply: { load: async () => (await import('./commands/apply.js')).runApply },
   status: { load: async () => (await import('./commands/status.js')).runStatus },
   runs: { load: async () => (await import('./commands/runs.js')).runRuns },
+  render: { load: async () => (await import('./commands/render.js')).runRender },
+  init: { load: async () => (await import('./commands/init.js')).runInit },
+  schema: { load: async () => (await import('./commands/schema.js')).runSchema },
 };
 
 /** Runs the CLI and resolves to the exit code; never calls process.exit (see ./bin.ts). */
@@ -53,6 +57,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     .option('--no-color', 'Disable colors (also: NO_COLOR=1)');
 
   declareCommands(cli, capture);
+  declareSharedFlags(cli);
   cli.help((sections) => [
     ...sections.map((section) =>
       section.title === 'Options'
@@ -155,6 +160,8 @@ function declareCommands(
     .option('--max-credits <n>', "Check against this cap on the run's spending, as apply --max-credits does")
     .option('--retry-failed', 'Count jobs that failed permanently as to run, as apply --retry-failed does')
     .option('--resend-uncertain', 'Count unanswered creates as to run, as apply --resend-uncertain does')
+    .option('--show <what>', '"payloads": also print each job\'s rendered prompt and params')
+    .option('--out-plan <file>', 'Save the exact plan (JSON, mode 0600) for `runner apply FILE`')
     .example('runner plan pipelines/nightly-social.yaml --format markdown --out plan.md')
     .action(capture('plan'));
 
@@ -206,6 +213,30 @@ function declareCommands(
     .option('--json', 'Print JSON')
     .example('runner runs pipelines/nightly-social.yaml --state-dir .runner-state')
     .action(capture('runs'));
+
+  cli
+    .command(
+      'render <manifest>',
+      "Print each job's rendered prompt and params (offline; templates, vars, matrix)",
+    )
+    .option('--json', 'Print JSON')
+    .example('runner render pipelines/demo.yaml --only "cup-*"')
+    .action(capture('render'));
+
+  cli
+    .command('init <file>', "Write a commented manifest for one model, from the catalog's form of it")
+    .option('--model <slug>', 'The model (see `runner models`)')
+    .option('--catalog <file>', 'Use a saved catalog (from `runner models --json`) instead of the service')
+    .option('--force', 'Overwrite the file if it exists')
+    .example('runner init pipelines/new.yaml --model chatgpt-image-sangtao --catalog catalog.json')
+    .action(capture('init'));
+
+  cli
+    .command('schema', "Write the manifest's JSON Schema with every model's params typed from the catalog")
+    .option('--catalog <file>', 'Use a saved catalog (from `runner models --json`) instead of the service')
+    .option('--out <file>', 'Write to this file instead of stdout')
+    .example('runner schema --catalog catalog.json --out pipeline.schema.json')
+    .action(capture('schema'));
 }
 
 function pickGlobal(options: Record<string, unknown>): GlobalOptions {

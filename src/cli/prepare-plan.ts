@@ -10,6 +10,10 @@ import type { Plan } from '../plan/types.js';
 import type { Model } from '../service/types.js';
 import type { CommandContext } from './context.js';
 import { parseNumberOption } from './parse-options.js';
+import { readSecretGuard } from './read-secrets.js';
+import { readTargeting, selectTargets } from './targeting-options.js';
+import { loadVarOverrides, readVarFlags, type VarFlags } from './var-options.js';
+import { isTargeted, NO_TARGETING, type Targeting } from '../plan/select-jobs.js';
 
 export interface PrepareOptions {
   manifestFile: string;
@@ -18,10 +22,24 @@ export interface PrepareOptions {
   maxJobs?: number;
   /** The run date for `{{ date }}` (YYYY-MM-DD). */
   date: string;
+  /** `--only` / `--exclude` / `--replace`: which jobs the command covers. */
+  targeting?: Targeting;
+  /** `--var` / `--var-file`. */
+  varFlags?: VarFlags;
 }
 
 export type Prepared =
-  | { ok: true; loaded: LoadedManifest; plan: Plan; catalog: Model[]; issues: ValidationIssue[] }
+  | {
+      ok: true;
+      loaded: LoadedManifest;
+      plan: Plan;
+      catalog: Model[];
+      issues: ValidationIssue[];
+      /** Ids of the jobs `--only` / `--exclude` left out of the plan. */
+      leftOut: string[];
+      /** The `{{ date }}` rendered into the plan. */
+      date: string;
+    }
   | { ok: false; issues: ValidationIssue[] };
 
 /**
@@ -30,23 +48,31 @@ export type Prepared =
  * every problem at once. Nothing here creates a job or spends a credit.
  */
 export async function preparePlan(
-  ctx: Pick<CommandContext, 'env'>,
+  ctx: Pick<CommandContext, 'env'> & { global?: Pick<CommandContext['global'], 'apiKeyFile'> },
   options: PrepareOptions,
   fetchCatalog: () => Promise<Model[]>,
 ): Promise<Prepared> {
+  const varInput = await loadVarOverrides(options.varFlags ?? { vars: [], varFiles: [] });
   const stageOne = await validateManifestOffline(options.manifestFile, {
+    varOverrides: varInput.overrides,
+    checkJobsDespiteErrors: true,
     env: ctx.env,
     date: options.date,
+    secrets: await readSecretGuard(ctx),
     ...(options.maxJobs === undefined ? {} : { maxJobs: options.maxJobs }),
   });
   const { loaded } = stageOne;
-  if (loaded === undefined || stageOne.jobs.length === 0) {
-    return { ok: false, issues: collapseIssues(stageOne.issues) };
+  stageOne.issues.push(...varInput.issues);
+  // The file is checked whole; the catalog checks and the plan cover only the targeted jobs.
+  const targets = selectTargets(stageOne.jobs, options.targeting ?? NO_TARGETING);
+  stageOne.issues.push(...targets.issues);
+  if (loaded === undefined || targets.selected.length === 0 || targets.issues.length > 0) {
+    return { ok: false, issues: collapseIssues(sortIssues(stageOne.issues)) };
   }
 
   const catalog =
     options.catalogFile === undefined ? await fetchCatalog() : await loadCatalog(options.catalogFile);
-  const stageTwo = validateJobsAgainstCatalog(stageOne.jobs, catalog, {
+  const stageTwo = validateJobsAgainstCatalog(targets.selected, catalog, {
     locate: (path) => loaded.locate(path),
     ...(loaded.locateKey === undefined ? {} : { locateKey: loaded.locateKey.bind(loaded) }),
     manifestDir: loaded.dir,
@@ -55,7 +81,7 @@ export async function preparePlan(
   const issues = collapseIssues(sortIssues([...stageOne.issues, ...stageTwo.issues]));
   if (issues.some((issue) => issue.severity === 'error')) return { ok: false, issues };
   const plan = buildPlan({ loaded, planned: stageTwo.planned, warnings: issues });
-  return { ok: true, loaded, plan, catalog, issues };
+  return { ok: true, loaded, plan, catalog, issues, leftOut: targets.leftOut, date: options.date };
 }
 
 /** The prepare options from a command's flags (`--catalog`, `--max-jobs`). */
@@ -65,9 +91,12 @@ export function readPrepareOptions(
   date: string = todayUtc(),
 ): PrepareOptions {
   const maxJobs = parseNumberOption('max-jobs', options.maxJobs, { min: 1, integer: true });
+  const targeting = readTargeting(options);
   return {
     manifestFile,
     date,
+    ...(isTargeted(targeting) ? { targeting } : {}),
+    varFlags: readVarFlags(options),
     ...(typeof options.catalog === 'string' ? { catalogFile: options.catalog } : {}),
     ...(maxJobs === undefined ? {} : { maxJobs }),
   };

@@ -1,3 +1,4 @@
+import { snapshotPayload } from '../plan/payload-diff.js';
 import { getJobKind } from '../kinds/index.js';
 import type { PlannedJob } from '../plan/types.js';
 import { deriveIdempotencyKey } from '../state/idempotency-key.js';
@@ -73,6 +74,7 @@ export async function createAttempt(
     attempt,
     payloadHash: job.payloadHash,
     ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
+    payload: snapshotPayload(job),
   });
   const stopped = ctx.stopReason();
   // A budget stop concerns the jobs that did not fit: this one's credits are already reserved.

@@ -46,6 +46,8 @@ export interface ExecuteOptions {
   onUncertain?: 'skip' | 'resend';
   /** Re-send jobs that failed permanently. @default false */
   retryFailed?: boolean;
+  /** Ids of done (or failed) jobs to run once more as a new attempt (`--replace`). @default [] */
+  replace?: readonly string[];
   /** Download results as jobs complete. @default false */
   download?: boolean;
   /** Where results go; required with `download`. */
@@ -63,6 +65,7 @@ export interface ResolvedOptions {
   idempotencyWindowMs: number;
   onUncertain: 'skip' | 'resend';
   retryFailed: boolean;
+  replace: ReadonlySet<string>;
   download: boolean;
   outputDir: string | undefined;
 }
@@ -96,6 +99,7 @@ export function resolveExecuteOptions(options: ExecuteOptions, budget: number | 
     idempotencyWindowMs: options.idempotencyWindowMs ?? 270_000,
     onUncertain: options.onUncertain ?? 'skip',
     retryFailed: options.retryFailed ?? false,
+    replace: new Set(options.replace ?? []),
     download: options.download ?? false,
     outputDir: options.outputDir,
   };

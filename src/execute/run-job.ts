@@ -18,6 +18,8 @@ import { pollJob, sleepUnlessAborted } from './poll-job.js';
  */
 export async function runJob(ctx: ExecutionContext, job: PlannedJob): Promise<JobOutcome> {
   let retriedFailed = false;
+  // A replaced job gets exactly one new attempt in this run, whatever that attempt's outcome.
+  let replaced = !ctx.options.replace.has(job.id);
   for (;;) {
     const state = ctx.jobs.get(job.id);
     const last = state?.attempts.at(-1);
@@ -41,6 +43,18 @@ export async function runJob(ctx: ExecutionContext, job: PlannedJob): Promise<Jo
           message: `Job ${job.id} changed since attempt ${last.attempt} was sent without an answer; a new job is created and the earlier create is no longer followed.`,
         });
       }
+      const created = await createAttempt(ctx, job, nextAttempt, false);
+      if (created !== 'open') return created;
+      continue;
+    }
+    if (!replaced && (state.status === 'done' || state.status === 'failed')) {
+      replaced = true;
+      retriedFailed = true;
+      ctx.emit({
+        type: 'warning',
+        id: job.id,
+        message: `Job ${job.id} is replaced: attempt ${nextAttempt} is created; attempt ${last.attempt} (${state.status}) is superseded.`,
+      });
       const created = await createAttempt(ctx, job, nextAttempt, false);
       if (created !== 'open') return created;
       continue;

@@ -1,9 +1,24 @@
 import { findUnsafeIdReason } from './check-job-id.js';
 import { checkJobCount, DEFAULT_MAX_JOBS } from './check-job-count.js';
 import { compileValue, renderValue, type ValueNode } from './compile-value.js';
-import { expandMatrix, getMatrixAxes, type MatrixCombination } from './expand-matrix.js';
+import {
+  expandMatrix,
+  getMatrixAxes,
+  lookupMatrixName,
+  matrixValueText,
+  type MatrixCombination,
+} from './expand-matrix.js';
 import { reportDuplicateIds, type IdProducer } from './report-duplicate-ids.js';
 import { reportUnmatchedExcludes } from './report-unmatched-excludes.js';
+import {
+  collectTemplates,
+  redactSecrets,
+  refuseSecretTemplates,
+  secretValues,
+  REDACTED,
+  type SecretGuard,
+} from './secret-guard.js';
+import { resolveVars, type VarOverride, type VarValue } from './resolve-vars.js';
 import { checkReservedNames, describeMissingName } from './template-names.js';
 import type { CompiledTemplate, ResolveName } from './template.js';
 import { formatYamlPath } from './yaml-path.js';
@@ -30,6 +45,10 @@ export interface ExpandContext {
   date: string;
   /** The maxJobs guard from the command line; wins over the manifest's `maxJobs`. @default 1000 */
   maxJobs?: number;
+  /** The API key's value: templates may not read it, and it is redacted from whatever renders. */
+  secrets?: SecretGuard;
+  /** `--var-file` then `--var` overrides of `vars` (later wins). */
+  varOverrides?: ReadonlyMap<string, VarOverride>;
 }
 
 /** `jobs` holds the jobs that expanded cleanly; any error in `issues` means the run must not start. */
@@ -51,14 +70,24 @@ export function expandJobs(loaded: LoadedManifest, context: ExpandContext): Expa
   const issues = [...checkReservedNames(loaded), ...checkJobCount(loaded, maxJobs)];
   if (issues.some((issue) => issue.code === 'too-many-jobs')) return { jobs: [], issues };
 
+  const resolved = resolveVars(loaded, {
+    env: context.env,
+    date: context.date,
+    ...(context.varOverrides === undefined ? {} : { overrides: context.varOverrides }),
+    ...(context.secrets === undefined ? {} : { secrets: context.secrets }),
+  });
+  issues.push(...resolved.issues);
   const jobs: ExpandedJob[] = [];
   const producers: IdProducer[] = [];
   manifest.jobs.forEach((spec, specIndex) => {
     // An entry that failed the schema is reported already; the others are still expanded.
     if (loaded.invalidJobs?.has(specIndex) === true) return;
-    const expanded = expandSpec(loaded, spec, specIndex, context, issues);
-    for (const job of expanded) producers.push({ id: job.id, specIndex, matrixValues: job.matrixValues });
-    jobs.push(...expanded);
+    const expanded = expandSpec(loaded, spec, specIndex, { ...context, vars: resolved.vars }, issues);
+    // One push per job: spreading a 120,000-job array into push() overflows the call stack.
+    for (const job of expanded) {
+      producers.push({ id: job.id, specIndex, matrixValues: job.matrixValues });
+      jobs.push(job);
+    }
   });
   issues.push(...reportDuplicateIds(loaded, producers));
   return { jobs, issues };
@@ -79,11 +108,24 @@ function expandSpec(
   loaded: LoadedManifest,
   spec: JobSpec,
   specIndex: number,
-  context: ExpandContext,
+  context: ExpandContext & { vars: Record<string, VarValue> },
   issues: ValidationIssue[],
 ): ExpandedJob[] {
   const compiled = compileSpec(loaded, spec, specIndex, issues);
   if (!compiled) return [];
+  const secrets = secretValues(context.secrets);
+  const refused = refuseSecretTemplates(
+    [compiled.id, compiled.model, compiled.prompt, ...compiled.params.map(([, node]) => node)].flatMap(
+      (node) => collectTemplates(node),
+    ),
+    context.env,
+    secrets,
+    (path, offset) => locateIn(loaded, path, offset),
+  );
+  if (refused.length > 0) {
+    issues.push(...refused);
+    return [];
+  }
   const locate = (path: YamlPath): SourceLocation => loaded.locate(path);
   const combinations: MatrixCombination[] = spec.matrix ? expandMatrix(spec.matrix) : [{}];
   if (spec.matrix && combinations.length === 0) {
@@ -95,7 +137,7 @@ function expandSpec(
     });
   }
   if (spec.matrix) reportUnmatchedExcludes(spec.matrix, specIndex, locate, issues);
-  const known = knownNames(loaded, spec);
+  const known = knownNames(context.vars, spec);
   const reported = new Set<string>();
   // One issue per problem and job entry, not one per matrix job: a bad var can break 100,000 of them.
   const grouped = new Map<string, { issue: ValidationIssue; count: number }>();
@@ -111,7 +153,7 @@ function expandSpec(
     let renderedId: string | undefined;
     const resolve = createResolver(
       combination,
-      loaded.manifest.vars,
+      context.vars,
       context,
       index,
       compiled.kind,
@@ -163,7 +205,7 @@ function expandSpec(
       return;
     }
     const origins = { ...compiled.origins, params: { ...compiled.origins.params } };
-    const job: ExpandedJob = {
+    const rendered: ExpandedJob = {
       id,
       kind: compiled.kind,
       model: renderedModel,
@@ -172,7 +214,19 @@ function expandSpec(
       specIndex,
       origins,
     };
-    if (prompt !== undefined) job.prompt = prompt;
+    if (prompt !== undefined) rendered.prompt = prompt;
+    // The key's value may still arrive through a var, a matrix value or a literal: never let it render.
+    const { value: job, redacted } = redactSecrets(rendered, secrets);
+    if (redacted) {
+      reportGrouped('secret-redacted', {
+        severity: 'warning',
+        code: 'secret-redacted',
+        message: `job "${job.id}" would contain the API key's value; it was replaced by ${REDACTED}`,
+        jobId: job.id,
+        location: locate(['jobs', specIndex]),
+        hint: 'remove the key from vars, matrix values and params: it would be sent to the service and written to the state',
+      });
+    }
     jobs.push(job);
   });
   for (const { issue, count } of grouped.values()) {
@@ -250,8 +304,8 @@ function locateIn(loaded: LoadedManifest, path: YamlPath, offset: number): Sourc
 }
 
 /** Names a template may use in this job entry (for did-you-mean hints). */
-function knownNames(loaded: LoadedManifest, spec: JobSpec): string[] {
-  const names = ['date', 'index', 'job.kind', 'job.model', ...Object.keys(loaded.manifest.vars ?? {})];
+function knownNames(vars: Record<string, VarValue>, spec: JobSpec): string[] {
+  const names = ['date', 'index', 'job.kind', 'job.model', ...Object.keys(vars)];
   if (spec.matrix) {
     names.push(...getMatrixAxes(spec.matrix).map(([name]) => name));
     for (const entry of spec.matrix.include ?? []) names.push(...Object.keys(entry));
@@ -268,8 +322,9 @@ function createResolver(
   model: () => string,
 ): ResolveName {
   return (name) => {
-    if (Object.hasOwn(combination, name)) return String(combination[name]);
     if (name.startsWith('env.')) return context.env[name.slice(4)];
+    const fromMatrix = lookupMatrixName(combination, name);
+    if (fromMatrix !== undefined) return matrixValueText(fromMatrix);
     switch (name) {
       case 'date':
         return context.date;

@@ -1,3 +1,4 @@
+import { canonicalJson } from '../plan/payload-hash.js';
 import type { MatrixSpec, MatrixValue } from './types.js';
 
 /** One combination of matrix values: axis (or include key) → value. */
@@ -74,13 +75,50 @@ function crossProduct(axes: [string, MatrixValue[]][]): MatrixCombination[] {
 }
 
 function matches(combination: MatrixCombination, entry: MatrixCombination): boolean {
-  for (const key in entry) if (combination[key] !== entry[key]) return false;
+  for (const key in entry) if (!sameMatrixValue(combination[key], entry[key])) return false;
   return true;
 }
 
 function matchesOnAxes(combination: MatrixCombination, entry: MatrixCombination, axes: Set<string>): boolean {
-  for (const key in entry) if (axes.has(key) && combination[key] !== entry[key]) return false;
+  for (const key in entry) if (axes.has(key) && !sameMatrixValue(combination[key], entry[key])) return false;
   return true;
+}
+
+/**
+ * Equality of matrix values as GitHub Actions compares them for include/exclude: scalars by value and
+ * type (`1` is not `"1"`), maps and lists by content, whatever the key order.
+ */
+export function sameMatrixValue(a: MatrixValue | undefined, b: MatrixValue | undefined): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  return canonicalJson(a) === canonicalJson(b);
+}
+
+/**
+ * A matrix value as template text: strings as they are, numbers and booleans as written, null as
+ * empty text (as GitHub Actions renders it), maps and lists as canonical JSON.
+ */
+export function matrixValueText(value: MatrixValue | undefined): string {
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'object') return canonicalJson(value);
+  return String(value);
+}
+
+/**
+ * The value at a dotted template name inside a combination: `node.version` reads key `version` of
+ * the map value of axis `node`. Undefined when the axis or a key on the way is missing.
+ */
+export function lookupMatrixName(combination: MatrixCombination, name: string): MatrixValue | undefined {
+  if (Object.hasOwn(combination, name)) return combination[name];
+  const [head = '', ...rest] = name.split('.');
+  if (rest.length === 0 || !Object.hasOwn(combination, head)) return undefined;
+  let value: MatrixValue | undefined = combination[head];
+  for (const key of rest) {
+    if (typeof value !== 'object' || value === null || Array.isArray(value) || !Object.hasOwn(value, key))
+      return undefined;
+    value = value[key];
+  }
+  return value;
 }
 
 /**
@@ -94,7 +132,8 @@ export function findUnmatchedExcludes(matrix: MatrixSpec): number[] {
   (matrix.exclude ?? []).forEach((entry, index) => {
     const keys = Object.keys(entry);
     if (!keys.every((key) => axes.has(key))) return;
-    if (keys.some((key) => !axes.get(key)!.includes(entry[key]!))) unmatched.push(index);
+    if (keys.some((key) => !axes.get(key)!.some((value) => sameMatrixValue(value, entry[key]))))
+      unmatched.push(index);
   });
   return unmatched;
 }

@@ -3,7 +3,7 @@ import { dirname, resolve } from 'node:path';
 import { decodeUtf8 } from './decode-utf8.js';
 import { parseManifestYaml } from './parse-yaml.js';
 import { sortIssues } from './sort-issues.js';
-import type { LoadedManifest, ValidationIssue } from './types.js';
+import type { LoadedManifest, ValidationIssue, YamlPath } from './types.js';
 import { checkManifestSchema } from './validate-schema.js';
 
 /** Manifests larger than this are refused before they are read. */
@@ -13,6 +13,12 @@ export const MAX_MANIFEST_BYTES = 10 * 1024 * 1024;
 export interface LoadManifestOptions {
   /** The manifest text; when given, `file` is not read (it still names the file in locations). */
   source?: string | Uint8Array;
+  /**
+   * Also return `loaded` when schema errors lie outside `jobs:` (with those parts dropped), so the
+   * jobs' own errors are found in the same run. `loaded` then comes with errors in `issues`: it must
+   * only be used for reporting, never to run anything. @default false
+   */
+  checkJobsDespiteErrors?: boolean;
 }
 
 /** `loaded` is present only when there is no error among `issues`. */
@@ -67,6 +73,11 @@ export async function loadManifest(
   issues.push(...sortIssues(schema.issues));
   // Errors confined to some job entries leave the rest checkable: report those jobs' problems too.
   if (schema.issues.length > 0 && schema.invalidJobs === undefined) return { issues };
+  if (schema.outside !== undefined) {
+    if (options.checkJobsDespiteErrors !== true || !dropBrokenParts(parsed.value, schema.outside)) {
+      return { issues };
+    }
+  }
   const loaded: LoadedManifest = {
     file,
     dir: dirname(resolve(file)),
@@ -118,6 +129,30 @@ function tooLarge(file: string, size: number): ValidationIssue {
     location: { file, line: 1, col: 1 },
     hint: 'split it into several manifests, or use a matrix instead of listing every job',
   };
+}
+
+/** Parts of the top level that expansion reads and that may be dropped when broken. */
+const DROPPABLE = new Set(['vars', 'defaults', 'retry', 'maxJobs', 'budget', 'output']);
+
+/**
+ * Deletes the values at schema-error paths outside `jobs:` so the jobs can still be expanded; false
+ * when the manifest cannot be expanded at all (no `jobs` list, or `jobs` itself is broken).
+ */
+function dropBrokenParts(value: unknown, paths: readonly YamlPath[]): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const manifest = value as Record<string, unknown>;
+  if (!Array.isArray(manifest.jobs)) return false;
+  for (const path of paths) {
+    const [first, second] = path;
+    if (first === 'jobs') return false;
+    if (typeof first !== 'string' || !DROPPABLE.has(first)) continue;
+    const parent = manifest[first];
+    if (second !== undefined && typeof parent === 'object' && parent !== null && !Array.isArray(parent)) {
+      // A broken `defaults.model` or `vars.x` goes, the rest of `defaults` / `vars` stays.
+      delete (parent as Record<string | number, unknown>)[second];
+    } else delete manifest[first];
+  }
+  return true;
 }
 
 function isIssue(value: Uint8Array | string | ValidationIssue): value is ValidationIssue {

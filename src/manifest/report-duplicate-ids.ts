@@ -1,3 +1,4 @@
+import { matrixValueText } from './expand-matrix.js';
 import { getMatrixAxes, type MatrixCombination } from './expand-matrix.js';
 import { formatLocation } from './format-issue.js';
 import { compileTemplate } from './template.js';
@@ -31,7 +32,9 @@ export function reportDuplicateIds(
     const specs = [...new Set(list.map((p) => p.specIndex))];
     const describeProducer = (producer: IdProducer): string => {
       const where = `jobs[${producer.specIndex}] (${formatLocation(loaded.locate(['jobs', producer.specIndex, 'id']))})`;
-      const values = Object.entries(producer.matrixValues).map(([key, value]) => `${key}=${String(value)}`);
+      const values = Object.entries(producer.matrixValues).map(
+        ([key, value]) => `${key}=${matrixValueText(value)}`,
+      );
       return values.length === 0 ? where : `${where} with ${values.join(', ')}`;
     };
     // Name two producers from different entries when there are any: that is the collision to fix.

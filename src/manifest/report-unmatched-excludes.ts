@@ -1,3 +1,4 @@
+import { matrixValueText } from './expand-matrix.js';
 import { findUnmatchedExcludes, getMatrixAxes } from './expand-matrix.js';
 import { didYouMean } from '../suggest.js';
 import type { MatrixSpec, MatrixValue, SourceLocation, ValidationIssue, YamlPath } from './types.js';
@@ -35,18 +36,18 @@ function hintFor(
   for (const [key, value] of Object.entries(entry)) {
     const values = axes.get(key) ?? [];
     if (values.includes(value)) continue;
-    if (values.some((v) => String(v) === String(value))) {
-      return `values are compared with their YAML type: ${key}=${formatMatrixValue(value)} is a ${typeof value}, the axis holds a ${typeof values.find((v) => String(v) === String(value))}`;
+    if (values.some((v) => matrixValueText(v) === matrixValueText(value))) {
+      return `values are compared with their YAML type: ${key}=${formatMatrixValue(value)} is a ${typeof value}, the axis holds a ${typeof values.find((v) => matrixValueText(v) === matrixValueText(value))}`;
     }
-    const suggestion = didYouMean(String(value), values.map(String));
+    const suggestion = didYouMean(matrixValueText(value), values.map(matrixValueText));
     return suggestion ?? `axis "${key}" has: ${values.map(formatMatrixValue).join(', ')}`;
   }
   return 'check each value against its axis';
 }
 
 /** A matrix value for a message; a string that reads like a number or boolean keeps its quotes. */
-function formatMatrixValue(value: string | number | boolean): string {
-  if (typeof value !== 'string') return String(value);
+function formatMatrixValue(value: MatrixValue): string {
+  if (typeof value !== 'string') return matrixValueText(value);
   const ambiguous = /^(true|false)$/.test(value) || (value.trim() !== '' && !Number.isNaN(Number(value)));
   return ambiguous ? JSON.stringify(value) : value;
 }

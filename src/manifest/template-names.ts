@@ -1,4 +1,4 @@
-import { getMatrixAxes, type MatrixCombination } from './expand-matrix.js';
+import { getMatrixAxes, matrixValueText, type MatrixCombination } from './expand-matrix.js';
 import { didYouMean } from '../suggest.js';
 import type { LoadedManifest, SourceLocation, ValidationIssue, YamlPath } from './types.js';
 import { formatYamlPath } from './yaml-path.js';
@@ -71,7 +71,7 @@ export function describeMissingName(
   context: MissingNameContext,
 ): ValidationIssue {
   const values = Object.entries(context.combination)
-    .map(([key, value]) => `${key}=${String(value)}`)
+    .map(([key, value]) => `${key}=${matrixValueText(value)}`)
     .join(', ');
   const job = context.jobId ?? context.idSource;
   const owner = `job "${job}" (jobs[${context.specIndex}]${values === '' ? '' : `, ${values}`})`;

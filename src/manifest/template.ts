@@ -38,7 +38,8 @@ export type RenderResult = { ok: true; text: string } | { ok: false; missing: st
 export type ResolveName = (name: string) => string | undefined;
 
 const TOKEN = /\\\{\{|\{\{\s*([^{}]*?)\s*\}\}|\{\{/g;
-const NAME = /^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)?$/;
+// Hyphens (`node-version`) and dotted paths into map values (`node.version`), as GitHub Actions allows.
+const NAME = /^[A-Za-z_][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*$/;
 
 /** True when `source` contains template syntax; strings without it are used as they are. */
 export function hasTemplate(source: string): boolean {

@@ -57,13 +57,18 @@ export interface JobSpec {
   matrix?: MatrixSpec;
 }
 
-export type MatrixValue = string | number | boolean;
+/**
+ * A matrix value. Like GitHub Actions, an axis value may be a map (`{{ node.version }}` reads into it),
+ * a list, or YAML null (renders as empty text).
+ */
+export type MatrixValue = string | number | boolean | null | MatrixValue[] | { [key: string]: MatrixValue };
 
 export interface MatrixSpec {
   /** Axes: name → values. */
-  [axis: string]: MatrixValue[] | Record<string, MatrixValue>[] | undefined;
-  include?: Record<string, MatrixValue>[];
-  exclude?: Record<string, MatrixValue>[];
+  [axis: string]: MatrixValue[] | Record<string, MatrixValue>[] | null | undefined;
+  /** null (GitHub Actions allows an empty key) is the same as absent. */
+  include?: Record<string, MatrixValue>[] | null;
+  exclude?: Record<string, MatrixValue>[] | null;
 }
 
 /**

@@ -22,10 +22,10 @@ export async function validateManifestOffline(
   file: string,
   context: OfflineValidationContext,
 ): Promise<OfflineValidationResult> {
-  const { loaded, issues } = await loadManifest(
-    file,
-    context.source === undefined ? {} : { source: context.source },
-  );
+  const { loaded, issues } = await loadManifest(file, {
+    ...(context.source === undefined ? {} : { source: context.source }),
+    ...(context.checkJobsDespiteErrors === true ? { checkJobsDespiteErrors: true } : {}),
+  });
   if (!loaded) return { jobs: [], issues: sortIssues(issues) };
   const expanded = expandJobs(loaded, context);
   return { loaded, jobs: expanded.jobs, issues: sortIssues([...issues, ...expanded.issues]) };

@@ -29,6 +29,11 @@ export interface SchemaCheck {
    * run (every problem at once). Undefined when the manifest is valid or an error lies elsewhere.
    */
   invalidJobs?: ReadonlySet<number>;
+  /**
+   * Where the errors outside `jobs:` are (ajv instance paths), when some are: a caller that wants the
+   * jobs' own errors in the same run may drop these parts and check the jobs anyway.
+   */
+  outside?: YamlPath[];
 }
 
 /**
@@ -47,12 +52,14 @@ export function checkManifestSchema(value: unknown, locator: Locator): SchemaChe
     .filter((error) => !(error.keyword === 'pattern' && empty.has(error.instancePath)))
     .map((error) => toIssue(error, locator));
   const invalidJobs = new Set<number>();
+  const outside: YamlPath[] = [];
   for (const error of errors) {
-    const [first, index] = parseInstancePath(error.instancePath);
-    if (first !== 'jobs' || typeof index !== 'number') return { issues };
-    invalidJobs.add(index);
+    const path = parseInstancePath(error.instancePath);
+    const [first, index] = path;
+    if (first === 'jobs' && typeof index === 'number') invalidJobs.add(index);
+    else outside.push(path);
   }
-  return { issues, invalidJobs };
+  return outside.length > 0 ? { issues, invalidJobs, outside } : { issues, invalidJobs };
 }
 
 /** Every schema problem of a manifest as issues (see {@link checkManifestSchema}). */

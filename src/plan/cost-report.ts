@@ -1,3 +1,7 @@
+import type { MatrixValue } from '../manifest/types.js';
+import type { FieldChange } from './payload-diff.js';
+import type { RenderedPayload } from './render-payloads.js';
+
 /**
  * The cost report of `runner plan`: what `--format json` prints and CI reads. This shape is STABLE:
  * fields are only ever added; a breaking change bumps `schemaVersion`. All credit figures are in the
@@ -131,6 +135,27 @@ export interface CostReport {
   warnings: string[];
   /** Assumptions the figures rest on, in plain sentences. */
   notes: string[];
+  /** Present when `--only`, `--exclude` or `--replace` restricted the plan (src/plan/targeting-report.ts). */
+  targeting?: TargetingSummary;
+  /**
+   * Jobs whose payload changed since the state last sent them, field by field (`~` changed, `+`
+   * added, `-` removed). Present when a previous run's state was read.
+   */
+  changes?: { id: string; changes: FieldChange[] }[];
+  /** With `plan --show payloads`: each planned job's prompt and params as they will be sent. */
+  payloads?: RenderedPayload[];
+}
+
+/** What targeting flags did to a plan. */
+export interface TargetingSummary {
+  /** `--only` globs as given. */
+  only: string[];
+  /** `--exclude` globs as given. */
+  exclude: string[];
+  /** `--replace` ids: done jobs that run again as a new attempt. */
+  replace: string[];
+  /** Ids of the manifest's jobs left out of the plan, in manifest order. */
+  leftOut: string[];
 }
 
 /** Subtotals of one model. */
@@ -184,5 +209,5 @@ export interface JobCost {
   /** Whether the subscription's image allowance is expected to cover it. */
   coveredBySubscription: boolean;
   /** The matrix values that produced it (empty object for a plain job). */
-  matrixValues: Record<string, string | number | boolean>;
+  matrixValues: Record<string, MatrixValue>;
 }

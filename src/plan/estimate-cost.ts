@@ -8,6 +8,7 @@ import type {
   VerdictStatus,
 } from './cost-report.js';
 import { formatCredits, roundCredits } from './credits.js';
+import { matrixValueText } from '../manifest/expand-matrix.js';
 import { matchQuota } from './match-quota.js';
 import { matchesPayload } from './payload-hash.js';
 import type { Plan, PlannedJob } from './types.js';
@@ -136,7 +137,7 @@ export function estimateCost(
     for (const [axis, value] of Object.entries(job.source.matrixValues)) {
       const values = axes.get(axis) ?? new Map<string, AxisSubtotal['values'][number]>();
       axes.set(axis, values);
-      const key = String(value);
+      const key = matrixValueText(value);
       const entry = values.get(key) ?? { value: key, jobs: 0, credits: 0, creditsToRun: 0 };
       values.set(key, entry);
       entry.jobs += 1;

@@ -1,6 +1,8 @@
 import type { CostReport, VerdictStatus } from './cost-report.js';
 import { JOB_STATE_CLASSES } from './cost-report.js';
 import { formatCredits } from './credits.js';
+import { renderPlanDiff } from './payload-diff.js';
+import { renderPayloadsText } from './render-payloads.js';
 import { formatTable, type Align } from './text-table.js';
 
 /** Jobs listed one by one in text and markdown; the rest are summarised ("… and N more"). */
@@ -56,6 +58,17 @@ export function renderReportText(report: CostReport, options: TextRenderOptions)
   lines.push('', paint('bold', jobsHeading(report)), ...table(jobs[0], jobs[1], jobs[2]));
   if (report.jobList.length > MAX_LISTED_JOBS)
     lines.push(`  … and ${report.jobList.length - MAX_LISTED_JOBS} more`);
+  const changes = listedChanges(report);
+  if (changes.length > 0)
+    lines.push('', paint('bold', changesHeading(report)), ...changes.map((l) => `  ${l}`));
+  if (report.payloads !== undefined) {
+    const text = renderPayloadsText(report.payloads).trimEnd();
+    lines.push(
+      '',
+      paint('bold', `Payloads (${report.payloads.length})`),
+      ...text.split('\n').map((l) => `  ${l}`),
+    );
+  }
   const figures = creditFigures(report);
   lines.push(
     '',
@@ -116,6 +129,21 @@ export function renderReportMarkdown(report: CostReport): string {
   if (report.jobList.length > MAX_LISTED_JOBS)
     lines.push('', `… and ${report.jobList.length - MAX_LISTED_JOBS} more`);
   lines.push('', '</details>');
+  const changes = listedChanges(report);
+  if (changes.length > 0) lines.push('', `### ${changesHeading(report)}`, '', '```diff', ...changes, '```');
+  if (report.payloads !== undefined) {
+    const text = renderPayloadsText(report.payloads).trimEnd();
+    lines.push(
+      '',
+      `<details><summary>Payloads (${report.payloads.length})</summary>`,
+      '',
+      '```yaml',
+      text,
+      '```',
+      '',
+      '</details>',
+    );
+  }
   const warnings = listedWarnings(report);
   if (warnings.length > 0) {
     lines.push(
@@ -128,6 +156,18 @@ export function renderReportMarkdown(report: CostReport): string {
   if (report.notes.length > 0)
     lines.push('', '**Notes**', '', ...report.notes.map((note) => `- ${escapeInline(note)}`));
   return `${lines.join('\n')}\n`;
+}
+
+/** The diff lines of the first {@link MAX_LISTED_JOBS} changed jobs. */
+function listedChanges(report: CostReport): string[] {
+  return renderPlanDiff((report.changes ?? []).slice(0, MAX_LISTED_JOBS));
+}
+
+function changesHeading(report: CostReport): string {
+  const count = report.changes?.length ?? 0;
+  return count > MAX_LISTED_JOBS
+    ? `Changed since the last run (first ${MAX_LISTED_JOBS} of ${count})`
+    : `Changed since the last run (${count})`;
 }
 
 function describeJobCounts(report: CostReport): string {

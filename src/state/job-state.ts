@@ -1,4 +1,5 @@
 import type { ChargeSource } from '../service/types.js';
+import type { IntentRecord } from './records.js';
 
 /**
  * Where a job stands after replaying the journal:
@@ -26,6 +27,8 @@ export type AttemptOutcome =
 export interface AttemptState {
   attempt: number;
   payloadHash: string;
+  /** What the attempt asked for, when its intent journaled it: a later plan shows what changed. */
+  payload?: IntentRecord['payload'];
   idempotencyKey?: string;
   /** Time of the FIRST intent of this attempt: the service's key window counts from there. */
   intentAt: number;

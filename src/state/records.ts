@@ -50,6 +50,8 @@ export interface IntentRecord {
   /** Absent for endpoints that do not honour a key (video kinds). */
   idempotencyKey?: string;
   payloadHash: string;
+  /** What was asked for (src/plan/payload-diff.ts), so a later plan can show what changed. */
+  payload?: { kind: string; model: string; prompt?: string; params: Record<string, unknown> };
 }
 
 /** The service answered the create with a job id. */

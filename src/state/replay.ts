@@ -181,6 +181,7 @@ function applyRecord(jobs: Map<string, JobState>, runs: ReplayResult['runs'], re
         resultUrls: [],
       };
       if (record.idempotencyKey !== undefined) attempt.idempotencyKey = record.idempotencyKey;
+      if (record.payload !== undefined) attempt.payload = record.payload;
       job.attempts.push(attempt);
       return;
     }

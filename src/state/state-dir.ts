@@ -51,16 +51,6 @@ export async function ensureStateDir(stateDir: string): Promise<void> {
   await mkdir(stateDir, { recursive: true, mode: 0o700 });
 }
 
-/** The journal's text, or '' when there is none yet. */
-export async function readJournalText(stateDir: string): Promise<string> {
-  try {
-    return await readFile(journalPathFor(stateDir), 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return '';
-    throw error;
-  }
-}
-
 /** A single path segment: letters, digits, `.`, `_`, `-`; never `.`/`..`; never empty. */
 export function toSafeSegment(name: string): string {
   const cleaned = name.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^\.+/, '_');

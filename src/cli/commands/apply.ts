@@ -22,6 +22,10 @@ import { renderIssues } from '../render/issues.js';
 import { ProgressModel } from '../render/progress-model.js';
 import { createProgressReporter } from '../render/progress-view.js';
 import { readRunId, readStateDir } from '../run-options.js';
+import { readTargeting } from '../targeting-options.js';
+import { readSavedPlanIfAny, refuseChangedPlan, savedPlanInputs } from '../saved-plan-io.js';
+import { replacementsStillDue } from '../../plan/saved-plan.js';
+import { addTargetingToReport, describeLeftOut, forgetReplacedJobs } from '../../plan/targeting-report.js';
 
 const EXIT_CODES: Record<ExitReason, number> = {
   ok: ExitCode.Success,
@@ -36,8 +40,13 @@ const EXIT_CODES: Record<ExitReason, number> = {
  * `runner apply FILE`: plan first (invalid input exits 2, over budget or credit exits 3, before any job
  * is created), confirm on a terminal, then run the plan with a journaled, resumable executor.
  */
-export async function runApply(ctx: CommandContext, args: string[], options: Record<string, unknown>) {
-  const [manifestFile = ''] = args;
+export async function runApply(ctx: CommandContext, args: string[], flags: Record<string, unknown>) {
+  const [target = ''] = args;
+  // `apply plan.json`: a saved plan (told by its content) fixes the manifest, run, targeting and vars.
+  const saved = await readSavedPlanIfAny(target);
+  const { manifestFile, options } =
+    saved === undefined ? { manifestFile: target, options: flags } : savedPlanInputs(target, saved, flags);
+  if (saved !== undefined) await refuseChangedPlan(target, saved, { manifestFile });
   const runId = readRunId(options);
   await preflightTargets(applyWriteTargets(ctx, options), ctx.cwd);
   const logger = createLogger(ctx.global.logFile);
@@ -49,7 +58,7 @@ export async function runApply(ctx: CommandContext, args: string[], options: Rec
   try {
     const prepare = (date: string) =>
       preparePlan(ctx, readPrepareOptions(manifestFile, options, date), () => connection.client.listModels());
-    const firstTry = await prepare(todayUtc());
+    const firstTry = await prepare(saved?.date ?? todayUtc());
     if (!firstTry.ok) return reportInvalid(ctx, firstTry, manifestFile);
     const simulated = connection.simulator !== undefined;
     await preflightTargets(
@@ -66,21 +75,30 @@ export async function runApply(ctx: CommandContext, args: string[], options: Rec
       for (const warning of state.warnings)
         ctx.output.err(`${ctx.output.style.yellow('warning')} ${warning}`);
       // `{{ date }}` is the date the run started: resuming tomorrow must not turn every job into a new one.
-      const runDate = state.runs[0] === undefined ? todayUtc() : todayUtc(new Date(state.runs[0].at));
-      const prepared = runDate === todayUtc() ? firstTry : await prepare(runDate);
+      const runDate =
+        saved?.date ?? (state.runs[0] === undefined ? todayUtc() : todayUtc(new Date(state.runs[0].at)));
+      const prepared = runDate === firstTry.date ? firstTry : await prepare(runDate);
       if (!prepared.ok) return reportInvalid(ctx, prepared, manifestFile);
+      if (saved !== undefined) await refuseChangedPlan(target, saved, { manifestFile, ...prepared });
       const { plan, loaded } = prepared;
       const maxCredits = parseNumberOption('max-credits', options.maxCredits, { min: 0 });
-      const report = await checkCost({
+      // A saved plan's --replace is done once: applying the same plan again must not pay again.
+      if (saved !== undefined)
+        options.replace = replacementsStillDue(saved, (id) => state.jobs.get(id)?.attempts.length ?? 0);
+      const targeting = readTargeting(options);
+      const costed = await checkCost({
         plan,
         catalog: prepared.catalog,
         maxAttempts: loaded.manifest.retry?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
         client: connection.client,
-        previousJobs: state.jobs,
+        previousJobs: forgetReplacedJobs(state.jobs, targeting.replace),
         retryFailed: options.retryFailed === true,
         resendUncertain: options.resendUncertain === true,
         ...(maxCredits === undefined ? {} : { maxCredits }),
       });
+      const report = addTargetingToReport(costed, targeting, prepared.leftOut);
+      const leftOut = describeLeftOut(report);
+      if (leftOut !== undefined && (!ctx.canPrompt || options.yes === true)) ctx.output.err(leftOut);
       refuseOverspending(ctx, report, manifestFile);
       if (!(await confirmApply(ctx, report, manifestFile, options.yes === true))) return ExitCode.Success;
 

@@ -16,6 +16,10 @@ import { preparePlan, readPrepareOptions, todayUtc } from '../prepare-plan.js';
 import { preflightTargets, type WriteTarget } from '../preflight.js';
 import { renderIssues } from '../render/issues.js';
 import { readRunId, readStateDir } from '../run-options.js';
+import { readTargeting } from '../targeting-options.js';
+import { addPayloadsToReport, readShowOption } from '../plan-show.js';
+import { savePlanIfAsked } from '../save-plan.js';
+import { addChangesToReport, addTargetingToReport, forgetReplacedJobs } from '../../plan/targeting-report.js';
 
 const FORMATS = ['text', 'json', 'markdown'] as const;
 type Format = (typeof FORMATS)[number];
@@ -30,6 +34,7 @@ export async function runPlan(ctx: CommandContext, args: string[], options: Reco
   if (!FORMATS.includes(format)) {
     throw new UsageError(`--format expects one of ${FORMATS.join(', ')}, received "${format}".`);
   }
+  const show = readShowOption(options);
   const catalogFile = typeof options.catalog === 'string' ? options.catalog : undefined;
   const offline = options.offline === true;
   if (offline && catalogFile === undefined) {
@@ -57,16 +62,25 @@ export async function runPlan(ctx: CommandContext, args: string[], options: Reco
     const prepared = runDate === todayUtc() ? firstTry : await prepare(runDate);
     if (!prepared.ok) return reportInvalid(ctx, prepared.issues, manifestFile);
     const { manifest } = prepared.loaded;
-    const report = await checkCost({
+    const targeting = readTargeting(options);
+    const stateJobs = previous.jobs;
+    const previousJobs = forgetReplacedJobs(stateJobs, targeting.replace);
+    const costed = await checkCost({
       plan: prepared.plan,
       catalog: prepared.catalog,
       maxAttempts: manifest.retry?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
-      previousJobs: previous.jobs,
+      previousJobs,
       retryFailed: options.retryFailed === true,
       resendUncertain: options.resendUncertain === true,
       ...(maxCredits === undefined ? {} : { maxCredits }),
       ...(connection === undefined ? {} : { client: connection.client }),
     });
+    const report = addPayloadsToReport(
+      addTargetingToReport(addChangesToReport(costed, prepared.plan, stateJobs), targeting, prepared.leftOut),
+      show,
+      prepared.plan,
+    );
+    await savePlanIfAsked(ctx, options, manifestFile, prepared, report, stateJobs);
     await emitReport(ctx, report, format, typeof options.out === 'string' ? options.out : undefined);
     return report.verdict.status === 'fits' ? ExitCode.Success : ExitCode.Credits;
   } finally {
@@ -81,6 +95,9 @@ function planWriteTargets(ctx: CommandContext, options: Record<string, unknown>)
     targets.push({ path: ctx.global.logFile, kind: 'file', what: '--log-file' });
   }
   if (typeof options.out === 'string') targets.push({ path: options.out, kind: 'file', what: '--out' });
+  if (typeof options.outPlan === 'string') {
+    targets.push({ path: options.outPlan, kind: 'file', what: '--out-plan' });
+  }
   const summary = ctx.env.GITHUB_STEP_SUMMARY;
   if (summary !== undefined && summary !== '') {
     targets.push({ path: summary, kind: 'file', what: 'GITHUB_STEP_SUMMARY' });

@@ -4,6 +4,7 @@ import {
   countMatrixProduct,
   countMatrixUpperBound,
   expandMatrix,
+  matrixValueText,
 } from '../../../src/manifest/expand-matrix.js';
 import type { MatrixSpec } from '../../../src/manifest/types.js';
 
@@ -24,7 +25,9 @@ describe('expandMatrix', () => {
       exclude: [{ product: 'mocha', style: 'watercolor' }],
       include: [{ product: 'espresso', style: 'watercolor' }],
     };
-    expect(expandMatrix(matrix).map((c) => `${c['product']}/${c['style']}`)).toEqual([
+    expect(
+      expandMatrix(matrix).map((c) => `${matrixValueText(c['product'])}/${matrixValueText(c['style'])}`),
+    ).toEqual([
       'latte/watercolor',
       'latte/35mm photo',
       'mocha/35mm photo',

@@ -74,7 +74,10 @@ describe('compileTemplate / renderTemplate', () => {
     });
     expect(compileTemplate('x {{ a b }}')).toMatchObject({ ok: false, offset: 2 });
     expect(compileTemplate('{{ }}')).toMatchObject({ ok: false, offset: 0 });
-    expect(compileTemplate('{{ a.b.c }}')).toMatchObject({ ok: false });
+    expect(compileTemplate('{{ a..b }}')).toMatchObject({ ok: false });
+    expect(compileTemplate('{{ -a }}')).toMatchObject({ ok: false });
+    // Dotted paths into matrix map values and hyphenated keys are names (GitHub Actions style).
+    expect(compileTemplate('{{ a.b.c }} {{ node-version }}')).toMatchObject({ ok: true });
   });
 
   it('leaves a lone }} alone', () => {

@@ -1,0 +1,84 @@
+import { access, writeFile } from 'node:fs/promises';
+import { basename, dirname, extname, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadCatalog } from '../../catalog/load-catalog.js';
+import { kindForModel, scaffoldManifest } from '../../catalog/scaffold-manifest.js';
+import { ExitCode, UsageError } from '../../errors.js';
+import { PIPELINE_SCHEMA_URL } from '../../manifest/validate-schema.js';
+import type { Model } from '../../service/types.js';
+import { suggestClosest } from '../../suggest.js';
+import { withConnection } from '../connect.js';
+import type { CommandContext } from '../context.js';
+import { parseStringOption } from '../parse-options.js';
+
+/**
+ * `runner init FILE --model SLUG`: writes a commented manifest for one model, from its catalog form.
+ * Refuses to overwrite an existing file unless `--force`.
+ */
+export async function runInit(ctx: CommandContext, args: string[], options: Record<string, unknown>) {
+  const [file = ''] = args;
+  const slug = parseStringOption(options.model);
+  if (options.force !== true && (await exists(file))) {
+    throw new UsageError(`${file} exists already; pass --force to overwrite it.`);
+  }
+  const catalog = await readCatalog(ctx, options);
+  if (slug === undefined) {
+    throw new UsageError('runner init needs --model SLUG.', { hint: `Models: ${listSlugs(catalog)}` });
+  }
+  const model = catalog.find((entry) => entry.slug === slug);
+  if (model === undefined) {
+    const nearest = suggestClosest(
+      slug,
+      catalog.map((entry) => entry.slug),
+    );
+    throw new UsageError(`Model "${slug}" is not in the catalog.`, {
+      hint: nearest === undefined ? `Models: ${listSlugs(catalog)}` : `Did you mean "${nearest}"?`,
+    });
+  }
+  if (kindForModel(model) === undefined) {
+    const runnable = catalog.filter((entry) => kindForModel(entry) !== undefined);
+    throw new UsageError(
+      `Model "${slug}" (category ${model.category}) has no endpoint that runner can run.`,
+      {
+        hint: `Models runner can run: ${listSlugs(runnable)}`,
+      },
+    );
+  }
+  const schemaPath = relative(dirname(resolve(file)), fileURLToPath(PIPELINE_SCHEMA_URL))
+    .split(sep)
+    .join('/');
+  const text = scaffoldManifest({ model, name: pipelineName(file), schemaPath });
+  await writeFile(file, text, options.force === true ? {} : { flag: 'wx' });
+  ctx.output.err(
+    `Wrote ${file} for ${model.slug}. Next: \`runner validate ${file}\`, then \`runner plan ${file}\`.`,
+  );
+  return ExitCode.Success;
+}
+
+/** The catalog from `--catalog FILE`, else from the service. */
+export async function readCatalog(ctx: CommandContext, options: Record<string, unknown>): Promise<Model[]> {
+  const catalogFile = parseStringOption(options.catalog);
+  if (catalogFile !== undefined) return loadCatalog(catalogFile);
+  return withConnection(ctx, ({ client }) => client.listModels());
+}
+
+/** A pipeline `name` from a file name: the schema's pattern (letters, digits, `.`, `_`, `-`). */
+function pipelineName(file: string): string {
+  const stem = basename(file, extname(file))
+    .replace(/[^A-Za-z0-9._-]+/g, '-')
+    .replace(/^[^A-Za-z0-9]+/, '');
+  return stem === '' ? 'pipeline' : stem.slice(0, 100);
+}
+
+function listSlugs(catalog: readonly Model[]): string {
+  return catalog.map((model) => model.slug).join(', ');
+}
+
+async function exists(file: string): Promise<boolean> {
+  try {
+    await access(file);
+    return true;
+  } catch {
+    return false;
+  }
+}

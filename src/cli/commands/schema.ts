@@ -1,0 +1,26 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { buildManifestSchema } from '../../catalog/manifest-schema.js';
+import { ExitCode } from '../../errors.js';
+import { PIPELINE_SCHEMA_URL } from '../../manifest/validate-schema.js';
+import type { CommandContext } from '../context.js';
+import { parseStringOption } from '../parse-options.js';
+import { readCatalog } from './init.js';
+
+/**
+ * `runner schema [--catalog F] [--out FILE]`: the manifest JSON Schema with each model's params typed
+ * from the catalog, for editors (point `# yaml-language-server: $schema=` at the file).
+ */
+export async function runSchema(ctx: CommandContext, _args: string[], options: Record<string, unknown>) {
+  const catalog = await readCatalog(ctx, options);
+  const base = JSON.parse(await readFile(PIPELINE_SCHEMA_URL, 'utf8')) as Record<string, unknown>;
+  const text = `${JSON.stringify(buildManifestSchema(base, catalog), null, 2)}\n`;
+  const out = parseStringOption(options.out);
+  if (out === undefined) ctx.output.out(text.trimEnd());
+  else {
+    await writeFile(out, text);
+    ctx.output.err(
+      `Wrote ${out}: point a manifest's first line at it, e.g. # yaml-language-server: $schema=${out}`,
+    );
+  }
+  return ExitCode.Success;
+}
