@@ -1,4 +1,4 @@
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { JOURNAL_FILE } from './journal.js';
 import { UPLOAD_CACHE_FILE } from './upload-cache.js';
