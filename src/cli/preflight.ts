@@ -2,6 +2,7 @@ import { constants } from 'node:fs';
 import { access, mkdir, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { RunnerError } from '../errors.js';
+import { PRIVATE_DIR_MODE } from '../file-modes.js';
 
 /** A path the command will write to, and what names it for the user (`--log-file`, `output folder`). */
 export interface WriteTarget {
@@ -39,7 +40,7 @@ export async function preflightTargets(targets: readonly WriteTarget[], cwd: str
       { hint: 'Fix or change these paths and run again.' },
     );
   }
-  for (const folder of toMake) await mkdir(folder.path, { recursive: true });
+  for (const folder of toMake) await mkdir(folder.path, { recursive: true, mode: PRIVATE_DIR_MODE });
 }
 
 async function checkTarget(target: WriteTarget): Promise<string | undefined> {

@@ -10,10 +10,12 @@ import { runCliKilledWhen } from './run-cli-killable.js';
 
 const FAST = ['--yes', '--poll-interval', '15-25', '--first-poll', '50'];
 
-/** Whether the journal holds the job id of a create (the job is open from then on). */
+/** Whether the run's journal holds the job id of a create (the job is open from then on). */
 function journaledCreate(stateDir: string): boolean {
   try {
-    return readFileSync(join(stateDir, 'journal.jsonl'), 'utf8').includes('"type":"created"');
+    // `--state-dir DIR` keeps each run in DIR/<pipeline>/<run>/ (#7.1).
+    const journal = join(stateDir, 'default-change', 'default', 'journal.jsonl');
+    return readFileSync(journal, 'utf8').includes('"type":"created"');
   } catch {
     return false;
   }
