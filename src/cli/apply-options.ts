@@ -69,17 +69,27 @@ export function readExecuteOptions(
   if (firstPoll !== undefined) executeOptions.firstPollAfterMs = firstPoll;
   else if (run.timeScale !== 1) executeOptions.firstPollAfterMs = scale(10_000);
   if (run.maxCredits !== undefined) executeOptions.maxCredits = run.maxCredits;
-  if (executeOptions.download === true) {
-    const flag = typeof options.output === 'string' ? resolve(ctx.cwd, options.output) : undefined;
-    const fromManifest =
-      run.manifestOutput === undefined
-        ? undefined
-        : isAbsolute(run.manifestOutput)
-          ? run.manifestOutput
-          : join(run.manifestDir, run.manifestOutput);
-    executeOptions.outputDir = flag ?? fromManifest ?? join(run.manifestDir, 'runner-output', run.pipeline);
-  }
+  if (executeOptions.download === true) executeOptions.outputDir = resolveOutputDir(ctx, options, run);
   return executeOptions;
+}
+
+/**
+ * The download folder: `--output`, else the manifest's `output:`, else `runner-output/<pipeline>/`
+ * beside the manifest. The results index and the report go there even with `--no-download`.
+ */
+export function resolveOutputDir(
+  ctx: Pick<CommandContext, 'cwd'>,
+  options: Record<string, unknown>,
+  run: { manifestDir: string; manifestOutput: string | undefined; pipeline: string },
+): string {
+  const flag = typeof options.output === 'string' ? resolve(ctx.cwd, options.output) : undefined;
+  const fromManifest =
+    run.manifestOutput === undefined
+      ? undefined
+      : isAbsolute(run.manifestOutput)
+        ? run.manifestOutput
+        : join(run.manifestDir, run.manifestOutput);
+  return flag ?? fromManifest ?? join(run.manifestDir, 'runner-output', run.pipeline);
 }
 
 /** `--poll-interval 4000` or `--poll-interval 3000-5000` (milliseconds). */

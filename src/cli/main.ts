@@ -27,6 +27,7 @@ const commands: Record<string, { load: () => Promise<Action> }> = {
   plan: { load: async () => (await import('./commands/plan.js')).runPlan },
   apply: { load: async () => (await import('./commands/apply.js')).runApply },
   status: { load: async () => (await import('./commands/status.js')).runStatus },
+  report: { load: async () => (await import('./commands/report.js')).runReport },
 };
 
 /** Runs the CLI and resolves to the exit code; never calls process.exit (see ./bin.ts). */
@@ -121,6 +122,7 @@ function declareCommands(
 
   manifestCommand('validate', 'Check a manifest: YAML, schema, templates, matrix, params against the catalog')
     .option('--json', 'Print issues as JSON')
+    .option('--strict', 'Fail (exit 2) on warnings too')
     .example('runner validate pipelines/demo.yaml --catalog catalog.json')
     .action(capture('validate'));
 
@@ -156,6 +158,9 @@ function declareCommands(
     )
     .option('--resend-uncertain', 'Re-send creates whose answer was lost after the idempotency window')
     .option('--json', 'Print the final summary as JSON')
+    .option('--report [file]', 'Write the HTML report here (default: report.html in the download folder)')
+    .option('--no-report', 'Do not write the HTML report')
+    .option('--junit <file>', 'Also write the run as JUnit XML (one test case per job)')
     .example('runner apply pipelines/demo.yaml --yes')
     .action(capture('apply'));
 
@@ -165,6 +170,15 @@ function declareCommands(
     .option('--state-dir <dir>', 'State folder (default: .runner/ beside the manifest)')
     .option('--json', 'Print JSON')
     .action(capture('status'));
+
+  cli
+    .command('report <manifest>', 'Write a self-contained HTML gallery of what a run made (opens from disk)')
+    .option('--run <id>', 'Run id (default: "default")', { type: [String] })
+    .option('--state-dir <dir>', 'State folder (default: .runner/ beside the manifest)')
+    .option('--output <dir>', 'Download folder of the run (default: as apply)')
+    .option('--out <file>', 'Where to write the page (default: report.html in the download folder)')
+    .example('runner report pipelines/demo.yaml --run 2026-11-23 --out report.html')
+    .action(capture('report'));
 }
 
 function pickGlobal(options: Record<string, unknown>): GlobalOptions {

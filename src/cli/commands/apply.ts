@@ -13,6 +13,7 @@ import { checkCost, DEFAULT_MAX_ATTEMPTS } from '../cost-check.js';
 import { createLogger } from '../logger.js';
 import { parseNumberOption } from '../parse-options.js';
 import { readExecuteOptions, stateLocation } from '../apply-options.js';
+import { reportApplyOutputs } from '../apply-outputs.js';
 import { preparePlan, readPrepareOptions, todayUtc, type Prepared } from '../prepare-plan.js';
 import { handleInterrupts } from '../interrupts.js';
 import { renderApplySummary } from '../render/apply-summary.js';
@@ -80,6 +81,7 @@ export async function runApply(ctx: CommandContext, args: string[], options: Rec
         ...(loaded.manifest.retry === undefined ? {} : { retry: loaded.manifest.retry }),
         ...(maxCredits === undefined ? {} : { maxCredits }),
       });
+      const startedAt = Date.now();
       const summary = await executeWithProgress(ctx, plan, executeOptions, {
         client: connection.client,
         journal: state.journal,
@@ -89,6 +91,8 @@ export async function runApply(ctx: CommandContext, args: string[], options: Rec
         onEvent: (event) => logger.info({ event }, event.type),
       });
       logger.info({ summary: { counts: summary.counts, exitReason: summary.exitReason } }, 'apply finished');
+      const run = { plan, loaded, runId, stateDir: state.dir, summary, startedAt };
+      const outputsNote = await reportApplyOutputs(ctx, options, run);
       const temporaryState = simulated && readStateDir(options).stateDir === undefined;
       ctx.output.out(
         options.json === true
@@ -105,6 +109,7 @@ export async function runApply(ctx: CommandContext, args: string[], options: Rec
               ctx.output.style,
             ),
       );
+      ctx.output[options.json === true ? 'err' : 'out'](outputsNote);
       return EXIT_CODES[summary.exitReason];
     } finally {
       await state.close();
