@@ -140,6 +140,7 @@ export const REPORT_PAGE_SCRIPT = String.raw`
       body.appendChild(el('div', 'failure', [entry.failureKind, entry.error].filter(Boolean).join(': ')));
     }
     if (entry.advice !== undefined) body.appendChild(el('div', 'advice', entry.advice));
+    node.appendChild(body);
     return node;
   }
 

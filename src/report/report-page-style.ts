@@ -8,17 +8,19 @@ export const REPORT_PAGE_STYLE = `
 @media (prefers-color-scheme: dark) { :root { --bg: #18181a; --card: #242427; --fg: #ececef; --muted: #a0a0a8;
   --line: #3a3a40; --bad: #ff8a80; --warn: #ffd180; --ok: #8fd19e; } }
 * { box-sizing: border-box; }
+[hidden] { display: none !important; }
 body { margin: 0; font: 14px/1.4 system-ui, -apple-system, "Segoe UI", sans-serif; background: var(--bg); color: var(--fg); }
 header { position: sticky; top: 0; z-index: 2; background: var(--bg); border-bottom: 1px solid var(--line); padding: 10px 16px; }
 h1 { font-size: 18px; margin: 0; } h1 small { font-weight: normal; color: var(--muted); }
 .meta { margin: 2px 0 8px; color: var(--muted); }
 form { display: flex; flex-wrap: wrap; gap: 8px 14px; align-items: center; }
 label { color: var(--muted); } select { margin-left: 4px; }
+#axis-filters, #grid-axes:not([hidden]) { display: contents; }
 #shown { color: var(--muted); margin-left: auto; }
 main { padding: 16px; }
 #gallery { display: grid; grid-template-columns: repeat(auto-fill, minmax(240px, 1fr)); gap: 14px; }
 .card { background: var(--card); border: 1px solid var(--line); border-radius: 8px; overflow: hidden;
-  content-visibility: auto; contain-intrinsic-size: 240px 420px; display: flex; flex-direction: column; }
+  content-visibility: auto; contain-intrinsic-size: auto 240px auto 420px; display: flex; flex-direction: column; }
 .card.status-failed { border-color: var(--bad); }
 .thumb { display: flex; gap: 2px; background: #0001; aspect-ratio: 4 / 3; }
 .thumb a, .thumb video { flex: 1; min-width: 0; display: block; }
@@ -37,6 +39,6 @@ table.grid { border-collapse: collapse; }
 table.grid th { position: sticky; background: var(--bg); color: var(--muted); font-weight: 600; padding: 6px; text-align: left; }
 table.grid thead th { top: 0; } table.grid tbody th { left: 0; }
 table.grid td { border: 1px solid var(--line); padding: 4px; vertical-align: top; min-width: 180px; }
-table.grid .card { width: 200px; margin: 2px; contain-intrinsic-size: 200px 340px; }
+table.grid .card { width: 200px; margin: 2px; contain-intrinsic-size: auto 200px auto 340px; }
 .note { color: var(--muted); }
 `;

@@ -30,7 +30,8 @@ export function resolveOwnFile(
   if (job?.state !== 'complete' || job.outcome.type !== 'complete') return undefined;
   if (ext !== job.resultExt || index < 1 || index > job.outcome.imageCount) return undefined;
   const label = `${core.options.seed}/${job.jobId}/${index}`;
-  const bytes = ext === 'png' ? renderPng(label) : ext === 'jpeg' ? renderJpeg(label) : renderMp4Stub(label);
+  const image = { label, prompt: job.prompt, aspectRatio: job.aspectRatio };
+  const bytes = ext === 'png' ? renderPng(image) : ext === 'jpeg' ? renderJpeg(image) : renderMp4Stub(label);
   return { bytes, contentType: CONTENT_TYPES[ext] };
 }
 

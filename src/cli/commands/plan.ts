@@ -12,6 +12,7 @@ import type { CommandContext } from '../context.js';
 import { checkCost, DEFAULT_MAX_ATTEMPTS } from '../cost-check.js';
 import { parseStringOption } from '../parse-options.js';
 import { preparePlan, readPrepareOptions } from '../prepare-plan.js';
+import { isGithubActions, renderAnnotations } from '../render/annotations.js';
 import { renderIssues } from '../render/issues.js';
 import { readRunId, readStateDir } from '../run-options.js';
 
@@ -39,6 +40,9 @@ export async function runPlan(ctx: CommandContext, args: string[], options: Reco
       if (connection === undefined) throw new Error('offline plan without a catalog');
       return connection.client.listModels();
     });
+    if (isGithubActions(ctx.env)) {
+      for (const line of renderAnnotations(prepared.issues, manifestFile)) ctx.output.err(line);
+    }
     if (!prepared.ok) {
       ctx.output.err(renderIssues(prepared.issues, manifestFile, ctx.output.style));
       return ExitCode.InvalidInput;
