@@ -103,10 +103,11 @@ export async function reportApplyOutputs(
       const near = relative(ctx.cwd, file);
       return near.startsWith('..') || isAbsolute(near) ? file : near;
     };
+    // The report comes last: the line a person looks for at the end of a run.
     return [
-      ...(files.report === undefined ? [] : [`Report: ${show(files.report)}`]),
       `Results index: ${show(files.resultsJson)} (and results.csv)`,
       ...(files.junit === undefined ? [] : [`JUnit: ${show(files.junit)}`]),
+      ...(files.report === undefined ? [] : [`Report: ${show(files.report)}`]),
     ].join('\n');
   } catch (error) {
     return `warning: the report and results index could not be written: ${error instanceof Error ? error.message : String(error)}`;

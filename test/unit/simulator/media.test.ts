@@ -1,6 +1,7 @@
 import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { renderJpeg, renderMp4Stub, renderPng } from '../../../src/simulator/media.js';
+import { inflateSync } from 'node:zlib';
+import { placeholderSize, renderJpeg, renderMp4Stub, renderPng } from '../../../src/simulator/media.js';
 
 describe('simulator result media', () => {
   it('renders a PNG with valid chunk CRCs, varying by label', () => {
@@ -19,12 +20,36 @@ describe('simulator result media', () => {
     expect(renderPng('job_2/1').equals(png)).toBe(false);
   });
 
-  it('renders a JPEG framed by SOI/EOI with a baseline frame header', () => {
-    const jpeg = renderJpeg('job_1/1');
+  it('renders a colour JPEG framed by SOI/EOI with a baseline frame header of the requested shape', () => {
+    const jpeg = renderJpeg({ label: 'job_1/1', prompt: 'a latte', aspectRatio: '16:9' });
     expect([...jpeg.subarray(0, 2)]).toEqual([0xff, 0xd8]);
     expect([...jpeg.subarray(-2)]).toEqual([0xff, 0xd9]);
-    expect(jpeg.includes(Buffer.from([0xff, 0xc0, 0x00, 0x0b, 8, 0, 8, 0, 8]))).toBe(true);
-    expect(renderJpeg('job_2/1').equals(jpeg)).toBe(false);
+    // SOF0: length 17, 8-bit, height 144, width 256, three components
+    expect(jpeg.includes(Buffer.from([0xff, 0xc0, 0x00, 0x11, 8, 0, 144, 1, 0, 3]))).toBe(true);
+    expect(renderJpeg('job_2/1').equals(renderJpeg('job_1/1'))).toBe(false);
+  });
+
+  it('sizes placeholders by aspect ratio, the long side 256 and both sides multiples of 8', () => {
+    expect(placeholderSize('16:9')).toEqual({ width: 256, height: 144 });
+    expect(placeholderSize('9:16')).toEqual({ width: 144, height: 256 });
+    expect(placeholderSize('3:2')).toEqual({ width: 256, height: 168 });
+    expect(placeholderSize(undefined)).toEqual({ width: 256, height: 256 });
+    expect(placeholderSize('wide')).toEqual({ width: 256, height: 256 });
+  });
+
+  it('paints a PNG whose colours come from the prompt, not from the label', () => {
+    const pixelsOf = (png: Buffer) => {
+      const idat = png.indexOf('IDAT');
+      return inflateSync(png.subarray(idat + 4, idat + 4 + png.readUInt32BE(idat - 4)));
+    };
+    const latte = renderPng({ label: 'job_1/1', prompt: 'A watercolor latte', aspectRatio: '16:9' });
+    expect(latte.readUInt32BE(16)).toBe(256);
+    expect(latte.readUInt32BE(20)).toBe(144);
+    const again = renderPng({ label: 'job_9/1', prompt: 'A watercolor latte', aspectRatio: '16:9' });
+    const mocha = renderPng({ label: 'job_1/1', prompt: 'A watercolor mocha', aspectRatio: '16:9' });
+    expect(pixelsOf(again).equals(pixelsOf(latte))).toBe(true);
+    expect(again.equals(latte)).toBe(false);
+    expect(pixelsOf(mocha).equals(pixelsOf(latte))).toBe(false);
   });
 
   it('renders an MP4 header stub', () => {
