@@ -110,8 +110,8 @@ export function renderResultsCsv(index: ResultsIndex): string {
   return `${lines.join('\r\n')}\r\n`;
 }
 
-function csvField(value: unknown): string {
-  if (value === undefined || value === null) return '';
+function csvField(value: string | number | boolean | undefined): string {
+  if (value === undefined) return '';
   const text = String(value);
   // A leading = + - @ makes spreadsheets evaluate the cell: prompts are user input.
   const safe = typeof value === 'string' && /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;

@@ -5,6 +5,9 @@ import { join } from 'node:path';
 import { pathToFileURL, fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { renderReportHtml } from '../../src/report/render-html.js';
+import type { ReportData } from '../../src/report/report-data.js';
+import { renderPng } from '../../src/simulator/media.js';
 import { startSimulator } from '../../src/simulator/index.js';
 import type { Simulator } from '../../src/simulator/types.js';
 import { runCli } from './run-cli.js';
@@ -19,6 +22,13 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const HAVE_CHROMIUM = existsSync(CHROMIUM);
 const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
 const TIME_SCALE = 0.005;
+/** What the page functions below use of a DOM element (the test's tsconfig has no DOM types). */
+interface DomNode {
+  textContent: string | null;
+  getAttribute(name: string): string | null;
+  querySelectorAll(selector: string): Iterable<DomNode>;
+}
+
 const XSS_PROMPT =
   'A poster that says <img src=x onerror=alert(1)> and <script>alert(2)</script> in big letters';
 const PRODUCTS = ['latte', 'mocha', 'cold-brew'];
@@ -113,7 +123,9 @@ jobs:
   });
 
   const visibleIds = (root: string) =>
-    page.$$eval(`${root} .card:not([hidden])`, (cards) => cards.map((card) => card.getAttribute('data-id')));
+    page.$$eval(`${root} .card:not([hidden])`, (cards: DomNode[]) =>
+      cards.map((card) => card.getAttribute('data-id')),
+    );
 
   it('shows every job of the run with its result, without console errors', async () => {
     const ids = await visibleIds('#gallery');
@@ -194,9 +206,11 @@ jobs:
     await page.selectOption('#grid-rows', 'product');
     await page.selectOption('#grid-cols', 'style');
     expect(await page.isHidden('#gallery')).toBe(true);
-    const headers = await page.$$eval('#grid thead th', (cells) => cells.map((cell) => cell.textContent));
+    const headers = await page.$$eval('#grid thead th', (cells: DomNode[]) =>
+      cells.map((cell) => cell.textContent),
+    );
     expect(headers.slice(1)).toEqual(STYLES);
-    const cells = await page.$$eval('#grid tbody tr', (rows) =>
+    const cells = await page.$$eval('#grid tbody tr', (rows: DomNode[]) =>
       rows.map((row) => ({
         row: row.getAttribute('data-row'),
         cells: [...row.querySelectorAll('td')].map((cell) =>
@@ -212,9 +226,79 @@ jobs:
     await page.selectOption('#grid-rows', 'style');
     await page.selectOption('#grid-cols', 'product');
     expect(
-      await page.$$eval('#grid tbody tr', (rows) => rows.map((row) => row.getAttribute('data-row'))),
+      await page.$$eval('#grid tbody tr', (rows: DomNode[]) =>
+        rows.map((row) => row.getAttribute('data-row')),
+      ),
     ).toEqual(STYLES);
     await page.selectOption('#view', 'gallery');
     expect(consoleErrors).toEqual([]);
   });
+
+  it('shows 5,000 results, loading only the thumbnails in view', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'runner-report-5000-'));
+    const entries: ReportData['entries'] = [];
+    for (let index = 0; index < 5000; index++) {
+      const product = `p${index % 50}`;
+      const style = `s${Math.floor(index / 50)}`;
+      const file = join(dir, `job-${index}.png`);
+      if (index < 200)
+        await writeFile(
+          file,
+          renderPng({ label: String(index), prompt: product + style, aspectRatio: '4:3' }),
+        );
+      entries.push({
+        id: `job-${index}`,
+        kind: 'image',
+        model: 'chatgpt-image-sangtao',
+        prompt: `A ${style} picture of ${product}`,
+        params: { aspectRatio: '4:3' },
+        matrix: { product, style },
+        status: index % 97 === 0 ? 'failed' : 'done',
+        attempts: 1,
+        credits: 4,
+        files:
+          index < 200 ? [{ index: 1, url: `https://r/${index}.png`, path: file, mediaType: 'image' }] : [],
+      });
+    }
+    const data: ReportData = {
+      pipeline: 'big',
+      runId: 'r',
+      manifestFile: 'big.yaml',
+      generatedAt: new Date(0).toISOString(),
+      axes: ['product', 'style'],
+      entries,
+    };
+    const file = join(dir, 'report.html');
+    await writeFile(file, renderReportHtml(data, dir));
+    const big = await browser!.newPage({ viewport: { width: 1400, height: 1000 } });
+    const errors: string[] = [];
+    big.on('pageerror', (error) => errors.push(error.message));
+    big.on('console', (message) => {
+      if (message.type() === 'error') errors.push(message.text());
+    });
+    await big.goto(pathToFileURL(file).href);
+    await big.waitForSelector('body[data-ready="true"]', { timeout: 60_000 });
+    expect(await big.$$eval('#gallery .card', (cards) => cards.length)).toBe(5000);
+    const loadedImages = () =>
+      big.$$eval(
+        '#gallery img',
+        (images) =>
+          images.filter((image) => (image as unknown as { naturalWidth: number }).naturalWidth > 0).length,
+      );
+    // A string: the test's tsconfig has no DOM types.
+    await big.waitForFunction("document.querySelector('#gallery img')?.naturalWidth > 0");
+    const loaded = await loadedImages();
+    expect(loaded).toBeGreaterThan(0);
+    expect(loaded).toBeLessThan(200); // lazy: the thumbnails far below the fold are not loaded yet
+    await big.selectOption('select[data-axis="product"]', 'p7');
+    expect(await big.$$eval('#gallery .card:not([hidden])', (cards) => cards.length)).toBe(100);
+    await big.selectOption('#view', 'grid');
+    await big.selectOption('#grid-rows', 'style');
+    await big.selectOption('#grid-cols', 'product');
+    await big.selectOption('select[data-axis="product"]', '');
+    expect(await big.$$eval('#grid tbody tr', (rows) => rows.length)).toBe(100);
+    expect(await big.$$eval('#grid thead th', (cells) => cells.length)).toBe(51);
+    expect(errors).toEqual([]);
+    await big.close();
+  }, 120_000);
 });

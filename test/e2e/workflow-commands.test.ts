@@ -40,7 +40,7 @@ async function readSteps(file: string): Promise<{ doc: Record<string, unknown>; 
 
 describe('the GitHub Action and the nightly workflow', () => {
   const help = new Map<string, string>();
-  let invocations: { file: string; command: string; flags: string[] }[] = [];
+  const invocations: { file: string; command: string; flags: string[] }[] = [];
 
   beforeAll(async () => {
     for (const file of ['action.yml', 'docs/github-nightly.yml']) {
