@@ -31,7 +31,11 @@ export function placeholderSize(aspectRatio: string | undefined): { width: numbe
 }
 
 /** A pixel colour function for the prompt: two hues and one of four patterns, all from the prompt's hash. */
-function createPainter(input: Placeholder, width: number, height: number): (x: number, y: number) => Rgb {
+export function createPainter(
+  input: Placeholder,
+  width: number,
+  height: number,
+): (x: number, y: number) => Rgb {
   const hash = hashString(input.prompt ?? input.label);
   const hue = hash % 360;
   const back = hslToRgb(hue, 0.55, 0.55);
@@ -187,19 +191,6 @@ export function renderJpeg(input: Placeholder | string): Buffer {
     Buffer.from(scan),
     Buffer.from([0xff, 0xd9]),
   ]);
-}
-
-/** An MP4 file header (`ftyp` + `free` boxes): recognisable as MP4 but not playable. */
-export function renderMp4Stub(label: string): Buffer {
-  const ftyp = Buffer.concat([
-    Buffer.from([0, 0, 0, 0x18]),
-    Buffer.from('ftypisom\0\0\x02\0isommp41', 'latin1'),
-  ]);
-  const text = Buffer.from(label, 'latin1');
-  const free = Buffer.alloc(8);
-  free.writeUInt32BE(8 + text.length, 0);
-  free.write('free', 4, 'ascii');
-  return Buffer.concat([ftyp, free, text]);
 }
 
 export const CONTENT_TYPES = { png: 'image/png', jpeg: 'image/jpeg', mp4: 'video/mp4' } as const;

@@ -164,6 +164,12 @@ jobs:
       height: 256,
     });
     expect(await page.$$eval('#gallery video', (videos) => videos.length)).toBe(1);
+    // The simulator's MP4 plays: its source is set once in view, and its first frame shows.
+    await page.waitForFunction(
+      'document.querySelector(\'[data-id="teaser"] video\')?.videoWidth === 160',
+      undefined,
+      { timeout: 10_000 },
+    );
     await page.screenshot({ path: join(ARTIFACTS, 'report-gallery.png'), fullPage: true });
     expect(consoleErrors).toEqual([]);
   });

@@ -1,7 +1,8 @@
 import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { inflateSync } from 'node:zlib';
-import { placeholderSize, renderJpeg, renderMp4Stub, renderPng } from '../../../src/simulator/media.js';
+import { placeholderSize, renderJpeg, renderPng } from '../../../src/simulator/media.js';
+import { renderMp4, videoSize } from '../../../src/simulator/video.js';
 
 describe('simulator result media', () => {
   it('renders a PNG with valid chunk CRCs, varying by label', () => {
@@ -52,7 +53,22 @@ describe('simulator result media', () => {
     expect(pixelsOf(mocha).equals(pixelsOf(latte))).toBe(false);
   });
 
-  it('renders an MP4 header stub', () => {
-    expect(renderMp4Stub('v').subarray(4, 8).toString('ascii')).toBe('ftyp');
+  it('renders an MP4 of H.264 frames: ftyp, free (the label), moov with avcC, mdat at the chunk offset', () => {
+    const mp4 = renderMp4({ label: 'job_1/1', prompt: 'A teaser', aspectRatio: '16:9' });
+    const boxes: string[] = [];
+    for (let offset = 0; offset < mp4.length; offset += mp4.readUInt32BE(offset)) {
+      boxes.push(mp4.subarray(offset + 4, offset + 8).toString('latin1'));
+    }
+    expect(boxes).toEqual(['ftyp', 'free', 'moov', 'mdat']);
+    expect(mp4.includes(Buffer.from('job_1/1'))).toBe(true);
+    const avcC = mp4.indexOf('avcC');
+    expect([...mp4.subarray(avcC + 4, avcC + 8)]).toEqual([1, 66, 0xc0, 30]); // Baseline, level 3.0
+    const stco = mp4.indexOf('stco');
+    const chunkOffset = mp4.readUInt32BE(stco + 12);
+    expect(mp4.subarray(chunkOffset - 4, chunkOffset).toString('latin1')).toBe('mdat');
+    expect(mp4[chunkOffset + 4]).toBe(0x65); // the first sample is an IDR slice NAL unit
+    expect(renderMp4({ label: 'job_2/1', prompt: 'A teaser' }).equals(mp4)).toBe(false);
+    expect(videoSize('16:9')).toEqual({ width: 160, height: 96 });
+    expect(videoSize('9:16')).toEqual({ width: 96, height: 160 });
   });
 });
