@@ -1,5 +1,5 @@
 import { mkdir, rename, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { renderReportHtml } from './render-html.js';
 import { renderJunit } from './render-junit.js';
 import type { ReportData } from './report-data.js';
@@ -40,10 +40,13 @@ export async function writeReportFiles(
   return files;
 }
 
-/** Writes `text` to a temporary sibling, then renames it over `file`. */
+/**
+ * Writes `text` to a hidden temporary sibling, then renames it over `file`. The temporary name is fixed
+ * per file, so one left by a killed run is overwritten and renamed away by the next one.
+ */
 export async function writeWhole(file: string, text: string): Promise<void> {
   await mkdir(dirname(file), { recursive: true });
-  const temporary = `${file}.${process.pid}.tmp`;
+  const temporary = join(dirname(file), `.${basename(file)}.tmp`);
   await writeFile(temporary, text, 'utf8');
   await rename(temporary, file);
 }
