@@ -13,7 +13,6 @@ import { checkCost, DEFAULT_MAX_ATTEMPTS } from '../cost-check.js';
 import { createLogger } from '../logger.js';
 import { parseNumberOption } from '../parse-options.js';
 import { readExecuteOptions, stateLocation } from '../apply-options.js';
-import { reportApplyOutputs } from '../apply-outputs.js';
 import { preparePlan, readPrepareOptions, todayUtc, type Prepared } from '../prepare-plan.js';
 import { handleInterrupts } from '../interrupts.js';
 import { renderApplySummary } from '../render/apply-summary.js';
@@ -92,6 +91,8 @@ export async function runApply(ctx: CommandContext, args: string[], options: Rec
       });
       logger.info({ summary: { counts: summary.counts, exitReason: summary.exitReason } }, 'apply finished');
       const run = { plan, loaded, runId, stateDir: state.dir, summary, startedAt };
+      // Loaded only now: the report code adds nothing to the start-up before the lock and the first create.
+      const { reportApplyOutputs } = await import('../apply-outputs.js');
       const outputsNote = await reportApplyOutputs(ctx, options, run);
       const temporaryState = simulated && readStateDir(options).stateDir === undefined;
       ctx.output.out(
