@@ -71,17 +71,19 @@ class BitWriter {
 
 /** A NAL unit: header byte, then the payload with emulation prevention bytes (00 00 0x → 00 00 03 0x). */
 function nal(header: number, rbsp: Buffer): Buffer {
-  const out = [header];
+  const out = Buffer.alloc(1 + rbsp.length + Math.ceil(rbsp.length / 2));
+  out[0] = header;
+  let length = 1;
   let zeros = 0;
   for (const byte of rbsp) {
     if (zeros >= 2 && byte <= 3) {
-      out.push(3);
+      out[length++] = 3;
       zeros = 0;
     }
-    out.push(byte);
+    out[length++] = byte;
     zeros = byte === 0 ? zeros + 1 : 0;
   }
-  return Buffer.from(out);
+  return out.subarray(0, length);
 }
 
 function sequenceParameterSet(width: number, height: number): Buffer {
@@ -113,13 +115,21 @@ function idrSlice(
     .bits(0, 4)
     .ue(frame % 2); // all-I slice, frame_num 0, idr_pic_id
   w.bits(0, 1).bits(0, 1).se(0); // dec_ref_pic_marking of an IDR, slice_qp_delta
-  const ycc = (x: number, y: number) => {
-    const [r, g, b] = paint(x, y);
-    return [
-      0.299 * r + 0.587 * g + 0.114 * b,
-      128 - 0.168736 * r - 0.331264 * g + 0.5 * b,
-      128 + 0.5 * r - 0.418688 * g - 0.081312 * b,
-    ].map((value) => Math.min(255, Math.max(1, Math.round(value))));
+  // The painter returns one of two constant colours: convert each to YCbCr once.
+  const converted = new Map<readonly number[], number[]>();
+  const ycc = (x: number, y: number): number[] => {
+    const rgb = paint(x, y);
+    let found = converted.get(rgb);
+    if (found === undefined) {
+      const [r, g, b] = rgb;
+      found = [
+        0.299 * r + 0.587 * g + 0.114 * b,
+        128 - 0.168736 * r - 0.331264 * g + 0.5 * b,
+        128 + 0.5 * r - 0.418688 * g - 0.081312 * b,
+      ].map((value) => Math.min(255, Math.max(1, Math.round(value))));
+      converted.set(rgb, found);
+    }
+    return found;
   };
   for (let my = 0; my < height / 16; my++) {
     for (let mx = 0; mx < width / 16; mx++) {
@@ -235,8 +245,8 @@ export function renderMp4(input: Placeholder): Buffer {
   const sps = sequenceParameterSet(width, height);
   const pps = pictureParameterSet();
   const samples: Buffer[] = [];
+  const paint = createPainter(input, width, height);
   for (let frame = 0; frame < FRAMES; frame++) {
-    const paint = createPainter(input, width, height);
     const shift = frame * 8;
     const slice = idrSlice(width, height, frame, (x, y) => paint((x + shift) % width, y));
     samples.push(Buffer.concat([u32(slice.length), slice]));
