@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 
-const BENCHMARKS = ['plan-100k', 'journal-replay', 'executor-200'];
+const BENCHMARKS = ['plan-100k', 'journal-replay', 'executor-200', 'report-5000'];
 const BENCH_DIR = fileURLToPath(new URL('.', import.meta.url));
 
 /** The rows each benchmark contributes to the table: [label, field, unit]. */
@@ -54,6 +54,18 @@ const ROWS = {
     ['estimated ratio at full scale (45 s jobs)', 'estimatedFullScaleRatio', ''],
     ['HTTP requests per job', 'requestsPerJob', ''],
     ['polls per job', 'pollsPerJob', ''],
+  ],
+  'report-5000': [
+    ['jobs (done, one result each)', 'jobs', ''],
+    ['replay the journal', 'replayMs', 'ms'],
+    ['join jobs and state', 'buildDataMs', 'ms'],
+    ['render report.html', 'renderHtmlMs', 'ms'],
+    ['render results.json + results.csv', 'resultsIndexMs', 'ms'],
+    ['render JUnit', 'junitMs', 'ms'],
+    ['render and write all four files', 'writeAllMs', 'ms'],
+    ['total added to apply (replay + join + write)', 'totalMs', 'ms'],
+    ['report.html size', 'htmlMB', 'MB'],
+    ['results.json size', 'resultsJsonMB', 'MB'],
   ],
 };
 

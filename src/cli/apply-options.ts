@@ -77,7 +77,10 @@ export function readExecuteOptions(
   return executeOptions;
 }
 
-/** The download folder: `--output`, else the manifest's `output:`, else `runner-output/<pipeline>/`. */
+/**
+ * The download folder: `--output`, else the manifest's `output:`, else `runner-output/<pipeline>/`
+ * beside the manifest. The results index and the report go there even with `--no-download`.
+ */
 export function resolveOutputDir(
   ctx: Pick<CommandContext, 'cwd'>,
   options: Record<string, unknown>,

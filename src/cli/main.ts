@@ -34,6 +34,7 @@ const commands: Record<string, { load: () => Promise<Action> }> = {
   render: { load: async () => (await import('./commands/render.js')).runRender },
   init: { load: async () => (await import('./commands/init.js')).runInit },
   schema: { load: async () => (await import('./commands/schema.js')).runSchema },
+  report: { load: async () => (await import('./commands/report.js')).runReport },
 };
 
 /** Runs the CLI and resolves to the exit code; never calls process.exit (see ./bin.ts). */
@@ -148,6 +149,7 @@ function declareCommands(
 
   manifestCommand('validate', 'Check a manifest: YAML, schema, templates, matrix, params against the catalog')
     .option('--json', 'Print issues as JSON')
+    .option('--strict', 'Fail (exit 2) on warnings too')
     .example('runner validate pipelines/demo.yaml --catalog catalog.json')
     .action(capture('validate'));
 
@@ -194,6 +196,9 @@ function declareCommands(
       type: [String],
     })
     .option('--json', 'Print the final summary as JSON')
+    .option('--report [file]', 'Write the HTML report here (default: report.html in the download folder)')
+    .option('--no-report', 'Do not write the HTML report')
+    .option('--junit <file>', 'Also write the run as JUnit XML (one test case per job)')
     .example('runner apply pipelines/demo.yaml --yes')
     .action(capture('apply'));
 
@@ -237,6 +242,15 @@ function declareCommands(
     .option('--out <file>', 'Write to this file instead of stdout')
     .example('runner schema --catalog catalog.json --out pipeline.schema.json')
     .action(capture('schema'));
+
+  cli
+    .command('report <manifest>', 'Write a self-contained HTML gallery of what a run made (opens from disk)')
+    .option('--run <id>', 'Run id (default: "default")', { type: [String] })
+    .option('--state-dir <dir>', 'State folder (default: .runner/ beside the manifest)')
+    .option('--output <dir>', 'Download folder of the run (default: as apply)')
+    .option('--out <file>', 'Where to write the page (default: report.html in the download folder)')
+    .example('runner report pipelines/demo.yaml --run 2026-11-23 --out report.html')
+    .action(capture('report'));
 }
 
 function pickGlobal(options: Record<string, unknown>): GlobalOptions {

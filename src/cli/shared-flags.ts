@@ -13,10 +13,11 @@ const TARGETED_COMMANDS: Record<string, { replace: boolean }> = {
   apply: { replace: true },
   status: { replace: false },
   render: { replace: false },
+  report: { replace: false },
 };
 
 /** Commands that render templates, so take `--var` and `--var-file`. */
-const VAR_COMMANDS = new Set(['validate', 'plan', 'apply', 'status', 'render']);
+const VAR_COMMANDS = new Set(['validate', 'plan', 'apply', 'status', 'render', 'report']);
 
 /**
  * Adds the targeting flags (`--only`, `--exclude`, `--replace`) and the var flags (`--var`,

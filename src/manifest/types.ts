@@ -42,6 +42,8 @@ export interface Manifest {
   maxJobs?: number;
   /** Output folder for downloads, relative to the manifest. */
   output?: string;
+  /** The HTML report of apply: `false` turns it off, a path relative to the manifest moves it. */
+  report?: boolean | string;
   defaults?: { model?: string; kind?: JobKind; params?: Record<string, unknown> };
   vars?: Record<string, string | number | boolean>;
   retry?: RetryOverrides;

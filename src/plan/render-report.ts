@@ -276,7 +276,7 @@ function wrapText(text: string, width: number, indent: string): string[] {
   return lines;
 }
 
-function escapeCell(text: string): string {
+export function escapeCell(text: string): string {
   return escapeInline(text).replace(/\|/g, '\\|');
 }
 

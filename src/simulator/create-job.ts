@@ -136,6 +136,7 @@ export function handleCreate(core: SimulatorCore, endpoint: CreateEndpoint, body
     model: model.slug,
     prompt,
     resultExt: isImage ? (body.format === 'jpeg' ? 'jpeg' : 'png') : 'mp4',
+    ...(typeof body.aspectRatio === 'string' ? { aspectRatio: body.aspectRatio } : {}),
     ...(key === undefined ? {} : { idempotencyKey: key }),
     creditCost,
     chargeSource,

@@ -1,7 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import type { SimulatorCore } from './core.js';
 import { answerError, readBody, type Answer } from './http-util.js';
-import { CONTENT_TYPES, renderJpeg, renderMp4Stub, renderPng } from './media.js';
+import { CONTENT_TYPES, renderJpeg, renderPng } from './media.js';
+import { renderMp4 } from './video.js';
 
 /**
  * The blob-storage side of the simulator, outside `/api/v2` and without API key, like real signed
@@ -30,7 +31,8 @@ export function resolveOwnFile(
   if (job?.state !== 'complete' || job.outcome.type !== 'complete') return undefined;
   if (ext !== job.resultExt || index < 1 || index > job.outcome.imageCount) return undefined;
   const label = `${core.options.seed}/${job.jobId}/${index}`;
-  const bytes = ext === 'png' ? renderPng(label) : ext === 'jpeg' ? renderJpeg(label) : renderMp4Stub(label);
+  const image = { label, prompt: job.prompt, aspectRatio: job.aspectRatio };
+  const bytes = ext === 'png' ? renderPng(image) : ext === 'jpeg' ? renderJpeg(image) : renderMp4(image);
   return { bytes, contentType: CONTENT_TYPES[ext] };
 }
 

@@ -14,6 +14,8 @@ export interface SimJob {
   kind: string;
   model: string;
   prompt: string | undefined;
+  /** The image param `aspectRatio`, for the shape of the placeholder results. */
+  aspectRatio?: string;
   /** Extension of the result files. */
   resultExt: 'png' | 'jpeg' | 'mp4';
   idempotencyKey?: string;

@@ -35,6 +35,8 @@ export interface AttemptState {
   outcome: AttemptOutcome;
   jobId?: string;
   createdAt?: number;
+  /** When the service was seen to complete the job: result links expire 7 days later (api-notes). */
+  completedAt?: number;
   /** The service's status string, last seen. */
   status?: string;
   progress?: number;

@@ -227,6 +227,7 @@ function applyAttemptRecord(attempt: AttemptState, record: AttemptRecord): void 
       return;
     case 'completed':
       attempt.outcome = 'done';
+      attempt.completedAt = record.at;
       attempt.resultUrls = record.resultUrls;
       if (record.creditCost !== undefined) attempt.creditCost = record.creditCost;
       if (record.chargeSource !== undefined) attempt.chargeSource = record.chargeSource;

@@ -112,6 +112,7 @@ export async function runApply(ctx: CommandContext, args: string[], flags: Recor
         ...(maxCredits === undefined ? {} : { maxCredits }),
       });
       await state.lock.verify();
+      const startedAt = Date.now();
       const summary = await executeWithProgress(ctx, plan, executeOptions, {
         client: connection.client,
         journal: state.journal,
@@ -121,6 +122,10 @@ export async function runApply(ctx: CommandContext, args: string[], flags: Recor
         onEvent: (event) => logger.info({ event }, event.type),
       });
       logger.info({ summary: { counts: summary.counts, exitReason: summary.exitReason } }, 'apply finished');
+      const run = { plan, loaded, runId, stateDir: state.dir, summary, startedAt };
+      // Loaded only now: the report code adds nothing to the start-up before the lock and the first create.
+      const { reportApplyOutputs } = await import('../apply-outputs.js');
+      const outputsNote = await reportApplyOutputs(ctx, options, run);
       const temporaryState = simulated && readStateDir(options).stateDir === undefined;
       ctx.output.out(
         options.json === true
@@ -137,6 +142,7 @@ export async function runApply(ctx: CommandContext, args: string[], flags: Recor
               ctx.output.style,
             ),
       );
+      ctx.output[options.json === true ? 'err' : 'out'](outputsNote);
       return EXIT_CODES[summary.exitReason];
     } finally {
       await state.close();

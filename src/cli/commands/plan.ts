@@ -14,6 +14,7 @@ import { checkCost, DEFAULT_MAX_ATTEMPTS } from '../cost-check.js';
 import { parseNumberOption, parseStringOption } from '../parse-options.js';
 import { preparePlan, readPrepareOptions, todayUtc } from '../prepare-plan.js';
 import { preflightTargets, type WriteTarget } from '../preflight.js';
+import { isGithubActions, renderAnnotations } from '../render/annotations.js';
 import { renderIssues } from '../render/issues.js';
 import { readRunId, readStateDir } from '../run-options.js';
 import { readTargeting } from '../targeting-options.js';
@@ -61,6 +62,7 @@ export async function runPlan(ctx: CommandContext, args: string[], options: Reco
     const runDate = previous.runs[0] === undefined ? todayUtc() : todayUtc(new Date(previous.runs[0].at));
     const prepared = runDate === todayUtc() ? firstTry : await prepare(runDate);
     if (!prepared.ok) return reportInvalid(ctx, prepared.issues, manifestFile);
+    annotate(ctx, prepared.issues, manifestFile);
     const { manifest } = prepared.loaded;
     const targeting = readTargeting(options);
     const stateJobs = previous.jobs;
@@ -106,8 +108,15 @@ function planWriteTargets(ctx: CommandContext, options: Record<string, unknown>)
 }
 
 function reportInvalid(ctx: CommandContext, issues: ValidationIssue[], manifestFile: string): number {
+  annotate(ctx, issues, manifestFile);
   ctx.output.err(renderIssues(issues, manifestFile, ctx.output.style));
   return ExitCode.InvalidInput;
+}
+
+/** Under GitHub Actions, each issue also becomes an `::error file=…,line=…,col=…::` annotation. */
+function annotate(ctx: CommandContext, issues: ValidationIssue[], manifestFile: string): void {
+  if (!isGithubActions(ctx.env)) return;
+  for (const line of renderAnnotations(issues, manifestFile)) ctx.output.err(line);
 }
 
 async function emitReport(

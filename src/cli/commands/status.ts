@@ -1,6 +1,5 @@
-import { ExitCode, RunnerError } from '../../errors.js';
+import { ExitCode } from '../../errors.js';
 import { validateManifestOffline } from '../../manifest/validate-manifest.js';
-import { listRuns } from '../../state/list-runs.js';
 import { readRunState } from '../../state/read-run-state.js';
 import { buildStatusView } from '../../state/status-view.js';
 import type { CommandContext } from '../context.js';
@@ -9,11 +8,9 @@ import { readSecretGuard } from '../read-secrets.js';
 import { renderIssues } from '../render/issues.js';
 import { renderStatus } from '../render/status.js';
 import { readRunId, readStateDir } from '../run-options.js';
-import { readTargeting, selectTargets } from '../targeting-options.js';
+import { readTargeting } from '../targeting-options.js';
+import { noStateError, targetRunJobs } from '../read-only-run.js';
 import { loadVarOverrides, readVarFlags } from '../var-options.js';
-import type { JobState } from '../../state/job-state.js';
-import type { ValidationIssue } from '../../manifest/types.js';
-import type { Targeting } from '../../plan/select-jobs.js';
 
 /**
  * `runner status FILE`: every job of a run from its state journal, read-only (no lock, no network).
@@ -41,7 +38,7 @@ export async function runStatus(ctx: CommandContext, args: string[], options: Re
   if (!exists) throw await noStateError(where, location.dir);
   for (const warning of [...location.warnings, ...replay.warnings])
     ctx.output.err(`${ctx.output.style.yellow('warning')} ${warning}`);
-  const targeted = targetStatus(
+  const targeted = targetRunJobs(
     replay.jobs,
     offline.jobs.map((job) => job.id),
     readTargeting(options),
@@ -57,41 +54,4 @@ export async function runStatus(ctx: CommandContext, args: string[], options: Re
       : renderStatus(view, ctx.output.style, ctx.output.width),
   );
   return ExitCode.Success;
-}
-
-async function noStateError(
-  where: { manifestFile: string; pipeline: string; runId: string; stateDir?: string },
-  dir: string,
-): Promise<RunnerError> {
-  const { runs } = await listRuns(where);
-  const stateFlag = where.stateDir === undefined ? '' : ` --state-dir ${where.stateDir}`;
-  const known =
-    runs.length === 0
-      ? `No run of pipeline "${where.pipeline}" has state there yet: \`runner apply ${where.manifestFile}\` starts one.`
-      : `Runs with state: ${runs.map((run) => run.runId).join(', ')} (see \`runner runs ${where.manifestFile}${stateFlag}\`); pick one with --run.`;
-  return new RunnerError(
-    'STATE_NOT_FOUND',
-    `Run "${where.runId}" of pipeline "${where.pipeline}" has no state: ${dir} holds no journal.`,
-    { hint: known },
-  );
-}
-
-/** `--only` / `--exclude` over the manifest's jobs and any job the state still holds. */
-function targetStatus(
-  jobs: ReadonlyMap<string, JobState>,
-  planIds: string[],
-  targeting: Targeting,
-): { jobs: ReadonlyMap<string, JobState>; planIds: string[] } | { issues: ValidationIssue[] } {
-  const planned = new Set(planIds);
-  const all = [...planIds, ...[...jobs.keys()].filter((id) => !planned.has(id))];
-  const selection = selectTargets(
-    all.map((id) => ({ id })),
-    { ...targeting, replace: [] },
-  );
-  if (selection.issues.length > 0) return { issues: selection.issues };
-  const kept = new Set(selection.selected.map((job) => job.id));
-  return {
-    jobs: new Map([...jobs].filter(([id]) => kept.has(id))),
-    planIds: planIds.filter((id) => kept.has(id)),
-  };
 }

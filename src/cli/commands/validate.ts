@@ -2,17 +2,32 @@ import { ExitCode } from '../../errors.js';
 import { withConnection } from '../connect.js';
 import type { CommandContext } from '../context.js';
 import { preparePlan, readPrepareOptions } from '../prepare-plan.js';
+import { isGithubActions, renderAnnotations } from '../render/annotations.js';
 import { issuesToJson, renderIssues } from '../render/issues.js';
 
-/** `runner validate FILE`: every problem at once; exit 2 when there is an error. */
+/**
+ * `runner validate FILE`: every problem at once; exit 2 when there is an error (or, with `--strict`, a
+ * warning). Under GitHub Actions each issue is also an annotation on its manifest line (on stderr, so
+ * `--json` output stays clean).
+ */
 export async function runValidate(ctx: CommandContext, args: string[], options: Record<string, unknown>) {
   const [manifestFile = ''] = args;
   const prepared = await preparePlan(ctx, readPrepareOptions(manifestFile, options), () =>
     withConnection(ctx, ({ client }) => client.listModels()),
   );
   const { output } = ctx;
+  const strict = options.strict === true;
+  const failsStrict = strict && prepared.issues.some((issue) => issue.severity === 'warning');
+  const valid = prepared.ok && !failsStrict;
+  if (isGithubActions(ctx.env)) {
+    for (const line of renderAnnotations(prepared.issues, manifestFile)) output.err(line);
+  }
   if (options.json === true) {
-    output.out(JSON.stringify(issuesToJson(prepared.issues, manifestFile), null, 2));
+    const json = issuesToJson(prepared.issues, manifestFile);
+    output.out(JSON.stringify(strict ? { ...json, strict, valid } : json, null, 2));
+  } else if (failsStrict) {
+    output.err(renderIssues(prepared.issues, manifestFile, output.style));
+    output.err(`${manifestFile} is not valid under --strict: warnings count as errors.`);
   } else if (prepared.ok) {
     if (prepared.issues.length > 0) output.err(renderIssues(prepared.issues, manifestFile, output.style));
     const count = prepared.plan.jobs.length;
@@ -20,5 +35,5 @@ export async function runValidate(ctx: CommandContext, args: string[], options: 
   } else {
     output.err(renderIssues(prepared.issues, manifestFile, output.style));
   }
-  return prepared.ok ? ExitCode.Success : ExitCode.InvalidInput;
+  return valid ? ExitCode.Success : ExitCode.InvalidInput;
 }

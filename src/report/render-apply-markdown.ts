@@ -1,0 +1,44 @@
+import type { ExecutionSummary } from '../execute/events.js';
+import { escapeCell } from '../plan/render-report.js';
+import type { ReportData } from './report-data.js';
+
+/** At most this many problem jobs are listed; a summary page is for reading, the report has them all. */
+const MAX_LISTED = 50;
+
+/**
+ * The apply summary as GitHub-flavoured Markdown for `GITHUB_STEP_SUMMARY` (the run's summary page):
+ * the counts, credits, and a table of every job that did not finish well, with its failureKind and
+ * advice. Pure.
+ */
+export function renderApplyMarkdown(
+  summary: ExecutionSummary,
+  data: ReportData,
+  paths: { report?: string; results: string },
+): string {
+  const { counts } = summary;
+  const lines = [
+    `## runner apply: ${escapeCell(data.pipeline)} (run ${escapeCell(data.runId)})`,
+    '',
+    summary.exitReason === 'ok'
+      ? `All ${counts.total} jobs done.`
+      : `${counts.done} of ${counts.total} jobs done; exit reason: ${summary.exitReason}.`,
+    '',
+    '| done | failed | still running | pending | deferred | uncertain | credits this run | credits in all |',
+    '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    `| ${counts.done} | ${counts.failed} | ${counts['still-running']} | ${counts.pending + counts.creating} | ${counts.deferred} | ${counts.uncertain} | ${summary.creditsSpent} | ${summary.creditsSpentTotal} |`,
+  ];
+  const problems = data.entries.filter((entry) => entry.status !== 'done');
+  if (problems.length > 0) {
+    lines.push('', '| job | status | failureKind | error | advice |', '| --- | --- | --- | --- | --- |');
+    for (const entry of problems.slice(0, MAX_LISTED)) {
+      const cells = [entry.id, entry.status, entry.failureKind ?? '', entry.error ?? '', entry.advice ?? ''];
+      lines.push(`| ${cells.map(escapeCell).join(' | ')} |`);
+    }
+    if (problems.length > MAX_LISTED)
+      lines.push('', `… and ${problems.length - MAX_LISTED} more (see the report).`);
+  }
+  lines.push('');
+  if (paths.report !== undefined) lines.push(`Report: \`${paths.report}\``);
+  lines.push(`Results index: \`${paths.results}\``, '');
+  return lines.join('\n');
+}

@@ -1,0 +1,98 @@
+import { JOB_STATUSES_IN_ORDER, REPORT_PAGE_SCRIPT } from './report-page-script.js';
+import { REPORT_PAGE_STYLE } from './report-page-style.js';
+import type { MediaType, ReportData, ReportEntry } from './report-data.js';
+import { relativePath } from './results-index.js';
+
+/** What the page's script receives per job: the entry, with links relative to the report's folder. */
+interface PageEntry extends Omit<ReportEntry, 'files'> {
+  files: { href: string; mediaType: MediaType; bytes?: number; remote: boolean }[];
+}
+
+/**
+ * The gallery report as one self-contained HTML page (inline CSS and script, no network): opened from
+ * disk, it shows every job of the run with its result, filters by status and matrix axis, and a grid
+ * of two chosen axes. Pure and linear in the number of jobs.
+ *
+ * Every user string (prompts, params, errors) travels as JSON inside a `<script type="application/json">`
+ * whose `<`, `>` and `&` are escaped, and the page's script puts it into the DOM with `textContent`
+ * only: a prompt like `<img src=x onerror=alert(1)>` shows as text.
+ *
+ * @param reportDir absolute folder the page is written to; downloaded files are linked relative to it,
+ * results that were not downloaded by their URL.
+ */
+export function renderReportHtml(data: ReportData, reportDir: string): string {
+  const entries: PageEntry[] = data.entries.map((entry) => ({
+    ...entry,
+    files: entry.files.map((file) => {
+      const page: PageEntry['files'][number] =
+        file.path === undefined
+          ? { href: file.url, mediaType: file.mediaType, remote: true }
+          : {
+              href: encodePath(relativePath(reportDir, file.path)),
+              mediaType: file.mediaType,
+              remote: false,
+            };
+      if (file.bytes !== undefined) page.bytes = file.bytes;
+      return page;
+    }),
+  }));
+  const payload = {
+    schemaVersion: 1,
+    pipeline: data.pipeline,
+    runId: data.runId,
+    manifestFile: data.manifestFile,
+    generatedAt: data.generatedAt,
+    axes: data.axes,
+    statuses: JOB_STATUSES_IN_ORDER,
+    entries,
+  };
+  const title = `${data.pipeline} · run ${data.runId}`;
+  return [
+    '<!doctype html>',
+    '<html lang="en">',
+    '<head>',
+    '<meta charset="utf-8">',
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    // Nothing from the network: the page works from disk, offline, and cannot leak what it shows.
+    `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src 'self' file: data: https: http:; media-src 'self' file: https: http:; style-src 'unsafe-inline'; script-src 'unsafe-inline'">`,
+    `<title>${escapeHtml(title)}</title>`,
+    `<style>${REPORT_PAGE_STYLE}</style>`,
+    '</head>',
+    '<body>',
+    `<header><h1>${escapeHtml(data.pipeline)} <small>run ${escapeHtml(data.runId)}</small></h1>`,
+    `<p class="meta">${escapeHtml(data.manifestFile)} · made ${escapeHtml(data.generatedAt)} · <span id="summary"></span></p>`,
+    '<form id="controls" onsubmit="return false">',
+    '<label>view <select id="view"><option value="gallery">gallery</option><option value="grid">grid</option></select></label>',
+    '<label>status <select id="filter-status" data-filter="status"><option value="">all</option></select></label>',
+    '<span id="axis-filters"></span>',
+    '<span id="grid-axes" hidden><label>rows <select id="grid-rows"></select></label> <label>columns <select id="grid-cols"></select></label></span>',
+    '<span id="shown"></span>',
+    '</form></header>',
+    '<main><div id="gallery"></div><div id="grid" hidden></div></main>',
+    '<noscript><p>This report needs JavaScript to show its results.</p></noscript>',
+    `<script type="application/json" id="report-data">${escapeJsonForScript(JSON.stringify(payload))}</script>`,
+    `<script>${REPORT_PAGE_SCRIPT}</script>`,
+    '</body>',
+    '</html>',
+    '',
+  ].join('\n');
+}
+
+export function escapeHtml(text: string): string {
+  return text
+    .replaceAll('&', '&amp;')
+    .replaceAll('<', '&lt;')
+    .replaceAll('>', '&gt;')
+    .replaceAll('"', '&quot;')
+    .replaceAll("'", '&#39;');
+}
+
+/** JSON inside `<script>`: `</script>` or `<!--` in a prompt must not end or change the element. */
+function escapeJsonForScript(json: string): string {
+  return json.replaceAll('<', '\\u003c').replaceAll('>', '\\u003e').replaceAll('&', '\\u0026');
+}
+
+/** A relative file path as a URL path: each segment percent-encoded (`#`, `?`, spaces in names). */
+function encodePath(path: string): string {
+  return path.split('/').map(encodeURIComponent).join('/');
+}

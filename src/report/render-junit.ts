@@ -1,0 +1,89 @@
+import type { ReportData, ReportEntry } from './report-data.js';
+
+/**
+ * The run as JUnit XML for CI test reporters: one `<testcase>` per job of the manifest. A failed job is
+ * a `<failure>` (type: its failureKind; text: the error and the advice); a deferred or uncertain job,
+ * or one not finished in this run, is `<skipped>` with the reason; a done job passes. Pure.
+ */
+export function renderJunit(data: ReportData, durationSeconds = 0): string {
+  let failures = 0;
+  let skipped = 0;
+  const cases = data.entries.map((entry) => {
+    const outcome = junitOutcome(entry);
+    if (outcome === 'failure') failures++;
+    if (outcome === 'skipped') skipped++;
+    return renderCase(data.pipeline, entry, outcome);
+  });
+  const suite = attributes({
+    name: data.pipeline,
+    tests: data.entries.length,
+    failures,
+    errors: 0,
+    skipped,
+    time: durationSeconds.toFixed(3),
+    timestamp: data.generatedAt,
+  });
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites ${attributes({ name: `runner ${data.pipeline} ${data.runId}`, tests: data.entries.length, failures, errors: 0, skipped })}>`,
+    `  <testsuite ${suite}>`,
+    `    <properties><property ${attributes({ name: 'runId', value: data.runId })}/></properties>`,
+    ...cases,
+    '  </testsuite>',
+    '</testsuites>',
+    '',
+  ].join('\n');
+}
+
+type JunitOutcome = 'passed' | 'failure' | 'skipped';
+
+function junitOutcome(entry: ReportEntry): JunitOutcome {
+  if (entry.status === 'done') return 'passed';
+  if (entry.status === 'failed') return 'failure';
+  return 'skipped';
+}
+
+function renderCase(pipeline: string, entry: ReportEntry, outcome: JunitOutcome): string {
+  const head = `    <testcase ${attributes({ classname: pipeline, name: entry.id, time: '0' })}`;
+  if (outcome === 'passed') return `${head}/>`;
+  if (outcome === 'failure') {
+    const type = entry.failureKind ?? 'CREATE_FAILED';
+    const message = entry.error ?? type;
+    const text = [
+      `failureKind: ${type}`,
+      `error: ${message}`,
+      ...(entry.advice === undefined ? [] : [`advice: ${entry.advice}`]),
+      ...(entry.serviceJobId === undefined ? [] : [`service job id: ${entry.serviceJobId}`]),
+      `attempts: ${entry.attempts}`,
+    ].join('\n');
+    return `${head}>\n      <failure ${attributes({ type, message })}>${escapeXml(text)}</failure>\n    </testcase>`;
+  }
+  const reason =
+    entry.status === 'deferred'
+      ? `deferred (${entry.failureKind ?? 'temporary failure'}): ${entry.advice ?? 'a later apply retries it'}`
+      : entry.status === 'uncertain'
+        ? `uncertain: ${entry.error ?? 'the create answer was lost'}. ${entry.advice ?? ''}`.trim()
+        : `not finished in this run (status ${entry.status}); a later apply continues it`;
+  return `${head}>\n      <skipped ${attributes({ message: reason })}/>\n    </testcase>`;
+}
+
+function attributes(values: Record<string, string | number>): string {
+  return Object.entries(values)
+    .map(([name, value]) => `${name}="${escapeXml(String(value))}"`)
+    .join(' ');
+}
+
+/** XML 1.0 text and attribute escaping; characters XML cannot carry at all are dropped. */
+export function escapeXml(text: string): string {
+  return (
+    text
+      // eslint-disable-next-line no-control-regex
+      .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '')
+      .replaceAll('&', '&amp;')
+      .replaceAll('<', '&lt;')
+      .replaceAll('>', '&gt;')
+      .replaceAll('"', '&quot;')
+      .replaceAll("'", '&apos;')
+      .replaceAll('\n', '&#10;')
+  );
+}

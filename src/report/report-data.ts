@@ -1,0 +1,176 @@
+import { isLocalFileRef } from '../catalog/local-files.js';
+import { FAILURE_ADVICE, isFailureKind } from '../execute/failure-policy.js';
+import type { JobKind } from '../kinds/types.js';
+import type { MatrixValue } from '../manifest/types.js';
+import { sumChargedCredits, type JobState, type JobStatus } from '../state/job-state.js';
+
+/** The service deletes results 7 days after a job completes (api-notes: "Polled job record"). */
+export const RESULT_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+
+/** What the report and the results index need of one job of the manifest (an expanded or planned job). */
+export interface ReportJobInput {
+  id: string;
+  kind: JobKind;
+  model: string;
+  prompt?: string | undefined;
+  params: Record<string, unknown>;
+  matrixValues: Readonly<Record<string, MatrixValue>>;
+}
+
+export type MediaType = 'image' | 'video' | 'other';
+
+/** One result of a job: a downloaded file, or only its link when nothing was downloaded. */
+export interface ReportFile {
+  /** 1-based position among the job's results. */
+  index: number;
+  url: string;
+  /** ISO time the result link stops working (completion + 7 days); absent when unknown. */
+  urlExpiresAt?: string;
+  /** Absolute path of the downloaded file. */
+  path?: string;
+  bytes?: number;
+  sha256?: string;
+  mediaType: MediaType;
+}
+
+/** One job as the gallery report and the results index show it. */
+export interface ReportEntry {
+  id: string;
+  kind: JobKind;
+  model: string;
+  prompt?: string;
+  /** Params as written, local reference files by their manifest path. */
+  params: Record<string, unknown>;
+  matrix: Record<string, MatrixValue>;
+  status: JobStatus;
+  attempts: number;
+  /** Credits charged and not refunded. */
+  credits: number;
+  /** The service's job id of the latest attempt. */
+  serviceJobId?: string;
+  failureKind?: string;
+  error?: string;
+  /** What the user should do about a failure (spec 7.3's advice per failureKind). */
+  advice?: string;
+  files: ReportFile[];
+}
+
+/** A run's jobs with their state: the data of the HTML report, the results index and JUnit. */
+export interface ReportData {
+  pipeline: string;
+  runId: string;
+  manifestFile: string;
+  /** ISO time the report was made. */
+  generatedAt: string;
+  /** Matrix axis names in the order they first appear. */
+  axes: string[];
+  entries: ReportEntry[];
+}
+
+/**
+ * Joins the manifest's jobs (in manifest order) with their replayed state. Jobs of the state that the
+ * manifest no longer has are left out: the report shows what this manifest asks for. Linear in jobs.
+ */
+export function buildReportData(input: {
+  pipeline: string;
+  runId: string;
+  manifestFile: string;
+  jobs: readonly ReportJobInput[];
+  state: ReadonlyMap<string, JobState>;
+  now: Date;
+}): ReportData {
+  const axes = new Set<string>();
+  const entries = input.jobs.map((job) => {
+    for (const axis of Object.keys(job.matrixValues)) axes.add(axis);
+    return buildEntry(job, input.state.get(job.id));
+  });
+  return {
+    pipeline: input.pipeline,
+    runId: input.runId,
+    manifestFile: input.manifestFile,
+    generatedAt: input.now.toISOString(),
+    axes: [...axes],
+    entries,
+  };
+}
+
+function buildEntry(job: ReportJobInput, state: JobState | undefined): ReportEntry {
+  const entry: ReportEntry = {
+    id: job.id,
+    kind: job.kind,
+    model: job.model,
+    params: displayParams(job.params),
+    matrix: { ...job.matrixValues },
+    status: state?.status ?? 'pending',
+    attempts: state?.attempts.length ?? 0,
+    credits: state === undefined ? 0 : sumChargedCredits(state),
+    files: [],
+  };
+  if (job.prompt !== undefined) entry.prompt = job.prompt;
+  const last = state?.attempts.at(-1);
+  if (state === undefined || last === undefined) return entry;
+  if (last.jobId !== undefined) entry.serviceJobId = last.jobId;
+  if (last.failureKind !== undefined) entry.failureKind = last.failureKind;
+  const error = last.error ?? last.uncertainReason;
+  if (error !== undefined) entry.error = error;
+  const advice = adviceFor(state.status, last.failureKind);
+  if (advice !== undefined) entry.advice = advice;
+  if (last.outcome === 'done') entry.files = listFiles(job.kind, state, last.resultUrls, last.completedAt);
+  return entry;
+}
+
+function listFiles(
+  kind: JobKind,
+  state: JobState,
+  urls: readonly string[],
+  completedAt: number | undefined,
+): ReportFile[] {
+  return urls.map((url, position) => {
+    const file: ReportFile = { index: position + 1, url, mediaType: mediaTypeOf(kind, url) };
+    if (completedAt !== undefined)
+      file.urlExpiresAt = new Date(completedAt + RESULT_RETENTION_MS).toISOString();
+    const download = state.downloads.find((candidate) => candidate.url === url);
+    if (download !== undefined) {
+      file.path = download.file;
+      file.bytes = download.bytes;
+      file.sha256 = download.sha256;
+      file.mediaType = mediaTypeOf(kind, download.file);
+    }
+    return file;
+  });
+}
+
+const IMAGE_EXTENSIONS = /\.(png|jpe?g|webp|gif|avif|bmp|svg)$/i;
+const VIDEO_EXTENSIONS = /\.(mp4|webm|mov|m4v|ogv)$/i;
+
+/** By the file's extension, else by the job's kind (image jobs make images, every other kind a video). */
+export function mediaTypeOf(kind: JobKind, fileOrUrl: string): MediaType {
+  const path = fileOrUrl.split(/[?#]/, 1)[0] ?? '';
+  if (IMAGE_EXTENSIONS.test(path)) return 'image';
+  if (VIDEO_EXTENSIONS.test(path)) return 'video';
+  return kind === 'image' ? 'image' : 'video';
+}
+
+function adviceFor(status: JobStatus, failureKind: string | undefined): string | undefined {
+  if (status === 'uncertain') {
+    return 'The create answer was lost: check the service for this job, then run apply with --resend-uncertain if it does not exist.';
+  }
+  if (status !== 'failed' && status !== 'deferred') return undefined;
+  if (isFailureKind(failureKind)) return FAILURE_ADVICE[failureKind];
+  return failureKind === undefined
+    ? 'The service refused the job: fix what the error names, then apply again.'
+    : `The service reported an unknown failure kind "${failureKind}": contact support if it repeats.`;
+}
+
+/** Params for display: local reference files by the path written in the manifest, the rest as is. */
+function displayParams(params: Record<string, unknown>): Record<string, unknown> {
+  const shown: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(params)) {
+    shown[name] = Array.isArray(value) ? value.map(displayValue) : displayValue(value);
+  }
+  return shown;
+}
+
+function displayValue(value: unknown): unknown {
+  return isLocalFileRef(value) ? value.localFile : value;
+}

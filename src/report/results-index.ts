@@ -1,0 +1,121 @@
+import { relative, sep } from 'node:path';
+import { matrixValueText } from '../manifest/expand-matrix.js';
+import type { MatrixValue } from '../manifest/types.js';
+import type { ReportData } from './report-data.js';
+
+/**
+ * `results.json`, written beside the downloads by every apply (version 1):
+ * ```
+ * { schemaVersion: 1, pipeline, runId, generatedAt, axes: string[],
+ *   results: [{ id, fileIndex, matrix: { axis: value }, prompt?, model, kind, credits, file?, bytes?,
+ *               sha256?, serviceJobId?, resultUrl, resultUrlExpiresAt? }] }
+ * ```
+ * One row per result file of a done job, in manifest order. `file` is relative to the folder of
+ * `results.json`, with `/` separators; absent when the result was not downloaded (`--no-download`).
+ * `credits` is the job's charged credits: a job with two results repeats it on both rows (sum the rows
+ * with `fileIndex` 1 for a total). `resultUrlExpiresAt` is when the service deletes the result (7 days
+ * after completion). `results.csv` has the same rows, matrix values as one column per axis.
+ */
+export interface ResultsIndex {
+  schemaVersion: 1;
+  pipeline: string;
+  runId: string;
+  generatedAt: string;
+  axes: string[];
+  results: ResultRow[];
+}
+
+export interface ResultRow {
+  id: string;
+  fileIndex: number;
+  matrix: Record<string, MatrixValue>;
+  prompt?: string;
+  model: string;
+  kind: string;
+  credits: number;
+  file?: string;
+  bytes?: number;
+  sha256?: string;
+  serviceJobId?: string;
+  resultUrl: string;
+  resultUrlExpiresAt?: string;
+}
+
+/** Builds the index; `indexDir` is the folder the index is written to (file paths are relative to it). */
+export function buildResultsIndex(data: ReportData, indexDir: string): ResultsIndex {
+  const results: ResultRow[] = [];
+  for (const entry of data.entries) {
+    for (const file of entry.files) {
+      const row: ResultRow = {
+        id: entry.id,
+        fileIndex: file.index,
+        matrix: entry.matrix,
+        model: entry.model,
+        kind: entry.kind,
+        credits: entry.credits,
+        resultUrl: file.url,
+      };
+      if (entry.prompt !== undefined) row.prompt = entry.prompt;
+      if (file.path !== undefined) row.file = relativePath(indexDir, file.path);
+      if (file.bytes !== undefined) row.bytes = file.bytes;
+      if (file.sha256 !== undefined) row.sha256 = file.sha256;
+      if (entry.serviceJobId !== undefined) row.serviceJobId = entry.serviceJobId;
+      if (file.urlExpiresAt !== undefined) row.resultUrlExpiresAt = file.urlExpiresAt;
+      results.push(row);
+    }
+  }
+  return {
+    schemaVersion: 1,
+    pipeline: data.pipeline,
+    runId: data.runId,
+    generatedAt: data.generatedAt,
+    axes: data.axes,
+    results,
+  };
+}
+
+/** A path relative to `fromDir`, with `/` separators whatever the platform (for links and CSV). */
+export function relativePath(fromDir: string, path: string): string {
+  return relative(fromDir, path).split(sep).join('/');
+}
+
+const FIXED_COLUMNS = [
+  'id',
+  'fileIndex',
+  'prompt',
+  'model',
+  'kind',
+  'credits',
+  'file',
+  'bytes',
+  'sha256',
+  'serviceJobId',
+  'resultUrl',
+  'resultUrlExpiresAt',
+] as const;
+
+/**
+ * The index as CSV (RFC 4180: CRLF line ends, fields quoted when they hold a comma, quote or line
+ * break). Columns: the fixed ones, then one `matrix.<axis>` column per axis.
+ */
+export function renderResultsCsv(index: ResultsIndex): string {
+  const header = [...FIXED_COLUMNS, ...index.axes.map((axis) => `matrix.${axis}`)];
+  const lines = [header.map(csvField).join(',')];
+  for (const row of index.results) {
+    const fields = [
+      ...FIXED_COLUMNS.map((column) => row[column]),
+      // Map values (GitHub-style matrices) as canonical JSON, null as an empty field.
+      ...index.axes.map((axis) => matrixValueText(row.matrix[axis])),
+    ];
+    lines.push(fields.map(csvField).join(','));
+  }
+  return `${lines.join('\r\n')}\r\n`;
+}
+
+function csvField(value: string | number | boolean | undefined): string {
+  if (value === undefined) return '';
+  const text = String(value);
+  // A leading = + - @ makes spreadsheets evaluate the cell: prompts are user input.
+  const safe = typeof value === 'string' && /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
+  return /[",\r\n]/.test(safe) || safe !== text ? `"${safe.replaceAll('"', '""')}"` : safe;
+}

@@ -1,0 +1,52 @@
+import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { renderReportHtml } from './render-html.js';
+import { renderJunit } from './render-junit.js';
+import type { ReportData } from './report-data.js';
+import { buildResultsIndex, renderResultsCsv } from './results-index.js';
+
+export interface ReportFiles {
+  resultsJson: string;
+  resultsCsv: string;
+  report?: string;
+  junit?: string;
+}
+
+/**
+ * Writes the results index (`results.json`, `results.csv` in `resultsDir`), and the HTML report and
+ * JUnit XML when asked for. Each file is written whole to a temporary name and renamed, so a reader
+ * (or a crash) never sees half a file.
+ */
+export async function writeReportFiles(
+  data: ReportData,
+  where: { resultsDir: string; reportFile?: string | undefined; junitFile?: string | undefined },
+  durationSeconds = 0,
+): Promise<ReportFiles> {
+  const index = buildResultsIndex(data, where.resultsDir);
+  const files: ReportFiles = {
+    resultsJson: join(where.resultsDir, 'results.json'),
+    resultsCsv: join(where.resultsDir, 'results.csv'),
+  };
+  await writeWhole(files.resultsJson, `${JSON.stringify(index, null, 2)}\n`);
+  await writeWhole(files.resultsCsv, renderResultsCsv(index));
+  if (where.reportFile !== undefined) {
+    await writeWhole(where.reportFile, renderReportHtml(data, dirname(where.reportFile)));
+    files.report = where.reportFile;
+  }
+  if (where.junitFile !== undefined) {
+    await writeWhole(where.junitFile, renderJunit(data, durationSeconds));
+    files.junit = where.junitFile;
+  }
+  return files;
+}
+
+/**
+ * Writes `text` to a hidden temporary sibling, then renames it over `file`. The temporary name is fixed
+ * per file, so one left by a killed run is overwritten and renamed away by the next one.
+ */
+export async function writeWhole(file: string, text: string): Promise<void> {
+  await mkdir(dirname(file), { recursive: true });
+  const temporary = join(dirname(file), `.${basename(file)}.tmp`);
+  await writeFile(temporary, text, 'utf8');
+  await rename(temporary, file);
+}

@@ -1,0 +1,310 @@
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL, fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { renderReportHtml } from '../../src/report/render-html.js';
+import type { ReportData } from '../../src/report/report-data.js';
+import { renderPng } from '../../src/simulator/media.js';
+import { startSimulator } from '../../src/simulator/index.js';
+import type { Simulator } from '../../src/simulator/types.js';
+import { runCli } from './run-cli.js';
+
+/**
+ * The HTML report in a real headless Chromium (Debian's `chromium` package, or CHROMIUM_PATH): a
+ * simulated run with a product × style matrix, a failed job, a video and a prompt that looks like
+ * markup; the page must load from disk without console errors, show every result, and its filters,
+ * grid and failure advice must work. Screenshots go to test-artifacts/ (gitignored).
+ */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const HAVE_CHROMIUM = existsSync(CHROMIUM);
+const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
+const TIME_SCALE = 0.005;
+/** What the page functions below use of a DOM element (the test's tsconfig has no DOM types). */
+interface DomNode {
+  textContent: string | null;
+  getAttribute(name: string): string | null;
+  querySelectorAll(selector: string): Iterable<DomNode>;
+}
+
+const XSS_PROMPT =
+  'A poster that says <img src=x onerror=alert(1)> and <script>alert(2)</script> in big letters';
+const PRODUCTS = ['latte', 'mocha', 'cold-brew'];
+const STYLES = ['watercolor', 'film-photo'];
+
+if (!HAVE_CHROMIUM && process.env.CI !== 'true') {
+  console.warn(
+    `report-browser.test.ts: no Chromium at ${CHROMIUM}; set CHROMIUM_PATH. Skipped (it fails under CI=true).`,
+  );
+}
+
+describe.skipIf(!HAVE_CHROMIUM && process.env.CI !== 'true')('the HTML report in headless Chromium', () => {
+  let simulator: Simulator | undefined;
+  let browser: Browser | undefined;
+  let page: Page;
+  const consoleErrors: string[] = [];
+  const dialogs: string[] = [];
+  let reportFile = '';
+
+  beforeAll(async () => {
+    if (!HAVE_CHROMIUM) {
+      throw new Error(
+        `No Chromium at ${CHROMIUM}: install Debian's \`chromium\` package (.ci/run does) or set CHROMIUM_PATH.`,
+      );
+    }
+    simulator = await startSimulator({ timeScale: TIME_SCALE, idempotencyWindowMs: 300_000 / TIME_SCALE });
+    const dir = await mkdtemp(join(tmpdir(), 'runner-report-'));
+    const manifest = join(dir, 'gallery.yaml');
+    await writeFile(
+      manifest,
+      `version: 1
+name: gallery
+defaults: { kind: image, model: chatgpt-image-sangtao }
+jobs:
+  - id: "ad-{{ product }}-{{ style }}"
+    matrix:
+      product: [${PRODUCTS.join(', ')}]
+      style: [${STYLES.join(', ')}]
+    prompt: A {{ style }} advertisement of a {{ product }} on a wooden table in soft morning light
+    params: { format: png, aspectRatio: '16:9' }
+  - id: square-jpeg
+    prompt: A film-photo of a coffee bean macro shot with shallow depth of field
+    params: { format: jpeg, aspectRatio: '1:1' }
+  - id: rejected
+    prompt: A detailed advertisement of a latte on a wooden table [[fail:CONTENT_REJECTED]]
+  - id: markup
+    prompt: '${XSS_PROMPT}'
+  - id: teaser
+    kind: voiceover-video
+    model: voiceover-standard
+    prompt: A thirty-second teaser for the new autumn drinks
+    params: { script: 'Autumn is here.', voice: mai, sceneCount: 3 }
+`,
+    );
+    reportFile = join(dir, 'out', 'report.html');
+    const env = { MEDIAGEN_BASE_URL: simulator.baseUrl, MEDIAGEN_API_KEY: simulator.apiKey };
+    const result = await runCli(
+      [
+        'apply',
+        manifest,
+        '--yes',
+        '--poll-interval',
+        '15-25',
+        '--first-poll',
+        '50',
+        '--output',
+        join(dir, 'out'),
+      ],
+      { env, timeoutMs: 60_000 },
+    );
+    expect(result.code, result.stderr).toBe(1); // one job failed
+    expect(result.stdout).toContain(`Report: ${reportFile}`);
+
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    page.on('console', (message) => {
+      if (message.type() === 'error') consoleErrors.push(message.text());
+    });
+    page.on('pageerror', (error) => consoleErrors.push(error.message));
+    page.on('dialog', (dialog) => {
+      dialogs.push(dialog.message());
+      void dialog.dismiss();
+    });
+    await page.goto(pathToFileURL(reportFile).href);
+    await page.waitForSelector('body[data-ready="true"]');
+    await mkdir(ARTIFACTS, { recursive: true });
+  }, 90_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await simulator?.close();
+  });
+
+  const visibleIds = (root: string) =>
+    page.$$eval(`${root} .card:not([hidden])`, (cards: DomNode[]) =>
+      cards.map((card) => card.getAttribute('data-id')),
+    );
+
+  it('shows every job of the run with its result, without console errors', async () => {
+    const ids = await visibleIds('#gallery');
+    const expected = [
+      ...PRODUCTS.flatMap((product) => STYLES.map((style) => `ad-${product}-${style}`)),
+      'square-jpeg',
+      'rejected',
+      'markup',
+      'teaser',
+    ];
+    expect(ids).toEqual(expected);
+    // Every image result (PNG and JPEG placeholders) decodes, in the requested shape.
+    const images = await page.$$eval('#gallery img', async (nodes) =>
+      Promise.all(
+        nodes.map(async (node) => {
+          const img = node as unknown as {
+            loading: string;
+            decode(): Promise<void>;
+            alt: string;
+            naturalWidth: number;
+            naturalHeight: number;
+          };
+          img.loading = 'eager';
+          await img.decode();
+          return { alt: img.alt, width: img.naturalWidth, height: img.naturalHeight };
+        }),
+      ),
+    );
+    expect(images).toHaveLength(8);
+    expect(images.find((image) => image.alt.startsWith('ad-latte-watercolor'))).toMatchObject({
+      width: 256,
+      height: 144,
+    });
+    expect(images.find((image) => image.alt.startsWith('square-jpeg'))).toMatchObject({
+      width: 256,
+      height: 256,
+    });
+    expect(await page.$$eval('#gallery video', (videos) => videos.length)).toBe(1);
+    // The simulator's MP4 plays: its source is set once in view, and its first frame shows.
+    await page.waitForFunction(
+      'document.querySelector(\'[data-id="teaser"] video\')?.videoWidth === 160',
+      undefined,
+      { timeout: 10_000 },
+    );
+    await page.screenshot({ path: join(ARTIFACTS, 'report-gallery.png'), fullPage: true });
+    expect(consoleErrors).toEqual([]);
+  });
+
+  it('opens the full-size file from a thumbnail by a relative link', async () => {
+    const href = await page.getAttribute('[data-id="ad-mocha-film-photo"] .thumb a', 'href');
+    expect(href).toBe('ad-mocha-film-photo.png');
+    expect(existsSync(join(reportFile, '..', href ?? ''))).toBe(true);
+  });
+
+  it('renders a prompt that looks like markup as text', async () => {
+    expect(await page.textContent('[data-id="markup"] .prompt')).toBe(XSS_PROMPT);
+    expect(await page.$$('img[src="x"]')).toHaveLength(0);
+    expect(dialogs).toEqual([]);
+    const html = await readFile(reportFile, 'utf8');
+    expect(html).not.toContain('<img src=x');
+  });
+
+  it('filters by status and shows the advice of a failed job', async () => {
+    await page.selectOption('#filter-status', 'failed');
+    expect(await visibleIds('#gallery')).toEqual(['rejected']);
+    const failed = page.locator('[data-id="rejected"]');
+    expect(await failed.locator('.failure').textContent()).toContain('CONTENT_REJECTED');
+    expect(await failed.locator('.advice').textContent()).toBe(
+      'The prompt is against the content policy: change the prompt.',
+    );
+    await page.screenshot({ path: join(ARTIFACTS, 'report-failed.png') });
+    await page.selectOption('#filter-status', '');
+  });
+
+  it('filters by a matrix axis', async () => {
+    await page.selectOption('select[data-axis="style"]', 'watercolor');
+    expect(await visibleIds('#gallery')).toEqual(PRODUCTS.map((product) => `ad-${product}-watercolor`));
+    expect(await page.textContent('#shown')).toBe(`3 of 10 shown`);
+    await page.selectOption('select[data-axis="style"]', '');
+  });
+
+  it('lays the results out as a product × style grid', async () => {
+    await page.selectOption('#view', 'grid');
+    await page.selectOption('#grid-rows', 'product');
+    await page.selectOption('#grid-cols', 'style');
+    expect(await page.isHidden('#gallery')).toBe(true);
+    const headers = await page.$$eval('#grid thead th', (cells: DomNode[]) =>
+      cells.map((cell) => cell.textContent),
+    );
+    expect(headers.slice(1)).toEqual(STYLES);
+    const cells = await page.$$eval('#grid tbody tr', (rows: DomNode[]) =>
+      rows.map((row) => ({
+        row: row.getAttribute('data-row'),
+        cells: [...row.querySelectorAll('td')].map((cell) =>
+          [...cell.querySelectorAll('.card')].map((card) => card.getAttribute('data-id')),
+        ),
+      })),
+    );
+    expect(cells).toEqual(
+      PRODUCTS.map((product) => ({ row: product, cells: STYLES.map((style) => [`ad-${product}-${style}`]) })),
+    );
+    await page.screenshot({ path: join(ARTIFACTS, 'report-grid.png'), fullPage: true });
+    // Swapping the axes transposes the grid.
+    await page.selectOption('#grid-rows', 'style');
+    await page.selectOption('#grid-cols', 'product');
+    expect(
+      await page.$$eval('#grid tbody tr', (rows: DomNode[]) =>
+        rows.map((row) => row.getAttribute('data-row')),
+      ),
+    ).toEqual(STYLES);
+    await page.selectOption('#view', 'gallery');
+    expect(consoleErrors).toEqual([]);
+  });
+
+  it('shows 5,000 results, loading only the thumbnails in view', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'runner-report-5000-'));
+    const entries: ReportData['entries'] = [];
+    for (let index = 0; index < 5000; index++) {
+      const product = `p${index % 50}`;
+      const style = `s${Math.floor(index / 50)}`;
+      const file = join(dir, `job-${index}.png`);
+      if (index < 200)
+        await writeFile(
+          file,
+          renderPng({ label: String(index), prompt: product + style, aspectRatio: '4:3' }),
+        );
+      entries.push({
+        id: `job-${index}`,
+        kind: 'image',
+        model: 'chatgpt-image-sangtao',
+        prompt: `A ${style} picture of ${product}`,
+        params: { aspectRatio: '4:3' },
+        matrix: { product, style },
+        status: index % 97 === 0 ? 'failed' : 'done',
+        attempts: 1,
+        credits: 4,
+        files:
+          index < 200 ? [{ index: 1, url: `https://r/${index}.png`, path: file, mediaType: 'image' }] : [],
+      });
+    }
+    const data: ReportData = {
+      pipeline: 'big',
+      runId: 'r',
+      manifestFile: 'big.yaml',
+      generatedAt: new Date(0).toISOString(),
+      axes: ['product', 'style'],
+      entries,
+    };
+    const file = join(dir, 'report.html');
+    await writeFile(file, renderReportHtml(data, dir));
+    const big = await browser!.newPage({ viewport: { width: 1400, height: 1000 } });
+    const errors: string[] = [];
+    big.on('pageerror', (error) => errors.push(error.message));
+    big.on('console', (message) => {
+      if (message.type() === 'error') errors.push(message.text());
+    });
+    await big.goto(pathToFileURL(file).href);
+    await big.waitForSelector('body[data-ready="true"]', { timeout: 60_000 });
+    expect(await big.$$eval('#gallery .card', (cards) => cards.length)).toBe(5000);
+    const loadedImages = () =>
+      big.$$eval(
+        '#gallery img',
+        (images) =>
+          images.filter((image) => (image as unknown as { naturalWidth: number }).naturalWidth > 0).length,
+      );
+    // A string: the test's tsconfig has no DOM types.
+    await big.waitForFunction("document.querySelector('#gallery img')?.naturalWidth > 0");
+    const loaded = await loadedImages();
+    expect(loaded).toBeGreaterThan(0);
+    expect(loaded).toBeLessThan(200); // lazy: the thumbnails far below the fold are not loaded yet
+    await big.selectOption('select[data-axis="product"]', 'p7');
+    expect(await big.$$eval('#gallery .card:not([hidden])', (cards) => cards.length)).toBe(100);
+    await big.selectOption('#view', 'grid');
+    await big.selectOption('#grid-rows', 'style');
+    await big.selectOption('#grid-cols', 'product');
+    await big.selectOption('select[data-axis="product"]', '');
+    expect(await big.$$eval('#grid tbody tr', (rows) => rows.length)).toBe(100);
+    expect(await big.$$eval('#grid thead th', (cells) => cells.length)).toBe(51);
+    expect(errors).toEqual([]);
+    await big.close();
+  }, 120_000);
+});

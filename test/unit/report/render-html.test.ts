@@ -1,0 +1,69 @@
+import { describe, expect, it } from 'vitest';
+import { renderReportHtml } from '../../../src/report/render-html.js';
+import type { ReportData } from '../../../src/report/report-data.js';
+import { sampleData } from './fixtures.js';
+
+/** The JSON data block of a rendered page, parsed as the page's script parses it. */
+function pageData(html: string): {
+  schemaVersion: number;
+  entries: { id: string; prompt?: string; files: { href: string; remote: boolean }[] }[];
+} {
+  const match = /<script type="application\/json" id="report-data">([^<]*)<\/script>/.exec(html);
+  if (match?.[1] === undefined) throw new Error('no data block');
+  return JSON.parse(match[1]) as ReturnType<typeof pageData>;
+}
+
+describe('renderReportHtml', () => {
+  it('is one self-contained page: no external script, style or font', () => {
+    const html = renderReportHtml(sampleData(), '/out');
+    expect(html.startsWith('<!doctype html>')).toBe(true);
+    expect(html).not.toMatch(/<script[^>]+src=/);
+    expect(html).not.toMatch(/<link[^>]+href=/);
+    expect(html).not.toMatch(/@import|url\(http/);
+    expect(html).toContain("default-src 'none'");
+  });
+
+  it('carries user strings only inside the escaped data block, never as markup', () => {
+    const html = renderReportHtml(sampleData(), '/out');
+    expect(html).not.toContain('<img src=x');
+    expect(html).not.toContain('policy <b>');
+    const data = pageData(html);
+    expect(data.schemaVersion).toBe(1);
+    expect(data.entries.find((entry) => entry.id === 'rejected')?.prompt).toBe(
+      '<img src=x onerror=alert(1)>',
+    );
+  });
+
+  it('cannot be closed early by a prompt holding </script>', () => {
+    const data: ReportData = { ...sampleData() };
+    data.entries = data.entries.map((entry) => ({ ...entry, prompt: '</script><script>alert(1)</script>' }));
+    data.pipeline = '<b>p</b>';
+    const html = renderReportHtml(data, '/out');
+    expect(html.match(/<\/script>/g)).toHaveLength(2); // the data block's and the script's own
+    expect(html).toContain('<title>&lt;b&gt;p&lt;/b&gt; · run nightly</title>');
+    expect(pageData(html).entries[0]?.prompt).toBe('</script><script>alert(1)</script>');
+  });
+
+  it('links downloads relative to the page folder, percent-encoded, and the rest by URL', () => {
+    const base = sampleData();
+    const first = base.entries[0];
+    if (first?.files[0] === undefined) throw new Error('fixture');
+    first.files[0].path = '/out/with space#1.png';
+    const entries = pageData(renderReportHtml(base, '/')).entries;
+    expect(entries[0]?.files.map((file) => file.href)).toEqual([
+      'out/with%20space%231.png',
+      'out/ad-latte-watercolor%2B2.png',
+    ]);
+    expect(entries[1]?.files[0]).toMatchObject({ href: 'https://r/J2/1.jpeg', remote: true });
+  });
+
+  it('renders 5,000 results into one page of reasonable size', () => {
+    const base = sampleData();
+    const template = base.entries[0];
+    if (template === undefined) throw new Error('fixture');
+    const entries = Array.from({ length: 5000 }, (_, index) => ({ ...template, id: `job-${index}` }));
+    const html = renderReportHtml({ ...base, entries }, '/out');
+    expect(pageData(html).entries).toHaveLength(5000);
+    expect(html.length).toBeLessThan(5000 * 1500);
+  });
+});

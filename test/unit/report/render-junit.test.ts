@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { escapeXml, renderJunit } from '../../../src/report/render-junit.js';
+import { sampleData } from './fixtures.js';
+
+describe('renderJunit', () => {
+  const xml = renderJunit(sampleData(), 12.5);
+
+  it('has one test case per job with totals on the suite', () => {
+    expect(xml.match(/<testcase /g)).toHaveLength(6);
+    expect(xml).toContain(
+      '<testsuite name="p" tests="6" failures="1" errors="0" skipped="3" time="12.500" timestamp="2026-11-23T08:01:00.000Z">',
+    );
+    expect(xml).toContain('<testcase classname="p" name="ad-latte-watercolor" time="0"/>');
+  });
+
+  it('reports a failed job as a failure with its failureKind, error and advice', () => {
+    const failure =
+      /<testcase classname="p" name="rejected"[^>]*>\s*<failure ([^>]*)>([^<]*)<\/failure>/.exec(xml);
+    expect(failure?.[1]).toBe('type="CONTENT_REJECTED" message="policy &lt;b&gt;"');
+    expect(failure?.[2]).toContain('advice: The prompt is against the content policy: change the prompt.');
+    expect(failure?.[2]).toContain('service job id: J3');
+  });
+
+  it('skips deferred, uncertain and unfinished jobs with the reason', () => {
+    expect(xml).toMatch(/name="busy"[^>]*>\s*<skipped message="deferred \(QUOTA_EXHAUSTED\): /);
+    expect(xml).toMatch(/name="lost"[^>]*>\s*<skipped message="uncertain: the answer was lost\. /);
+    expect(xml).toMatch(/name="never"[^>]*>\s*<skipped message="not finished in this run \(status pending\)/);
+  });
+
+  it('escapes markup and drops characters XML cannot carry', () => {
+    expect(escapeXml('a<b>&"\'\u0001\n')).toBe('a&lt;b&gt;&amp;&quot;&apos;&#10;');
+  });
+});

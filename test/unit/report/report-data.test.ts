@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { mediaTypeOf, RESULT_RETENTION_MS } from '../../../src/report/report-data.js';
+import { DAY, sampleData } from './fixtures.js';
+
+describe('buildReportData', () => {
+  const data = sampleData();
+  const entry = (id: string) => data.entries.find((candidate) => candidate.id === id);
+
+  it('keeps the manifest order and collects the matrix axes', () => {
+    expect(data.entries.map((candidate) => candidate.id)).toEqual([
+      'ad-latte-watercolor',
+      'ad-mocha-watercolor',
+      'rejected',
+      'busy',
+      'lost',
+      'never',
+    ]);
+    expect(data.axes).toEqual(['product', 'style']);
+  });
+
+  it('joins each done job with its downloads, sizes, checksums and link expiry', () => {
+    expect(entry('ad-latte-watercolor')).toMatchObject({
+      status: 'done',
+      attempts: 1,
+      credits: 4,
+      serviceJobId: 'J1',
+      params: { aspectRatio: '16:9', referenceImages: ['./logo.png'] },
+      files: [
+        {
+          index: 1,
+          path: '/out/ad-latte-watercolor.png',
+          bytes: 10,
+          sha256: 'aa',
+          mediaType: 'image',
+          urlExpiresAt: new Date(DAY + 2 + RESULT_RETENTION_MS).toISOString(),
+        },
+        { index: 2, path: '/out/ad-latte-watercolor+2.png', bytes: 11, sha256: 'bb' },
+      ],
+    });
+    const notDownloaded = entry('ad-mocha-watercolor')?.files[0];
+    expect(notDownloaded).toEqual({
+      index: 1,
+      url: 'https://r/J2/1.jpeg',
+      mediaType: 'image',
+      urlExpiresAt: new Date(DAY + 5 + RESULT_RETENTION_MS).toISOString(),
+    });
+  });
+
+  it('gives failures, deferrals and uncertain creates their advice; refunded jobs cost nothing', () => {
+    expect(entry('rejected')).toMatchObject({
+      status: 'failed',
+      credits: 0,
+      failureKind: 'CONTENT_REJECTED',
+      error: 'policy <b>',
+      advice: 'The prompt is against the content policy: change the prompt.',
+      files: [],
+    });
+    expect(entry('busy')).toMatchObject({ status: 'deferred', failureKind: 'QUOTA_EXHAUSTED' });
+    expect(entry('busy')?.advice).toContain('retry after a few hours');
+    expect(entry('lost')).toMatchObject({ status: 'uncertain', error: 'the answer was lost' });
+    expect(entry('lost')?.advice).toContain('--resend-uncertain');
+    expect(entry('never')).toEqual({
+      id: 'never',
+      kind: 'image',
+      model: 'm',
+      params: {},
+      matrix: {},
+      status: 'pending',
+      attempts: 0,
+      credits: 0,
+      files: [],
+    });
+  });
+
+  it('tells images from videos by extension, else by the job kind', () => {
+    expect(mediaTypeOf('voiceover-video', '/o/a.png')).toBe('image');
+    expect(mediaTypeOf('image', 'https://x/a.mp4?sig=1')).toBe('video');
+    expect(mediaTypeOf('image', 'https://x/blob')).toBe('image');
+    expect(mediaTypeOf('render-video', 'https://x/blob')).toBe('video');
+  });
+});
