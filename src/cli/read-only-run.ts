@@ -3,16 +3,30 @@ import type { ValidationIssue } from '../manifest/types.js';
 import type { Targeting } from '../plan/select-jobs.js';
 import type { JobState } from '../state/job-state.js';
 import { listRuns } from '../state/list-runs.js';
+import { readRunState } from '../state/read-run-state.js';
+import type { ReplayResult } from '../state/replay.js';
+import type { CommandContext } from './context.js';
 import { selectTargets } from './targeting-options.js';
 
+type RunWhere = { manifestFile: string; pipeline: string; runId: string; stateDir?: string };
+
 /**
- * A read-only command (status, report) asked about a run that has no state: an error (exit 1) naming
- * the runs that do exist, never a page or table of "pending" jobs (#7.2).
+ * A run's replayed state for the read-only commands (status, report), its warnings printed. A run with
+ * no state is an error (exit 1) naming the runs that do exist, never a page or table of "pending"
+ * jobs (#7.2).
  */
-export async function noStateError(
-  where: { manifestFile: string; pipeline: string; runId: string; stateDir?: string },
-  dir: string,
-): Promise<RunnerError> {
+export async function readExistingRunState(
+  ctx: Pick<CommandContext, 'output'>,
+  where: RunWhere,
+): Promise<ReplayResult> {
+  const { location, exists, replay } = await readRunState(where);
+  if (!exists) throw await noStateError(where, location.dir);
+  for (const warning of [...location.warnings, ...replay.warnings])
+    ctx.output.err(`${ctx.output.style.yellow('warning')} ${warning}`);
+  return replay;
+}
+
+async function noStateError(where: RunWhere, dir: string): Promise<RunnerError> {
   const { runs } = await listRuns(where);
   const stateFlag = where.stateDir === undefined ? '' : ` --state-dir ${where.stateDir}`;
   const known =

@@ -1,4 +1,4 @@
-import type { Subscription } from '../service/types.js';
+import { MODEL_CATEGORIES, type Subscription } from '../service/types.js';
 
 /** Which subscription quota pays for a model's jobs. */
 export type QuotaMatch =
@@ -53,17 +53,5 @@ export function matchQuota(
   return { status: 'matched', capability: distinct[0] ?? '' };
 }
 
-/** Spec 2.3 categories and the names of capabilities that are plainly not image generation. */
-const KNOWN_NAMES = new Set([
-  'image',
-  'video',
-  'voiceovervideo',
-  'stockvideo',
-  'slideshowvideo',
-  'inpaint',
-  'creativevideo',
-  'articlevideo',
-  'highlightvideo',
-  'render',
-  'scrape',
-]);
+/** Spec 2.3's categories: capability names that name a category, never a model. */
+const KNOWN_NAMES: ReadonlySet<string> = new Set(MODEL_CATEGORIES);

@@ -4,13 +4,12 @@ import { validateManifestOffline } from '../../manifest/validate-manifest.js';
 import { renderReportHtml } from '../../report/render-html.js';
 import { buildReportData } from '../../report/report-data.js';
 import { writeWhole } from '../../report/write-report-files.js';
-import { readRunState } from '../../state/read-run-state.js';
 import { resolveOutputDir } from '../apply-options.js';
 import type { CommandContext } from '../context.js';
 import { parseStringOption } from '../parse-options.js';
 import { todayUtc } from '../prepare-plan.js';
 import { renderIssues } from '../render/issues.js';
-import { noStateError, targetRunJobs } from '../read-only-run.js';
+import { readExistingRunState, targetRunJobs } from '../read-only-run.js';
 import { readSecretGuard } from '../read-secrets.js';
 import { readRunId, readStateDir } from '../run-options.js';
 import { readTargeting } from '../targeting-options.js';
@@ -35,10 +34,7 @@ export async function runReport(ctx: CommandContext, args: string[], options: Re
     return ExitCode.InvalidInput;
   }
   const where = { manifestFile, pipeline: loaded.manifest.name, runId, ...readStateDir(options) };
-  const { location, exists, replay } = await readRunState(where);
-  if (!exists) throw await noStateError(where, location.dir);
-  for (const warning of [...location.warnings, ...replay.warnings])
-    ctx.output.err(`${ctx.output.style.yellow('warning')} ${warning}`);
+  const replay = await readExistingRunState(ctx, where);
   const runDate = replay.runs[0] === undefined ? todayUtc() : todayUtc(new Date(replay.runs[0].at));
   if (runDate !== todayUtc()) offline = await expand(runDate);
   const targeted = targetRunJobs(

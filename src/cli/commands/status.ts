@@ -1,6 +1,5 @@
 import { ExitCode } from '../../errors.js';
 import { validateManifestOffline } from '../../manifest/validate-manifest.js';
-import { readRunState } from '../../state/read-run-state.js';
 import { buildStatusView } from '../../state/status-view.js';
 import type { CommandContext } from '../context.js';
 import { todayUtc } from '../prepare-plan.js';
@@ -9,7 +8,7 @@ import { renderIssues } from '../render/issues.js';
 import { renderStatus } from '../render/status.js';
 import { readRunId, readStateDir } from '../run-options.js';
 import { readTargeting } from '../targeting-options.js';
-import { noStateError, targetRunJobs } from '../read-only-run.js';
+import { readExistingRunState, targetRunJobs } from '../read-only-run.js';
 import { loadVarOverrides, readVarFlags } from '../var-options.js';
 
 /**
@@ -34,10 +33,7 @@ export async function runStatus(ctx: CommandContext, args: string[], options: Re
   }
   const identity = { pipeline: loaded.manifest.name, runId: readRunId(options) };
   const where = { manifestFile, ...identity, ...readStateDir(options) };
-  const { location, exists, replay } = await readRunState(where);
-  if (!exists) throw await noStateError(where, location.dir);
-  for (const warning of [...location.warnings, ...replay.warnings])
-    ctx.output.err(`${ctx.output.style.yellow('warning')} ${warning}`);
+  const replay = await readExistingRunState(ctx, where);
   const targeted = targetRunJobs(
     replay.jobs,
     offline.jobs.map((job) => job.id),
