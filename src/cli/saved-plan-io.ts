@@ -1,6 +1,7 @@
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { dirname, relative, resolve, sep } from 'node:path';
 import { RunnerError, UsageError } from '../errors.js';
+import { PRIVATE_FILE_MODE } from '../file-modes.js';
 import {
   compareManifest,
   compareSavedPlan,
@@ -19,9 +20,9 @@ const LISTED_CHANGES = 20;
 /** Writes a saved plan, readable by its owner only (mode 0600): it holds every prompt. */
 export async function writeSavedPlan(file: string, plan: SavedPlan): Promise<void> {
   try {
-    await writeFile(file, `${JSON.stringify(plan, null, 2)}\n`, { mode: 0o600 });
+    await writeFile(file, `${JSON.stringify(plan, null, 2)}\n`, { mode: PRIVATE_FILE_MODE });
     // `mode` applies only when the file is created; an older file keeps its mode otherwise.
-    await chmod(file, 0o600);
+    await chmod(file, PRIVATE_FILE_MODE);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'write error';
     throw new UsageError(`Cannot write --out-plan ${file}: ${code}.`, {

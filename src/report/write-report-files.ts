@@ -1,5 +1,6 @@
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../file-modes.js';
 import { renderReportHtml } from './render-html.js';
 import { renderJunit } from './render-junit.js';
 import type { ReportData } from './report-data.js';
@@ -45,8 +46,9 @@ export async function writeReportFiles(
  * per file, so one left by a killed run is overwritten and renamed away by the next one.
  */
 export async function writeWhole(file: string, text: string): Promise<void> {
-  await mkdir(dirname(file), { recursive: true });
+  await mkdir(dirname(file), { recursive: true, mode: PRIVATE_DIR_MODE });
   const temporary = join(dirname(file), `.${basename(file)}.tmp`);
-  await writeFile(temporary, text, 'utf8');
+  // Private like every file runner writes (#11.8): reports name prompts and unreleased results.
+  await writeFile(temporary, text, { encoding: 'utf8', mode: PRIVATE_FILE_MODE });
   await rename(temporary, file);
 }

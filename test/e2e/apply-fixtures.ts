@@ -183,3 +183,11 @@ export async function listFilesDeep(dir: string): Promise<string[]> {
   }
   return entries.filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name));
 }
+
+/**
+ * Whether a file in the output folder is one apply writes for the whole run beside the results: the
+ * HTML report and the results index (written whole, by rename: no temporary is ever left).
+ */
+export function isRunIndexFile(file: string): boolean {
+  return /(^|[/\\])(report\.html|results\.json|results\.csv)$/.test(file);
+}

@@ -8,6 +8,7 @@ import {
   createRandom,
   findMismatchedDownloads,
   findUnjournaledCreates,
+  isRunIndexFile,
   listFilesDeep,
   makeWorkDir,
   readIntentKeys,
@@ -140,8 +141,7 @@ async function expectPaidOnceAndComplete(scenario: Scenario): Promise<void> {
   // Nothing else beside them: a download killed midway leaves only a `.part-*` temporary (never a
   // truncated file under a result's name), and the run that downloads that result again removes it.
   // Beside them, the run's report and results index (written whole, by rename: no temporary is left).
-  const runFiles = /[/\\](report\.html|results\.json|results\.csv)$/;
-  const results = (await listFilesDeep(outputDir)).filter((file) => !runFiles.test(file));
+  const results = (await listFilesDeep(outputDir)).filter((file) => !isRunIndexFile(file));
   expect(results.sort()).toEqual(
     view.jobs.flatMap((job) => job.files.map((download) => download.file)).sort(),
   );

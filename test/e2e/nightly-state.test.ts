@@ -5,7 +5,13 @@ import { startSimulator } from '../../src/simulator/index.js';
 import type { Simulator } from '../../src/simulator/types.js';
 import type { RunsView } from '../../src/state/list-runs.js';
 import type { StatusView } from '../../src/state/status-view.js';
-import { listFilesDeep, makeWorkDir, simulatorEnv, writeImageMatrixManifest } from './apply-fixtures.js';
+import {
+  isRunIndexFile,
+  listFilesDeep,
+  makeWorkDir,
+  simulatorEnv,
+  writeImageMatrixManifest,
+} from './apply-fixtures.js';
 import { runCli } from './run-cli.js';
 
 const TIME_SCALE = 0.005;
@@ -95,9 +101,11 @@ describe('nightly runs with one persistent --state-dir (#7)', () => {
       expect(missing.stderr).toMatch(/2026-11-22, 2026-11-23/);
 
       // Everything written is private to the user (#11.8).
-      const results = await listFilesDeep(join(dir, 'out'));
-      expect(results).toHaveLength(6);
-      for (const result of results) expect(await modeOf(result), result).toBe(0o600);
+      const written = await listFilesDeep(join(dir, 'out'));
+      // Six results, and each night's report and results index beside them.
+      expect(written.filter((file) => !isRunIndexFile(file))).toHaveLength(6);
+      expect(written.filter(isRunIndexFile)).toHaveLength(6);
+      for (const file of written) expect(await modeOf(file), file).toBe(0o600);
       expect(await modeOf(join(dir, 'out', '2026-11-22'))).toBe(0o700);
       for (const stateFile of await listFilesDeep(stateDir))
         expect(await modeOf(stateFile), stateFile).toBe(0o600);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src/simulator/index.js';
 import type { Simulator, SimulatorOptions } from '../../src/simulator/types.js';
+import { isRunIndexFile } from './apply-fixtures.js';
 import { runCli } from './run-cli.js';
 
 /** The built CLI against the simulator's dialects (issues #7, #11): what a user sees. */
@@ -93,7 +94,9 @@ describe('the CLI against service dialects', () => {
     });
     expect(result.code).toBe(1);
     expect(result.stdout + result.stderr).toContain('larger than --max-download-size 16 bytes');
-    expect(await readdir(output).catch(() => [])).toEqual([]);
+    // No result and no partial file: only the run's report and index, which record the refusal.
+    const written = await readdir(output).catch(() => []);
+    expect(written.filter((file) => !isRunIndexFile(file))).toEqual([]);
   });
 
   it('rejects a --dialect it cannot read with exit 2', async () => {
