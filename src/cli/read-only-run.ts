@@ -1,12 +1,62 @@
 import { RunnerError } from '../errors.js';
-import type { ValidationIssue } from '../manifest/types.js';
+import type { ExpandedJob, LoadedManifest, ValidationIssue } from '../manifest/types.js';
+import { validateManifestOffline } from '../manifest/validate-manifest.js';
 import type { Targeting } from '../plan/select-jobs.js';
 import type { JobState } from '../state/job-state.js';
 import { listRuns } from '../state/list-runs.js';
 import { readRunState } from '../state/read-run-state.js';
 import type { ReplayResult } from '../state/replay.js';
 import type { CommandContext } from './context.js';
-import { selectTargets } from './targeting-options.js';
+import { todayUtc } from './prepare-plan.js';
+import { readSecretGuard } from './read-secrets.js';
+import { readRunId, readStateDir } from './run-options.js';
+import { readTargeting, selectTargets } from './targeting-options.js';
+import { loadVarOverrides, readVarFlags } from './var-options.js';
+
+/** What a read-only command (status, report) knows of a run: the manifest's jobs and the run's state. */
+export interface RunForReading {
+  loaded: LoadedManifest;
+  runId: string;
+  /** The manifest's jobs `--only` / `--exclude` kept, expanded with the run's own `{{ date }}`. */
+  jobs: ExpandedJob[];
+  /** The state of the kept jobs, including jobs the manifest no longer lists. */
+  state: ReadonlyMap<string, JobState>;
+}
+
+/**
+ * The manifest (offline: no catalog, no network) and the replayed state of the run a read-only command
+ * names, with `--var`, `--only` / `--exclude` applied. Templates see the date the run STARTED, like apply
+ * does, so a run begun yesterday shows yesterday's job ids, not today's as "pending". A manifest that
+ * cannot be read or a targeting mistake comes back as `issues` (exit 2); a run without state throws.
+ */
+export async function readRunForReading(
+  ctx: Pick<CommandContext, 'output' | 'env'> & { global?: Pick<CommandContext['global'], 'apiKeyFile'> },
+  manifestFile: string,
+  options: Record<string, unknown>,
+): Promise<RunForReading | { issues: ValidationIssue[] }> {
+  const runId = readRunId(options);
+  const varInput = await loadVarOverrides(readVarFlags(options));
+  const secrets = await readSecretGuard(ctx);
+  const expand = (date: string) =>
+    validateManifestOffline(manifestFile, { varOverrides: varInput.overrides, env: ctx.env, date, secrets });
+  let offline = await expand(todayUtc());
+  const { loaded } = offline;
+  if (loaded === undefined || varInput.issues.some((issue) => issue.severity === 'error')) {
+    return { issues: [...varInput.issues, ...offline.issues] };
+  }
+  const where = { manifestFile, pipeline: loaded.manifest.name, runId, ...readStateDir(options) };
+  const replay = await readExistingRunState(ctx, where);
+  const runDate = replay.runs[0] === undefined ? todayUtc() : todayUtc(new Date(replay.runs[0].at));
+  if (runDate !== todayUtc()) offline = await expand(runDate);
+  const targeted = targetRunJobs(
+    replay.jobs,
+    offline.jobs.map((job) => job.id),
+    readTargeting(options),
+  );
+  if ('issues' in targeted) return { issues: targeted.issues };
+  const kept = new Set(targeted.planIds);
+  return { loaded, runId, jobs: offline.jobs.filter((job) => kept.has(job.id)), state: targeted.jobs };
+}
 
 type RunWhere = { manifestFile: string; pipeline: string; runId: string; stateDir?: string };
 
@@ -15,7 +65,7 @@ type RunWhere = { manifestFile: string; pipeline: string; runId: string; stateDi
  * no state is an error (exit 1) naming the runs that do exist, never a page or table of "pending"
  * jobs (#7.2).
  */
-export async function readExistingRunState(
+async function readExistingRunState(
   ctx: Pick<CommandContext, 'output'>,
   where: RunWhere,
 ): Promise<ReplayResult> {
@@ -41,7 +91,7 @@ async function noStateError(where: RunWhere, dir: string): Promise<RunnerError> 
 }
 
 /** `--only` / `--exclude` over the manifest's jobs and any job the state still holds. */
-export function targetRunJobs(
+function targetRunJobs(
   jobs: ReadonlyMap<string, JobState>,
   planIds: string[],
   targeting: Targeting,
