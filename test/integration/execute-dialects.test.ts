@@ -1,111 +1,12 @@
-import { createHash } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { systemClock } from '../../src/clock.js';
-import type { ExecutionEvent, ExecutionSummary } from '../../src/execute/events.js';
-import { executePlan } from '../../src/execute/executor.js';
-import type { ExecuteOptions } from '../../src/execute/options.js';
-import type { Plan, PlannedJob } from '../../src/plan/types.js';
-import { createServiceClient } from '../../src/service/client.js';
-import type { ServiceClient } from '../../src/service/service-client.js';
-import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/simulator/index.js';
-import type { JobState } from '../../src/state/job-state.js';
-import { openJournal } from '../../src/state/journal.js';
-import { replayJournal } from '../../src/state/replay.js';
-import { createMemoryUploadCache } from '../../src/state/upload-cache.js';
+import { describe, expect, it } from 'vitest';
+import { imageJob, useExecutorHarness } from './executor-harness.js';
 
 /** The executor against the simulator's dialects and hostile answers (issues #7, #11) over real HTTP. */
 
-let dir: string;
-let sim: Simulator | undefined;
-let client: ServiceClient | undefined;
-
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'runner-exec-dialect-'));
-});
-afterEach(async () => {
-  await client?.close();
-  await sim?.close();
-  client = undefined;
-  sim = undefined;
-  await rm(dir, { recursive: true, force: true });
-});
-
-async function startService(
-  options: SimulatorOptions = {},
-): Promise<{ sim: Simulator; client: ServiceClient }> {
-  sim = await startSimulator({ timeScale: 0.002, seed: 7, ...options });
-  client = createServiceClient({
-    baseUrl: sim.baseUrl,
-    apiKey: sim.apiKey,
-    retry: { maxRetries: 2, baseDelayMs: 5, maxDelayMs: 20 },
-  });
-  return { sim, client };
-}
-
-function imageJob(id: string, prompt: string): PlannedJob {
-  return {
-    id,
-    kind: 'image',
-    model: 'chatgpt-image-sangtao',
-    prompt,
-    params: { format: 'png', resolution: '1K' },
-    estimatedCredits: 4,
-    payloadHash: createHash('sha256').update(`${id}:${prompt}`).digest('hex'),
-    source: { matrixValues: {}, specIndex: 0, origins: {} } as unknown as PlannedJob['source'],
-  };
-}
-
-const plan = (jobs: PlannedJob[]): Plan => ({
-  pipeline: 'it',
-  manifestFile: join(dir, 'm.yaml'),
-  jobs,
-  warnings: [],
-});
-
-async function run(
-  service: ServiceClient,
-  jobs: PlannedJob[],
-  options: Partial<ExecuteOptions> = {},
-  signal: AbortSignal = new AbortController().signal,
-  onEvent: (event: ExecutionEvent) => void = () => undefined,
-): Promise<{ summary: ExecutionSummary; events: ExecutionEvent[]; state: Map<string, JobState> }> {
-  const journalPath = join(dir, 'journal.jsonl');
-  const readState = async () => replayJournal(await readFile(journalPath, 'utf8').catch(() => '')).jobs;
-  const journal = await openJournal(journalPath);
-  const events: ExecutionEvent[] = [];
-  try {
-    const summary = await executePlan(
-      plan(jobs),
-      {
-        client: service,
-        journal,
-        state: await readState(),
-        clock: systemClock,
-        uploadCache: createMemoryUploadCache(),
-        signal,
-        onEvent(event) {
-          events.push(event);
-          onEvent(event);
-        },
-      },
-      {
-        runId: 'it-run',
-        pollIntervalMs: [10, 30],
-        firstPollAfterMs: 20,
-        retry: { backoffMs: 5 },
-        download: true,
-        outputDir: join(dir, 'out'),
-        ...options,
-      },
-    );
-    return { summary, events, state: await readState() };
-  } finally {
-    await journal.close();
-  }
-}
+const harness = useExecutorHarness('runner-exec-dialect-');
+const { startService, run } = harness;
 
 const PROMPT = 'A lighthouse on a cliff at dawn, watercolor';
 
@@ -210,13 +111,21 @@ describe('deadlines against slow answers (#11.6)', () => {
   it('Ctrl-C stops a drip-fed download, removes the partial file and keeps the result URL', async () => {
     const { client } = await startService({ hostile: { dripDownloadMs: 20 } });
     const controller = new AbortController();
-    const result = await run(client, [imageJob('a', PROMPT)], {}, controller.signal, (event) => {
-      if (event.type === 'job-completed') setTimeout(() => controller.abort(new Error('SIGINT')), 100);
-    });
+    const result = await run(
+      client,
+      [imageJob('a', PROMPT)],
+      {},
+      {
+        signal: controller.signal,
+        onEvent: (event) => {
+          if (event.type === 'job-completed') setTimeout(() => controller.abort(new Error('SIGINT')), 100);
+        },
+      },
+    );
     expect(result.summary.counts.done).toBe(1);
     expect(result.summary.counts.downloadFailures).toBe(1);
     expect(result.summary.exitReason).toBe('interrupted');
-    expect(await readdir(join(dir, 'out'))).toEqual([]);
+    expect(await readdir(join(harness.dir, 'out'))).toEqual([]);
     expect(result.state.get('a')?.attempts.at(-1)?.resultUrls).toHaveLength(1);
     expect(result.state.get('a')?.downloads).toEqual([]);
     expect(

@@ -1,141 +1,14 @@
-import { describe, it, expect, beforeEach, afterEach } from 'vitest';
+import { describe, it, expect } from 'vitest';
 import { createHash } from 'node:crypto';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { systemClock } from '../../src/clock.js';
-import { executePlan } from '../../src/execute/executor.js';
-import type { ExecutionEvent, ExecutionSummary } from '../../src/execute/events.js';
-import type { ExecuteOptions } from '../../src/execute/options.js';
-import type { JobKind } from '../../src/kinds/types.js';
-import type { Plan, PlannedJob } from '../../src/plan/types.js';
-import { createServiceClient } from '../../src/service/client.js';
-import type { ServiceClient } from '../../src/service/service-client.js';
-import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/simulator/index.js';
+import type { Simulator } from '../../src/simulator/index.js';
 import { deriveIdempotencyKey } from '../../src/state/idempotency-key.js';
-import { openJournal } from '../../src/state/journal.js';
-import { replayJournal } from '../../src/state/replay.js';
-import type { JobState } from '../../src/state/job-state.js';
-import { createMemoryUploadCache, type UploadCache } from '../../src/state/upload-cache.js';
+import { createMemoryUploadCache } from '../../src/state/upload-cache.js';
+import { imageJob, useExecutorHarness, videoJob } from './executor-harness.js';
 
-let dir: string;
-let sim: Simulator | undefined;
-let client: ServiceClient | undefined;
-
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'runner-exec-it-'));
-});
-afterEach(async () => {
-  await client?.close();
-  await sim?.close();
-  client = undefined;
-  sim = undefined;
-  await rm(dir, { recursive: true, force: true });
-});
-
-async function startService(
-  options: SimulatorOptions = {},
-): Promise<{ sim: Simulator; client: ServiceClient }> {
-  sim = await startSimulator({ timeScale: 0.002, seed: 7, ...options });
-  client = createServiceClient({
-    baseUrl: sim.baseUrl,
-    apiKey: sim.apiKey,
-    retry: { maxRetries: 2, baseDelayMs: 5, maxDelayMs: 20 },
-  });
-  return { sim, client };
-}
-
-function imageJob(id: string, prompt: string): PlannedJob {
-  return {
-    id,
-    kind: 'image',
-    model: 'chatgpt-image-sangtao',
-    prompt,
-    params: { format: 'png', resolution: '1K' },
-    estimatedCredits: 4,
-    payloadHash: createHash('sha256').update(`${id}:${prompt}`).digest('hex'),
-    source: { matrixValues: {}, specIndex: 0, origins: {} } as unknown as PlannedJob['source'],
-  };
-}
-
-function videoJob(id: string, script: string): PlannedJob {
-  const kind: JobKind = 'stock-video';
-  return {
-    ...imageJob(id, script),
-    kind,
-    model: 'stock-narrated',
-    params: { script, duration: 1 },
-    estimatedCredits: 8,
-  };
-}
-
-const plan = (jobs: PlannedJob[]): Plan => ({
-  pipeline: 'it',
-  manifestFile: join(dir, 'm.yaml'),
-  jobs,
-  warnings: [],
-});
-
-interface RunResult {
-  summary: ExecutionSummary;
-  events: ExecutionEvent[];
-  state: Map<string, JobState>;
-  maxOpen: number;
-}
-
-/** Runs the executor against the simulator with tiny poll intervals; tracks how many jobs were open at once. */
-async function run(
-  service: ServiceClient,
-  jobs: PlannedJob[],
-  options: Partial<ExecuteOptions> = {},
-  onEvent: (event: ExecutionEvent) => void = () => undefined,
-  uploadCache: UploadCache = createMemoryUploadCache(),
-): Promise<RunResult> {
-  const journalPath = join(dir, 'journal.jsonl');
-  const readState = async () => replayJournal(await readFile(journalPath, 'utf8').catch(() => '')).jobs;
-  const journal = await openJournal(journalPath);
-  const events: ExecutionEvent[] = [];
-  let open = 0;
-  let maxOpen = 0;
-  try {
-    const summary = await executePlan(
-      plan(jobs),
-      {
-        client: service,
-        journal,
-        state: await readState(),
-        clock: systemClock,
-        uploadCache,
-        signal: new AbortController().signal,
-        onEvent(event) {
-          events.push(event);
-          if (event.type === 'job-created') maxOpen = Math.max(maxOpen, ++open);
-          if (
-            event.type === 'job-completed' ||
-            event.type === 'job-failed' ||
-            event.type === 'job-retry' ||
-            event.type === 'job-deferred'
-          ) {
-            if (event.type !== 'job-failed' || event.failureKind !== undefined) open--;
-          }
-          onEvent(event);
-        },
-      },
-      {
-        runId: 'it-run',
-        pollIntervalMs: [10, 30],
-        firstPollAfterMs: 20,
-        retry: { backoffMs: 5 },
-        download: true,
-        outputDir: join(dir, 'out'),
-        ...options,
-      },
-    );
-    return { summary, events, state: await readState(), maxOpen };
-  } finally {
-    await journal.close();
-  }
-}
+const harness = useExecutorHarness('runner-exec-it-');
+const { startService, run } = harness;
 
 const creates = (s: Simulator) =>
   (s.stats().requests['POST /agents/jobs/create'] ?? 0) +
@@ -165,7 +38,7 @@ describe('executePlan against the simulator', () => {
         const bytes = await readFile(download.file);
         expect(bytes.length).toBe(download.bytes);
         expect(createHash('sha256').update(bytes).digest('hex')).toBe(download.sha256);
-        expect(download.file.startsWith(join(dir, 'out', job.id))).toBe(true);
+        expect(download.file.startsWith(join(harness.dir, 'out', job.id))).toBe(true);
       }
     }
     const videoKeys = stats.jobs.filter((job) => job.kind !== 'image').map((job) => job.idempotencyKey);
@@ -207,7 +80,7 @@ describe('executePlan against the simulator', () => {
     });
     // The crashed run: intent journaled and POST sent, answer never journaled.
     await writeFile(
-      join(dir, 'journal.jsonl'),
+      join(harness.dir, 'journal.jsonl'),
       `${JSON.stringify({ type: 'intent', at: Date.now(), id: job.id, attempt: 1, idempotencyKey: key, payloadHash: job.payloadHash })}\n`,
     );
     const first = await client.createJob({
@@ -228,10 +101,17 @@ describe('executePlan against the simulator', () => {
     const { sim, client } = await startService({ account: { subscriptionImageQuota: 0, freeCredit: 1000 } });
     const jobs = Array.from({ length: 10 }, (_, i) => imageJob(`j${i}`, `a sailing boat at dawn ${i}`));
     let created = 0;
-    const { summary, state } = await run(client, jobs, {}, (event) => {
-      if (event.type === 'job-created' && ++created === 2)
-        sim.setAccount({ freeCredit: 0, purchasedCredit: 0 });
-    });
+    const { summary, state } = await run(
+      client,
+      jobs,
+      {},
+      {
+        onEvent: (event) => {
+          if (event.type === 'job-created' && ++created === 2)
+            sim.setAccount({ freeCredit: 0, purchasedCredit: 0 });
+        },
+      },
+    );
     expect(summary.exitReason).toBe('credits');
     expect(summary.counts.failed).toBe(0);
     expect(summary.counts.done).toBe(sim.stats().jobsCreated);
@@ -249,9 +129,16 @@ describe('executePlan against the simulator', () => {
     const { sim, client } = await startService();
     const jobs = Array.from({ length: 6 }, (_, i) => imageJob(`j${i}`, `an old oak tree in fog ${i}`));
     let created = 0;
-    const { summary, state } = await run(client, jobs, {}, (event) => {
-      if (event.type === 'job-created' && ++created === 2) sim.revokeApiKey();
-    });
+    const { summary, state } = await run(
+      client,
+      jobs,
+      {},
+      {
+        onEvent: (event) => {
+          if (event.type === 'job-created' && ++created === 2) sim.revokeApiKey();
+        },
+      },
+    );
     expect(summary.exitReason).toBe('auth');
     const known = new Set(sim.stats().jobs.map((job) => job.jobId));
     for (const jobState of state.values()) {
@@ -264,7 +151,7 @@ describe('executePlan against the simulator', () => {
   it('uploads a local reference image once and sends its public URL with every job using it', async () => {
     const { sim, client } = await startService();
     const bytes = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
-    const path = join(dir, 'logo.png');
+    const path = join(harness.dir, 'logo.png');
     await writeFile(path, bytes);
     const ref = {
       localFile: 'logo.png',
@@ -290,7 +177,7 @@ describe('executePlan against the simulator', () => {
   it('forgets an uploaded reference the service refuses, and uploads it afresh when the job is re-sent', async () => {
     const { sim, client } = await startService();
     const bytes = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
-    const path = join(dir, 'logo.png');
+    const path = join(harness.dir, 'logo.png');
     await writeFile(path, bytes);
     const sha256 = createHash('sha256').update(bytes).digest('hex');
     const ref = { localFile: 'logo.png', path, sha256, contentType: 'image/png', bytes: bytes.length };
@@ -303,12 +190,12 @@ describe('executePlan against the simulator', () => {
       params: { format: 'png', resolution: '1K', referenceImages: [ref] },
     };
 
-    const first = await run(client, [job], {}, undefined, cache);
+    const first = await run(client, [job], {}, { uploadCache: cache });
     expect(first.summary.counts.failed).toBe(1);
     expect(sim.stats().jobsCreated).toBe(0);
     expect(cache.get(sha256)).toBeUndefined();
 
-    const second = await run(client, [job], { retryFailed: true }, undefined, cache);
+    const second = await run(client, [job], { retryFailed: true }, { uploadCache: cache });
     expect(second.summary.counts.done).toBe(1);
     expect(sim.stats().requests['POST /images/presign']).toBe(1);
     expect(sim.stats().jobsCreated).toBe(1);
