@@ -1,16 +1,9 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { checkCost } from '../../../src/cli/cost-check.js';
 import type { ExecutionSummary } from '../../../src/execute/events.js';
-import { executePlan } from '../../../src/execute/executor.js';
 import type { CostReport } from '../../../src/plan/cost-report.js';
-import type { Plan, PlannedJob } from '../../../src/plan/types.js';
-import { openJournal } from '../../../src/state/journal.js';
-import { replayJournal } from '../../../src/state/replay.js';
-import { createMemoryUploadCache } from '../../../src/state/upload-cache.js';
-import { createFakeClock, createFakeService } from '../execute/fake-service.js';
+import type { Plan } from '../../../src/plan/types.js';
+import { createExecutorHarness, makePlan, plannedJob, useTempDir } from '../execute/executor-harness.js';
 
 /**
  * Issue #7.3: `plan` and `apply` reach the same verdict from the same state and flags. Each case
@@ -19,37 +12,10 @@ import { createFakeClock, createFakeService } from '../execute/fake-service.js';
  * the budget is one the executor would have stopped, and "to run" is what the executor creates.
  */
 
-let dir: string;
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'runner-agree-'));
-});
-afterEach(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
+const tmp = useTempDir('runner-agree-');
 
 /** Every job costs 1 credit, as the fake service charges. */
-function job(id: string, prompt = `a clear prompt for ${id}`): PlannedJob {
-  return {
-    id,
-    kind: 'image',
-    model: 'chatgpt-image-sangtao',
-    prompt,
-    params: {},
-    estimatedCredits: 1,
-    payloadHash: `hash-${prompt}`,
-    source: { matrixValues: {}, specIndex: 0, origins: {} } as unknown as PlannedJob['source'],
-  };
-}
-
-function makePlan(jobs: PlannedJob[], budget?: number): Plan {
-  return {
-    pipeline: 'p',
-    manifestFile: 'p.yaml',
-    jobs,
-    warnings: [],
-    ...(budget === undefined ? {} : { budget }),
-  };
-}
+const job = (id: string, prompt = `a clear prompt for ${id}`) => plannedJob(id, prompt);
 
 interface Flags {
   retryFailed?: boolean;
@@ -57,39 +23,14 @@ interface Flags {
 }
 
 function createWorld() {
-  const service = createFakeService();
-  const clock = createFakeClock();
-  const journalPath = join(dir, 'journal.jsonl');
-  const uploadCache = createMemoryUploadCache();
-  const state = async () => replayJournal(await readFile(journalPath, 'utf8').catch(() => '')).jobs;
-  const apply = async (plan: Plan, flags: Flags = {}): Promise<ExecutionSummary> => {
-    const journal = await openJournal(journalPath, { clock });
-    try {
-      return await executePlan(
-        plan,
-        {
-          client: service.client,
-          journal,
-          state: await state(),
-          clock,
-          random: () => 0.5,
-          uploadCache,
-          onEvent: () => undefined,
-          signal: new AbortController().signal,
-        },
-        {
-          runId: 'r',
-          pollIntervalMs: [10, 20],
-          firstPollAfterMs: 5,
-          retry: { backoffMs: 1 },
-          ...(flags.retryFailed === undefined ? {} : { retryFailed: flags.retryFailed }),
-          ...(flags.maxCredits === undefined ? {} : { maxCredits: flags.maxCredits }),
-        },
-      );
-    } finally {
-      await journal.close();
-    }
-  };
+  const h = createExecutorHarness(tmp.path);
+  const { service, clock, state } = h;
+  const apply = (plan: Plan, flags: Flags = {}): Promise<ExecutionSummary> =>
+    h.run(plan, {
+      download: false,
+      ...(flags.retryFailed === undefined ? {} : { retryFailed: flags.retryFailed }),
+      ...(flags.maxCredits === undefined ? {} : { maxCredits: flags.maxCredits }),
+    });
   const plan = async (input: Plan, flags: Flags = {}): Promise<CostReport> =>
     checkCost({
       plan: input,

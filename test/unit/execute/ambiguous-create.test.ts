@@ -1,16 +1,12 @@
 import { describe, it, expect, beforeEach, afterEach } from 'vitest';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { MockAgent } from 'undici';
-import { executePlan } from '../../../src/execute/executor.js';
-import type { Plan, PlannedJob } from '../../../src/plan/types.js';
 import { createServiceClient } from '../../../src/service/client.js';
 import { deriveIdempotencyKey } from '../../../src/state/idempotency-key.js';
-import { openJournal } from '../../../src/state/journal.js';
 import { replayJournal } from '../../../src/state/replay.js';
-import { createMemoryUploadCache } from '../../../src/state/upload-cache.js';
 import { createFakeClock } from './fake-service.js';
+import { createExecutorHarness, HARNESS_RUN, makePlan, plannedJob, useTempDir } from './executor-harness.js';
 
 /**
  * The real client's retry loop under the executor: a keyed create whose first send got no usable
@@ -22,29 +18,16 @@ const CREATE = '/api/v2/agents/jobs/create';
 const ok = (data: unknown) => ({ success: true, data, error: null, errorCode: null });
 const fail = (error: string, errorCode: string | null = null) => ({ success: false, error, errorCode });
 
-let dir: string;
+const tmp = useTempDir('runner-ambiguous-');
 let agent: MockAgent;
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'runner-ambiguous-'));
+beforeEach(() => {
   agent = new MockAgent();
   agent.disableNetConnect();
 });
-afterEach(async () => {
-  await agent.close();
-  await rm(dir, { recursive: true, force: true });
-});
+afterEach(() => agent.close());
 
-const job: PlannedJob = {
-  id: 'a',
-  kind: 'image',
-  model: 'chatgpt-image-sangtao',
-  prompt: 'a cat',
-  params: {},
-  estimatedCredits: 1,
-  payloadHash: 'hash-a',
-  source: { matrixValues: {}, specIndex: 0, origins: {} } as unknown as PlannedJob['source'],
-};
-const plan: Plan = { pipeline: 'pipe', manifestFile: 'm.yaml', jobs: [job], warnings: [] };
+const job = plannedJob('a', 'a cat');
+const plan = makePlan([job]);
 
 async function apply(): Promise<void> {
   const clock = createFakeClock();
@@ -55,32 +38,15 @@ async function apply(): Promise<void> {
     clock,
     random: () => 0.5,
   });
-  const journalPath = join(dir, 'journal.jsonl');
-  const state = replayJournal(await readFile(journalPath, 'utf8').catch(() => '')).jobs;
-  const journal = await openJournal(journalPath, { clock });
   try {
-    await executePlan(
-      plan,
-      {
-        client,
-        journal,
-        state,
-        clock,
-        random: () => 0.5,
-        uploadCache: createMemoryUploadCache(),
-        onEvent: () => undefined,
-        signal: new AbortController().signal,
-      },
-      { runId: 'run-1', pollIntervalMs: [10, 20], firstPollAfterMs: 5 },
-    );
+    await createExecutorHarness(tmp.path, { client, clock }).run(plan, { download: false });
   } finally {
-    await journal.close();
     await client.close();
   }
 }
 
 async function jobStatus(): Promise<string | undefined> {
-  return replayJournal(await readFile(join(dir, 'journal.jsonl'), 'utf8')).jobs.get('a')?.status;
+  return replayJournal(await readFile(join(tmp.path, 'journal.jsonl'), 'utf8')).jobs.get('a')?.status;
 }
 
 describe('a keyed create refused after an ambiguous send', () => {
@@ -129,15 +95,14 @@ describe('a keyed create refused after an ambiguous send', () => {
 
   it('does not re-send a resumed create past the key window of the send a crashed run made', async () => {
     const key = deriveIdempotencyKey({
-      pipeline: 'pipe',
-      runId: 'run-1',
+      ...HARNESS_RUN,
       jobId: 'a',
       payloadHash: job.payloadHash,
       attempt: 1,
     });
     // A crashed run sent the create 200 s ago (fake clock starts at 1_000_000); its answer was lost.
     await writeFile(
-      join(dir, 'journal.jsonl'),
+      join(tmp.path, 'journal.jsonl'),
       `${JSON.stringify({ type: 'intent', at: 800_000, id: 'a', attempt: 1, idempotencyKey: key, payloadHash: job.payloadHash })}\n`,
     );
     let sends = 0;

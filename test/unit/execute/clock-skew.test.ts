@@ -1,75 +1,28 @@
-import { describe, it, expect, beforeEach, afterEach } from 'vitest';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { describe, it, expect } from 'vitest';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { executePlan } from '../../../src/execute/executor.js';
-import type { ExecutionEvent } from '../../../src/execute/events.js';
 import { locateInKeyWindow } from '../../../src/execute/key-window.js';
-import type { Plan, PlannedJob } from '../../../src/plan/types.js';
 import { deriveIdempotencyKey } from '../../../src/state/idempotency-key.js';
-import { openJournal } from '../../../src/state/journal.js';
 import { replayJournal } from '../../../src/state/replay.js';
-import { createMemoryUploadCache } from '../../../src/state/upload-cache.js';
-import { createFakeClock, createFakeService } from './fake-service.js';
+import { createFakeClock } from './fake-service.js';
+import { createExecutorHarness, HARNESS_RUN, makePlan, plannedJob, useTempDir } from './executor-harness.js';
 
-let dir: string;
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'runner-skew-'));
-});
-afterEach(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
+const tmp = useTempDir('runner-skew-');
 
-const job: PlannedJob = {
-  id: 'a',
-  kind: 'image',
-  model: 'chatgpt-image-sangtao',
-  prompt: 'a cat',
-  params: {},
-  estimatedCredits: 1,
-  payloadHash: 'hash-a',
-  source: { matrixValues: {}, specIndex: 0, origins: {} } as unknown as PlannedJob['source'],
-};
-const plan: Plan = { pipeline: 'pipe', manifestFile: 'm.yaml', jobs: [job], warnings: [] };
+const job = plannedJob('a', 'a cat');
+const plan = makePlan([job]);
 const WINDOW_MS = 270_000;
 
 /** Journals an unanswered keyed intent at `intentAt`, then applies once on a clock reading `now`. */
 async function resumeAt(intentAt: number, now: number) {
-  const service = createFakeService();
-  const clock = createFakeClock(now);
-  const events: ExecutionEvent[] = [];
-  const journalPath = join(dir, 'journal.jsonl');
-  const key = deriveIdempotencyKey({
-    pipeline: 'pipe',
-    runId: 'run-1',
-    jobId: 'a',
-    payloadHash: job.payloadHash,
-    attempt: 1,
-  });
+  const h = createExecutorHarness(tmp.path, { clock: createFakeClock(now) });
+  const key = deriveIdempotencyKey({ ...HARNESS_RUN, jobId: 'a', payloadHash: job.payloadHash, attempt: 1 });
   await writeFile(
-    journalPath,
+    h.journalPath,
     `${JSON.stringify({ type: 'intent', at: intentAt, id: 'a', attempt: 1, idempotencyKey: key, payloadHash: job.payloadHash })}\n`,
   );
-  const journal = await openJournal(journalPath, { clock });
-  try {
-    const summary = await executePlan(
-      plan,
-      {
-        client: service.client,
-        journal,
-        state: replayJournal(await readFile(journalPath, 'utf8')).jobs,
-        clock,
-        random: () => 0.5,
-        uploadCache: createMemoryUploadCache(),
-        onEvent: (event) => events.push(event),
-        signal: new AbortController().signal,
-      },
-      { runId: 'run-1', pollIntervalMs: [10, 20], firstPollAfterMs: 5, idempotencyWindowMs: WINDOW_MS },
-    );
-    return { summary, creates: service.creates, events };
-  } finally {
-    await journal.close();
-  }
+  const summary = await h.run(plan, { download: false, idempotencyWindowMs: WINDOW_MS });
+  return { summary, creates: h.service.creates, events: h.events };
 }
 
 describe('clock skew and the idempotency window (#11.3)', () => {
@@ -86,7 +39,9 @@ describe('clock skew and the idempotency window (#11.3)', () => {
         reason: expect.stringMatching(/in the future of this machine's clock.*age is unknown/) as unknown,
       }),
     );
-    const status = replayJournal(await readFile(join(dir, 'journal.jsonl'), 'utf8')).jobs.get('a')?.status;
+    const status = replayJournal(await readFile(join(tmp.path, 'journal.jsonl'), 'utf8')).jobs.get(
+      'a',
+    )?.status;
     expect(status).toBe('uncertain');
   });
 

@@ -1,111 +1,23 @@
-import { describe, it, expect, beforeEach, afterEach } from 'vitest';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { describe, it, expect } from 'vitest';
+import { readFile, writeFile } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { executePlan } from '../../../src/execute/executor.js';
 import type { ExecutionEvent } from '../../../src/execute/events.js';
-import type { ExecuteOptions } from '../../../src/execute/options.js';
-import type { JobKind } from '../../../src/kinds/types.js';
-import type { Plan, PlannedJob } from '../../../src/plan/types.js';
 import { RunnerError } from '../../../src/errors.js';
 import { openJournal } from '../../../src/state/journal.js';
-import { replayJournal } from '../../../src/state/replay.js';
-import type { JobState } from '../../../src/state/job-state.js';
 import { createMemoryUploadCache } from '../../../src/state/upload-cache.js';
 import { deriveIdempotencyKey } from '../../../src/state/idempotency-key.js';
-import { createFakeClock, createFakeService, type FakeService } from './fake-service.js';
+import {
+  createExecutorHarness,
+  type ExecutorHarness,
+  makePlan,
+  plannedJob,
+  useTempDir,
+} from './executor-harness.js';
 
-let dir: string;
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'runner-exec-'));
-});
-afterEach(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
-
-function plannedJob(
-  id: string,
-  prompt: string,
-  kind: JobKind = 'image',
-  extra: Partial<PlannedJob> = {},
-): PlannedJob {
-  return {
-    id,
-    kind,
-    model: kind === 'image' ? 'chatgpt-image-sangtao' : 'video-model',
-    prompt,
-    params: {},
-    estimatedCredits: 1,
-    payloadHash: `hash-${prompt}`,
-    source: { matrixValues: {}, specIndex: 0, origins: {} } as unknown as PlannedJob['source'],
-    ...extra,
-  };
-}
-
-function makePlan(jobs: PlannedJob[], budget?: number): Plan {
-  return {
-    pipeline: 'pipe',
-    manifestFile: 'm.yaml',
-    jobs,
-    warnings: [],
-    ...(budget === undefined ? {} : { budget }),
-  };
-}
-
-interface Harness {
-  service: FakeService;
-  clock: ReturnType<typeof createFakeClock>;
-  events: ExecutionEvent[];
-  journalPath: string;
-  run(plan: Plan, options?: Partial<ExecuteOptions>, signal?: AbortSignal): ReturnType<typeof executePlan>;
-  state(): Promise<Map<string, JobState>>;
-}
-
-function createHarness(): Harness {
-  const service = createFakeService();
-  const clock = createFakeClock();
-  const events: ExecutionEvent[] = [];
-  const journalPath = join(dir, 'journal.jsonl');
-  const uploadCache = createMemoryUploadCache();
-  const readState = async () => replayJournal(await readFile(journalPath, 'utf8').catch(() => '')).jobs;
-  return {
-    service,
-    clock,
-    events,
-    journalPath,
-    state: readState,
-    async run(plan, options = {}, signal = new AbortController().signal) {
-      const journal = await openJournal(journalPath, { clock });
-      try {
-        return await executePlan(
-          plan,
-          {
-            client: service.client,
-            journal,
-            state: await readState(),
-            clock,
-            random: () => 0.5,
-            uploadCache,
-            onEvent: (event) => events.push(event),
-            signal,
-          },
-          {
-            runId: 'run-1',
-            pollIntervalMs: [10, 20],
-            firstPollAfterMs: 5,
-            retry: { backoffMs: 1 },
-            download: true,
-            outputDir: join(dir, 'out'),
-            ...options,
-          },
-        );
-      } finally {
-        await journal.close();
-      }
-    },
-  };
-}
+const tmp = useTempDir('runner-exec-');
+const createHarness = () => createExecutorHarness(tmp.path);
 
 const types = (events: ExecutionEvent[], type: ExecutionEvent['type']) =>
   events.filter((event) => event.type === type);
@@ -136,8 +48,8 @@ describe('executePlan', () => {
     );
     expect(keyOf('a video')).toBeUndefined();
     expect(summary.jobs.find((job) => job.id === 'img-0')?.files).toEqual([
-      join(dir, 'out', 'img-0.png'),
-      join(dir, 'out', 'img-0+2.png'),
+      join(tmp.path, 'out', 'img-0.png'),
+      join(tmp.path, 'out', 'img-0+2.png'),
     ]);
     expect(summary.creditsSpent).toBe(10);
     const state = await h.state();
@@ -502,7 +414,7 @@ describe('executePlan', () => {
 
   it('uploads a local file once for every job that uses it and sends its URL', async () => {
     const h = createHarness();
-    const path = join(dir, 'logo.png');
+    const path = join(tmp.path, 'logo.png');
     await writeFile(path, 'PNGDATA');
     const sha256 = createHash('sha256').update('PNGDATA').digest('hex');
     const ref = { localFile: 'logo.png', path, sha256, contentType: 'image/png', bytes: 7 };
@@ -612,7 +524,7 @@ describe('executePlan', () => {
 
 describe('executePlan: an open job whose payload no longer matches (issue #11.2)', () => {
   /** A journal as an earlier apply left it: attempt 1 of job `a` created as `J-old`, still open. */
-  async function journalOpenJob(h: Harness, payloadHash: string): Promise<void> {
+  async function journalOpenJob(h: ExecutorHarness, payloadHash: string): Promise<void> {
     await writeFile(
       h.journalPath,
       [
@@ -660,7 +572,7 @@ describe('executePlan: a video create whose answer was lost (issue #11.9)', () =
   const video = () => plannedJob('v', 'a video', 'stock-video');
 
   /** The journal of an apply killed after sending a keyless create: an intent and maybe `uncertain`. */
-  async function journalLostCreate(h: Harness, markedUncertain: boolean): Promise<void> {
+  async function journalLostCreate(h: ExecutorHarness, markedUncertain: boolean): Promise<void> {
     const records: object[] = [
       { type: 'intent', at: 999_000, id: 'v', attempt: 1, payloadHash: 'hash-a video' },
     ];

@@ -1,43 +1,23 @@
-import { describe, it, expect, beforeEach, afterEach } from 'vitest';
+import { describe, it, expect } from 'vitest';
 import { createHash } from 'node:crypto';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { executePlan } from '../../../src/execute/executor.js';
-import type { Plan, PlannedJob } from '../../../src/plan/types.js';
-import { openJournal } from '../../../src/state/journal.js';
+import type { PlannedJob } from '../../../src/plan/types.js';
 import { replayJournal } from '../../../src/state/replay.js';
 import { buildStatusView } from '../../../src/state/status-view.js';
-import { createMemoryUploadCache } from '../../../src/state/upload-cache.js';
-import { createFakeClock, createFakeService } from './fake-service.js';
+import { createExecutorHarness, makePlan, plannedJob, useTempDir } from './executor-harness.js';
 
-let dir: string;
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'runner-superseded-'));
-});
-afterEach(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
+const tmp = useTempDir('runner-superseded-');
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
-function imageJob(prompt: string): PlannedJob {
-  return {
-    id: 'a',
-    kind: 'image',
-    model: 'chatgpt-image-sangtao',
-    prompt,
-    params: {},
-    estimatedCredits: 1,
-    payloadHash: `hash-${prompt}`,
-    source: { matrixValues: {}, specIndex: 0, origins: {} } as unknown as PlannedJob['source'],
-  };
-}
+const imageJob = (prompt: string) => plannedJob('a', prompt);
 
 describe('a job run again replaces its files (#7.4)', () => {
   it('moves the files of the replaced attempt aside (incl. +2) and status shows only the new ones', async () => {
-    const service = createFakeService();
+    const h = createExecutorHarness(tmp.path);
+    const { service, journalPath } = h;
     // Real hashes, so the runner can tell its own recorded files from others.
     service.client.downloadFile = async (url, destinationPath) => {
       await writeFile(destinationPath, url);
@@ -49,38 +29,8 @@ describe('a job run again replaces its files (#7.4)', () => {
       const record = await getJob(jobId, options);
       return jobId === 'J2' ? { ...record, resultUrls: record.resultUrls.slice(0, 1) } : record;
     };
-    const clock = createFakeClock();
-    const journalPath = join(dir, 'journal.jsonl');
-    const outputDir = join(dir, 'out');
-    const apply = async (job: PlannedJob, retryFailed = false) => {
-      const plan: Plan = { pipeline: 'pipe', manifestFile: 'm.yaml', jobs: [job], warnings: [] };
-      const journal = await openJournal(journalPath, { clock });
-      try {
-        return await executePlan(
-          plan,
-          {
-            client: service.client,
-            journal,
-            state: replayJournal(await readFile(journalPath, 'utf8').catch(() => '')).jobs,
-            clock,
-            random: () => 0.5,
-            uploadCache: createMemoryUploadCache(),
-            onEvent: () => undefined,
-            signal: new AbortController().signal,
-          },
-          {
-            runId: 'r',
-            pollIntervalMs: [10, 20],
-            firstPollAfterMs: 5,
-            download: true,
-            outputDir,
-            retryFailed,
-          },
-        );
-      } finally {
-        await journal.close();
-      }
-    };
+    const outputDir = join(tmp.path, 'out');
+    const apply = (job: PlannedJob, retryFailed = false) => h.run(makePlan([job]), { retryFailed });
 
     await apply(imageJob('a red fox'));
     expect(await readFile(join(outputDir, 'a.png'), 'utf8')).toBe('https://results.test/J1.png');

@@ -1,0 +1,128 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach } from 'vitest';
+import type { ExecutionEvent, ExecutionSummary } from '../../../src/execute/events.js';
+import { executePlan } from '../../../src/execute/executor.js';
+import type { ExecuteOptions } from '../../../src/execute/options.js';
+import type { JobKind } from '../../../src/kinds/types.js';
+import type { Plan, PlannedJob } from '../../../src/plan/types.js';
+import type { ServiceClient } from '../../../src/service/service-client.js';
+import type { JobState } from '../../../src/state/job-state.js';
+import { openJournal } from '../../../src/state/journal.js';
+import { replayJournal } from '../../../src/state/replay.js';
+import { createMemoryUploadCache } from '../../../src/state/upload-cache.js';
+import { createFakeClock, createFakeService, type FakeService } from './fake-service.js';
+
+/** A fresh temporary folder per test, removed after it; call once at the top of a test file. */
+export function useTempDir(prefix: string): { readonly path: string } {
+  let path = '';
+  beforeEach(async () => {
+    path = await mkdtemp(join(tmpdir(), prefix));
+  });
+  afterEach(async () => {
+    await rm(path, { recursive: true, force: true });
+  });
+  return {
+    get path() {
+      return path;
+    },
+  };
+}
+
+/** A job as the planner makes it: 1 credit, its payload hash derived from its prompt. */
+export function plannedJob(
+  id: string,
+  prompt: string,
+  kind: JobKind = 'image',
+  extra: Partial<PlannedJob> = {},
+): PlannedJob {
+  return {
+    id,
+    kind,
+    model: kind === 'image' ? 'chatgpt-image-sangtao' : 'video-model',
+    prompt,
+    params: {},
+    estimatedCredits: 1,
+    payloadHash: `hash-${prompt}`,
+    source: { matrixValues: {}, specIndex: 0, origins: {} } as unknown as PlannedJob['source'],
+    ...extra,
+  };
+}
+
+export function makePlan(jobs: PlannedJob[], budget?: number): Plan {
+  return {
+    pipeline: 'pipe',
+    manifestFile: 'm.yaml',
+    jobs,
+    warnings: [],
+    ...(budget === undefined ? {} : { budget }),
+  };
+}
+
+/** The pipeline and run every harness run journals under: what idempotency keys are derived from. */
+export const HARNESS_RUN = { pipeline: 'pipe', runId: 'run-1' } as const;
+
+export interface ExecutorHarness {
+  service: FakeService;
+  clock: ReturnType<typeof createFakeClock>;
+  /** Every event of every run, in order. */
+  events: ExecutionEvent[];
+  journalPath: string;
+  /** One `runner apply`: the journal replayed, the plan executed, the journal closed. */
+  run(plan: Plan, options?: Partial<ExecuteOptions>, signal?: AbortSignal): Promise<ExecutionSummary>;
+  /** The state the journal replays to now. */
+  state(): Promise<Map<string, JobState>>;
+}
+
+/**
+ * The executor against the in-memory fake service on a fake clock, journaling to `dir`: runs resume
+ * from the journal like successive applies. Results download to `dir/out` unless options say otherwise.
+ */
+export function createExecutorHarness(
+  dir: string,
+  setup: { client?: ServiceClient; clock?: ReturnType<typeof createFakeClock> } = {},
+): ExecutorHarness {
+  const service = createFakeService();
+  const clock = setup.clock ?? createFakeClock();
+  const events: ExecutionEvent[] = [];
+  const journalPath = join(dir, 'journal.jsonl');
+  const uploadCache = createMemoryUploadCache();
+  const state = async () => replayJournal(await readFile(journalPath, 'utf8').catch(() => '')).jobs;
+  return {
+    service,
+    clock,
+    events,
+    journalPath,
+    state,
+    async run(plan, options = {}, signal = new AbortController().signal) {
+      const journal = await openJournal(journalPath, { clock });
+      try {
+        return await executePlan(
+          plan,
+          {
+            client: setup.client ?? service.client,
+            journal,
+            state: await state(),
+            clock,
+            random: () => 0.5,
+            uploadCache,
+            onEvent: (event) => events.push(event),
+            signal,
+          },
+          {
+            runId: HARNESS_RUN.runId,
+            pollIntervalMs: [10, 20],
+            firstPollAfterMs: 5,
+            retry: { backoffMs: 1 },
+            download: true,
+            outputDir: join(dir, 'out'),
+            ...options,
+          },
+        );
+      } finally {
+        await journal.close();
+      }
+    },
+  };
+}
