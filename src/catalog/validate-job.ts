@@ -96,7 +96,7 @@ export function createJobValidator(catalog: readonly Model[], ctx: CatalogValida
 
 /** The planned job of a checked one: its payload hashes (SHA-256 of canonical JSON) and back-references. */
 export function toPlannedJob(job: ExpandedJob, checked: CheckedJob): PlannedJob {
-  const identity = hashJobIdentity(job, checked.params, checked.written);
+  const identity = hashCheckedJob(job, checked);
   const plannedJob: PlannedJob = {
     id: job.id,
     kind: job.kind,
@@ -263,6 +263,14 @@ function applyDefaults(
     if (params[name] === undefined) params[name] = typeof value === 'object' ? structuredClone(value) : value;
   }
   return params;
+}
+
+/** A checked job's payload hashes: what {@link toPlannedJob} puts in `payloadHash` and `legacyPayloadHash`. */
+export function hashCheckedJob(
+  job: ExpandedJob,
+  checked: CheckedJob,
+): { payloadHash: string; legacyPayloadHash?: string } {
+  return hashJobIdentity(job, checked.params, checked.written);
 }
 
 /**
