@@ -63,7 +63,7 @@ export interface JobSelector {
   /** Whether the job is selected; a job left out is remembered for `leftOut`. */
   keep(id: string): boolean;
   /** What was left out and the problems, once every job has been seen. */
-  finish(all: { ids: Iterable<string>; has(id: string): boolean }): Omit<Selection<never>, 'selected'>;
+  finish(all: { ids: Iterable<string>; has: (id: string) => boolean }): Omit<Selection<never>, 'selected'>;
 }
 
 /** A {@link JobSelector} for the targeting flags. */
