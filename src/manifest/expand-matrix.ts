@@ -83,15 +83,25 @@ export function* iterateMatrix(matrix: MatrixSpec): Generator<IndexedCombination
  * reports that keep an index per job instead of the job's values).
  */
 export function combinationAt(matrix: MatrixSpec, rawIndex: number): MatrixCombination {
-  const axes = getMatrixAxes(matrix);
-  const product = countMatrixProduct(matrix);
+  let shape = shapes.get(matrix);
+  if (shape === undefined) {
+    const axes = getMatrixAxes(matrix);
+    shape = { axes, axisNames: new Set(axes.map(([name]) => name)), product: countMatrixProduct(matrix) };
+    shapes.set(matrix, shape);
+  }
+  const { axes, axisNames, product } = shape;
   const includes = matrix.include ?? [];
   if (rawIndex >= product) return { ...includes[rawIndex - product] };
-  const axisNames = new Set(axes.map(([name]) => name));
   const combination = decodeProductIndex(axes, rawIndex);
   for (const entry of includes) applyInclude(combination, entry, axisNames);
   return combination;
 }
+
+/** The axes of each matrix {@link combinationAt} was asked about (matrices are never mutated). */
+const shapes = new WeakMap<
+  MatrixSpec,
+  { axes: [string, MatrixValue[]][]; axisNames: Set<string>; product: number }
+>();
 
 /** Entry `index` of the cross product, the first axis varying slowest. */
 function decodeProductIndex(axes: [string, MatrixValue[]][], index: number): MatrixCombination {

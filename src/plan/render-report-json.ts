@@ -1,3 +1,4 @@
+import type { JobCost } from './cost-report.js';
 import type { CostReportView } from './job-table.js';
 
 /** Stands in for the job list. Ids cannot hold control characters, and no slug or message is this string. */
@@ -21,8 +22,7 @@ export function* renderReportJsonChunks(report: CostReportView, jobsPerChunk = 1
   let index = 0;
   let chunk = '';
   for (const job of report.jobList) {
-    // Each element sits two levels deep: its lines are indented by four spaces.
-    chunk += `    ${JSON.stringify(job, null, 2).replaceAll('\n', '\n    ')}`;
+    chunk += renderJobJson(job);
     chunk += index === last ? '\n' : ',\n';
     index++;
     if (index % jobsPerChunk === 0 || index > last) {
@@ -31,4 +31,59 @@ export function* renderReportJsonChunks(report: CostReportView, jobsPerChunk = 1
     }
   }
   yield `  ]${text.slice(at + JOB_LIST_MARK.length)}`;
+}
+
+/** The keys of a `JobCost` in the order the report writes them. */
+const JOB_COST_KEYS = 'id,kind,model,credits,state,toRun,coveredBySubscription,matrixValues';
+
+/**
+ * One job of the list, two levels deep (its lines indented by four spaces), as `JSON.stringify(report,
+ * null, 2)` writes it. A job with the report's own keys in the report's order is written field by
+ * field, about four times faster; anything else goes through `JSON.stringify`.
+ */
+function renderJobJson(job: JobCost): string {
+  if (!hasReportShape(job)) {
+    return `    ${JSON.stringify(job, null, 2).replaceAll('\n', '\n    ')}`;
+  }
+  const field = (name: string, value: unknown): string => `\n      "${name}": ${JSON.stringify(value)},`;
+  return (
+    `    {${field('id', job.id)}${field('kind', job.kind)}${field('model', job.model)}` +
+    `${field('credits', job.credits)}${field('state', job.state)}${field('toRun', job.toRun)}` +
+    `${field('coveredBySubscription', job.coveredBySubscription)}\n      "matrixValues": ${renderMatrixValues(job.matrixValues)}\n    }`
+  );
+}
+
+function hasReportShape(job: JobCost): boolean {
+  return (
+    Object.getPrototypeOf(job) === Object.prototype &&
+    Object.keys(job).join(',') === JOB_COST_KEYS &&
+    typeof job.id === 'string' &&
+    typeof job.kind === 'string' &&
+    typeof job.model === 'string' &&
+    typeof job.credits === 'number' &&
+    typeof job.state === 'string' &&
+    typeof job.toRun === 'boolean' &&
+    typeof job.coveredBySubscription === 'boolean' &&
+    typeof job.matrixValues === 'object' &&
+    job.matrixValues !== null
+  );
+}
+
+/** `matrixValues` three levels deep, as `JSON.stringify(report, null, 2)` writes it. */
+function renderMatrixValues(values: JobCost['matrixValues']): string {
+  if (Object.getPrototypeOf(values) !== Object.prototype || 'toJSON' in values) {
+    return JSON.stringify(values, null, 2).replaceAll('\n', '\n      ');
+  }
+  let text = '';
+  for (const key of Object.keys(values)) {
+    const value = values[key];
+    const written =
+      typeof value === 'object' && value !== null
+        ? JSON.stringify(value, null, 2).replaceAll('\n', '\n        ')
+        : JSON.stringify(value);
+    // Like JSON.stringify: a key whose value has no JSON form is left out.
+    if (written === undefined) continue;
+    text += `${text === '' ? '' : ','}\n        ${JSON.stringify(key)}: ${written}`;
+  }
+  return text === '' ? '{}' : `{${text}\n      }`;
 }
