@@ -34,6 +34,9 @@ export interface JobIndexBuilder {
   reportIds(): ValidationIssue[];
 }
 
+/** Characters `toLowerCase` may change: ASCII capitals and anything outside ASCII. */
+const MAY_FOLD = /[A-Z\u0080-\uffff]/;
+
 /** Linear in the number of jobs: one hash lookup per id, and a second map only for ids with capitals. */
 export function createJobIndex(loaded: Pick<LoadedManifest, 'manifest' | 'locate'>): JobIndexBuilder {
   const firstPosition = new Map<string, number>();
@@ -78,7 +81,8 @@ export function createJobIndex(loaded: Pick<LoadedManifest, 'manifest' | 'locate
       const first = firstPosition.get(id);
       if (first === undefined) {
         firstPosition.set(id, position);
-        const lower = id.toLowerCase();
+        // Only capitals (ASCII or not) can fold: most ids need no lower-cased copy.
+        const lower = MAY_FOLD.test(id) ? id.toLowerCase() : id;
         if (lower !== id) {
           const list = folded.get(lower);
           if (list) list.push(id);

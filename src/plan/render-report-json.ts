@@ -45,18 +45,21 @@ function renderJobJson(job: JobCost): string {
   if (!hasReportShape(job)) {
     return `    ${JSON.stringify(job, null, 2).replaceAll('\n', '\n    ')}`;
   }
-  const field = (name: string, value: unknown): string => `\n      "${name}": ${JSON.stringify(value)},`;
   return (
-    `    {${field('id', job.id)}${field('kind', job.kind)}${field('model', job.model)}` +
-    `${field('credits', job.credits)}${field('state', job.state)}${field('toRun', job.toRun)}` +
-    `${field('coveredBySubscription', job.coveredBySubscription)}\n      "matrixValues": ${renderMatrixValues(job.matrixValues)}\n    }`
+    `    {\n      "id": ${JSON.stringify(job.id)},\n      "kind": ${JSON.stringify(job.kind)},` +
+    `\n      "model": ${JSON.stringify(job.model)},\n      "credits": ${JSON.stringify(job.credits)},` +
+    `\n      "state": ${JSON.stringify(job.state)},\n      "toRun": ${job.toRun},` +
+    `\n      "coveredBySubscription": ${job.coveredBySubscription},` +
+    `\n      "matrixValues": ${renderMatrixValues(job.matrixValues)}\n    }`
   );
 }
 
 function hasReportShape(job: JobCost): boolean {
+  let keys = '';
+  for (const key in job) keys = keys === '' ? key : `${keys},${key}`;
   return (
     Object.getPrototypeOf(job) === Object.prototype &&
-    Object.keys(job).join(',') === JOB_COST_KEYS &&
+    keys === JOB_COST_KEYS &&
     typeof job.id === 'string' &&
     typeof job.kind === 'string' &&
     typeof job.model === 'string' &&
