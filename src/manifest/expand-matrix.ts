@@ -164,6 +164,7 @@ export function matrixValueText(value: MatrixValue | undefined): string {
  */
 export function lookupMatrixName(combination: MatrixCombination, name: string): MatrixValue | undefined {
   if (Object.hasOwn(combination, name)) return combination[name];
+  if (!name.includes('.')) return undefined;
   const [head = '', ...rest] = name.split('.');
   if (rest.length === 0 || !Object.hasOwn(combination, head)) return undefined;
   let value: MatrixValue | undefined = combination[head];
