@@ -65,7 +65,7 @@ export function createJobTable(matrixValuesOf: (ref: number) => Record<string, M
   const models = createGrowableArray(Uint32Array);
   const credits = createGrowableArray(Float64Array);
   const flags = createGrowableArray(Uint8Array);
-  const refs = createGrowableArray(Float64Array);
+  const refs = createGrowableArray(Uint32Array);
 
   const jobAt = (index: number): JobCost => {
     const flag = flags.at(index);
