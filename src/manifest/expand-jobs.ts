@@ -242,7 +242,8 @@ function* expandSpec(
       });
       continue;
     }
-    const origins = { ...compiled.origins, params: { ...compiled.origins.params } };
+    // Read-only and the same for every job of the entry: one object, not two copies per job.
+    const { origins } = compiled;
     const rendered: ExpandedJob = {
       id,
       kind: compiled.kind,
