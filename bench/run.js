@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 
-const BENCHMARKS = ['plan-100k', 'journal-replay', 'executor-200', 'report-5000'];
+const BENCHMARKS = ['plan-100k', 'plan-scale', 'journal-replay', 'executor-200', 'report-5000'];
 const BENCH_DIR = fileURLToPath(new URL('.', import.meta.url));
 
 /** The rows each benchmark contributes to the table: [label, field, unit]. */
@@ -30,6 +30,32 @@ const ROWS = {
     ['CLI peak RSS', 'cliMaxRssMB', 'MB'],
     ['CLI report size', 'cliReportMB', 'MB'],
     ['CLI exit code', 'cliExitCode', ''],
+  ],
+  'plan-scale': [
+    ['1,000 jobs: wall time, min', '1k.minMs', 'ms'],
+    ['1,000 jobs: wall time, median', '1k.medianMs', 'ms'],
+    ['1,000 jobs: peak RSS, min', '1k.minRssMB', 'MB'],
+    ['1,000 jobs: peak RSS, median', '1k.medianRssMB', 'MB'],
+    ['1,000 jobs: runs', '1k.runs', ''],
+    ['1,000 jobs: exit code (0 expected)', '1k.exitCode', ''],
+    ['10,000 jobs: wall time, min', '10k.minMs', 'ms'],
+    ['10,000 jobs: wall time, median', '10k.medianMs', 'ms'],
+    ['10,000 jobs: peak RSS, min', '10k.minRssMB', 'MB'],
+    ['10,000 jobs: peak RSS, median', '10k.medianRssMB', 'MB'],
+    ['10,000 jobs: runs', '10k.runs', ''],
+    ['10,000 jobs: exit code (0 expected)', '10k.exitCode', ''],
+    ['100,000 jobs: wall time, min (goal ≤ 1000 ms)', '100k.minMs', 'ms'],
+    ['100,000 jobs: wall time, median', '100k.medianMs', 'ms'],
+    ['100,000 jobs: peak RSS, min (goal ≤ 200 MB)', '100k.minRssMB', 'MB'],
+    ['100,000 jobs: peak RSS, median', '100k.medianRssMB', 'MB'],
+    ['100,000 jobs: runs', '100k.runs', ''],
+    ['100,000 jobs: exit code (0 expected)', '100k.exitCode', ''],
+    ['1,000,000 jobs: wall time, min (goal ≤ 10000 ms)', '1m.minMs', 'ms'],
+    ['1,000,000 jobs: wall time, median', '1m.medianMs', 'ms'],
+    ['1,000,000 jobs: peak RSS, min (goal ≤ 400 MB)', '1m.minRssMB', 'MB'],
+    ['1,000,000 jobs: peak RSS, median', '1m.medianRssMB', 'MB'],
+    ['1,000,000 jobs: runs', '1m.runs', ''],
+    ['1,000,000 jobs: exit code (0 expected)', '1m.exitCode', ''],
   ],
   'journal-replay': [
     ['jobs', 'jobs', ''],

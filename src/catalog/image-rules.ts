@@ -45,5 +45,8 @@ export function getImageJobValidator(): ValidateFunction {
 export function isPromptTooShort(prompt: string): boolean {
   const text = prompt.trim();
   if (text.length < 20) return true;
-  return text.split(/\s+/).length < 4;
+  // Words are what `text.split(/\s+/)` gives; counting the gaps up to three builds no array.
+  const gaps = /\s+/g;
+  for (let words = 1; words < 4; words++) if (gaps.exec(text) === null) return true;
+  return false;
 }

@@ -53,6 +53,34 @@ export function validateJobsAgainstCatalog(
   catalog: readonly Model[],
   ctx: CatalogValidationContext,
 ): { planned: PlannedJob[]; issues: ValidationIssue[] } {
+  const validator = createJobValidator(catalog, ctx);
+  const planned: PlannedJob[] = [];
+  for (const job of jobs) {
+    const checked = validator.check(job);
+    if (checked !== undefined) planned.push(toPlannedJob(job, checked));
+  }
+  return { planned, issues: validator.issues };
+}
+
+/** A job that passed stage two: what its {@link PlannedJob} is made of, before any hashing. */
+export interface CheckedJob {
+  /** The params sent: as written, files as refs, the model config's defaults applied. */
+  params: Record<string, PlannedParamValue>;
+  /** The params as written (files as refs), without defaults: what the job's identity hashes. */
+  written: Record<string, PlannedParamValue>;
+  /** Estimated credits of one attempt. */
+  credits: number;
+}
+
+/** {@link validateJobsAgainstCatalog} one job at a time (same checks, same issues, same order). */
+export interface JobValidator {
+  /** Checks one job; `undefined` when it has an error. Its issues are added to {@link issues}. */
+  check(job: ExpandedJob): CheckedJob | undefined;
+  readonly issues: ValidationIssue[];
+}
+
+/** A {@link JobValidator} over a catalog; each distinct local path is read once. */
+export function createJobValidator(catalog: readonly Model[], ctx: CatalogValidationContext): JobValidator {
   const models = new Map<string, Model>();
   for (const model of catalog) if (!models.has(model.slug)) models.set(model.slug, model);
   const env: Env = {
@@ -63,15 +91,27 @@ export function validateJobsAgainstCatalog(
     files: new Map(),
     warnedUnchecked: new Set(),
   };
-  const planned: PlannedJob[] = [];
-  for (const job of jobs) {
-    const result = validateJob(job, env);
-    if (result !== undefined) planned.push(result);
-  }
-  return { planned, issues: env.issues };
+  return { check: (job) => validateJob(job, env), issues: env.issues };
 }
 
-function validateJob(job: ExpandedJob, env: Env): PlannedJob | undefined {
+/** The planned job of a checked one: its payload hashes (SHA-256 of canonical JSON) and back-references. */
+export function toPlannedJob(job: ExpandedJob, checked: CheckedJob): PlannedJob {
+  const identity = hashCheckedJob(job, checked);
+  const plannedJob: PlannedJob = {
+    id: job.id,
+    kind: job.kind,
+    model: job.model,
+    params: checked.params,
+    estimatedCredits: checked.credits,
+    payloadHash: identity.payloadHash,
+    source: { matrixValues: job.matrixValues, specIndex: job.specIndex, origins: job.origins },
+  };
+  if (identity.legacyPayloadHash !== undefined) plannedJob.legacyPayloadHash = identity.legacyPayloadHash;
+  if (job.prompt !== undefined) plannedJob.prompt = job.prompt;
+  return plannedJob;
+}
+
+function validateJob(job: ExpandedJob, env: Env): CheckedJob | undefined {
   let hasError = false;
   let seen: Set<string> | undefined;
   const add = (
@@ -147,19 +187,7 @@ function validateJob(job: ExpandedJob, env: Env): PlannedJob | undefined {
       param: name,
     });
   }
-  const identity = hashJobIdentity(job, params, written);
-  const plannedJob: PlannedJob = {
-    id: job.id,
-    kind: job.kind,
-    model: job.model,
-    params,
-    estimatedCredits: credits,
-    payloadHash: identity.payloadHash,
-    source: { matrixValues: job.matrixValues, specIndex: job.specIndex, origins: job.origins },
-  };
-  if (identity.legacyPayloadHash !== undefined) plannedJob.legacyPayloadHash = identity.legacyPayloadHash;
-  if (job.prompt !== undefined) plannedJob.prompt = job.prompt;
-  return plannedJob;
+  return { params, written, credits };
 }
 
 function checkPrompt(
@@ -235,6 +263,14 @@ function applyDefaults(
     if (params[name] === undefined) params[name] = typeof value === 'object' ? structuredClone(value) : value;
   }
   return params;
+}
+
+/** A checked job's payload hashes: what {@link toPlannedJob} puts in `payloadHash` and `legacyPayloadHash`. */
+export function hashCheckedJob(
+  job: ExpandedJob,
+  checked: CheckedJob,
+): { payloadHash: string; legacyPayloadHash?: string } {
+  return hashJobIdentity(job, checked.params, checked.written);
 }
 
 /**

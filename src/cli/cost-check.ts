@@ -1,5 +1,5 @@
 import type { CostReport } from '../plan/cost-report.js';
-import { estimateCost, type CostAccount } from '../plan/estimate-cost.js';
+import { estimateCost, type CostAccount, type CostOptions } from '../plan/estimate-cost.js';
 import { summarizePreviousState } from '../plan/previous-state.js';
 import type { Plan } from '../plan/types.js';
 import type { ServiceClient } from '../service/service-client.js';
@@ -15,8 +15,12 @@ export const DEFAULT_MAX_ATTEMPTS = 3;
  * the same inputs (state, flags, now), so a plan that fits is not followed by an apply that refuses. Without a client (an offline plan) the balance is reported
  * as not checked.
  */
-export async function checkCost(input: {
-  plan: Plan;
+export async function checkCost(input: CostCheckInput & { plan: Plan }): Promise<CostReport> {
+  return estimateCost(input.plan, input.catalog, await readCostAccount(input.client), readCostOptions(input));
+}
+
+/** What pricing needs besides the plan. */
+export interface CostCheckInput {
   catalog: Model[];
   maxAttempts: number;
   client?: ServiceClient;
@@ -27,19 +31,27 @@ export async function checkCost(input: {
   maxCredits?: number;
   /** @default Date.now() */
   now?: number;
-}): Promise<CostReport> {
+}
+
+/** The balance and subscription, when there is a client (an offline plan has neither). */
+export async function readCostAccount(client: ServiceClient | undefined): Promise<CostAccount> {
   const account: CostAccount = {};
-  if (input.client !== undefined) {
+  if (client !== undefined) {
     const [balance, subscription] = await Promise.all([
-      input.client.getBalance(),
-      input.client.getSubscription().catch(() => undefined),
+      client.getBalance(),
+      client.getSubscription().catch(() => undefined),
     ]);
     account.balance = balance;
     account.subscription = subscription ?? 'unknown';
   }
+  return account;
+}
+
+/** The estimate's options from the state and the flags, decided as apply decides them. */
+export function readCostOptions(input: Omit<CostCheckInput, 'catalog' | 'client'>): CostOptions {
   let alreadySpent = 0;
   for (const job of input.previousJobs?.values() ?? []) alreadySpent += sumBudgetedCredits(job);
-  return estimateCost(input.plan, input.catalog, account, {
+  return {
     maxAttempts: input.maxAttempts,
     alreadySpent,
     ...(input.maxCredits === undefined ? {} : { maxCredits: input.maxCredits }),
@@ -52,5 +64,5 @@ export async function checkCost(input: {
             now: input.now ?? Date.now(),
           }),
         }),
-  });
+  };
 }

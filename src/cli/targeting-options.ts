@@ -1,5 +1,5 @@
 import type { ValidationIssue } from '../manifest/types.js';
-import { selectJobs, type Selection, type Targeting } from '../plan/select-jobs.js';
+import { describeTargetProblems, selectJobs, type Selection, type Targeting } from '../plan/select-jobs.js';
 
 /** The targeting flags of a command (absent flags are empty lists). */
 export function readTargeting(options: Record<string, unknown>): Targeting {
@@ -21,11 +21,5 @@ export function selectTargets<T extends { id: string }>(
   targeting: Targeting,
 ): Selection<T> & { issues: ValidationIssue[] } {
   const selection = selectJobs(jobs, targeting);
-  const issues = selection.problems.map((message): ValidationIssue => ({
-    severity: 'error',
-    code: 'unmatched-target',
-    message,
-    hint: 'job ids are the expanded ids; `runner plan FILE --format json` lists them',
-  }));
-  return { ...selection, issues };
+  return { ...selection, issues: describeTargetProblems(selection.problems) };
 }

@@ -2,13 +2,14 @@ import { findUnsafeIdReason } from './check-job-id.js';
 import { checkJobCount, DEFAULT_MAX_JOBS } from './check-job-count.js';
 import { compileValue, renderValue, type ValueNode } from './compile-value.js';
 import {
-  expandMatrix,
   getMatrixAxes,
+  iterateMatrix,
   lookupMatrixName,
   matrixValueText,
+  type IndexedCombination,
   type MatrixCombination,
 } from './expand-matrix.js';
-import { reportDuplicateIds, type IdProducer } from './report-duplicate-ids.js';
+import { createJobIndex, type JobIndex } from './job-index.js';
 import { reportUnmatchedExcludes } from './report-unmatched-excludes.js';
 import {
   collectTemplates,
@@ -65,10 +66,36 @@ export interface ExpandJobsResult {
  * issues at once; the matrix-explosion guard runs before anything is expanded.
  */
 export function expandJobs(loaded: LoadedManifest, context: ExpandContext): ExpandJobsResult {
+  const stream = streamJobs(loaded, context);
+  const jobs: ExpandedJob[] = [];
+  // One push per job: spreading a 120,000-job array into push() overflows the call stack.
+  for (const job of stream.jobs) jobs.push(job);
+  return { jobs, issues: stream.issues };
+}
+
+/** {@link expandJobs} one job at a time; see {@link streamJobs}. */
+export interface JobStream {
+  /** The jobs that expand cleanly, in manifest order; iterate it once. */
+  jobs: Generator<ExpandedJob, void, undefined>;
+  /** Filled while `jobs` is iterated; complete (whole-run id checks included) once it is done. */
+  issues: ValidationIssue[];
+  /** Every job by position, the order `jobs` yields them in: ids and matrix values, not the jobs. */
+  index: JobIndex;
+}
+
+/**
+ * {@link expandJobs} without holding the jobs: each job is rendered when the consumer asks for the
+ * next one, so a 1,000,000-job matrix costs one job at a time plus the small {@link JobIndex}. The
+ * same jobs and issues, in the same order, as `expandJobs`.
+ */
+export function streamJobs(loaded: LoadedManifest, context: ExpandContext): JobStream {
   const { manifest } = loaded;
   const maxJobs = context.maxJobs ?? manifest.maxJobs ?? DEFAULT_MAX_JOBS;
   const issues = [...checkReservedNames(loaded), ...checkJobCount(loaded, maxJobs)];
-  if (issues.some((issue) => issue.code === 'too-many-jobs')) return { jobs: [], issues };
+  const ids = createJobIndex(loaded);
+  if (issues.some((issue) => issue.code === 'too-many-jobs')) {
+    return { jobs: (function* () {})(), issues, index: ids.index };
+  }
 
   const resolved = resolveVars(loaded, {
     env: context.env,
@@ -77,20 +104,20 @@ export function expandJobs(loaded: LoadedManifest, context: ExpandContext): Expa
     ...(context.secrets === undefined ? {} : { secrets: context.secrets }),
   });
   issues.push(...resolved.issues);
-  const jobs: ExpandedJob[] = [];
-  const producers: IdProducer[] = [];
-  manifest.jobs.forEach((spec, specIndex) => {
-    // An entry that failed the schema is reported already; the others are still expanded.
-    if (loaded.invalidJobs?.has(specIndex) === true) return;
-    const expanded = expandSpec(loaded, spec, specIndex, { ...context, vars: resolved.vars }, issues);
-    // One push per job: spreading a 120,000-job array into push() overflows the call stack.
-    for (const job of expanded) {
-      producers.push({ id: job.id, specIndex, matrixValues: job.matrixValues });
-      jobs.push(job);
+  function* generate(): Generator<ExpandedJob, void, undefined> {
+    for (let specIndex = 0; specIndex < manifest.jobs.length; specIndex++) {
+      // An entry that failed the schema is reported already; the others are still expanded.
+      if (loaded.invalidJobs?.has(specIndex) === true) continue;
+      const spec = manifest.jobs[specIndex]!;
+      const expanded = expandSpec(loaded, spec, specIndex, { ...context, vars: resolved.vars }, issues);
+      for (const { job, rawIndex, combination } of expanded) {
+        ids.add(job.id, specIndex, rawIndex, job.matrixValues === combination ? undefined : job.matrixValues);
+        yield job;
+      }
     }
-  });
-  issues.push(...reportDuplicateIds(loaded, producers));
-  return { jobs, issues };
+    issues.push(...ids.reportIds());
+  }
+  return { jobs: generate(), issues, index: ids.index };
 }
 
 /** A job entry with its templates compiled, ready to render once per matrix combination. */
@@ -104,15 +131,23 @@ interface CompiledSpec {
   params: [string, ValueNode][];
 }
 
-function expandSpec(
+/** A job as {@link expandSpec} yields it, with the matrix combination it came from. */
+interface SpecJob {
+  job: ExpandedJob;
+  /** See `IndexedCombination.rawIndex`; -1 for a job entry without a matrix. */
+  rawIndex: number;
+  combination: MatrixCombination;
+}
+
+function* expandSpec(
   loaded: LoadedManifest,
   spec: JobSpec,
   specIndex: number,
   context: ExpandContext & { vars: Record<string, VarValue> },
   issues: ValidationIssue[],
-): ExpandedJob[] {
+): Generator<SpecJob, void, undefined> {
   const compiled = compileSpec(loaded, spec, specIndex, issues);
-  if (!compiled) return [];
+  if (!compiled) return;
   const secrets = secretValues(context.secrets);
   const refused = refuseSecretTemplates(
     [compiled.id, compiled.model, compiled.prompt, ...compiled.params.map(([, node]) => node)].flatMap(
@@ -124,18 +159,20 @@ function expandSpec(
   );
   if (refused.length > 0) {
     issues.push(...refused);
-    return [];
+    return;
   }
   const locate = (path: YamlPath): SourceLocation => loaded.locate(path);
-  const combinations: MatrixCombination[] = spec.matrix ? expandMatrix(spec.matrix) : [{}];
-  if (spec.matrix && combinations.length === 0) {
-    issues.push({
-      severity: 'warning',
-      code: 'empty-matrix-result',
-      message: `jobs[${specIndex}] (id "${spec.id}"): exclude removes every combination of the matrix; it produces no jobs`,
-      location: locate(['jobs', specIndex, 'matrix', 'exclude']),
-    });
-  }
+  const combinations: Iterable<IndexedCombination> = spec.matrix
+    ? iterateMatrix(spec.matrix)
+    : [{ combination: {}, rawIndex: -1 }];
+  const emptyMatrixIssue: ValidationIssue | undefined = spec.matrix && {
+    severity: 'warning',
+    code: 'empty-matrix-result',
+    message: `jobs[${specIndex}] (id "${spec.id}"): exclude removes every combination of the matrix; it produces no jobs`,
+    location: locate(['jobs', specIndex, 'matrix', 'exclude']),
+  };
+  // Issues of the whole entry come before those of its jobs, as when the matrix was expanded first.
+  const entryIssues = issues.length;
   if (spec.matrix) reportUnmatchedExcludes(spec.matrix, specIndex, locate, issues);
   const known = knownNames(context.vars, spec);
   const reported = new Set<string>();
@@ -146,8 +183,9 @@ function expandSpec(
     if (group) group.count++;
     else grouped.set(key, { issue, count: 1 });
   };
-  const jobs: ExpandedJob[] = [];
-  combinations.forEach((combination, index) => {
+  let index = -1;
+  for (const { combination, rawIndex } of combinations) {
+    index++;
     let failed = false;
     let renderedModel = compiled.modelSource;
     let renderedId: string | undefined;
@@ -180,7 +218,7 @@ function expandSpec(
     const prompt = compiled.prompt && (renderValue(compiled.prompt, resolve, onMissing) as string);
     const params: Record<string, unknown> = {};
     for (const [name, node] of compiled.params) params[name] = renderValue(node, resolve, onMissing);
-    if (failed) return;
+    if (failed) continue;
 
     const unsafe = findUnsafeIdReason(id);
     if (unsafe !== undefined) {
@@ -192,7 +230,7 @@ function expandSpec(
         location: locate(['jobs', specIndex, 'id']),
         hint: "job ids name download files and state entries; use letters, digits, '-', '_' and '.'",
       });
-      return;
+      continue;
     }
     if (prompt !== undefined && prompt.length > MAX_PROMPT_LENGTH) {
       reportGrouped('too-long', {
@@ -202,9 +240,10 @@ function expandSpec(
         jobId: id,
         location: locate(['jobs', specIndex, 'prompt']),
       });
-      return;
+      continue;
     }
-    const origins = { ...compiled.origins, params: { ...compiled.origins.params } };
+    // Read-only and the same for every job of the entry: one object, not two copies per job.
+    const { origins } = compiled;
     const rendered: ExpandedJob = {
       id,
       kind: compiled.kind,
@@ -227,8 +266,9 @@ function expandSpec(
         hint: 'remove the key from vars, matrix values and params: it would be sent to the service and written to the state',
       });
     }
-    jobs.push(job);
-  });
+    yield { job, rawIndex, combination };
+  }
+  if (emptyMatrixIssue !== undefined && index === -1) issues.splice(entryIssues, 0, emptyMatrixIssue);
   for (const { issue, count } of grouped.values()) {
     issues.push(
       count === 1
@@ -236,7 +276,6 @@ function expandSpec(
         : { ...issue, message: `${issue.message} (and ${count - 1} more jobs of jobs[${specIndex}] alike)` },
     );
   }
-  return jobs;
 }
 
 /** Merges defaults under a job entry and compiles its templates; undefined when it cannot expand. */

@@ -37,41 +37,95 @@ export function countMatrixUpperBound(matrix: MatrixSpec): number {
  *    with its other keys (never overwriting an axis value; values added by an earlier include may be
  *    overwritten); an entry that extends no combination is added as a new one.
  *
- * Pure: returns fresh objects and never mutates `matrix`.
+ * Pure: returns fresh objects and never mutates `matrix`. {@link iterateMatrix} gives the same
+ * combinations one at a time.
  */
 export function expandMatrix(matrix: MatrixSpec): MatrixCombination[] {
-  const axes = getMatrixAxes(matrix);
-  const axisNames = new Set(axes.map(([name]) => name));
-  let combinations = crossProduct(axes);
-  const excludes = matrix.exclude ?? [];
-  if (excludes.length > 0) {
-    combinations = combinations.filter(
-      (combination) => !excludes.some((entry) => matches(combination, entry)),
-    );
-  }
-  const originals = combinations.length;
-  for (const entry of matrix.include ?? []) {
-    let extended = false;
-    for (let i = 0; i < originals; i++) {
-      const combination = combinations[i]!;
-      if (!matchesOnAxes(combination, entry, axisNames)) continue;
-      for (const [key, value] of Object.entries(entry)) if (!axisNames.has(key)) combination[key] = value;
-      extended = true;
-    }
-    if (!extended) combinations.push({ ...entry });
-  }
-  return combinations;
+  return Array.from(iterateMatrix(matrix), (entry) => entry.combination);
 }
 
-function crossProduct(axes: [string, MatrixValue[]][]): MatrixCombination[] {
-  if (axes.length === 0) return [];
-  let result: MatrixCombination[] = [{}];
-  for (const [name, values] of axes) {
-    const next: MatrixCombination[] = [];
-    for (const partial of result) for (const value of values) next.push({ ...partial, [name]: value });
-    result = next;
+/** One combination of {@link iterateMatrix} and the key to build it again with {@link combinationAt}. */
+export interface IndexedCombination {
+  combination: MatrixCombination;
+  /**
+   * The combination's index in the cross product before `exclude`, or the product's size plus the
+   * index of the `include` entry that added it.
+   */
+  rawIndex: number;
+}
+
+/**
+ * {@link expandMatrix} one combination at a time, in the same order, without holding the cross
+ * product: a 1,000,000-combination matrix costs one combination object at a time.
+ */
+export function* iterateMatrix(matrix: MatrixSpec): Generator<IndexedCombination> {
+  const axes = getMatrixAxes(matrix);
+  const axisNames = new Set(axes.map(([name]) => name));
+  const excludes = matrix.exclude ?? [];
+  const includes = matrix.include ?? [];
+  const extended = includes.map(() => false);
+  const product = countMatrixProduct(matrix);
+  for (let rawIndex = 0; rawIndex < product; rawIndex++) {
+    const combination = decodeProductIndex(axes, rawIndex);
+    if (excludes.length > 0 && excludes.some((entry) => matches(combination, entry))) continue;
+    includes.forEach((entry, index) => {
+      if (applyInclude(combination, entry, axisNames)) extended[index] = true;
+    });
+    yield { combination, rawIndex };
   }
-  return result;
+  for (let index = 0; index < includes.length; index++) {
+    if (!extended[index]) yield { combination: { ...includes[index] }, rawIndex: product + index };
+  }
+}
+
+/**
+ * The combination {@link iterateMatrix} yields with `rawIndex`, built again from the matrix alone (for
+ * reports that keep an index per job instead of the job's values).
+ */
+export function combinationAt(matrix: MatrixSpec, rawIndex: number): MatrixCombination {
+  let shape = shapes.get(matrix);
+  if (shape === undefined) {
+    const axes = getMatrixAxes(matrix);
+    shape = { axes, axisNames: new Set(axes.map(([name]) => name)), product: countMatrixProduct(matrix) };
+    shapes.set(matrix, shape);
+  }
+  const { axes, axisNames, product } = shape;
+  const includes = matrix.include ?? [];
+  if (rawIndex >= product) return { ...includes[rawIndex - product] };
+  const combination = decodeProductIndex(axes, rawIndex);
+  for (const entry of includes) applyInclude(combination, entry, axisNames);
+  return combination;
+}
+
+/** The axes of each matrix {@link combinationAt} was asked about (matrices are never mutated). */
+const shapes = new WeakMap<
+  MatrixSpec,
+  { axes: [string, MatrixValue[]][]; axisNames: Set<string>; product: number }
+>();
+
+/** Entry `index` of the cross product, the first axis varying slowest. */
+function decodeProductIndex(axes: [string, MatrixValue[]][], index: number): MatrixCombination {
+  const picks = new Array<number>(axes.length);
+  let rest = index;
+  for (let axis = axes.length - 1; axis >= 0; axis--) {
+    const size = axes[axis]![1].length;
+    picks[axis] = rest % size;
+    rest = Math.floor(rest / size);
+  }
+  const combination: MatrixCombination = {};
+  axes.forEach(([name, values], axis) => (combination[name] = values[picks[axis]!]!));
+  return combination;
+}
+
+/** Extends `combination` with the include entry's non-axis keys when its axis keys match. */
+function applyInclude(
+  combination: MatrixCombination,
+  entry: MatrixCombination,
+  axisNames: Set<string>,
+): boolean {
+  if (!matchesOnAxes(combination, entry, axisNames)) return false;
+  for (const [key, value] of Object.entries(entry)) if (!axisNames.has(key)) combination[key] = value;
+  return true;
 }
 
 function matches(combination: MatrixCombination, entry: MatrixCombination): boolean {
@@ -110,6 +164,7 @@ export function matrixValueText(value: MatrixValue | undefined): string {
  */
 export function lookupMatrixName(combination: MatrixCombination, name: string): MatrixValue | undefined {
   if (Object.hasOwn(combination, name)) return combination[name];
+  if (!name.includes('.')) return undefined;
   const [head = '', ...rest] = name.split('.');
   if (rest.length === 0 || !Object.hasOwn(combination, head)) return undefined;
   let value: MatrixValue | undefined = combination[head];

@@ -1,5 +1,4 @@
-import { matrixValueText } from './expand-matrix.js';
-import { getMatrixAxes, type MatrixCombination } from './expand-matrix.js';
+import { getMatrixAxes, matrixValueText, type MatrixCombination } from './expand-matrix.js';
 import { formatLocation } from './format-issue.js';
 import { compileTemplate } from './template.js';
 import type { LoadedManifest, ValidationIssue } from './types.js';
@@ -11,24 +10,28 @@ export interface IdProducer {
   matrixValues: MatrixCombination;
 }
 
+/** What the whole-run id checks need, collected by `createJobIndex` without keeping every job. */
+export interface IdCheckInput {
+  /** Every producer of each id produced more than once, ids in order of first appearance. */
+  duplicates: readonly (readonly IdProducer[])[];
+  /** Distinct ids equal but for letter case, grouped (see `createJobIndex`). */
+  caseGroups: readonly (readonly string[])[];
+  /** The job entry that first produced an id. */
+  specIndexOf(id: string): number;
+}
+
 /**
  * One issue per job id produced more than once, at the second producer's id, naming every job entry
  * that produced it with its location. When a matrix entry repeats an id, the hint names the axes its
  * id template leaves out.
  */
 export function reportDuplicateIds(
-  loaded: LoadedManifest,
-  producers: readonly IdProducer[],
+  loaded: Pick<LoadedManifest, 'manifest' | 'locate'>,
+  input: IdCheckInput,
 ): ValidationIssue[] {
-  const byId = new Map<string, IdProducer[]>();
-  for (const producer of producers) {
-    const list = byId.get(producer.id);
-    if (list) list.push(producer);
-    else byId.set(producer.id, [producer]);
-  }
   const issues: ValidationIssue[] = [];
-  for (const [id, list] of byId) {
-    if (list.length < 2) continue;
+  for (const list of input.duplicates) {
+    const id = list[0]!.id;
     const specs = [...new Set(list.map((p) => p.specIndex))];
     const describeProducer = (producer: IdProducer): string => {
       const where = `jobs[${producer.specIndex}] (${formatLocation(loaded.locate(['jobs', producer.specIndex, 'id']))})`;
@@ -52,7 +55,7 @@ export function reportDuplicateIds(
       hint: hintFor(loaded, specs),
     });
   }
-  issues.push(...reportCaseCollisions(loaded, byId));
+  issues.push(...reportCaseCollisions(loaded, input));
   return issues;
 }
 
@@ -64,21 +67,13 @@ const LISTED_CASE_IDS = 3;
  * (macOS and Windows by default), where one paid result would overwrite the other.
  */
 function reportCaseCollisions(
-  loaded: LoadedManifest,
-  byId: ReadonlyMap<string, IdProducer[]>,
+  loaded: Pick<LoadedManifest, 'locate'>,
+  input: IdCheckInput,
 ): ValidationIssue[] {
-  const byFolded = new Map<string, string[]>();
-  for (const id of byId.keys()) {
-    const folded = id.toLowerCase();
-    const list = byFolded.get(folded);
-    if (list) list.push(id);
-    else byFolded.set(folded, [id]);
-  }
   const issues: ValidationIssue[] = [];
-  for (const ids of byFolded.values()) {
+  for (const ids of input.caseGroups) {
     if (ids.length < 2) continue;
     const second = ids[1]!;
-    const producer = byId.get(second)![0]!;
     const listed = ids.slice(0, LISTED_CASE_IDS).map((id) => JSON.stringify(id));
     const more = ids.length - listed.length;
     const names =
@@ -90,14 +85,14 @@ function reportCaseCollisions(
       code: 'ids-differ-in-case',
       message: `job ids ${names} differ only in letter case; on macOS and Windows their result files would overwrite each other`,
       jobId: second,
-      location: loaded.locate(['jobs', producer.specIndex, 'id']),
+      location: loaded.locate(['jobs', input.specIndexOf(second), 'id']),
       hint: 'make the ids differ in more than case',
     });
   }
   return issues;
 }
 
-function hintFor(loaded: LoadedManifest, specs: number[]): string {
+function hintFor(loaded: Pick<LoadedManifest, 'manifest'>, specs: number[]): string {
   for (const specIndex of specs) {
     const spec = loaded.manifest.jobs[specIndex];
     if (!spec?.matrix) continue;

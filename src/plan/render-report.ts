@@ -1,4 +1,5 @@
-import type { CostReport, VerdictStatus } from './cost-report.js';
+import type { JobCost, VerdictStatus } from './cost-report.js';
+import type { CostReportView, JobListView } from './job-table.js';
 import { JOB_STATE_CLASSES } from './cost-report.js';
 import { formatCredits } from './credits.js';
 import { renderPlanDiff } from './payload-diff.js';
@@ -33,7 +34,7 @@ export interface TextRenderOptions {
 }
 
 /** The cost report as a terminal table. Colors only when `options.color`. */
-export function renderReportText(report: CostReport, options: TextRenderOptions): string {
+export function renderReportText(report: CostReportView, options: TextRenderOptions): string {
   const width = options.width ?? 100;
   const paint = (code: keyof typeof ANSI, text: string): string =>
     options.color ? `${ANSI[code]}${text}${ANSI.reset}` : text;
@@ -99,7 +100,7 @@ export function renderReportText(report: CostReport, options: TextRenderOptions)
 }
 
 /** The cost report as GitHub-flavoured markdown (PR comments, `GITHUB_STEP_SUMMARY`). */
-export function renderReportMarkdown(report: CostReport): string {
+export function renderReportMarkdown(report: CostReportView): string {
   const table = (headers: string[], rows: string[][], align: Align[]): string[] => [
     `| ${headers.map(escapeCell).join(' | ')} |`,
     `|${align.map((a) => (a === 'right' ? '---:' : '---')).join('|')}|`,
@@ -159,28 +160,28 @@ export function renderReportMarkdown(report: CostReport): string {
 }
 
 /** The diff lines of the first {@link MAX_LISTED_JOBS} changed jobs. */
-function listedChanges(report: CostReport): string[] {
+function listedChanges(report: CostReportView): string[] {
   return renderPlanDiff((report.changes ?? []).slice(0, MAX_LISTED_JOBS));
 }
 
-function changesHeading(report: CostReport): string {
+function changesHeading(report: CostReportView): string {
   const count = report.changes?.length ?? 0;
   return count > MAX_LISTED_JOBS
     ? `Changed since the last run (first ${MAX_LISTED_JOBS} of ${count})`
     : `Changed since the last run (${count})`;
 }
 
-function describeJobCounts(report: CostReport): string {
+function describeJobCounts(report: CostReportView): string {
   const states = JOB_STATE_CLASSES.map((state) => `${report.jobs.byState[state]} ${state}`).join(', ');
   return `${report.jobs.total} in plan, ${report.jobs.toRun} to run (${states})`;
 }
 
-function jobsHeading(report: CostReport): string {
+function jobsHeading(report: CostReportView): string {
   const total = report.jobList.length;
   return total > MAX_LISTED_JOBS ? `Jobs (first ${MAX_LISTED_JOBS} of ${total})` : `Jobs (${total})`;
 }
 
-function modelTable(report: CostReport): [string[], string[][], Align[]] {
+function modelTable(report: CostReportView): [string[], string[][], Align[]] {
   return [
     ['Model', 'Cost', 'Jobs', 'Credits', 'To run', 'Credits to run'],
     report.models.map((m) => [
@@ -195,7 +196,7 @@ function modelTable(report: CostReport): [string[], string[][], Align[]] {
   ];
 }
 
-function axisTable(axis: CostReport['axes'][number]): [string[], string[][], Align[]] {
+function axisTable(axis: CostReportView['axes'][number]): [string[], string[][], Align[]] {
   return [
     ['Value', 'Jobs', 'Credits', 'Credits to run'],
     axis.values.map((v) => [
@@ -208,26 +209,35 @@ function axisTable(axis: CostReport['axes'][number]): [string[], string[][], Ali
   ];
 }
 
-function jobTable(report: CostReport): [string[], string[][], Align[]] {
+function jobTable(report: CostReportView): [string[], string[][], Align[]] {
   return [
     ['Job', 'Model', 'State', 'Credits'],
-    report.jobList
-      .slice(0, MAX_LISTED_JOBS)
-      .map((job) => [
-        job.id,
-        job.model,
-        job.coveredBySubscription
-          ? `${job.state} (subscription)`
-          : job.toRun
-            ? job.state
-            : `${job.state} (skip)`,
-        formatCredits(job.credits),
-      ]),
+    firstJobs(report.jobList, MAX_LISTED_JOBS).map((job) => [
+      job.id,
+      job.model,
+      job.coveredBySubscription
+        ? `${job.state} (subscription)`
+        : job.toRun
+          ? job.state
+          : `${job.state} (skip)`,
+      formatCredits(job.credits),
+    ]),
     ['left', 'left', 'left', 'right'],
   ];
 }
 
-function creditFigures(report: CostReport): string[][] {
+/** The first `count` jobs of a job list (read in order; the rest is never built). */
+function firstJobs(jobList: JobListView, count: number): JobCost[] {
+  const jobs: JobCost[] = [];
+  if (count <= 0) return jobs;
+  for (const job of jobList) {
+    jobs.push(job);
+    if (jobs.length >= count) break;
+  }
+  return jobs;
+}
+
+function creditFigures(report: CostReportView): string[][] {
   const { credits, subscription, balance } = report;
   const rows = [
     ['Total (all jobs)', formatCredits(credits.total)],
@@ -254,7 +264,7 @@ function creditFigures(report: CostReport): string[][] {
   return rows;
 }
 
-function listedWarnings(report: CostReport): string[] {
+function listedWarnings(report: CostReportView): string[] {
   const shown = report.warnings.slice(0, MAX_LISTED_WARNINGS);
   const more = report.warnings.length - shown.length;
   return more > 0 ? [...shown, `… and ${more} more`] : shown;

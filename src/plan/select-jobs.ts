@@ -1,3 +1,4 @@
+import type { ValidationIssue } from '../manifest/types.js';
 import { didYouMean } from '../suggest.js';
 
 /** `--only`, `--exclude` and `--replace` of validate/plan/apply/status. */
@@ -50,47 +51,78 @@ export function globToRegExp(glob: string): RegExp {
  * meant to be left out. Pure.
  */
 export function selectJobs<T extends { id: string }>(jobs: readonly T[], targeting: Targeting): Selection<T> {
+  const selector = createJobSelector(targeting);
+  const selected: T[] = [];
+  for (const job of jobs) if (selector.keep(job.id)) selected.push(job);
+  const ids = jobs.map((job) => job.id);
+  return { selected, ...selector.finish({ ids, has: (id) => ids.includes(id) }) };
+}
+
+/** {@link selectJobs} one id at a time, for jobs that are not kept in a list. */
+export interface JobSelector {
+  /** Whether the job is selected; a job left out is remembered for `leftOut`. */
+  keep(id: string): boolean;
+  /** What was left out and the problems, once every job has been seen. */
+  finish(all: { ids: Iterable<string>; has: (id: string) => boolean }): Omit<Selection<never>, 'selected'>;
+}
+
+/** A {@link JobSelector} for the targeting flags. */
+export function createJobSelector(targeting: Targeting): JobSelector {
   const only = targeting.only.map((glob) => ({ glob, re: globToRegExp(glob), used: false }));
   const exclude = targeting.exclude.map((glob) => ({ glob, re: globToRegExp(glob), used: false }));
-  const selected: T[] = [];
   const leftOut: string[] = [];
-  for (const job of jobs) {
-    let kept = only.length === 0;
-    for (const pattern of only) {
-      if (pattern.re.test(job.id)) {
-        pattern.used = true;
-        kept = true;
+  const replace = new Set(targeting.replace);
+  const replaceSelected = new Set<string>();
+  return {
+    keep(id) {
+      let kept = only.length === 0;
+      for (const pattern of only) {
+        if (pattern.re.test(id)) {
+          pattern.used = true;
+          kept = true;
+        }
       }
-    }
-    for (const pattern of exclude) {
-      if (pattern.re.test(job.id)) {
-        pattern.used = true;
-        kept = false;
+      for (const pattern of exclude) {
+        if (pattern.re.test(id)) {
+          pattern.used = true;
+          kept = false;
+        }
       }
-    }
-    if (kept) selected.push(job);
-    else leftOut.push(job.id);
-  }
-  const ids = jobs.map((job) => job.id);
-  const problems: string[] = [];
-  const unmatched = (flag: string, glob: string): string => {
-    const hint = glob.includes('*') || glob.includes('?') ? undefined : didYouMean(glob, ids);
-    return `${flag} ${JSON.stringify(glob)} matches no job of the manifest${hint === undefined ? '' : `; ${hint}`}`;
+      if (!kept) leftOut.push(id);
+      else if (replace.has(id)) replaceSelected.add(id);
+      return kept;
+    },
+    finish({ ids, has }) {
+      const problems: string[] = [];
+      const unmatched = (flag: string, glob: string): string => {
+        const hint = glob.includes('*') || glob.includes('?') ? undefined : didYouMean(glob, ids);
+        return `${flag} ${JSON.stringify(glob)} matches no job of the manifest${hint === undefined ? '' : `; ${hint}`}`;
+      };
+      for (const pattern of only) if (!pattern.used) problems.push(unmatched('--only', pattern.glob));
+      for (const pattern of exclude) if (!pattern.used) problems.push(unmatched('--exclude', pattern.glob));
+      for (const id of targeting.replace) {
+        if (replaceSelected.has(id)) continue;
+        problems.push(
+          has(id)
+            ? `--replace ${JSON.stringify(id)} names a job that --only/--exclude leave out`
+            : `--replace ${JSON.stringify(id)} names no job of the manifest${prefix(didYouMean(id, ids))}`,
+        );
+      }
+      return { leftOut, problems };
+    },
   };
-  for (const pattern of only) if (!pattern.used) problems.push(unmatched('--only', pattern.glob));
-  for (const pattern of exclude) if (!pattern.used) problems.push(unmatched('--exclude', pattern.glob));
-  const selectedIds = new Set(selected.map((job) => job.id));
-  for (const id of targeting.replace) {
-    if (selectedIds.has(id)) continue;
-    problems.push(
-      ids.includes(id)
-        ? `--replace ${JSON.stringify(id)} names a job that --only/--exclude leave out`
-        : `--replace ${JSON.stringify(id)} names no job of the manifest${prefix(didYouMean(id, ids))}`,
-    );
-  }
-  return { selected, leftOut, problems };
 }
 
 function prefix(hint: string | undefined): string {
   return hint === undefined ? '' : `; ${hint}`;
+}
+
+/** Targeting problems as validation errors (`unmatched-target`). */
+export function describeTargetProblems(problems: readonly string[]): ValidationIssue[] {
+  return problems.map((message) => ({
+    severity: 'error',
+    code: 'unmatched-target',
+    message,
+    hint: 'job ids are the expanded ids; `runner plan FILE --format json` lists them',
+  }));
 }

@@ -11,11 +11,11 @@ const LISTED_IDS = 5;
  * The report with what targeting did: the `targeting` field for scripts and a note for people (text
  * and markdown renderers print notes), so a plan never hides that jobs were left out. Pure.
  */
-export function addTargetingToReport(
-  report: CostReport,
+export function addTargetingToReport<R extends Pick<CostReport, 'notes' | 'targeting'>>(
+  report: R,
   targeting: Targeting | undefined,
   leftOut: readonly string[],
-): CostReport {
+): R {
   if (targeting === undefined || !isTargeted(targeting)) return report;
   const notes = [...report.notes];
   if (leftOut.length > 0) {

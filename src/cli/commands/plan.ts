@@ -4,7 +4,8 @@ import { appendFile, writeFile } from 'node:fs/promises';
 import { ExitCode, UsageError } from '../../errors.js';
 import { PRIVATE_FILE_MODE } from '../../file-modes.js';
 import type { ValidationIssue } from '../../manifest/types.js';
-import type { CostReport } from '../../plan/cost-report.js';
+import type { CostReportView } from '../../plan/job-table.js';
+import { planByStreaming } from '../plan-stream.js';
 import { renderReportJsonChunks } from '../../plan/render-report-json.js';
 import { renderReportMarkdown, renderReportText } from '../../plan/render-report.js';
 import { readRunState } from '../../state/read-run-state.js';
@@ -45,11 +46,28 @@ export async function runPlan(ctx: CommandContext, args: string[], options: Reco
   await preflightTargets(planWriteTargets(ctx, options), ctx.cwd);
   const connection = offline ? undefined : await connect(ctx);
   try {
+    const fetchCatalog = () => {
+      if (connection === undefined) throw new Error('offline plan without a catalog');
+      return connection.client.listModels();
+    };
+    // --show payloads and --out-plan need every payload at once; everything else streams.
+    const needsPayloads = show === 'payloads' || typeof options.outPlan === 'string';
+    const streamed = needsPayloads
+      ? undefined
+      : await planByStreaming(ctx, manifestFile, options, fetchCatalog, connection?.client, maxCredits);
+    if (streamed !== undefined) {
+      if (!streamed.ok) return reportInvalid(ctx, streamed.issues, manifestFile);
+      annotate(ctx, streamed.issues, manifestFile);
+      await emitReport(
+        ctx,
+        streamed.report,
+        format,
+        typeof options.out === 'string' ? options.out : undefined,
+      );
+      return streamed.report.verdict.status === 'fits' ? ExitCode.Success : ExitCode.Credits;
+    }
     const prepare = (date: string) =>
-      preparePlan(ctx, readPrepareOptions(manifestFile, options, date), () => {
-        if (connection === undefined) throw new Error('offline plan without a catalog');
-        return connection.client.listModels();
-      });
+      preparePlan(ctx, readPrepareOptions(manifestFile, options, date), fetchCatalog);
     const firstTry = await prepare(todayUtc());
     if (!firstTry.ok) return reportInvalid(ctx, firstTry.issues, manifestFile);
     const { replay: previous } = await readRunState({
@@ -121,7 +139,7 @@ function annotate(ctx: CommandContext, issues: ValidationIssue[], manifestFile: 
 
 async function emitReport(
   ctx: CommandContext,
-  report: CostReport,
+  report: CostReportView,
   format: Format,
   outFile: string | undefined,
 ) {

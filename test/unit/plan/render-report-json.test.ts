@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import type { CostReport } from '../../../src/plan/cost-report.js';
 import { renderReportJsonChunks } from '../../../src/plan/render-report-json.js';
 
@@ -53,5 +54,26 @@ describe('renderReportJsonChunks', () => {
   it('yields the job list in bounded pieces', () => {
     const chunks = [...renderReportJsonChunks(report(10), 3)];
     expect(chunks).toHaveLength(1 + 4 + 1);
+  });
+});
+
+describe('renderReportJsonChunks, job list written field by field', () => {
+  it('gives exactly JSON.stringify for jobs in the report shape, whatever their matrix values', () => {
+    const jobCost = fc.record({
+      id: fc.string(),
+      kind: fc.constantFrom('image', 'render-video'),
+      model: fc.string(),
+      credits: fc.oneof(fc.double(), fc.integer()),
+      state: fc.constantFrom('new', 'changed', 'done'),
+      toRun: fc.boolean(),
+      coveredBySubscription: fc.boolean(),
+      matrixValues: fc.dictionary(fc.string(), fc.oneof(fc.jsonValue(), fc.constant(undefined))),
+    });
+    fc.assert(
+      fc.property(fc.array(jobCost, { maxLength: 5 }), (jobs) => {
+        const value = { ...report(0), jobList: jobs } as unknown as CostReport;
+        expect([...renderReportJsonChunks(value, 2)].join('')).toBe(JSON.stringify(value, null, 2));
+      }),
+    );
   });
 });

@@ -1,0 +1,113 @@
+import { createFileInfoReader } from '../catalog/read-file-info.js';
+import { loadCatalog } from '../catalog/load-catalog.js';
+import { streamJobs } from '../manifest/expand-jobs.js';
+import { loadManifest } from '../manifest/load-manifest.js';
+import type { ValidationIssue } from '../manifest/types.js';
+import type { CostReportView } from '../plan/job-table.js';
+import { readLastPayloads } from '../plan/payload-diff.js';
+import { streamPlan } from '../plan/stream-plan.js';
+import { addTargetingToReport, forgetReplacedJobs } from '../plan/targeting-report.js';
+import type { ServiceClient } from '../service/service-client.js';
+import type { Model } from '../service/types.js';
+import { readRunState } from '../state/read-run-state.js';
+import type { CommandContext } from './context.js';
+import { DEFAULT_MAX_ATTEMPTS, readCostAccount, readCostOptions } from './cost-check.js';
+import { readPrepareOptions, todayUtc } from './prepare-plan.js';
+import { readSecretGuard } from './read-secrets.js';
+import { readRunId, readStateDir } from './run-options.js';
+import { readTargeting } from './targeting-options.js';
+import { loadVarOverrides } from './var-options.js';
+import { NO_TARGETING } from '../plan/select-jobs.js';
+
+/** What {@link planByStreaming} found: every issue of an invalid manifest, or the report. */
+export type StreamedPlanOutcome =
+  { ok: false; issues: ValidationIssue[] } | { ok: true; issues: ValidationIssue[]; report: CostReportView };
+
+/**
+ * `runner plan` without holding the plan: the manifest's jobs are expanded, checked, priced and
+ * dropped one at a time (`streamPlan`), so 1,000,000 jobs cost a compact row each, not a planned job.
+ * Same output as the whole-plan path in `runPlan`, which stays for `--show payloads` and
+ * `--out-plan` (they need every payload). Returns `undefined` when only the whole-plan path gives
+ * the same answer: a manifest that does not load (its issues come from that path), and a run whose
+ * state started on another day (`{{ date }}` is then checked with both days, as before).
+ */
+export async function planByStreaming(
+  ctx: CommandContext,
+  manifestFile: string,
+  options: Record<string, unknown>,
+  fetchCatalog: () => Promise<Model[]>,
+  client: ServiceClient | undefined,
+  maxCredits: number | undefined,
+): Promise<StreamedPlanOutcome | undefined> {
+  const date = todayUtc();
+  const prepare = readPrepareOptions(manifestFile, options, date);
+  const varInput = await loadVarOverrides(prepare.varFlags ?? { vars: [], varFiles: [] });
+  const secrets = await readSecretGuard(ctx);
+  const { loaded, issues: loadIssues } = await loadManifest(manifestFile, { checkJobsDespiteErrors: true });
+  if (loaded === undefined) return undefined;
+  const { manifest } = loaded;
+
+  // As before, a state that cannot be read matters only once the manifest has proved valid.
+  let state: Awaited<ReturnType<typeof readRunState>> | { error: unknown };
+  try {
+    state = await readRunState({
+      manifestFile,
+      pipeline: manifest.name,
+      runId: readRunId(options),
+      ...readStateDir(options),
+    });
+  } catch (error) {
+    state = { error };
+  }
+  const replay = 'error' in state ? undefined : state.replay;
+  const firstRun = replay?.runs[0];
+  if (firstRun !== undefined && todayUtc(new Date(firstRun.at)) !== date) return undefined;
+
+  const targeting = prepare.targeting ?? NO_TARGETING;
+  const stateJobs = replay?.jobs ?? new Map();
+  const result = await streamPlan({
+    stream: streamJobs(loaded, {
+      env: ctx.env,
+      date,
+      varOverrides: varInput.overrides,
+      ...(secrets === undefined ? {} : { secrets }),
+      ...(prepare.maxJobs === undefined ? {} : { maxJobs: prepare.maxJobs }),
+    }),
+    loadIssues,
+    varIssues: varInput.issues,
+    targeting,
+    getCatalog: () => (prepare.catalogFile === undefined ? fetchCatalog() : loadCatalog(prepare.catalogFile)),
+    catalogContext: {
+      locate: (path) => loaded.locate(path),
+      ...(loaded.locateKey === undefined ? {} : { locateKey: loaded.locateKey.bind(loaded) }),
+      manifestDir: loaded.dir,
+      fileInfo: createFileInfoReader(),
+    },
+    costOptions: readCostOptions({
+      maxAttempts: manifest.retry?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+      previousJobs: forgetReplacedJobs(stateJobs, readTargeting(options).replace),
+      retryFailed: options.retryFailed === true,
+      resendUncertain: options.resendUncertain === true,
+      ...(maxCredits === undefined ? {} : { maxCredits }),
+    }),
+    ...(stateJobs.size > 0 ? { lastPayloads: readLastPayloads(stateJobs) } : {}),
+  });
+  if (!result.ok) return result;
+  if ('error' in state) throw state.error;
+
+  const costed = result.tally.finish(
+    {
+      pipeline: manifest.name,
+      manifestFile: loaded.file,
+      warnings: result.issues,
+      ...(manifest.budget === undefined ? {} : { budget: manifest.budget }),
+    },
+    await readCostAccount(client),
+  );
+  const withChanges = result.changes === undefined ? costed : { ...costed, changes: result.changes };
+  return {
+    ok: true,
+    issues: result.issues,
+    report: addTargetingToReport(withChanges, readTargeting(options), result.leftOut),
+  };
+}

@@ -1,0 +1,104 @@
+import { createGrowableArray } from '../growable-array.js';
+import type { MatrixValue } from '../manifest/types.js';
+import type { CostReport, JobCost, JobStateClass } from './cost-report.js';
+import { JOB_STATE_CLASSES } from './cost-report.js';
+import { roundCredits } from './credits.js';
+
+/**
+ * The report's job list as the renderers read it: its length and its jobs in plan order. A
+ * `JobCost[]` is one; so is a {@link JobTable}, which builds each `JobCost` only when it is read.
+ */
+export interface JobListView extends Iterable<JobCost> {
+  readonly length: number;
+}
+
+/** A cost report whose job list may be a {@link JobListView} (what the renderers accept). */
+export type CostReportView = Omit<CostReport, 'jobList'> & { jobList: JobListView };
+
+/** One planned job as the table takes it. */
+export interface JobTableEntry {
+  id: string;
+  kind: string;
+  model: string;
+  /** Unrounded: the report rounds each job's figure when it is read. */
+  credits: number;
+  state: JobStateClass;
+  toRun: boolean;
+  /** What `matrixValuesOf` is asked with to give the job's matrix values back. */
+  ref: number;
+}
+
+/** The per-job part of a cost report, ~20 bytes a job plus its id (see {@link createJobTable}). */
+export interface JobTable extends JobListView {
+  push(entry: JobTableEntry): void;
+  kindAt(index: number): string;
+  modelAt(index: number): string;
+  creditsAt(index: number): number;
+  toRunAt(index: number): boolean;
+  /** Marks a job to run as covered by the subscription's image allowance. */
+  setCovered(index: number): void;
+}
+
+const TO_RUN = 8;
+const COVERED = 16;
+const STATE_MASK = 7;
+
+/**
+ * A job list kept as columns: the id, interned kind and model indexes, credits and a flag byte per
+ * job. Matrix values are not kept: `matrixValuesOf(ref)` gives them back when a job is read, so a
+ * 1,000,000-job plan does not hold a million matrix-value objects.
+ */
+export function createJobTable(matrixValuesOf: (ref: number) => Record<string, MatrixValue>): JobTable {
+  const ids: string[] = [];
+  const names: string[] = [];
+  const nameIndexes = new Map<string, number>();
+  const intern = (name: string): number => {
+    let index = nameIndexes.get(name);
+    if (index === undefined) {
+      index = names.length;
+      names.push(name);
+      nameIndexes.set(name, index);
+    }
+    return index;
+  };
+  const kinds = createGrowableArray(Uint32Array);
+  const models = createGrowableArray(Uint32Array);
+  const credits = createGrowableArray(Float64Array);
+  const flags = createGrowableArray(Uint8Array);
+  const refs = createGrowableArray(Uint32Array);
+
+  const jobAt = (index: number): JobCost => {
+    const flag = flags.at(index);
+    return {
+      id: ids[index]!,
+      kind: names[kinds.at(index)]!,
+      model: names[models.at(index)]!,
+      credits: roundCredits(credits.at(index)),
+      state: JOB_STATE_CLASSES[flag & STATE_MASK]!,
+      toRun: (flag & TO_RUN) !== 0,
+      coveredBySubscription: (flag & COVERED) !== 0,
+      matrixValues: matrixValuesOf(refs.at(index)),
+    };
+  };
+  return {
+    get length() {
+      return ids.length;
+    },
+    *[Symbol.iterator]() {
+      for (let index = 0; index < ids.length; index++) yield jobAt(index);
+    },
+    push(entry) {
+      ids.push(entry.id);
+      kinds.push(intern(entry.kind));
+      models.push(intern(entry.model));
+      credits.push(entry.credits);
+      flags.push(JOB_STATE_CLASSES.indexOf(entry.state) | (entry.toRun ? TO_RUN : 0));
+      refs.push(entry.ref);
+    },
+    kindAt: (index) => names[kinds.at(index)]!,
+    modelAt: (index) => names[models.at(index)]!,
+    creditsAt: (index) => credits.at(index),
+    toRunAt: (index) => (flags.at(index) & TO_RUN) !== 0,
+    setCovered: (index) => flags.set(index, flags.at(index) | COVERED),
+  };
+}

@@ -1,0 +1,125 @@
+import {
+  createJobValidator,
+  hashCheckedJob,
+  type CatalogValidationContext,
+} from '../catalog/validate-job.js';
+import { collapseIssues } from '../manifest/collapse-issues.js';
+import type { JobStream } from '../manifest/expand-jobs.js';
+import { sortIssues } from '../manifest/sort-issues.js';
+import type { ValidationIssue } from '../manifest/types.js';
+import type { Model } from '../service/types.js';
+import type { CostOptions } from './classify-job.js';
+import { createCostTally, type CostTally } from './cost-tally.js';
+import { diffPayloads, snapshotPayload, type FieldChange, type PayloadSnapshot } from './payload-diff.js';
+import { createJobSelector, describeTargetProblems, type Targeting } from './select-jobs.js';
+
+/** What {@link streamPlan} needs; the catalog is the only thing it waits for. */
+export interface StreamPlanInput {
+  /** From `streamJobs`: the manifest's jobs, expanded as they are read. */
+  stream: JobStream;
+  /** Issues found before expansion (reading, parsing, the schema), in the order found. */
+  loadIssues: readonly ValidationIssue[];
+  /** Issues of `--var` / `--var-file`. */
+  varIssues: readonly ValidationIssue[];
+  targeting: Targeting;
+  /** Asked once, when the first targeted job needs checking against it. */
+  getCatalog: () => Promise<readonly Model[]>;
+  catalogContext: CatalogValidationContext;
+  /** The previous state and flags, as `readCostOptions` builds them. */
+  costOptions: CostOptions;
+  /** The payload each job of the state last asked for; present when a state was read. */
+  lastPayloads?: ReadonlyMap<string, PayloadSnapshot>;
+}
+
+/** Either every issue (some are errors), or the running sums of a valid plan. */
+export type StreamPlanResult =
+  | { ok: false; issues: ValidationIssue[] }
+  | {
+      ok: true;
+      /** Warnings only, sorted and collapsed. */
+      issues: ValidationIssue[];
+      catalog: readonly Model[];
+      /** The priced jobs; `tally.finish` gives the report once the account is known. */
+      tally: CostTally;
+      /** Ids `--only` / `--exclude` left out, in manifest order. */
+      leftOut: string[];
+      /** Changed jobs against `lastPayloads`, in plan order (only when it was given). */
+      changes?: { id: string; changes: FieldChange[] }[];
+    };
+
+/**
+ * The plan line of `runner plan` one job at a time: expand → target → check against the catalog →
+ * price, keeping no job once it is priced, only the tally's running sums and a compact row per job.
+ * Gives the same issues, in the same order, and the same figures as `preparePlan` followed by
+ * `estimateCost`, whose whole-plan path stays for the features that need every payload.
+ */
+export async function streamPlan(input: StreamPlanInput): Promise<StreamPlanResult> {
+  const { stream } = input;
+  const selector = createJobSelector(input.targeting);
+  let tally: CostTally | undefined;
+  let catalog: readonly Model[] | undefined;
+  let catalogError: { error: unknown } | undefined;
+  let validator: ReturnType<typeof createJobValidator> | undefined;
+  const changes: { id: string; changes: FieldChange[] }[] = [];
+  let selected = 0;
+  let position = -1;
+  for (const job of stream.jobs) {
+    position++;
+    if (!selector.keep(job.id)) continue;
+    selected++;
+    if (catalogError !== undefined) continue;
+    if (validator === undefined) {
+      try {
+        catalog = await input.getCatalog();
+      } catch (error) {
+        catalogError = { error };
+        continue;
+      }
+      validator = createJobValidator(catalog, input.catalogContext);
+      tally = createCostTally(catalog, input.costOptions, (ref) => stream.index.matrixValuesAt(ref));
+    }
+    const checked = validator.check(job);
+    if (checked === undefined) continue;
+    // Hashing is the costliest step of a job; only a job the state knows is compared by its hash.
+    const hashes =
+      input.costOptions.previous?.has(job.id) === true ? hashCheckedJob(job, checked) : undefined;
+    tally!.add({
+      id: job.id,
+      kind: job.kind,
+      model: job.model,
+      estimatedCredits: checked.credits,
+      payloadHash: hashes?.payloadHash ?? '',
+      ...(hashes?.legacyPayloadHash === undefined ? {} : { legacyPayloadHash: hashes.legacyPayloadHash }),
+      matrixValues: job.matrixValues,
+      ref: position,
+    });
+    const before = input.lastPayloads?.get(job.id);
+    if (before !== undefined) {
+      const after = snapshotPayload({ ...job, params: checked.params });
+      const diff = diffPayloads(before, after);
+      if (diff.length > 0) changes.push({ id: job.id, changes: diff });
+    }
+  }
+
+  const ids = { [Symbol.iterator]: () => stream.index.ids() };
+  const selection = selector.finish({ ids, has: (id) => stream.index.has(id) });
+  const stageOne = [
+    ...sortIssues([...input.loadIssues, ...stream.issues]),
+    ...input.varIssues,
+    ...describeTargetProblems(selection.problems),
+  ];
+  if (selected === 0 || selection.problems.length > 0) {
+    return { ok: false, issues: collapseIssues(sortIssues(stageOne)) };
+  }
+  if (catalogError !== undefined) throw catalogError.error;
+  const issues = collapseIssues(sortIssues([...stageOne, ...validator!.issues]));
+  if (issues.some((issue) => issue.severity === 'error')) return { ok: false, issues };
+  return {
+    ok: true,
+    issues,
+    catalog: catalog!,
+    tally: tally!,
+    leftOut: selection.leftOut,
+    ...(input.lastPayloads === undefined ? {} : { changes }),
+  };
+}
