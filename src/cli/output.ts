@@ -14,6 +14,11 @@ export interface Output {
   readonly width: number;
   out(text: string): void;
   err(text: string): void;
+  /**
+   * Writes a piece of a long stdout text, waiting while the pipe is full, so the pieces do not pile
+   * up in memory. Resolves at once when the reader has gone.
+   */
+  write(chunk: string): Promise<void>;
   style: Style;
 }
 
@@ -72,14 +77,51 @@ export function createOutput(options: {
     options.stderr.isTTY === true && options.env.CI !== 'true' && options.env.TERM !== 'dumb';
   const fromEnv = Number(options.env.COLUMNS);
   const width = options.stdout.columns ?? (Number.isInteger(fromEnv) && fromEnv > 0 ? fromEnv : 100);
+  const stdoutGone = watchReaderGone(options.stdout);
+  const stderrGone = watchReaderGone(options.stderr);
+  const line = (text: string) => (text.endsWith('\n') ? text : `${text}\n`);
+  const { stdout } = options;
   return {
-    stdout: options.stdout,
+    stdout,
     stderr: options.stderr,
     color,
     interactive,
     width,
-    out: (text) => void options.stdout.write(text.endsWith('\n') ? text : `${text}\n`),
-    err: (text) => void options.stderr.write(text.endsWith('\n') ? text : `${text}\n`),
+    out: (text) => {
+      if (!stdoutGone()) stdout.write(line(text));
+    },
+    err: (text) => {
+      if (!stderrGone()) options.stderr.write(line(text));
+    },
+    async write(chunk) {
+      if (stdoutGone() || stdout.write(chunk)) return;
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          stdout.off('drain', done);
+          stdout.off('error', done);
+          stdout.off('close', done);
+          resolve();
+        };
+        stdout.on('drain', done);
+        stdout.on('error', done);
+        stdout.on('close', done);
+      });
+    },
     style: createStyle(color),
   };
+}
+
+/**
+ * Watches a stream for its reader going away (`runner plan … | head`: EPIPE). Output to it is then
+ * dropped and the command carries on to its end: an apply keeps running and journaling, and the exit
+ * code stays the command's own, not an "internal error". Any other write error still surfaces.
+ */
+function watchReaderGone(stream: NodeJS.WritableStream): () => boolean {
+  let gone = false;
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    // Once the reader is gone, a later write to the destroyed stream fails the same way.
+    if (error.code !== 'EPIPE' && !(gone && error.code === 'ERR_STREAM_DESTROYED')) throw error;
+    gone = true;
+  });
+  return () => gone;
 }

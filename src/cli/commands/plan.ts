@@ -148,11 +148,10 @@ async function emitReport(
     // In pieces: a 100,000-job report is ~30 MB of JSON, and one string of it doubles peak memory.
     const file = outFile === undefined ? undefined : createWriteStream(outFile, { mode: PRIVATE_FILE_MODE });
     for (const chunk of renderReportJsonChunks(report)) {
-      // Wait for pipes to drain, or the pieces pile up in memory all the same.
-      if (!output.stdout.write(chunk)) await once(output.stdout, 'drain');
+      await output.write(chunk);
       if (file !== undefined && !file.write(chunk)) await once(file, 'drain');
     }
-    output.stdout.write('\n');
+    await output.write('\n');
     if (file !== undefined)
       await new Promise<void>((resolve, reject) => file.end('\n', () => resolve()).on('error', reject));
   } else {
