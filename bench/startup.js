@@ -5,6 +5,9 @@
  * `runner validate pipelines/demo.yaml --catalog F` (offline, F saved from the simulator's catalog).
  * Module counts come from one extra run of each under the `module-count.js` preload (not timed).
  * Goals (issue #8, reported only): validate ≤ 150 ms, --help ≤ 100 ms.
+ *
+ *   node bench/startup.js                                  # 15 runs of each
+ *   BENCH_STARTUP_RUNS=30 RUNNER_DIST=/other/dist node bench/startup.js
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -16,7 +19,8 @@ import { emitResult, note, round } from './measure.js';
 
 const RUNS = Number(process.env.BENCH_STARTUP_RUNS ?? 15);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const BIN = join(ROOT, 'dist/cli/bin.js');
+/** `RUNNER_DIST=/path/to/dist` measures another build (e.g. one made before a change). */
+const BIN = join(process.env.RUNNER_DIST ?? join(ROOT, 'dist'), 'cli/bin.js');
 const HOOK = join(ROOT, 'bench/module-count.js');
 
 function run(args, env = {}) {
@@ -84,6 +88,7 @@ async function main() {
     results.validateLoadsUndici = 'undici' in validateModules.packages;
     results.validatePackages = validateModules.packages;
     results.helpPackages = helpModules.packages;
+    results.bin = BIN;
     results.goal = 'validate ≤ 150 ms, --help ≤ 100 ms';
     emitResult('startup', results);
   } finally {
