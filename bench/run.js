@@ -10,7 +10,15 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 
-const BENCHMARKS = ['plan-100k', 'plan-scale', 'journal-replay', 'executor-200', 'report-5000'];
+const BENCHMARKS = [
+  'plan-100k',
+  'plan-scale',
+  'journal-replay',
+  'executor-200',
+  'report-5000',
+  'startup',
+  'apply-scaling',
+];
 const BENCH_DIR = fileURLToPath(new URL('.', import.meta.url));
 
 /** The rows each benchmark contributes to the table: [label, field, unit]. */
@@ -92,6 +100,31 @@ const ROWS = {
     ['total added to apply (replay + join + write)', 'totalMs', 'ms'],
     ['report.html size', 'htmlMB', 'MB'],
     ['results.json size', 'resultsJsonMB', 'MB'],
+  ],
+  startup: [
+    ['runs of each command (min / median below)', 'runs', ''],
+    ['`node -e 0` (the floor), min', 'nodeFloorMinMs', 'ms'],
+    ['`node -e 0` (the floor), median', 'nodeFloorMedianMs', 'ms'],
+    ['`runner --help`, min (goal ≤ 100 ms)', 'helpMinMs', 'ms'],
+    ['`runner --help`, median', 'helpMedianMs', 'ms'],
+    ['`runner validate --help`, min', 'validateHelpMinMs', 'ms'],
+    ['`runner validate --help`, median', 'validateHelpMedianMs', 'ms'],
+    ['`runner validate demo --catalog F`, min (goal ≤ 150 ms)', 'validateMinMs', 'ms'],
+    ['`runner validate demo --catalog F`, median', 'validateMedianMs', 'ms'],
+    ['modules loaded by validate', 'validateModules', ''],
+    ['modules loaded by --help', 'helpModules', ''],
+    ['validate loads undici', 'validateLoadsUndici', ''],
+  ],
+  'apply-scaling': [
+    ['runner CPU per job, 500 jobs', 'cpuMsPerJob500', 'ms'],
+    ['runner CPU per job, 5,000 jobs', 'cpuMsPerJob5000', 'ms'],
+    ['  last tenth of the run, 500 jobs', 'lastTenthCpuMsPerJob500', 'ms'],
+    ['  last tenth of the run, 5,000 jobs', 'lastTenthCpuMsPerJob5000', 'ms'],
+    ['growth: last tenth, 5,000 over 500 (flat ≈ 1)', 'lastTenthGrowth', ''],
+    ['growth: last over first tenth of 5,000 (flat ≈ 1)', 'withinRunGrowth', ''],
+    ['simulator CPU per job (own process), 5,000 jobs', 'simCpuMsPerJob5000', 'ms'],
+    ['wall time, 500 jobs', 'wallMs500', 'ms'],
+    ['wall time, 5,000 jobs', 'wallMs5000', 'ms'],
   ],
 };
 

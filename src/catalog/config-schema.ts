@@ -1,4 +1,6 @@
 import { Ajv, type ValidateFunction } from 'ajv';
+import { validate as validateMetaSchema } from '../generated/meta-schema-validator.js';
+import { CONFIG_AJV_OPTIONS } from './config-ajv-options.js';
 import { canonicalJson } from '../plan/payload-hash.js';
 import type { FieldDefinition, Model } from '../service/types.js';
 
@@ -44,7 +46,26 @@ export interface CompiledModelConfig {
   promptField?: CompiledParam;
 }
 
-const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, verbose: true });
+/**
+ * The one runtime Ajv of the runner, created on first use: model configs come from the catalog, so
+ * they are compiled when read; the runner's own schemas are compiled at build time (src/generated/).
+ * Its own check of each schema against the draft-07 meta-schema is off: {@link compileSchema} runs the
+ * same check with the meta-schema's validator compiled at build time, instead of compiling the
+ * meta-schema (the larger part of a first compile) in every process.
+ */
+let runtimeAjv: Ajv | undefined;
+function getAjv(): Ajv {
+  runtimeAjv ??= new Ajv({ ...CONFIG_AJV_OPTIONS, validateSchema: false });
+  return runtimeAjv;
+}
+
+/** `ajv.compile` with ajv's own meta-schema check and error (`validateSchema: true` does the same). */
+function compileSchema(schema: Record<string, unknown>): ValidateFunction {
+  const checkMeta = validateMetaSchema as ValidateFunction;
+  if (!checkMeta(schema)) throw new Error(`schema is invalid: ${getAjv().errorsText(checkMeta.errors)}`);
+  return getAjv().compile(schema);
+}
+
 const cache = new Map<string, { config: unknown; configJson: string; compiled: CompiledModelConfig }>();
 
 /**
@@ -71,7 +92,7 @@ export function compileModelConfig(model: Model): CompiledModelConfig {
     hit.config = config;
     return hit.compiled;
   }
-  if (hit !== undefined) ajv.removeSchema(hit.compiled.schema);
+  if (hit !== undefined) getAjv().removeSchema(hit.compiled.schema);
   const compiled = buildCompiledConfig(model.slug, config);
   cache.set(model.slug, { config, configJson, compiled });
   return compiled;
@@ -129,7 +150,7 @@ function buildCompiledConfig(slug: string, config: Model['config'] | undefined):
     hasConfig: config !== undefined,
     params,
     schema,
-    validate: ajv.compile(schema),
+    validate: compileSchema(schema),
     defaults,
     multipliers: [...params.values()].filter((param) => param.definition.creditCostMultiplier === true),
   };

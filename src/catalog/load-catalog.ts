@@ -1,27 +1,11 @@
 import { readFile } from 'node:fs/promises';
-import { Ajv, type ValidateFunction } from 'ajv';
+import type { ValidateFunction } from 'ajv';
+import { validate as validateCatalogModel } from '../generated/catalog-model-validator.js';
 import { RunnerError } from '../errors.js';
 import type { Model } from '../service/types.js';
 
 const HINT =
   'write the file with "runner models --json > catalog.json", or omit --catalog to fetch the catalog';
-
-/** The shape a saved catalog must have: a bare `Model[]`, `{ models: Model[] }` or the `{ data: Model[] }` envelope. */
-const MODEL_SCHEMA = {
-  type: 'object',
-  required: ['slug', 'displayName', 'category', 'creditCost'],
-  properties: {
-    slug: { type: 'string', minLength: 1 },
-    displayName: { type: 'string' },
-    category: { type: 'string', minLength: 1 },
-    creditCost: { type: 'number', minimum: 0 },
-    description: { type: ['string', 'null'] },
-    imageUrl: { type: ['string', 'null'] },
-    config: { type: ['object', 'null'] },
-  },
-} as const;
-
-let validateModel: ValidateFunction | undefined;
 
 /**
  * Parses a saved catalog (what `runner models --json` writes): a bare array of models, an object
@@ -56,7 +40,8 @@ export function parseCatalog(text: string, source: string): Model[] {
       { hint: HINT },
     );
   }
-  const validate = (validateModel ??= new Ajv({ strict: true, allowUnionTypes: true }).compile(MODEL_SCHEMA));
+  // Compiled from CATALOG_MODEL_SCHEMA (./catalog-model-schema.ts) at build time: npm run schemas.
+  const validate = validateCatalogModel as ValidateFunction;
   const seen = new Set<string>();
   models.forEach((model: unknown, index) => {
     if (!validate(model)) {

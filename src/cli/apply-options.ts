@@ -1,12 +1,11 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
-import { UsageError } from '../errors.js';
 import { DEFAULT_RETRY_POLICY } from '../execute/failure-policy.js';
 import type { ExecuteOptions } from '../execute/options.js';
 import type { RetryOverrides } from '../manifest/types.js';
 import type { CommandContext } from './context.js';
-import { parseNumberOption, parseStringOption } from './parse-options.js';
+import { parseNumberOption, readPollInterval } from './parse-options.js';
 import { readStateDir } from './run-options.js';
 import type { WriteTarget } from './preflight.js';
 import { resolveStateDir, uploadCachePathFor } from '../state/state-dir.js';
@@ -141,17 +140,4 @@ export function applyWriteTargets(
   if (!run.simulated)
     targets.push({ path: uploadCachePathFor(run.manifestFile), kind: 'file', what: 'upload cache' });
   return targets;
-}
-
-/** `--poll-interval 4000` or `--poll-interval 3000-5000` (milliseconds). */
-export function readPollInterval(value: unknown): readonly [number, number] | undefined {
-  const text = parseStringOption(value);
-  if (text === undefined) return undefined;
-  const match = /^(\d+)(?:-(\d+))?$/.exec(text.trim());
-  const min = Number(match?.[1]);
-  const max = match?.[2] === undefined ? min : Number(match[2]);
-  if (match === null || max < min) {
-    throw new UsageError(`--poll-interval expects milliseconds, "4000" or "3000-5000"; received "${text}".`);
-  }
-  return [min, max];
 }

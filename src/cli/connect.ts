@@ -1,10 +1,11 @@
-import { createServiceClient, type ServiceClientOptions } from '../service/client.js';
-import { resolveServiceConfig } from '../service/config.js';
-import { DEFAULT_RETRY_OPTIONS } from '../service/retry-policy.js';
+import type { ServiceClientOptions } from '../service/client.js';
 import type { ClientEvent, ServiceClient } from '../service/service-client.js';
 import type { Simulator } from '../simulator/types.js';
 import type { CommandContext } from './context.js';
-import { createLogger } from './logger.js';
+
+// The HTTP client (undici), the logger (pino) and the simulator are imported here, when a command
+// connects, not at the top: commands that stay offline (`validate --catalog`, `render`, `--help`)
+// never load them, which keeps their start fast.
 
 /** A client and, with `--simulate`, the in-process simulator behind it. */
 export interface Connection {
@@ -29,7 +30,9 @@ export async function connect(
 ): Promise<Connection> {
   // Without a caller's own log (apply has one), `--log-file` records the client's requests and retries.
   const logger =
-    onEvent === undefined && ctx.global.logFile !== undefined ? createLogger(ctx.global.logFile) : undefined;
+    onEvent === undefined && ctx.global.logFile !== undefined
+      ? (await import('./logger.js')).createLogger(ctx.global.logFile)
+      : undefined;
   const connection = await open(
     ctx,
     logger === undefined ? onEvent : (event) => logger.info({ event }, event.type),
@@ -54,8 +57,10 @@ async function open(
   limits: Pick<ServiceClientOptions, 'maxDownloadBytes'>,
 ): Promise<Connection> {
   const eventOption = { ...limits, ...(onEvent === undefined ? {} : { onEvent }) };
+  const { createServiceClient } = await import('../service/client.js');
   if (ctx.global.simulate === true) {
     const { startSimulator } = await import('../simulator/index.js');
+    const { DEFAULT_RETRY_OPTIONS } = await import('../service/retry-policy.js');
     const timeScale = ctx.global.simTimeScale ?? 0.02;
     const simulator = await startSimulator({ timeScale });
     const client = createServiceClient({
@@ -75,6 +80,7 @@ async function open(
       },
     };
   }
+  const { resolveServiceConfig } = await import('../service/config.js');
   const config = await resolveServiceConfig({
     env: ctx.env,
     ...(ctx.global.apiKeyFile === undefined ? {} : { apiKeyFile: ctx.global.apiKeyFile }),

@@ -37,3 +37,16 @@ export function parseStringOption(value: unknown): string | undefined {
   if (typeof last === 'number' || typeof last === 'boolean') return String(last);
   return undefined;
 }
+
+/** `--poll-interval 4000` or `--poll-interval 3000-5000` (milliseconds). */
+export function readPollInterval(value: unknown): readonly [number, number] | undefined {
+  const text = parseStringOption(value);
+  if (text === undefined) return undefined;
+  const match = /^(\d+)(?:-(\d+))?$/.exec(text.trim());
+  const min = Number(match?.[1]);
+  const max = match?.[2] === undefined ? min : Number(match[2]);
+  if (match === null || max < min) {
+    throw new UsageError(`--poll-interval expects milliseconds, "4000" or "3000-5000"; received "${text}".`);
+  }
+  return [min, max];
+}

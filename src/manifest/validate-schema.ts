@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import { validate as validatePipeline } from '../generated/pipeline-validator.js';
 import type { Locator } from './locate.js';
 import { didYouMean } from '../suggest.js';
 import type { Manifest, ValidationIssue, YamlPath } from './types.js';
@@ -8,16 +8,12 @@ import { formatYamlPath, parseInstancePath } from './yaml-path.js';
 /** Where the pipeline schema lives; `files` in package.json ships it next to `dist/`. */
 export const PIPELINE_SCHEMA_URL = new URL('../../schemas/pipeline.schema.json', import.meta.url);
 
-let compiled: ValidateFunction<Manifest> | undefined;
-
-/** The pipeline schema, compiled once (ajv caches by object identity; recompiling would grow it). */
+/**
+ * The pipeline schema's validator, compiled from `schemas/pipeline.schema.json` at build time
+ * (`npm run schemas`, see scripts/compile-schemas.js): no schema compilation when a command starts.
+ */
 function getValidator(): ValidateFunction<Manifest> {
-  if (!compiled) {
-    const schema = JSON.parse(readFileSync(PIPELINE_SCHEMA_URL, 'utf8')) as object;
-    const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true, verbose: true });
-    compiled = ajv.compile<Manifest>(schema);
-  }
-  return compiled;
+  return validatePipeline as ValidateFunction<Manifest>;
 }
 
 /** What the schema says about a manifest. */

@@ -6,7 +6,12 @@
 import { systemClock, type Clock } from '../clock.js';
 import { getJobKind } from '../kinds/index.js';
 import { requestApi, type ApiCall, type ApiRequestDeps } from './api-request.js';
-import { DEFAULT_DOWNLOAD_TIMEOUT_MS, DEFAULT_MAX_DOWNLOAD_BYTES, downloadToFile } from './download.js';
+import {
+  createStalePartSweeper,
+  DEFAULT_DOWNLOAD_TIMEOUT_MS,
+  DEFAULT_MAX_DOWNLOAD_BYTES,
+  downloadToFile,
+} from './download.js';
 import { createHttpError, NotFoundError, UnexpectedResponseError, type RequestContext } from './errors.js';
 import { createHttp, DEFAULT_MAX_RESPONSE_BYTES, describeUrl, readHeader } from './http.js';
 import { buildJobRecord, toChargeSource, type RawJobRecord } from './job-status.js';
@@ -76,6 +81,8 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     options: deps.retry,
     ...(deps.onEvent === undefined ? {} : { onEvent: deps.onEvent }),
   };
+  // One per client, so each download folder is listed once, not once per download.
+  const staleParts = createStalePartSweeper();
 
   async function call<T>(
     call: ApiCall,
@@ -240,6 +247,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
           retry: retryBase,
           timeoutMs: options.downloadTimeoutMs ?? DEFAULT_DOWNLOAD_TIMEOUT_MS,
           maxBytes: options.maxDownloadBytes ?? DEFAULT_MAX_DOWNLOAD_BYTES,
+          staleParts,
         },
         url,
         destinationPath,

@@ -23,6 +23,8 @@ export interface DownloadDeps {
   timeoutMs: number;
   /** Largest file written; a larger one is an error and its partial file is removed. */
   maxBytes: number;
+  /** Removes the temporaries a killed download left (one per client: it lists each folder once). */
+  staleParts: StalePartSweeper;
 }
 
 /** Downloads `url` to `destinationPath`; the API key goes only to the base URL's own origin. */
@@ -68,6 +70,7 @@ export async function downloadToFile(
             discardBody(response);
             throw tooLarge(context, deps.maxBytes, `content-length ${declared}`);
           }
+          await deps.staleParts.removeStaleParts(destinationPath);
           return writeAtomically(response.body, destinationPath, (bytes) => {
             if (bytes > deps.maxBytes)
               throw tooLarge(context, deps.maxBytes, `more than ${deps.maxBytes} bytes`);
@@ -93,17 +96,65 @@ function tooLarge(context: RequestContext, maxBytes: number, received: string): 
 
 const PART_MARK = '.part-';
 
+/** Removes the `.part-*` temporaries left beside a result's destination. */
+export interface StalePartSweeper {
+  removeStaleParts(destinationPath: string): Promise<void>;
+}
+
 /**
  * Deletes `<destination>.part-*` left by a download that a crash (SIGKILL) interrupted. Each result
  * has its own destination and the state lock keeps a second runner out, so any such file is stale.
+ *
+ * Each folder is listed once, on the first download into it, and the listing is kept: listing the
+ * folder again before every download made a run's downloads quadratic in its results. Every download
+ * into a folder awaits that first listing before it creates its own temporary, so the listing holds
+ * only files of earlier processes, never one of this process's downloads in progress. A temporary that
+ * this process leaves is removed by the download itself (on error) or renamed (on success); only a
+ * killed process leaves one, and the next process finds it in its own first listing.
  */
-async function removeStaleParts(destinationPath: string): Promise<void> {
-  const prefix = `${basename(destinationPath)}${PART_MARK}`;
-  const directory = dirname(destinationPath);
-  const names = await readdir(directory).catch(() => [] as string[]);
-  await Promise.all(
-    names.filter((name) => name.startsWith(prefix)).map((name) => rm(join(directory, name), { force: true })),
-  );
+export function createStalePartSweeper(
+  /** Lists a folder's file names; a missing folder has none. */
+  readFolder: (directory: string) => Promise<string[]> = (directory) =>
+    readdir(directory).catch(() => [] as string[]),
+): StalePartSweeper {
+  const folders = new Map<string, Promise<Map<string, string[]>>>();
+  return {
+    async removeStaleParts(destinationPath) {
+      const directory = dirname(destinationPath);
+      let listing = folders.get(directory);
+      if (listing === undefined) {
+        listing = listParts(directory, readFolder);
+        folders.set(directory, listing);
+      }
+      const parts = await listing;
+      const name = basename(destinationPath);
+      const stale = parts.get(name);
+      if (stale === undefined) return;
+      parts.delete(name);
+      await Promise.all(stale.map((part) => rm(join(directory, part), { force: true })));
+    },
+  };
+}
+
+/**
+ * The `.part-*` files of a folder by the destination they belong to: every name before a `.part-` in
+ * the file name (what `<destination>.part-` as a prefix matches).
+ */
+async function listParts(
+  directory: string,
+  readFolder: (directory: string) => Promise<string[]>,
+): Promise<Map<string, string[]>> {
+  const names = await readFolder(directory);
+  const parts = new Map<string, string[]>();
+  for (const name of names) {
+    for (let at = name.indexOf(PART_MARK, 1); at !== -1; at = name.indexOf(PART_MARK, at + 1)) {
+      const destination = name.slice(0, at);
+      const list = parts.get(destination);
+      if (list === undefined) parts.set(destination, [name]);
+      else list.push(name);
+    }
+  }
+  return parts;
 }
 
 async function writeAtomically(
@@ -111,7 +162,6 @@ async function writeAtomically(
   destinationPath: string,
   checkSize: (bytes: number) => void,
 ): Promise<{ bytes: number; sha256: string }> {
-  await removeStaleParts(destinationPath);
   const temporaryPath = `${destinationPath}${PART_MARK}${randomBytes(6).toString('hex')}`;
   const hash = createHash('sha256');
   let bytes = 0;

@@ -1,19 +1,30 @@
 /**
- * Response shapes from `schemas/api/*.schema.json`, each compiled once on first use. A mismatch is
+ * Response shapes from `schemas/api/*.schema.json`, compiled at build time (`npm run schemas`, see
+ * scripts/compile-schemas.js) into src/generated/api-validators.ts. A mismatch is
  * described by field path and JSON type only: values never appear, so a secret in a response cannot
  * leak through an error message.
  */
 import { readFileSync } from 'node:fs';
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import * as generated from '../generated/api-validators.js';
 
 export type ApiSchemaName =
   'envelope' | 'model-list' | 'balance' | 'subscription' | 'job-creation' | 'job-record' | 'presign';
 
 export type SchemaCheck<T> = { ok: true; value: T } | { ok: false; problem: string };
 
-let ajv: Ajv | undefined;
-const validators = new Map<ApiSchemaName, ValidateFunction>();
-const schemas = new Map<ApiSchemaName, object>();
+const validators: Record<ApiSchemaName, unknown> = {
+  envelope: generated.envelope,
+  'model-list': generated.modelList,
+  balance: generated.balance,
+  subscription: generated.subscription,
+  'job-creation': generated.jobCreation,
+  'job-record': generated.jobRecord,
+  presign: generated.presign,
+};
+
+/** The schemas themselves, read on first use: lenient answers are coerced by walking them. */
+const schemas = new Map<ApiSchemaName, unknown>();
 
 /**
  * `src/service/` under vitest and `dist/service/` after tsc are both two levels below the package
@@ -24,16 +35,13 @@ function loadSchema(name: ApiSchemaName): unknown {
   return JSON.parse(readFileSync(url, 'utf8')) as unknown;
 }
 
-function getValidator(name: ApiSchemaName): ValidateFunction {
-  let validate = validators.get(name);
-  if (validate === undefined) {
-    ajv ??= new Ajv({ allErrors: false, strict: true, allowUnionTypes: true });
-    const schema = loadSchema(name) as object;
+function getSchema(name: ApiSchemaName): unknown {
+  let schema = schemas.get(name);
+  if (schema === undefined) {
+    schema = loadSchema(name);
     schemas.set(name, schema);
-    validate = ajv.compile(schema);
-    validators.set(name, validate);
   }
-  return validate;
+  return schema;
 }
 
 /**
@@ -78,8 +86,8 @@ export function coerceNumericStrings(value: unknown, schema: unknown): unknown {
  * `data[0].creditCost: expected number, received string`.
  */
 export function checkSchema<T>(name: ApiSchemaName, value: unknown, root: string): SchemaCheck<T> {
-  const validate = getValidator(name);
-  const coerced = LENIENT_NUMBERS.has(name) ? coerceNumericStrings(value, schemas.get(name)) : value;
+  const validate = validators[name] as ValidateFunction;
+  const coerced = LENIENT_NUMBERS.has(name) ? coerceNumericStrings(value, getSchema(name)) : value;
   if (validate(coerced)) return { ok: true, value: coerced as T };
   const error = validate.errors?.[0];
   return {

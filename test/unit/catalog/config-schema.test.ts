@@ -1,4 +1,6 @@
+import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
+import { CONFIG_AJV_OPTIONS } from '../../../src/catalog/config-ajv-options.js';
 import { compileModelConfig, isListUploadField, readMultiplier } from '../../../src/catalog/config-schema.js';
 import type { Model } from '../../../src/service/types.js';
 import { makeCatalog } from './fixtures.js';
@@ -95,6 +97,38 @@ describe('compileModelConfig', () => {
     const recompiled = compileModelConfig(changed);
     expect(recompiled).not.toBe(first);
     expect(recompiled.validate({ voice: 'anything' })).toBe(true);
+  });
+
+  it('refuses a schema the meta-schema rejects with the error ajv itself throws', () => {
+    // JSON reads 1e400 as Infinity, which is not a JSON Schema number. The runtime Ajv skips its own
+    // meta-schema check; the build-time compiled check must refuse the schema the same way.
+    const config = JSON.parse(
+      '{ "width": { "type": "number", "label": "Width", "min": 1e400 } }',
+    ) as NonNullable<Model['config']>;
+    const reference = (() => {
+      const schema = {
+        type: 'object',
+        properties: { width: { type: 'number', minimum: Infinity } },
+        required: ['width'],
+        additionalProperties: false,
+      };
+      try {
+        new Ajv(CONFIG_AJV_OPTIONS).compile(schema);
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return 'compiled';
+    })();
+    expect(reference).toBe('schema is invalid: data/properties/width/minimum must be number');
+    expect(() =>
+      compileModelConfig({
+        slug: 'odd-bounds',
+        displayName: 'Odd',
+        category: 'image',
+        creditCost: 1,
+        config,
+      }),
+    ).toThrow(new Error(reference));
   });
 });
 
