@@ -12,8 +12,7 @@ import { renderReportHtml } from '../dist/report/render-html.js';
 import { renderJunit } from '../dist/report/render-junit.js';
 import { buildResultsIndex, renderResultsCsv } from '../dist/report/results-index.js';
 import { writeReportFiles } from '../dist/report/write-report-files.js';
-import { replayJournal } from '../dist/state/replay.js';
-import { readJournalText } from '../dist/state/state-dir.js';
+import { replayJournalFile } from '../dist/state/replay.js';
 import { emitResult, note, round, timeIt } from './measure.js';
 
 const JOBS = Number(process.env.BENCH_REPORT_JOBS ?? 5000);
@@ -71,7 +70,7 @@ try {
   await writeFile(join(dir, 'journal.jsonl'), lines.map((line) => JSON.stringify(line)).join('\n') + '\n');
   note(`${JOBS} done jobs, ${lines.length} journal lines`);
 
-  const replay = await timeIt(async () => replayJournal(await readJournalText(dir)).jobs);
+  const replay = await timeIt(async () => (await replayJournalFile(join(dir, 'journal.jsonl'))).jobs);
   const data = await timeIt(() =>
     buildReportData({
       pipeline: 'bench',
