@@ -23,6 +23,8 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SIZES = (process.env.BENCH_SIZES ?? '10000,100000').split(',').map(Number);
 /** Repeats of each measure (min and median are reported). `BENCH_RUNS` overrides. */
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+/** Repeats of the CLI apply measures, which take seconds each at 100,000 jobs. `BENCH_APPLY_RUNS` overrides. */
+const APPLY_RUNS = Number(process.env.BENCH_APPLY_RUNS ?? 1);
 const PIPELINE = 'bench-journal';
 const RUN_ID = 'default';
 const MODEL = 'chatgpt-image-sangtao';
@@ -261,9 +263,9 @@ function summarize(samples) {
   return { ms: ms.min, msMedian: ms.median, rssMB: mb.min, rssMBMedian: mb.median };
 }
 
-async function repeat(label, fn) {
+async function repeat(label, fn, runs = RUNS) {
   const samples = [];
-  for (let i = 0; i < RUNS; i++) samples.push(await fn());
+  for (let i = 0; i < runs; i++) samples.push(await fn());
   const result = summarize(samples);
   note(
     `${label}: ${result.ms} ms (median ${result.msMedian}), ${result.rssMB} MB (median ${result.rssMBMedian})`,
@@ -287,10 +289,14 @@ async function measureSize(root, jobs, env) {
   const replayFull = await repeat(`${jobs}: replay, whole journal`, replay);
   const openFull = await repeat(`${jobs}: openRunState, whole journal`, open);
   // Without a snapshot, apply replays the whole journal and writes one at its end: set it aside each time.
-  const applyFull = await repeat(`${jobs}: CLI apply, whole journal`, async () => {
-    await aside();
-    return runApply(gen.value, env);
-  });
+  const applyFull = await repeat(
+    `${jobs}: CLI apply, whole journal`,
+    async () => {
+      await aside();
+      return runApply(gen.value, env);
+    },
+    APPLY_RUNS,
+  );
   await rm(snapshotFile, { force: true });
   await rm(`${snapshotFile}.aside`, { force: true });
   const write = await runChild(['--write-snapshot', gen.value.journalPath]);
@@ -302,7 +308,11 @@ async function measureSize(root, jobs, env) {
     return result;
   });
   const openSnap = await repeat(`${jobs}: openRunState, snapshot + tail`, open);
-  const applySnap = await repeat(`${jobs}: CLI apply, snapshot + tail`, () => runApply(gen.value, env));
+  const applySnap = await repeat(
+    `${jobs}: CLI apply, snapshot + tail`,
+    () => runApply(gen.value, env),
+    APPLY_RUNS,
+  );
   const k = `${jobs / 1000}k`;
   const fields = {};
   const put = (name, r) => {
@@ -330,7 +340,7 @@ async function main() {
   const sim = await startSimulator({ timeScale: 0.001 });
   try {
     const env = { MEDIAGEN_BASE_URL: sim.baseUrl, MEDIAGEN_API_KEY: sim.apiKey };
-    const fields = { runs: RUNS };
+    const fields = { runs: RUNS, applyRuns: APPLY_RUNS };
     for (const jobs of SIZES) Object.assign(fields, await measureSize(root, jobs, env));
     emitResult('journal-replay', fields);
   } finally {
