@@ -99,17 +99,41 @@ const FIXED_COLUMNS = [
  * break). Columns: the fixed ones, then one `matrix.<axis>` column per axis.
  */
 export function renderResultsCsv(index: ResultsIndex): string {
+  return [...renderResultsCsvLines(index)].join('');
+}
+
+/** {@link renderResultsCsv} one line at a time (with its CRLF): 100,000 rows never make one string. */
+export function* renderResultsCsvLines(index: ResultsIndex): Generator<string> {
   const header = [...FIXED_COLUMNS, ...index.axes.map((axis) => `matrix.${axis}`)];
-  const lines = [header.map(csvField).join(',')];
+  yield `${header.map(csvField).join(',')}\r\n`;
   for (const row of index.results) {
     const fields = [
       ...FIXED_COLUMNS.map((column) => row[column]),
       // Map values (GitHub-style matrices) as canonical JSON, null as an empty field.
       ...index.axes.map((axis) => matrixValueText(row.matrix[axis])),
     ];
-    lines.push(fields.map(csvField).join(','));
+    yield `${fields.map(csvField).join(',')}\r\n`;
   }
-  return `${lines.join('\r\n')}\r\n`;
+}
+
+/**
+ * `${JSON.stringify(index, null, 2)}\n`, byte for byte, one result row at a time: the index of a
+ * 100,000-job run is ~70 MB of text, which as one string (and the stringify behind it) was the largest
+ * allocation of a resumed apply. Rows are the last key, so they close the text.
+ */
+export function* renderResultsJsonChunks(index: ResultsIndex): Generator<string> {
+  const head = JSON.stringify({ ...index, results: [] }, null, 2);
+  if (index.results.length === 0) {
+    yield `${head}\n`;
+    return;
+  }
+  // `"results": []` then `\n}` end the head: open the array instead.
+  yield `${head.slice(0, -'[]\n}'.length)}[\n`;
+  for (const [position, row] of index.results.entries()) {
+    const text = `    ${JSON.stringify(row, null, 2).replaceAll('\n', '\n    ')}`;
+    yield position === index.results.length - 1 ? `${text}\n` : `${text},\n`;
+  }
+  yield '  ]\n}\n';
 }
 
 function csvField(value: string | number | boolean | undefined): string {
