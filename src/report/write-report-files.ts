@@ -1,7 +1,7 @@
 import { mkdir, open, rename, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../file-modes.js';
-import { renderReportHtml } from './render-html.js';
+import { renderReportHtmlPieces } from './render-html.js';
 import { renderJunit } from './render-junit.js';
 import type { ReportData } from './report-data.js';
 import { buildResultsIndex, renderResultsCsvLines, renderResultsJsonChunks } from './results-index.js';
@@ -31,7 +31,7 @@ export async function writeReportFiles(
   await writeWholeInPieces(files.resultsJson, renderResultsJsonChunks(index));
   await writeWholeInPieces(files.resultsCsv, renderResultsCsvLines(index));
   if (where.reportFile !== undefined) {
-    await writeWhole(where.reportFile, renderReportHtml(data, dirname(where.reportFile)));
+    await writeWholeInPieces(where.reportFile, renderReportHtmlPieces(data, dirname(where.reportFile)));
     files.report = where.reportFile;
   }
   if (where.junitFile !== undefined) {
