@@ -4,7 +4,7 @@ import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../file-modes.js';
 import { renderReportHtmlPieces } from './render-html.js';
 import { renderJunit } from './render-junit.js';
 import type { ReportData } from './report-data.js';
-import { buildResultsIndex, renderResultsCsvLines, renderResultsJsonChunks } from './results-index.js';
+import { describeResultsIndex, renderResultsCsvLines, renderResultsJsonChunks } from './results-index.js';
 
 export interface ReportFiles {
   resultsJson: string;
@@ -23,7 +23,7 @@ export async function writeReportFiles(
   where: { resultsDir: string; reportFile?: string | undefined; junitFile?: string | undefined },
   durationSeconds = 0,
 ): Promise<ReportFiles> {
-  const index = buildResultsIndex(data, where.resultsDir);
+  const index = describeResultsIndex(data, where.resultsDir);
   const files: ReportFiles = {
     resultsJson: join(where.resultsDir, 'results.json'),
     resultsCsv: join(where.resultsDir, 'results.csv'),

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   buildResultsIndex,
+  describeResultsIndex,
   renderResultsCsv,
   renderResultsJsonChunks,
 } from '../../../src/report/results-index.js';
@@ -26,6 +27,10 @@ describe('results index', () => {
     ]) {
       expect([...renderResultsJsonChunks(value)].join('')).toBe(`${JSON.stringify(value, null, 2)}\n`);
     }
+    // Rows made on demand (as apply writes the index) render the same text, and can be read twice.
+    const lazy = describeResultsIndex(sampleData(), '/out');
+    expect([...renderResultsJsonChunks(lazy)].join('')).toBe(`${JSON.stringify(index, null, 2)}\n`);
+    expect(renderResultsCsv(lazy)).toBe(renderResultsCsv(index));
     const dir = await mkdtemp(join(tmpdir(), 'runner-results-'));
     try {
       const file = join(dir, 'sub', 'results.json');
