@@ -71,16 +71,11 @@ export function replayJournal(text: string, source = 'The state journal'): Repla
 
 /**
  * {@link replayJournal} of a journal file, read line by line (a missing file replays to nothing).
- * With `from`, goes on from a checkpoint of the file's first `from.checkpoint.lines` lines
- * (`from.offset` bytes) and reads only what follows.
+ * Commands read a run's state with `replayRunJournal`, which starts from its snapshot.
  */
-export async function replayJournalFile(
-  path: string,
-  from?: { checkpoint: ReplayCheckpoint; offset: number },
-): Promise<ReplayResult> {
-  const replay = createJournalReplay(`The state journal ${path}`, from?.checkpoint);
-  const start = from === undefined ? undefined : { offset: from.offset, line: from.checkpoint.lines + 1 };
-  for await (const batch of readJournalBatches(path, start === undefined ? {} : { start })) {
+export async function replayJournalFile(path: string): Promise<ReplayResult> {
+  const replay = createJournalReplay(`The state journal ${path}`);
+  for await (const batch of readJournalBatches(path)) {
     for (const line of batch) replay.add(line);
   }
   return replay.finish();
