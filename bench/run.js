@@ -66,16 +66,117 @@ const ROWS = {
     ['1,000,000 jobs: exit code (0 expected)', '1m.exitCode', ''],
   ],
   'journal-replay': [
-    ['jobs', 'jobs', ''],
-    ['lines', 'lines', ''],
-    ['journal size', 'journalMB', 'MB'],
-    ['read file', 'readMs', 'ms'],
-    ['replayJournal(text), first (cold) run', 'replayMs', 'ms'],
-    ['replayJournal(text), median of 3', 'replayMedianMs', 'ms'],
-    ['read + first replay', 'readAndReplayMs', 'ms'],
-    ['openRunState (lock, read, replay, open)', 'openRunStateMs', 'ms'],
-    ['peak RSS after read + first replay', 'replayMaxRssMB', 'MB'],
-    ['openRunState peak RSS (own process)', 'openRunStateMaxRssMB', 'MB'],
+    ['runs of each measure', 'runs', ''],
+    ['10k: journal size', 'journalMB_10k', 'MB'],
+    ['10k: snapshot size', 'snapshotMB_10k', 'MB'],
+    ['10k: write the snapshot', 'snapshotWriteMs_10k', 'ms'],
+    ['10k: replay, whole journal, min / median', ['replayFullMs_10k', 'replayFullMsMedian_10k'], 'ms'],
+    [
+      '10k: replay, whole journal, peak RSS min / median',
+      ['replayFullRssMB_10k', 'replayFullRssMBMedian_10k'],
+      'MB',
+    ],
+    [
+      '10k: replay, snapshot + tail (goal 100k: ≤ 500 ms, ≤ 150 MB), min / median',
+      ['replaySnapshotMs_10k', 'replaySnapshotMsMedian_10k'],
+      'ms',
+    ],
+    [
+      '10k: replay, snapshot + tail, peak RSS min / median',
+      ['replaySnapshotRssMB_10k', 'replaySnapshotRssMBMedian_10k'],
+      'MB',
+    ],
+    ['10k: openRunState, whole journal, min / median', ['openFullMs_10k', 'openFullMsMedian_10k'], 'ms'],
+    [
+      '10k: openRunState, whole journal, peak RSS min / median',
+      ['openFullRssMB_10k', 'openFullRssMBMedian_10k'],
+      'MB',
+    ],
+    [
+      '10k: openRunState, snapshot + tail, min / median',
+      ['openSnapshotMs_10k', 'openSnapshotMsMedian_10k'],
+      'ms',
+    ],
+    [
+      '10k: openRunState, snapshot + tail, peak RSS min / median',
+      ['openSnapshotRssMB_10k', 'openSnapshotRssMBMedian_10k'],
+      'MB',
+    ],
+    [
+      '10k: CLI apply resume, whole journal (+ writes a snapshot), min / median',
+      ['applyFullMs_10k', 'applyFullMsMedian_10k'],
+      'ms',
+    ],
+    [
+      '10k: CLI apply resume, whole journal, peak RSS min / median',
+      ['applyFullRssMB_10k', 'applyFullRssMBMedian_10k'],
+      'MB',
+    ],
+    [
+      '10k: CLI apply resume, snapshot + tail (goal 100k: ≤ 300 MB), min / median',
+      ['applySnapshotMs_10k', 'applySnapshotMsMedian_10k'],
+      'ms',
+    ],
+    [
+      '10k: CLI apply resume, snapshot + tail, peak RSS min / median',
+      ['applySnapshotRssMB_10k', 'applySnapshotRssMBMedian_10k'],
+      'MB',
+    ],
+    ['100k: journal size', 'journalMB_100k', 'MB'],
+    ['100k: snapshot size', 'snapshotMB_100k', 'MB'],
+    ['100k: write the snapshot', 'snapshotWriteMs_100k', 'ms'],
+    ['100k: replay, whole journal, min / median', ['replayFullMs_100k', 'replayFullMsMedian_100k'], 'ms'],
+    [
+      '100k: replay, whole journal, peak RSS min / median',
+      ['replayFullRssMB_100k', 'replayFullRssMBMedian_100k'],
+      'MB',
+    ],
+    [
+      '100k: replay, snapshot + tail (goal 100k: ≤ 500 ms, ≤ 150 MB), min / median',
+      ['replaySnapshotMs_100k', 'replaySnapshotMsMedian_100k'],
+      'ms',
+    ],
+    [
+      '100k: replay, snapshot + tail, peak RSS min / median',
+      ['replaySnapshotRssMB_100k', 'replaySnapshotRssMBMedian_100k'],
+      'MB',
+    ],
+    ['100k: openRunState, whole journal, min / median', ['openFullMs_100k', 'openFullMsMedian_100k'], 'ms'],
+    [
+      '100k: openRunState, whole journal, peak RSS min / median',
+      ['openFullRssMB_100k', 'openFullRssMBMedian_100k'],
+      'MB',
+    ],
+    [
+      '100k: openRunState, snapshot + tail, min / median',
+      ['openSnapshotMs_100k', 'openSnapshotMsMedian_100k'],
+      'ms',
+    ],
+    [
+      '100k: openRunState, snapshot + tail, peak RSS min / median',
+      ['openSnapshotRssMB_100k', 'openSnapshotRssMBMedian_100k'],
+      'MB',
+    ],
+    [
+      '100k: CLI apply resume, whole journal (+ writes a snapshot), min / median',
+      ['applyFullMs_100k', 'applyFullMsMedian_100k'],
+      'ms',
+    ],
+    [
+      '100k: CLI apply resume, whole journal, peak RSS min / median',
+      ['applyFullRssMB_100k', 'applyFullRssMBMedian_100k'],
+      'MB',
+    ],
+    [
+      '100k: CLI apply resume, snapshot + tail (goal 100k: ≤ 300 MB), min / median',
+      ['applySnapshotMs_100k', 'applySnapshotMsMedian_100k'],
+      'ms',
+    ],
+    [
+      '100k: CLI apply resume, snapshot + tail, peak RSS min / median',
+      ['applySnapshotRssMB_100k', 'applySnapshotRssMBMedian_100k'],
+      'MB',
+    ],
   ],
   'executor-200': [
     ['jobs (done)', 'done', ''],
@@ -170,7 +271,11 @@ function renderTable(outcomes) {
       continue;
     }
     for (const [label, field, unit] of ROWS[outcome.name] ?? []) {
-      rows.push([outcome.name, label, formatValue(outcome.result[field], unit)]);
+      // A pair of fields (min, median) shows as `min / median unit`.
+      const value = Array.isArray(field)
+        ? `${field.map((f) => formatValue(outcome.result[f], '')).join(' / ')} ${unit}`
+        : formatValue(outcome.result[field], unit);
+      rows.push([outcome.name, label, value]);
     }
     rows.push([
       outcome.name,

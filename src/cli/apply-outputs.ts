@@ -7,8 +7,7 @@ import type { Plan } from '../plan/types.js';
 import { renderApplyMarkdown } from '../report/render-apply-markdown.js';
 import { buildReportData } from '../report/report-data.js';
 import { writeReportFiles, type ReportFiles } from '../report/write-report-files.js';
-import { replayJournalFile } from '../state/replay.js';
-import { journalPathFor } from '../state/state-dir.js';
+import type { JobState } from '../state/job-state.js';
 import type { CommandContext } from './context.js';
 import { parseStringOption } from './parse-options.js';
 
@@ -44,8 +43,8 @@ export async function writeApplyOutputs(
     plan: Plan;
     loaded: Pick<LoadedManifest, 'manifest' | 'dir'>;
     runId: string;
-    /** The run's state folder: its journal is replayed for what the executor ended with. */
-    stateDir: string;
+    /** The run's state as the executor ended it (equal to a replay of its journal). */
+    state: ReadonlyMap<string, JobState>;
     summary: ExecutionSummary;
     startedAt: number;
   },
@@ -55,7 +54,7 @@ export async function writeApplyOutputs(
     runId: run.runId,
     manifestFile: run.plan.manifestFile,
     jobs: run.plan.jobs.map((job) => ({ ...job, matrixValues: job.source.matrixValues })),
-    state: (await replayJournalFile(journalPathFor(run.stateDir))).jobs,
+    state: run.state,
     now: new Date(),
   });
   const { manifest, dir: manifestDir } = run.loaded;

@@ -2,7 +2,8 @@ import type { Clock } from '../clock.js';
 import type { ServiceClient } from '../service/service-client.js';
 import type { JobState } from '../state/job-state.js';
 import type { JournalWriter } from '../state/journal.js';
-import type { JournalEntry } from '../state/records.js';
+import type { JournalEntry, JournalRecord } from '../state/records.js';
+import type { StateSnapshots } from '../state/snapshot-schedule.js';
 import { applyJournalRecord } from '../state/replay.js';
 import type { UploadCache } from '../state/upload-cache.js';
 import type { Budget } from './budget.js';
@@ -68,7 +69,13 @@ export function createExecutionContext(input: {
   budget: Budget;
   limiter: JobLimiter;
   jobs: Map<string, JobState>;
-  journal: JournalWriter;
+  /**
+   * The caller's replayed state, whose job objects `jobs` starts out sharing: a job is copied before
+   * its first change, so the caller's state is never mutated and only jobs this run touches are held twice.
+   */
+  original?: ReadonlyMap<string, JobState>;
+  journal: Pick<JournalWriter, 'append'>;
+  snapshots?: StateSnapshots;
   onEvent: (event: ExecutionEvent) => void;
   /** Ctrl-C / SIGTERM (`ExecuteDeps.signal`). */
   interruptSignal?: AbortSignal;
@@ -95,7 +102,9 @@ export function createExecutionContext(input: {
     emit: input.onEvent,
     async record(entry) {
       const written = await input.journal.append(entry);
+      if (input.original !== undefined) unshare(input.jobs, input.original, written);
       applyJournalRecord(input.jobs, written);
+      input.snapshots?.afterRecord(written, input.jobs);
     },
     stopReason: () => stop,
     stopCreating(reason, message) {
@@ -111,4 +120,14 @@ export function createExecutionContext(input: {
     },
   };
   return ctx;
+}
+
+function unshare(
+  jobs: Map<string, JobState>,
+  original: ReadonlyMap<string, JobState>,
+  record: JournalRecord,
+): void {
+  if (!('id' in record)) return;
+  const job = jobs.get(record.id);
+  if (job !== undefined && job === original.get(record.id)) jobs.set(record.id, structuredClone(job));
 }

@@ -2,6 +2,7 @@ import type { Clock } from '../clock.js';
 import type { ServiceClient } from '../service/service-client.js';
 import type { JobState } from '../state/job-state.js';
 import type { JournalWriter } from '../state/journal.js';
+import type { StateSnapshots } from '../state/snapshot-schedule.js';
 import type { UploadCache } from '../state/upload-cache.js';
 import type { ExecutionEvent } from './events.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './failure-policy.js';
@@ -11,9 +12,14 @@ import { UsageError } from '../errors.js';
 /** Everything with an effect, passed in (tests inject fakes). */
 export interface ExecuteDeps {
   client: ServiceClient;
-  journal: JournalWriter;
-  /** Replayed state (`replayJournal(text).jobs`); not mutated, the executor works on a copy. */
+  journal: Pick<JournalWriter, 'path' | 'append' | 'close'>;
+  /**
+   * Replayed state (`replayJournal(text).jobs`); not mutated: the executor copies a job's state
+   * before the first record of this run changes it.
+   */
   state: ReadonlyMap<string, JobState>;
+  /** Told of every change to the live state, to write snapshots of it (`openRunState().snapshots`). */
+  snapshots?: StateSnapshots;
   clock: Clock;
   /** [0, 1) for poll jitter. @default Math.random */
   random?: () => number;

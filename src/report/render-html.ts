@@ -21,22 +21,15 @@ interface PageEntry extends Omit<ReportEntry, 'files'> {
  * results that were not downloaded by their URL.
  */
 export function renderReportHtml(data: ReportData, reportDir: string): string {
-  const entries: PageEntry[] = data.entries.map((entry) => ({
-    ...entry,
-    files: entry.files.map((file) => {
-      const page: PageEntry['files'][number] =
-        file.path === undefined
-          ? { href: file.url, mediaType: file.mediaType, remote: true }
-          : {
-              href: encodePath(relativePath(reportDir, file.path)),
-              mediaType: file.mediaType,
-              remote: false,
-            };
-      if (file.bytes !== undefined) page.bytes = file.bytes;
-      return page;
-    }),
-  }));
-  const payload = {
+  return [...renderReportHtmlPieces(data, reportDir)].join('');
+}
+
+/**
+ * {@link renderReportHtml} in pieces, one job's data at a time: the page of a 100,000-job run is
+ * ~50 MB, which as one string (with the JSON and the page entries behind it) weighed on every apply.
+ */
+export function* renderReportHtmlPieces(data: ReportData, reportDir: string): Generator<string> {
+  const payloadHead = {
     schemaVersion: 1,
     pipeline: data.pipeline,
     runId: data.runId,
@@ -44,10 +37,10 @@ export function renderReportHtml(data: ReportData, reportDir: string): string {
     generatedAt: data.generatedAt,
     axes: data.axes,
     statuses: JOB_STATUSES_IN_ORDER,
-    entries,
+    entries: [],
   };
   const title = `${data.pipeline} · run ${data.runId}`;
-  return [
+  yield [
     '<!doctype html>',
     '<html lang="en">',
     '<head>',
@@ -70,12 +63,35 @@ export function renderReportHtml(data: ReportData, reportDir: string): string {
     '</form></header>',
     '<main><div id="gallery"></div><div id="grid" hidden></div></main>',
     '<noscript><p>This report needs JavaScript to show its results.</p></noscript>',
-    `<script type="application/json" id="report-data">${escapeJsonForScript(JSON.stringify(payload))}</script>`,
-    `<script>${REPORT_PAGE_SCRIPT}</script>`,
-    '</body>',
-    '</html>',
-    '',
+    '<script type="application/json" id="report-data">',
   ].join('\n');
+  // The payload's JSON with its entries (its last key) one by one; escaping is per character, so
+  // escaping the pieces is escaping the whole.
+  yield escapeJsonForScript(JSON.stringify(payloadHead).slice(0, -']}'.length));
+  for (const [position, entry] of data.entries.entries()) {
+    const json = JSON.stringify(toPageEntry(entry, reportDir));
+    yield escapeJsonForScript(position === 0 ? json : `,${json}`);
+  }
+  yield ']}';
+  yield ['</script>', `<script>${REPORT_PAGE_SCRIPT}</script>`, '</body>', '</html>', ''].join('\n');
+}
+
+function toPageEntry(entry: ReportEntry, reportDir: string): PageEntry {
+  return {
+    ...entry,
+    files: entry.files.map((file) => {
+      const page: PageEntry['files'][number] =
+        file.path === undefined
+          ? { href: file.url, mediaType: file.mediaType, remote: true }
+          : {
+              href: encodePath(relativePath(reportDir, file.path)),
+              mediaType: file.mediaType,
+              remote: false,
+            };
+      if (file.bytes !== undefined) page.bytes = file.bytes;
+      return page;
+    }),
+  };
 }
 
 export function escapeHtml(text: string): string {

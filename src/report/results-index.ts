@@ -41,9 +41,31 @@ export interface ResultRow {
   resultUrlExpiresAt?: string;
 }
 
+/** The index with its rows made on demand (each iteration makes them anew), for writing it in pieces. */
+export type ResultsIndexSource = Omit<ResultsIndex, 'results'> & { results: Iterable<ResultRow> };
+
 /** Builds the index; `indexDir` is the folder the index is written to (file paths are relative to it). */
 export function buildResultsIndex(data: ReportData, indexDir: string): ResultsIndex {
-  const results: ResultRow[] = [];
+  const source = describeResultsIndex(data, indexDir);
+  return { ...source, results: [...source.results] };
+}
+
+/**
+ * {@link buildResultsIndex} without holding its rows: they are made again each time they are read,
+ * so writing the index of a 100,000-job run keeps one row at a time instead of all of them.
+ */
+export function describeResultsIndex(data: ReportData, indexDir: string): ResultsIndexSource {
+  return {
+    schemaVersion: 1,
+    pipeline: data.pipeline,
+    runId: data.runId,
+    generatedAt: data.generatedAt,
+    axes: data.axes,
+    results: { [Symbol.iterator]: () => makeResultRows(data, indexDir) },
+  };
+}
+
+function* makeResultRows(data: ReportData, indexDir: string): Generator<ResultRow> {
   for (const entry of data.entries) {
     for (const file of entry.files) {
       const row: ResultRow = {
@@ -61,17 +83,9 @@ export function buildResultsIndex(data: ReportData, indexDir: string): ResultsIn
       if (file.sha256 !== undefined) row.sha256 = file.sha256;
       if (entry.serviceJobId !== undefined) row.serviceJobId = entry.serviceJobId;
       if (file.urlExpiresAt !== undefined) row.resultUrlExpiresAt = file.urlExpiresAt;
-      results.push(row);
+      yield row;
     }
   }
-  return {
-    schemaVersion: 1,
-    pipeline: data.pipeline,
-    runId: data.runId,
-    generatedAt: data.generatedAt,
-    axes: data.axes,
-    results,
-  };
 }
 
 /** A path relative to `fromDir`, with `/` separators whatever the platform (for links and CSV). */
@@ -98,18 +112,41 @@ const FIXED_COLUMNS = [
  * The index as CSV (RFC 4180: CRLF line ends, fields quoted when they hold a comma, quote or line
  * break). Columns: the fixed ones, then one `matrix.<axis>` column per axis.
  */
-export function renderResultsCsv(index: ResultsIndex): string {
+export function renderResultsCsv(index: ResultsIndexSource): string {
+  return [...renderResultsCsvLines(index)].join('');
+}
+
+/** {@link renderResultsCsv} one line at a time (with its CRLF): 100,000 rows never make one string. */
+export function* renderResultsCsvLines(index: ResultsIndexSource): Generator<string> {
   const header = [...FIXED_COLUMNS, ...index.axes.map((axis) => `matrix.${axis}`)];
-  const lines = [header.map(csvField).join(',')];
+  yield `${header.map(csvField).join(',')}\r\n`;
   for (const row of index.results) {
     const fields = [
       ...FIXED_COLUMNS.map((column) => row[column]),
       // Map values (GitHub-style matrices) as canonical JSON, null as an empty field.
       ...index.axes.map((axis) => matrixValueText(row.matrix[axis])),
     ];
-    lines.push(fields.map(csvField).join(','));
+    yield `${fields.map(csvField).join(',')}\r\n`;
   }
-  return `${lines.join('\r\n')}\r\n`;
+}
+
+/**
+ * `${JSON.stringify(index, null, 2)}\n`, byte for byte, one result row at a time: the index of a
+ * 100,000-job run is ~70 MB of text, which as one string (and the stringify behind it) was the largest
+ * allocation of a resumed apply. Rows are the last key, so they close the text.
+ */
+export function* renderResultsJsonChunks(index: ResultsIndexSource): Generator<string> {
+  const { results, ...header } = index;
+  const head = JSON.stringify({ ...header, results: [] }, null, 2);
+  let first = true;
+  for (const row of results) {
+    const text = `    ${JSON.stringify(row, null, 2).replaceAll('\n', '\n    ')}`;
+    // `"results": []` then `\n}` end the head: open the array instead.
+    if (first) yield `${head.slice(0, -'[]\n}'.length)}[\n${text}`;
+    else yield `,\n${text}`;
+    first = false;
+  }
+  yield first ? `${head}\n` : '\n  ]\n}\n';
 }
 
 function csvField(value: string | number | boolean | undefined): string {

@@ -1,10 +1,10 @@
-import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { mkdir, open, rename, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../file-modes.js';
-import { renderReportHtml } from './render-html.js';
+import { renderReportHtmlPieces } from './render-html.js';
 import { renderJunit } from './render-junit.js';
 import type { ReportData } from './report-data.js';
-import { buildResultsIndex, renderResultsCsv } from './results-index.js';
+import { describeResultsIndex, renderResultsCsvLines, renderResultsJsonChunks } from './results-index.js';
 
 export interface ReportFiles {
   resultsJson: string;
@@ -23,15 +23,15 @@ export async function writeReportFiles(
   where: { resultsDir: string; reportFile?: string | undefined; junitFile?: string | undefined },
   durationSeconds = 0,
 ): Promise<ReportFiles> {
-  const index = buildResultsIndex(data, where.resultsDir);
+  const index = describeResultsIndex(data, where.resultsDir);
   const files: ReportFiles = {
     resultsJson: join(where.resultsDir, 'results.json'),
     resultsCsv: join(where.resultsDir, 'results.csv'),
   };
-  await writeWhole(files.resultsJson, `${JSON.stringify(index, null, 2)}\n`);
-  await writeWhole(files.resultsCsv, renderResultsCsv(index));
+  await writeWholeInPieces(files.resultsJson, renderResultsJsonChunks(index));
+  await writeWholeInPieces(files.resultsCsv, renderResultsCsvLines(index));
   if (where.reportFile !== undefined) {
-    await writeWhole(where.reportFile, renderReportHtml(data, dirname(where.reportFile)));
+    await writeWholeInPieces(where.reportFile, renderReportHtmlPieces(data, dirname(where.reportFile)));
     files.report = where.reportFile;
   }
   if (where.junitFile !== undefined) {
@@ -50,5 +50,32 @@ export async function writeWhole(file: string, text: string): Promise<void> {
   const temporary = join(dirname(file), `.${basename(file)}.tmp`);
   // Private like every file runner writes (#11.8): reports name prompts and unreleased results.
   await writeFile(temporary, text, { encoding: 'utf8', mode: PRIVATE_FILE_MODE });
+  await rename(temporary, file);
+}
+
+/** Text gathered per write when a file is written in pieces: few syscalls, a bounded string. */
+const PIECES_PER_WRITE = 1024 * 1024;
+
+/** {@link writeWhole} of text made in pieces, never holding it whole. */
+export async function writeWholeInPieces(file: string, pieces: Iterable<string>): Promise<void> {
+  await mkdir(dirname(file), { recursive: true, mode: PRIVATE_DIR_MODE });
+  const temporary = join(dirname(file), `.${basename(file)}.tmp`);
+  const handle = await open(temporary, 'w', PRIVATE_FILE_MODE);
+  try {
+    let pending: string[] = [];
+    let length = 0;
+    for (const piece of pieces) {
+      pending.push(piece);
+      length += piece.length;
+      if (length >= PIECES_PER_WRITE) {
+        await handle.write(pending.join(''), null, 'utf8');
+        pending = [];
+        length = 0;
+      }
+    }
+    if (pending.length > 0) await handle.write(pending.join(''), null, 'utf8');
+  } finally {
+    await handle.close();
+  }
   await rename(temporary, file);
 }

@@ -9,3 +9,8 @@ export * from './state-dir.js';
 export * from './status-view.js';
 export * from './open-run-state.js';
 export * from './read-run-state.js';
+export * from './snapshot-format.js';
+export * from './write-snapshot.js';
+export * from './read-snapshot.js';
+export * from './replay-run-journal.js';
+export * from './snapshot-schedule.js';

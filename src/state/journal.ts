@@ -3,7 +3,8 @@ import { dirname } from 'node:path';
 import type { Clock } from '../clock.js';
 import { systemClock } from '../clock.js';
 import { capRecordStrings, JOURNAL_VERSION, MAX_LINE_BYTES } from './journal-format.js';
-import type { JournalEntry, JournalRecord } from './records.js';
+import type { JournalEntry, JournalHeaderRecord, JournalRecord } from './records.js';
+import type { JournalPosition } from './snapshot-format.js';
 
 /** File name of the journal inside a state directory. */
 export const JOURNAL_FILE = 'journal.jsonl';
@@ -11,8 +12,20 @@ export const JOURNAL_FILE = 'journal.jsonl';
 /** Appends records to the journal; each is on disk before `append` resolves. */
 export interface JournalWriter {
   readonly path: string;
+  /** The header line written when this writer created the journal; undefined for an existing one. */
+  readonly header: JournalHeaderRecord | undefined;
   /** Writes one line and `datasync`s it. Appends are serialized in call order. */
   append(entry: JournalEntry): Promise<JournalRecord>;
+  /**
+   * Where the journal ends after the appends that resolved so far; undefined when the writer was
+   * opened without the line count it started from (`options.lines`), or after a failed append.
+   */
+  position(): JournalPosition | undefined;
+  /**
+   * Runs `task` once every append before it is on disk, holding later appends until it settles: the
+   * journal does not grow meanwhile, nor (as every change to state follows an append) the state.
+   */
+  exclusive<T>(task: (position: JournalPosition | undefined) => Promise<T>): Promise<T>;
   close(): Promise<void>;
 }
 
@@ -33,36 +46,70 @@ export interface JournalIdentity {
  */
 export async function openJournal(
   path: string,
-  options?: { clock?: Clock; identity?: JournalIdentity },
+  options?: {
+    clock?: Clock;
+    identity?: JournalIdentity;
+    /** Lines the file held when the caller read it (as `readJournalLines` numbers them): enables `position()`. */
+    lines?: number;
+  },
 ): Promise<JournalWriter> {
   const clock = options?.clock ?? systemClock;
   const handle = await open(path, 'a+', 0o600);
+  let lines = options?.lines;
+  let bytes: number;
+  let header: JournalHeaderRecord | undefined;
   try {
     const { size } = await handle.stat();
     if (size === 0) {
       if (options?.identity !== undefined) {
-        const header = { type: 'journal', at: clock.now(), version: JOURNAL_VERSION, ...options.identity };
-        await handle.appendFile(`${JSON.stringify(capRecordStrings(header))}\n`, 'utf8');
+        header = capRecordStrings({
+          type: 'journal' as const,
+          at: clock.now(),
+          version: JOURNAL_VERSION,
+          ...options.identity,
+        });
+        await handle.appendFile(`${JSON.stringify(header)}\n`, 'utf8');
         await handle.datasync();
+        if (lines !== undefined) lines = 1;
       }
       await syncDirectory(dirname(path));
     }
-    await repairTail(handle);
+    if ((await repairTail(handle)) === 'cut' && lines !== undefined) lines--;
+    bytes = (await handle.stat()).size;
   } catch (error) {
     await handle.close();
     throw error;
   }
   let chain: Promise<unknown> = Promise.resolve();
   let closed = false;
+  const position = (): JournalPosition | undefined => (lines === undefined ? undefined : { bytes, lines });
 
   const append = (entry: JournalEntry): Promise<JournalRecord> => {
     const record = capRecordStrings({ ...entry, at: entry.at ?? clock.now() });
     const line = `${JSON.stringify(record)}\n`;
     const next = chain.then(async () => {
       if (closed) throw new Error(`journal ${path} is closed`);
-      await handle.appendFile(line, 'utf8');
-      await handle.datasync();
+      try {
+        await handle.appendFile(line, 'utf8');
+        await handle.datasync();
+      } catch (error) {
+        // Part of the line may be on disk: where the journal ends is no longer known.
+        lines = undefined;
+        throw error;
+      }
+      bytes += Buffer.byteLength(line, 'utf8');
+      if (lines !== undefined) lines++;
       return record;
+    });
+    chain = next.catch(() => undefined);
+    return next;
+  };
+
+  const exclusive = <T>(task: (at: JournalPosition | undefined) => Promise<T>): Promise<T> => {
+    const next = chain.then(async () => {
+      // Callers apply a record to their state when its append resolves: let those continuations run.
+      await new Promise((resolve) => setImmediate(resolve));
+      return task(position());
     });
     chain = next.catch(() => undefined);
     return next;
@@ -70,7 +117,10 @@ export async function openJournal(
 
   return {
     path,
+    header,
     append,
+    position,
+    exclusive,
     async close() {
       await chain;
       if (closed) return;
@@ -81,7 +131,7 @@ export async function openJournal(
 }
 
 /** Makes a new journal's directory entry durable too (best effort: not every platform can fsync a directory). */
-async function syncDirectory(dir: string): Promise<void> {
+export async function syncDirectory(dir: string): Promise<void> {
   try {
     const handle = await open(dir, 'r');
     try {
@@ -95,27 +145,26 @@ async function syncDirectory(dir: string): Promise<void> {
 }
 
 /** Cuts an unterminated, unparsable last line; terminates a parsable one. */
-async function repairTail(handle: FileHandle): Promise<void> {
+async function repairTail(handle: FileHandle): Promise<'cut' | 'terminated' | 'whole'> {
   const { size } = await handle.stat();
-  if (size === 0) return;
+  if (size === 0) return 'whole';
   const last = Buffer.alloc(1);
   await handle.read(last, 0, 1, size - 1);
-  if (last[0] === 0x0a) return;
+  if (last[0] === 0x0a) return 'whole';
   const lineStart = await findLineStart(handle, size);
   if (size - lineStart > MAX_LINE_BYTES) {
     // Too long to be a record the reader would take: end it, and the reader skips it with a warning.
     await handle.appendFile('\n', 'utf8');
     await handle.datasync();
-    return;
+    return 'terminated';
   }
   const tail = Buffer.alloc(size - lineStart);
   await handle.read(tail, 0, tail.length, lineStart);
-  if (isJsonObject(tail.toString('utf8'))) {
-    await handle.appendFile('\n', 'utf8');
-  } else {
-    await handle.truncate(lineStart);
-  }
+  const whole = isJsonObject(tail.toString('utf8'));
+  if (whole) await handle.appendFile('\n', 'utf8');
+  else await handle.truncate(lineStart);
   await handle.datasync();
+  return whole ? 'terminated' : 'cut';
 }
 
 async function findLineStart(handle: FileHandle, size: number): Promise<number> {

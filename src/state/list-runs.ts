@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { sumChargedCredits, type JobStatus } from './job-state.js';
 import { JOURNAL_FILE } from './journal.js';
 import { listJournalOwners } from './locate-run-state.js';
-import { replayJournalFile, type ReplayResult } from './replay.js';
+import type { ReplayResult } from './replay.js';
+import { replayRunJournal } from './replay-run-journal.js';
 import { resolvePipelineDir, resolveStateRoot } from './state-dir.js';
 
 /** One run of a pipeline as `runner runs` shows it. */
@@ -68,7 +69,7 @@ export async function listRuns(input: {
 async function summarizeRunDir(dir: string, pipeline: string): Promise<RunSummary[]> {
   let replay: ReplayResult;
   try {
-    replay = await replayJournalFile(join(dir, JOURNAL_FILE));
+    ({ replay } = await replayRunJournal(join(dir, JOURNAL_FILE)));
   } catch (error) {
     return [{ ...emptySummary(dir, dir.split(/[\\/]/).at(-1) ?? dir), warnings: [(error as Error).message] }];
   }

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { RunnerError } from '../errors.js';
 import type { JournalIdentity } from './journal.js';
 import { JOURNAL_FILE } from './journal.js';
-import { replayJournalFile, type ReplayResult } from './replay.js';
+import type { ReplayResult } from './replay.js';
+import { replayRunJournal } from './replay-run-journal.js';
 import { resolveStateDir, resolveStateRoot } from './state-dir.js';
 
 /** Where one run's state lives, and what a reader should know about it. */
@@ -35,7 +36,7 @@ export async function locateRunState(input: {
   const dir = resolveStateDir(input);
   const flatJournal = join(root, JOURNAL_FILE);
   if (input.stateDir === undefined || !existsSync(flatJournal)) return { dir, root, warnings: [] };
-  const owners = listJournalOwners(await replayJournalFile(flatJournal));
+  const owners = listJournalOwners((await replayRunJournal(flatJournal)).replay);
   const mine = owners.filter((owner) => isIdentity(owner, input));
   if (owners.length === 0 || mine.length === owners.length) {
     return {

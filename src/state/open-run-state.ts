@@ -6,7 +6,9 @@ import type { JobState } from './job-state.js';
 import { openJournal, type JournalWriter } from './journal.js';
 import { acquireLock, type StateLock } from './lock.js';
 import { checkJournalIdentity, locateRunState } from './locate-run-state.js';
-import { replayJournalFile, type ReplayResult } from './replay.js';
+import type { ReplayResult } from './replay.js';
+import { replayRunJournal } from './replay-run-journal.js';
+import { createSnapshotSchedule, type StateSnapshots } from './snapshot-schedule.js';
 import { ensureStateDir, journalPathFor, uploadCachePathFor } from './state-dir.js';
 import { openUploadCache, UPLOAD_CACHE_FILE, type UploadCache } from './upload-cache.js';
 
@@ -21,15 +23,18 @@ export interface RunState {
   /** A stale lock taken over, a torn last journal line ignored. */
   readonly warnings: string[];
   readonly uploadCache: UploadCache;
-  /** Closes the journal and releases the lock. */
+  /** Writes the snapshots of the run's state: pass to `executePlan` as `snapshots`. */
+  readonly snapshots: StateSnapshots;
+  /** Closes the journal (after a snapshot being written) and releases the lock. */
   close(): Promise<void>;
 }
 
 /**
  * Creates the run's state directory (`<root>/<pipeline>/<run>/`, 0700), takes its lock, replays the
- * journal (refusing one that belongs to another pipeline or run), then opens it for appending (which
- * cuts a torn last line; a new journal starts with its header) and the upload cache. The lock is
- * taken before anything is read, so two runners never interleave.
+ * journal (from its snapshot when there is a good one; refusing a journal that belongs to another
+ * pipeline or run), then opens it for appending (which cuts a torn last line; a new journal starts
+ * with its header) and the upload cache. The lock is taken before anything is read, so two runners
+ * never interleave.
  */
 export async function openRunState(input: {
   manifestFile: string;
@@ -42,18 +47,44 @@ export async function openRunState(input: {
    */
   uploadCachePath?: string;
   clock?: Clock;
+  /** Fewest records between snapshots during the run. @default DEFAULT_SNAPSHOT_EVERY */
+  snapshotEvery?: number;
 }): Promise<RunState> {
   const location = await locateRunState(input);
   const { dir } = location;
+  const clock = input.clock ?? systemClock;
   await ensureStateDir(dir);
   const lock = await acquireLock(dir);
   try {
     const journalPath = journalPathFor(dir);
-    const replay = await replayJournalFile(journalPath);
+    const reading = await replayRunJournal(journalPath);
+    const { replay } = reading;
     checkJournalIdentity(replay, input, journalPath);
+    const base = reading.checkpoint;
     const journal = await openJournal(journalPath, {
-      clock: input.clock ?? systemClock,
+      clock,
       identity: { pipeline: input.pipeline, runId: input.runId },
+      lines: reading.end.lines,
+    });
+    const snapshots = createSnapshotSchedule({
+      journal,
+      base: {
+        ...base,
+        // A new journal's header was written just now: the snapshot stands for it too.
+        ...(base.header === undefined && journal.header !== undefined
+          ? {
+              version: journal.header.version,
+              header: {
+                pipeline: journal.header.pipeline,
+                runId: journal.header.runId,
+                at: journal.header.at,
+              },
+            }
+          : {}),
+      },
+      uncovered: reading.end.lines - (reading.snapshot?.lines ?? 0),
+      ...(input.snapshotEvery === undefined ? {} : { every: input.snapshotEvery }),
+      clock,
     });
     const cachePath =
       input.uploadCachePath ??
@@ -75,6 +106,7 @@ export async function openRunState(input: {
       runs: replay.runs,
       warnings,
       uploadCache,
+      snapshots,
       async close() {
         try {
           await journal.close();

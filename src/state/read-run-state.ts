@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { checkJournalIdentity, locateRunState, type RunStateLocation } from './locate-run-state.js';
-import { replayJournalFile, type ReplayResult } from './replay.js';
+import type { ReplayResult } from './replay.js';
+import { replayRunJournal } from './replay-run-journal.js';
 import { journalPathFor } from './state-dir.js';
 
 /** One run's state as the read-only commands (plan, status, report) see it. */
@@ -14,7 +15,8 @@ export interface RunStateReading {
 }
 
 /**
- * Reads a run's state without taking its lock: found where apply keeps it, replayed line by line, and
+ * Reads a run's state without taking its lock: found where apply keeps it, replayed from its snapshot
+ * and the journal after it (or the whole journal, line by line), and
  * refused (STATE_MISMATCH) when the journal there belongs to another pipeline or run, so a read never
  * mixes two runs' jobs. Apply opens state with `openRunState` instead.
  */
@@ -26,7 +28,7 @@ export async function readRunState(where: {
 }): Promise<RunStateReading> {
   const location = await locateRunState(where);
   const journalPath = journalPathFor(location.dir);
-  const replay = await replayJournalFile(journalPath);
+  const { replay } = await replayRunJournal(journalPath);
   checkJournalIdentity(replay, where, journalPath);
   return { location, journalPath, exists: existsSync(journalPath), replay };
 }

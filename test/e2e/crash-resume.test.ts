@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect, describe, it } from 'vitest';
 import { startSimulator } from '../../src/simulator/index.js';
@@ -67,7 +67,10 @@ async function setUp(seed: number): Promise<Scenario> {
     '--first-poll',
     '30',
   ];
-  return { simulator, dir, env: simulatorEnv(simulator), file, jobIds, stateDir, outputDir, apply };
+  // Snapshots all through each run (every 12 records, the job count), not only at its end: kills land
+  // during snapshot writes too, and every resumed run starts from a snapshot plus the journal after it.
+  const env = { ...simulatorEnv(simulator), RUNNER_SNAPSHOT_EVERY: '1' };
+  return { simulator, dir, env, file, jobIds, stateDir, outputDir, apply };
 }
 
 /**
@@ -131,6 +134,12 @@ async function expectPaidOnceAndComplete(scenario: Scenario): Promise<void> {
   expect(stats.jobsCreated).toBe(createdBefore);
 
   const view = await readStatus(file, stateDir, env);
+  // The state as read from the snapshot plus the journal after it is the state the journal alone gives.
+  const snapshot = join(stateDir, 'crash-resume', 'default', 'snapshot.jsonl');
+  expect(existsSync(snapshot)).toBe(true);
+  await rename(snapshot, `${snapshot}.aside`);
+  expect(await readStatus(file, stateDir, env)).toEqual(view);
+  await rename(`${snapshot}.aside`, snapshot);
   expect(view.jobs.map((job) => job.id).sort()).toEqual([...jobIds].sort());
   expect(view.jobs.filter((job) => job.status !== 'done')).toEqual([]);
   for (const job of view.jobs) {
@@ -202,6 +211,30 @@ describe('apply survives SIGKILL at any moment without paying twice', () => {
     },
     90_000,
   );
+
+  it('kills while a state snapshot is being written, and resumes from the journal', async () => {
+    const scenario = await setUp(91);
+    const temp = join(scenario.stateDir, 'crash-resume', 'default', 'snapshot.jsonl.tmp');
+    try {
+      let killedMidSnapshot = 0;
+      const { kills, history } = await killUntilDone(scenario, async () => {
+        const result = await runCliKilledWhen(scenario.apply, () => existsSync(temp), {
+          env: scenario.env,
+          timeoutMs: 30_000,
+        });
+        // A temporary left behind: the kill landed between its creation and the rename.
+        const midway = result.killed && existsSync(temp);
+        if (midway) killedMidSnapshot++;
+        return { ...result, label: midway ? 'kill while writing a snapshot' : 'kill near a snapshot' };
+      });
+      expect(kills, history.join('\n')).toBeGreaterThanOrEqual(1);
+      expect(killedMidSnapshot, history.join('\n')).toBeGreaterThanOrEqual(1);
+      await expectPaidOnceAndComplete(scenario);
+    } finally {
+      await scenario.simulator.close();
+      await rm(scenario.dir, { recursive: true, force: true });
+    }
+  }, 90_000);
 
   it('kills right after the service accepts a create, before the jobId is journaled', async () => {
     const scenario = await setUp(77);

@@ -1,5 +1,5 @@
 import { systemClock } from '../../clock.js';
-import { ExitCode, RunnerError } from '../../errors.js';
+import { ExitCode, RunnerError, UsageError } from '../../errors.js';
 import type { ExecutionSummary, ExitReason } from '../../execute/events.js';
 import { executePlan } from '../../execute/executor.js';
 import type { ExecuteDeps, ExecuteOptions } from '../../execute/options.js';
@@ -70,6 +70,7 @@ export async function runApply(ctx: CommandContext, args: string[], flags: Recor
       pipeline: firstTry.plan.pipeline,
       runId,
       ...(await stateLocation(options, simulated)),
+      ...readSnapshotEvery(ctx.env),
     });
     try {
       for (const warning of state.warnings)
@@ -119,10 +120,13 @@ export async function runApply(ctx: CommandContext, args: string[], flags: Recor
         state: state.jobs,
         clock: systemClock,
         uploadCache: state.uploadCache,
+        snapshots: state.snapshots,
         onEvent: (event) => logger.info({ event }, event.type),
       });
       logger.info({ summary: { counts: summary.counts, exitReason: summary.exitReason } }, 'apply finished');
-      const run = { plan, loaded, runId, stateDir: state.dir, summary, startedAt };
+      // The executor's live state, as a replay of the journal would give it (without reading it again).
+      const finalState = state.snapshots.finalState() ?? state.jobs;
+      const run = { plan, loaded, runId, state: finalState, summary, startedAt };
       // Loaded only now: the report code adds nothing to the start-up before the lock and the first create.
       const { reportApplyOutputs } = await import('../apply-outputs.js');
       const outputsNote = await reportApplyOutputs(ctx, options, run);
@@ -252,4 +256,20 @@ function reportInvalid(
   ctx.output.err(renderIssues(prepared.issues, manifestFile, ctx.output.style));
   ctx.output.err('No job was created.');
   return ExitCode.InvalidInput;
+}
+
+/**
+ * `RUNNER_SNAPSHOT_EVERY=N`: fewest journal records between two state snapshots during a run
+ * (README "Run state"); tests set a few to take snapshots all through a short run.
+ */
+function readSnapshotEvery(env: Readonly<Record<string, string | undefined>>): { snapshotEvery?: number } {
+  const text = env.RUNNER_SNAPSHOT_EVERY;
+  if (text === undefined || text === '') return {};
+  const every = Number(text);
+  if (!Number.isSafeInteger(every) || every < 1) {
+    throw new UsageError(
+      `RUNNER_SNAPSHOT_EVERY must be a whole number of records, at least 1; received ${JSON.stringify(text)}.`,
+    );
+  }
+  return { snapshotEvery: every };
 }

@@ -1,0 +1,85 @@
+import { open, rename } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { crc32 } from 'node:zlib';
+import { PRIVATE_FILE_MODE } from '../file-modes.js';
+import type { JobState } from './job-state.js';
+import { readPrefixCheck } from './journal-prefix.js';
+import { syncDirectory } from './journal.js';
+import type { ReplayCheckpoint } from './replay.js';
+import {
+  SNAPSHOT_FILE,
+  SNAPSHOT_FORMAT,
+  type JournalPosition,
+  type SnapshotEnd,
+  type SnapshotHead,
+} from './snapshot-format.js';
+
+/** Jobs serialized per write: a bounded string (a few hundred KB) whatever the run's size. */
+const JOBS_PER_WRITE = 500;
+
+/** What a snapshot stores: the replay of the journal's first `position` bytes and lines. */
+export interface SnapshotContent {
+  position: JournalPosition;
+  jobs: ReadonlyMap<string, JobState>;
+  meta: Omit<ReplayCheckpoint, 'jobs' | 'lines'>;
+  /** Clock ms, stored for people reading the file. */
+  at: number;
+}
+
+/**
+ * Writes the state snapshot beside `journalPath` atomically: into `snapshot.jsonl.tmp` (mode 0600),
+ * fsynced, then renamed over `snapshot.jsonl` and the folder fsynced. A crash at any point leaves the
+ * previous snapshot or the new one, whole; a reader also checks its end line and CRC-32, so even a
+ * file damaged later is never misread. Only the lock holder writes, so the temporary name is fixed
+ * and a leftover of a killed run is simply overwritten. `jobs` must not change until this resolves.
+ */
+export async function writeSnapshot(journalPath: string, content: SnapshotContent): Promise<void> {
+  const journal = await readPrefixCheck(journalPath, content.position);
+  if (journal === undefined) {
+    throw new Error(
+      `the journal ${journalPath} does not hold ${content.position.bytes} bytes ending with a newline`,
+    );
+  }
+  const path = join(dirname(journalPath), SNAPSHOT_FILE);
+  const temp = `${path}.tmp`;
+  const head: SnapshotHead = {
+    type: 'snapshot',
+    format: SNAPSHOT_FORMAT,
+    at: content.at,
+    journal,
+    version: content.meta.version,
+    ...(content.meta.header === undefined ? {} : { header: content.meta.header }),
+    runs: content.meta.runs,
+    lineWarnings: content.meta.lineWarnings,
+    unknownTypes: content.meta.unknownTypes,
+    jobs: content.jobs.size,
+  };
+  const handle = await open(temp, 'w', PRIVATE_FILE_MODE);
+  try {
+    let crc = 0;
+    let bytes = 0;
+    const write = async (text: string): Promise<void> => {
+      const buffer = Buffer.from(text, 'utf8');
+      crc = crc32(buffer, crc);
+      bytes += buffer.length;
+      await handle.write(buffer);
+    };
+    await write(`${JSON.stringify(head)}\n`);
+    let lines: string[] = [];
+    for (const job of content.jobs.values()) {
+      lines.push(JSON.stringify(job));
+      if (lines.length === JOBS_PER_WRITE) {
+        await write(`${lines.join('\n')}\n`);
+        lines = [];
+      }
+    }
+    if (lines.length > 0) await write(`${lines.join('\n')}\n`);
+    const end: SnapshotEnd = { type: 'snapshot-end', jobs: content.jobs.size, bytes, crc32: crc };
+    await handle.write(`${JSON.stringify(end)}\n`);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await rename(temp, path);
+  await syncDirectory(dirname(path));
+}
