@@ -1,7 +1,7 @@
 import type { Model } from '../service/types.js';
 import type { CostAccount, CostOptions } from './classify-job.js';
 import type { CostReport } from './cost-report.js';
-import { createCostTally } from './cost-tally.js';
+import { createCostTally, type TallyJob } from './cost-tally.js';
 import type { Plan } from './types.js';
 
 export { classifyJob, type CostAccount, type CostOptions, type PreviousJobState } from './classify-job.js';
@@ -23,7 +23,20 @@ export function estimateCost(
   options: CostOptions,
 ): CostReport {
   const tally = createCostTally(catalog, options, (ref) => plan.jobs[ref]!.source.matrixValues);
-  plan.jobs.forEach((job, ref) => tally.add({ ...job, matrixValues: job.source.matrixValues, ref }));
+  // Only the fields the tally reads: spreading whole planned jobs (params, sources) cost ~0.3 s at 100,000.
+  plan.jobs.forEach((job, ref) => {
+    const row: TallyJob = {
+      id: job.id,
+      kind: job.kind,
+      model: job.model,
+      estimatedCredits: job.estimatedCredits,
+      payloadHash: job.payloadHash,
+      matrixValues: job.source.matrixValues,
+      ref,
+    };
+    if (job.legacyPayloadHash !== undefined) row.legacyPayloadHash = job.legacyPayloadHash;
+    tally.add(row);
+  });
   const report = tally.finish(plan, account);
   return { ...report, jobList: [...report.jobList] };
 }
