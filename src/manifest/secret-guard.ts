@@ -89,7 +89,8 @@ export function refuseSecretTemplates(
  * {@link REDACTED}. Returns the same object when nothing matched, so the common case allocates nothing.
  */
 export function redactSecrets<T>(value: T, values: readonly string[]): { value: T; redacted: boolean } {
-  if (values.length === 0) return { value, redacted: false };
+  // Read first, copy only when needed: the walk below builds a new map per object it visits.
+  if (values.length === 0 || !containsSecret(value, values)) return { value, redacted: false };
   let redacted = false;
   const walk = (item: unknown): unknown => {
     if (typeof item === 'string') {
@@ -117,4 +118,17 @@ export function redactSecrets<T>(value: T, values: readonly string[]): { value: 
   };
   const result = walk(value) as T;
   return { value: result, redacted };
+}
+
+/** Whether any string inside `item` (deep: lists and maps, keys included) holds a secret value. */
+function containsSecret(item: unknown, values: readonly string[]): boolean {
+  if (typeof item === 'string') return values.some((secret) => item.includes(secret));
+  if (typeof item !== 'object' || item === null) return false;
+  if (Array.isArray(item)) return item.some((entry) => containsSecret(entry, values));
+  for (const key in item) {
+    if (containsSecret(key, values) || containsSecret((item as Record<string, unknown>)[key], values)) {
+      return true;
+    }
+  }
+  return false;
 }
