@@ -9,7 +9,7 @@ import { downloadResults } from './download-results.js';
 import { errorMessageOf } from './error-info.js';
 import type { ExecutionSummary, ExitReason, JobOutcome, StopReason } from './events.js';
 import { resolveExecuteOptions, type ExecuteDeps, type ExecuteOptions } from './options.js';
-import { isSamePayload, runJob } from './run-job.js';
+import { emitDoneSkipped, isSamePayload, runJob } from './run-job.js';
 
 /**
  * Runs a plan: at most 4 jobs open at once, every step journaled before it matters, so a crash or
@@ -69,9 +69,22 @@ export async function executePlan(
   });
   const downloadLimit = pLimit(4);
   const results = new Map<string, { outcome: JobOutcome; files: string[]; downloadFailures: number }>();
+  // Jobs done in an earlier apply with every result on record need no slot, no promise and no folder
+  // check: settled here, so resuming a large run costs memory and time only for what is left to do.
+  const toFollow: PlannedJob[] = [];
+  for (const job of orderForResume(plan.jobs, jobs)) {
+    const settled = settledDoneFiles(job, jobs.get(job.id), resolved);
+    if (settled === undefined) {
+      toFollow.push(job);
+      continue;
+    }
+    const last = jobs.get(job.id)?.attempts.at(-1);
+    if (last !== undefined) emitDoneSkipped(ctx, job.id, last);
+    results.set(job.id, { outcome: 'done', files: settled, downloadFailures: 0 });
+  }
   try {
     await Promise.all(
-      orderForResume(plan.jobs, jobs).map(async (job) => {
+      toFollow.map(async (job) => {
         const outcome = await limiter.limit(() => runJobSafely(ctx, job));
         const downloads =
           outcome === 'done' && resolved.download
@@ -86,6 +99,32 @@ export async function executePlan(
   if (deps.signal.aborted) await ctx.record({ type: 'interrupted', reason: 'signal' });
   for (const message of (await deps.snapshots?.finish(jobs)) ?? []) ctx.emit({ type: 'warning', message });
   return summarize(plan, ctx, results);
+}
+
+/**
+ * The files of a job that an earlier apply finished (same payload, not `--replace`d, nothing of a
+ * replaced attempt to move aside, every result downloaded or downloads off), or `undefined` when the
+ * job still needs `runJob` or `downloadResults`. Its files are what `downloadResults` would return.
+ */
+function settledDoneFiles(
+  job: PlannedJob,
+  state: JobState | undefined,
+  options: ReturnType<typeof resolveExecuteOptions>,
+): string[] | undefined {
+  const last = state?.attempts.at(-1);
+  if (state === undefined || last === undefined || state.status !== 'done' || last.outcome !== 'done') {
+    return undefined;
+  }
+  if (!isSamePayload(last, job) || options.replace.has(job.id)) return undefined;
+  if (!options.download) return state.downloads.map((download) => download.file);
+  if (options.outputDir === undefined || (state.superseded ?? []).length > 0) return undefined;
+  const files: string[] = [];
+  for (const url of last.resultUrls) {
+    const download = state.downloads.find((candidate) => candidate.url === url);
+    if (download === undefined) return undefined;
+    files.push(download.file);
+  }
+  return files;
 }
 
 /** Open and unanswered jobs first: they take the slots before any new create. */

@@ -61,12 +61,7 @@ export async function runJob(ctx: ExecutionContext, job: PlannedJob): Promise<Jo
     }
     switch (state.status) {
       case 'done':
-        ctx.emit({
-          type: 'job-skipped',
-          id: job.id,
-          reason: 'done',
-          detail: `done in attempt ${last.attempt}${last.jobId === undefined ? '' : ` (${last.jobId})`}`,
-        });
+        emitDoneSkipped(ctx, job.id, last);
         return 'done';
       case 'failed':
         if (!ctx.options.retryFailed || retriedFailed) {
@@ -144,6 +139,16 @@ export async function runJob(ctx: ExecutionContext, job: PlannedJob): Promise<Jo
     const created = await createAttempt(ctx, job, nextAttempt, false);
     if (created !== 'open') return created;
   }
+}
+
+/** The `job-skipped` event of a job done in an earlier apply. */
+export function emitDoneSkipped(ctx: ExecutionContext, id: string, last: AttemptState): void {
+  ctx.emit({
+    type: 'job-skipped',
+    id,
+    reason: 'done',
+    detail: `done in attempt ${last.attempt}${last.jobId === undefined ? '' : ` (${last.jobId})`}`,
+  });
 }
 
 /**

@@ -82,6 +82,26 @@ describe('executePlan', () => {
     expect(types(h.events, 'job-skipped')).toEqual([expect.objectContaining({ id: 'a', reason: 'done' })]);
   });
 
+  it('settles done jobs of an earlier apply with their files, and still fetches a result never downloaded', async () => {
+    const h = createHarness();
+    const plan = makePlan([plannedJob('a', 'x'), plannedJob('b', 'y'), plannedJob('c', 'z')]);
+    const first = await h.run(plan);
+    // A crash after job c completed, before its downloads were journaled.
+    const journal = (await readFile(h.journalPath, 'utf8')).trim().split('\n');
+    const kept = journal.filter((line) => !(line.includes('"downloaded"') && line.includes('"id":"c"')));
+    await writeFile(h.journalPath, `${kept.join('\n')}\n`);
+
+    const second = await h.run(plan);
+    expect(h.service.creates).toHaveLength(3);
+    expect(second.counts.done).toBe(3);
+    expect(second.jobs.map((job) => job.files)).toEqual(first.jobs.map((job) => job.files));
+    const skipped = h.events.flatMap((event) => (event.type === 'job-skipped' ? [event.id] : []));
+    expect(skipped).toEqual(['a', 'b', 'c']);
+    const downloads = h.events.flatMap((event) => (event.type === 'downloaded' ? [event.id] : []));
+    const downloadedAgain = downloads.slice(6);
+    expect(downloadedAgain).toEqual(['c', 'c']);
+  });
+
   it('retries GENERATION_TIMEOUT with a new key and succeeds', async () => {
     const h = createHarness();
     const summary = await h.run(makePlan([plannedJob('a', 'fail-once:GENERATION_TIMEOUT')]));
