@@ -16,7 +16,7 @@ import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { emitResult, note, round, timeIt } from './measure.js';
+import { emitResult, fetchSimulatorCatalog, median, note, round, timeIt } from './measure.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** Jobs per measured state; `BENCH_SIZES=1000,5000` overrides (a quick check of the benchmark itself). */
@@ -109,19 +109,13 @@ async function generate(dir, jobs) {
   const { createFileInfoReader } = await import('../dist/catalog/read-file-info.js');
   const { buildPlan } = await import('../dist/plan/build-plan.js');
   const { snapshotPayload } = await import('../dist/plan/payload-diff.js');
-  const { startSimulator } = await import('../dist/simulator/index.js');
-  const { createServiceClient } = await import('../dist/service/client.js');
   const { deriveIdempotencyKey, openJournal, resolveStateDir, journalPathFor } =
     await import('../dist/state/index.js');
   const manifestFile = join(dir, `${PIPELINE}.yaml`);
   const outputDir = join(dir, 'out');
   const stateRoot = join(dir, 'state');
   await writeFile(manifestFile, manifestText(jobs));
-  const sim = await startSimulator({ timeScale: 0.001 });
-  const client = createServiceClient({ baseUrl: sim.baseUrl, apiKey: sim.apiKey });
-  const catalog = await client.listModels();
-  await client.close?.();
-  await sim.close();
+  const catalog = await fetchSimulatorCatalog();
   const date = new Date().toISOString().slice(0, 10);
   const one = await validateManifestOffline(manifestFile, { env: process.env, date, maxJobs: jobs });
   const two = await validateJobsAgainstCatalog(one.jobs, catalog, {
@@ -254,10 +248,7 @@ function runApply(gen, env) {
 
 /** Min and median of repeated measures, in ms and MB. */
 function summarize(samples) {
-  const pick = (values) => {
-    const sorted = [...values].sort((a, b) => a - b);
-    return { min: sorted[0], median: sorted[Math.floor((sorted.length - 1) / 2)] };
-  };
+  const pick = (values) => ({ min: Math.min(...values), median: median(values) });
   const ms = pick(samples.map((s) => s.ms));
   const mb = pick(samples.map((s) => round(s.maxRssKiB / 1024)));
   return { ms: ms.min, msMedian: ms.median, rssMB: mb.min, rssMBMedian: mb.median };

@@ -36,3 +36,24 @@ export function emitResult(bench, results) {
 export function note(message) {
   process.stderr.write(`  [${new Date().toISOString().slice(11, 19)}] ${message}\n`);
 }
+
+/** The middle value of `values` (the mean of the two middle ones for an even count). */
+export function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+/** The catalog as `runner models --json` would save it: fetched from the simulator over HTTP. */
+export async function fetchSimulatorCatalog() {
+  const { startSimulator } = await import('../dist/simulator/index.js');
+  const { createServiceClient } = await import('../dist/service/client.js');
+  const sim = await startSimulator({ timeScale: 0.001 });
+  const client = createServiceClient({ baseUrl: sim.baseUrl, apiKey: sim.apiKey });
+  try {
+    return await client.listModels();
+  } finally {
+    await client.close?.();
+    await sim.close();
+  }
+}

@@ -17,9 +17,7 @@ import { sortIssues } from '../dist/manifest/sort-issues.js';
 import { validateManifestOffline } from '../dist/manifest/validate-manifest.js';
 import { buildPlan } from '../dist/plan/build-plan.js';
 import { estimateCost } from '../dist/plan/estimate-cost.js';
-import { createServiceClient } from '../dist/service/client.js';
-import { startSimulator } from '../dist/simulator/index.js';
-import { emitResult, note, round, timeIt } from './measure.js';
+import { emitResult, fetchSimulatorCatalog, note, round, timeIt } from './measure.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const PRODUCTS = 100;
@@ -81,18 +79,6 @@ function renderManifest() {
   ].join('\n');
 }
 
-/** The catalog as `runner models --json` would save it: fetched from the simulator over HTTP. */
-async function fetchCatalog() {
-  const sim = await startSimulator({ timeScale: 0.001 });
-  const client = createServiceClient({ baseUrl: sim.baseUrl, apiKey: sim.apiKey });
-  try {
-    return await client.listModels();
-  } finally {
-    await client.close?.();
-    await sim.close();
-  }
-}
-
 async function main() {
   const dir = await mkdtemp(join(tmpdir(), 'runner-bench-plan-'));
   try {
@@ -100,7 +86,7 @@ async function main() {
     const catalogFile = join(dir, 'catalog.json');
     await writeFile(manifestFile, renderManifest());
     await copyFile(join(ROOT, 'pipelines/assets/logo.png'), join(dir, 'logo.png'));
-    await writeFile(catalogFile, JSON.stringify(await fetchCatalog(), null, 2));
+    await writeFile(catalogFile, JSON.stringify(await fetchSimulatorCatalog(), null, 2));
     note('manifest and catalog written');
 
     const date = new Date().toISOString().slice(0, 10);

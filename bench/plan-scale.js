@@ -16,9 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { createServiceClient } from '../dist/service/client.js';
-import { startSimulator } from '../dist/simulator/index.js';
-import { emitResult, note, round } from './measure.js';
+import { emitResult, fetchSimulatorCatalog, median, note, round } from './measure.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** name → [products, styles, variants] (their product is the job count) and runs. */
@@ -78,30 +76,13 @@ function runCliOnce(args, cwd) {
   });
 }
 
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
-
-async function fetchCatalog() {
-  const sim = await startSimulator({ timeScale: 0.001 });
-  const client = createServiceClient({ baseUrl: sim.baseUrl, apiKey: sim.apiKey });
-  try {
-    return await client.listModels();
-  } finally {
-    await client.close?.();
-    await sim.close();
-  }
-}
-
 async function main() {
   const wanted = process.argv.slice(2).map((name) => name.toLowerCase());
   const sizes = Object.entries(SIZES).filter(([name]) => wanted.length === 0 || wanted.includes(name));
   const dir = await mkdtemp(join(tmpdir(), 'runner-bench-plan-scale-'));
   try {
     const catalogFile = join(dir, 'catalog.json');
-    await writeFile(catalogFile, JSON.stringify(await fetchCatalog(), null, 2));
+    await writeFile(catalogFile, JSON.stringify(await fetchSimulatorCatalog(), null, 2));
     await copyFile(join(ROOT, 'pipelines/assets/logo.png'), join(dir, 'logo.png'));
     const results = {};
     for (const [name, { axes, runs }] of sizes) {

@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
-import { emitResult, note, round } from './measure.js';
+import { emitResult, median, note, round } from './measure.js';
 
 const RUNS = Number(process.env.BENCH_STARTUP_RUNS ?? 15);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -38,10 +38,7 @@ function run(args, env = {}) {
 }
 
 function summarize(samples) {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  const median = sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-  return { minMs: round(sorted[0]), medianMs: round(median) };
+  return { minMs: round(Math.min(...samples)), medianMs: round(median(samples)) };
 }
 
 /** The distinct module files a run loads, and how many of them belong to each package. */
