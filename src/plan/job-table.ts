@@ -1,6 +1,6 @@
 import { createGrowableArray } from '../growable-array.js';
 import type { MatrixValue } from '../manifest/types.js';
-import type { CostReport, JobCost, JobStateClass } from './cost-report.js';
+import type { CostReport, JobCost } from './cost-report.js';
 import { JOB_STATE_CLASSES } from './cost-report.js';
 import { roundCredits } from './credits.js';
 
@@ -15,15 +15,14 @@ export interface JobListView extends Iterable<JobCost> {
 /** A cost report whose job list may be a {@link JobListView} (what the renderers accept). */
 export type CostReportView = Omit<CostReport, 'jobList'> & { jobList: JobListView };
 
-/** One planned job as the table takes it. */
-export interface JobTableEntry {
-  id: string;
-  kind: string;
-  model: string;
-  /** Unrounded: the report rounds each job's figure when it is read. */
-  credits: number;
-  state: JobStateClass;
-  toRun: boolean;
+/**
+ * One planned job as the table takes it: its report line without the parts the table derives
+ * (`credits` unrounded: the report rounds each job's figure when it is read).
+ */
+export interface JobTableEntry extends Pick<
+  JobCost,
+  'id' | 'kind' | 'model' | 'credits' | 'state' | 'toRun'
+> {
   /** What `matrixValuesOf` is asked with to give the job's matrix values back. */
   ref: number;
 }
