@@ -10,6 +10,7 @@ import { addTargetingToReport, forgetReplacedJobs } from '../plan/targeting-repo
 import type { ServiceClient } from '../service/service-client.js';
 import type { Model } from '../service/types.js';
 import { readRunState } from '../state/read-run-state.js';
+import type { ReplayResult } from '../state/replay.js';
 import type { CommandContext } from './context.js';
 import { DEFAULT_MAX_ATTEMPTS, readCostAccount, readCostOptions } from './cost-check.js';
 import { readPrepareOptions, todayUtc } from './prepare-plan.js';
@@ -19,15 +20,20 @@ import { readTargeting } from './targeting-options.js';
 import { loadVarOverrides } from './var-options.js';
 import { NO_TARGETING } from '../plan/select-jobs.js';
 
-/** What {@link planByStreaming} found: every issue of an invalid manifest, or the report. */
+/**
+ * What {@link planByStreaming} found: every issue of an invalid manifest, the report, or that only the
+ * whole-plan path gives the same answer (with the run's state when it was read, so it is not read twice).
+ */
 export type StreamedPlanOutcome =
-  { ok: false; issues: ValidationIssue[] } | { ok: true; issues: ValidationIssue[]; report: CostReportView };
+  | { ok: false; issues: ValidationIssue[] }
+  | { ok: true; issues: ValidationIssue[]; report: CostReportView }
+  | { ok: 'whole-plan'; replay?: ReplayResult };
 
 /**
  * `runner plan` without holding the plan: the manifest's jobs are expanded, checked, priced and
  * dropped one at a time (`streamPlan`), so 1,000,000 jobs cost a compact row each, not a planned job.
  * Same output as the whole-plan path in `runPlan`, which stays for `--show payloads` and
- * `--out-plan` (they need every payload). Returns `undefined` when only the whole-plan path gives
+ * `--out-plan` (they need every payload). Returns `ok: 'whole-plan'` when only that path gives
  * the same answer: a manifest that does not load (its issues come from that path), and a run whose
  * state started on another day (`{{ date }}` is then checked with both days, as before).
  */
@@ -38,13 +44,13 @@ export async function planByStreaming(
   fetchCatalog: () => Promise<Model[]>,
   client: ServiceClient | undefined,
   maxCredits: number | undefined,
-): Promise<StreamedPlanOutcome | undefined> {
+): Promise<StreamedPlanOutcome> {
   const date = todayUtc();
   const prepare = readPrepareOptions(manifestFile, options, date);
   const varInput = await loadVarOverrides(prepare.varFlags ?? { vars: [], varFiles: [] });
   const secrets = await readSecretGuard(ctx);
   const { loaded, issues: loadIssues } = await loadManifest(manifestFile, { checkJobsDespiteErrors: true });
-  if (loaded === undefined) return undefined;
+  if (loaded === undefined) return { ok: 'whole-plan' };
   const { manifest } = loaded;
 
   // As before, a state that cannot be read matters only once the manifest has proved valid.
@@ -61,9 +67,12 @@ export async function planByStreaming(
   }
   const replay = 'error' in state ? undefined : state.replay;
   const firstRun = replay?.runs[0];
-  if (firstRun !== undefined && todayUtc(new Date(firstRun.at)) !== date) return undefined;
+  if (replay !== undefined && firstRun !== undefined && todayUtc(new Date(firstRun.at)) !== date) {
+    return { ok: 'whole-plan', replay };
+  }
 
   const targeting = prepare.targeting ?? NO_TARGETING;
+  const targetingFlags = readTargeting(options);
   const stateJobs = replay?.jobs ?? new Map();
   const result = await streamPlan({
     stream: streamJobs(loaded, {
@@ -85,7 +94,7 @@ export async function planByStreaming(
     },
     costOptions: readCostOptions({
       maxAttempts: manifest.retry?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
-      previousJobs: forgetReplacedJobs(stateJobs, readTargeting(options).replace),
+      previousJobs: forgetReplacedJobs(stateJobs, targetingFlags.replace),
       retryFailed: options.retryFailed === true,
       resendUncertain: options.resendUncertain === true,
       ...(maxCredits === undefined ? {} : { maxCredits }),
@@ -108,6 +117,6 @@ export async function planByStreaming(
   return {
     ok: true,
     issues: result.issues,
-    report: addTargetingToReport(withChanges, readTargeting(options), result.leftOut),
+    report: addTargetingToReport(withChanges, targetingFlags, result.leftOut),
   };
 }

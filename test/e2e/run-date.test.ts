@@ -1,6 +1,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Clock } from '../../src/clock.js';
 import { systemClock } from '../../src/clock.js';
@@ -53,6 +54,25 @@ jobs:
     expect(result.code, result.stderr).toBe(0);
     const view = JSON.parse(result.stdout) as { jobs: { id: string; status: string }[] };
     expect(view.jobs.map((job) => [job.id, job.status])).toEqual([[`cover-${startedDay}`, 'done']]);
+  });
+
+  it('plan prices the run’s own jobs, not jobs of today’s date', async () => {
+    const catalog = fileURLToPath(new URL('../fixtures/plan-golden/catalog.json', import.meta.url));
+    const result = await runCli([
+      'plan',
+      manifest,
+      '--run',
+      'n1',
+      '--offline',
+      '--catalog',
+      catalog,
+      '--format',
+      'json',
+    ]);
+    expect(result.code, result.stderr).toBe(0);
+    const report = JSON.parse(result.stdout) as { jobList: { id: string; state: string }[] };
+    // The journaled hash is not this manifest's, so the job counts as changed: but it is the same job.
+    expect(report.jobList.map((job) => [job.id, job.state])).toEqual([[`cover-${startedDay}`, 'changed']]);
   });
 
   it('report renders the prompt with the run’s date', async () => {

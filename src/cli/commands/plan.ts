@@ -5,7 +5,7 @@ import { ExitCode, UsageError } from '../../errors.js';
 import { PRIVATE_FILE_MODE } from '../../file-modes.js';
 import type { ValidationIssue } from '../../manifest/types.js';
 import type { CostReportView } from '../../plan/job-table.js';
-import { planByStreaming } from '../plan-stream.js';
+import { planByStreaming, type StreamedPlanOutcome } from '../plan-stream.js';
 import { renderReportJsonChunks } from '../../plan/render-report-json.js';
 import { renderReportMarkdown, renderReportText } from '../../plan/render-report.js';
 import { readRunState } from '../../state/read-run-state.js';
@@ -52,10 +52,10 @@ export async function runPlan(ctx: CommandContext, args: string[], options: Reco
     };
     // --show payloads and --out-plan need every payload at once; everything else streams.
     const needsPayloads = show === 'payloads' || typeof options.outPlan === 'string';
-    const streamed = needsPayloads
-      ? undefined
+    const streamed: StreamedPlanOutcome = needsPayloads
+      ? { ok: 'whole-plan' }
       : await planByStreaming(ctx, manifestFile, options, fetchCatalog, connection?.client, maxCredits);
-    if (streamed !== undefined) {
+    if (streamed.ok !== 'whole-plan') {
       if (!streamed.ok) return reportInvalid(ctx, streamed.issues, manifestFile);
       annotate(ctx, streamed.issues, manifestFile);
       await emitReport(
@@ -70,12 +70,16 @@ export async function runPlan(ctx: CommandContext, args: string[], options: Reco
       preparePlan(ctx, readPrepareOptions(manifestFile, options, date), fetchCatalog);
     const firstTry = await prepare(todayUtc());
     if (!firstTry.ok) return reportInvalid(ctx, firstTry.issues, manifestFile);
-    const { replay: previous } = await readRunState({
-      manifestFile,
-      pipeline: firstTry.loaded.manifest.name,
-      runId: readRunId(options),
-      ...readStateDir(options),
-    });
+    const previous =
+      streamed.replay ??
+      (
+        await readRunState({
+          manifestFile,
+          pipeline: firstTry.loaded.manifest.name,
+          runId: readRunId(options),
+          ...readStateDir(options),
+        })
+      ).replay;
     // Like apply: `{{ date }}` is the day the run started, so a resumed run keeps its jobs.
     const runDate = previous.runs[0] === undefined ? todayUtc() : todayUtc(new Date(previous.runs[0].at));
     const prepared = runDate === todayUtc() ? firstTry : await prepare(runDate);
