@@ -1,4 +1,4 @@
-import { mkdir, open, rename, writeFile } from 'node:fs/promises';
+import { mkdir, open, rename } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../file-modes.js';
 import { renderReportHtmlPieces } from './render-html.js';
@@ -45,12 +45,8 @@ export async function writeReportFiles(
  * Writes `text` to a hidden temporary sibling, then renames it over `file`. The temporary name is fixed
  * per file, so one left by a killed run is overwritten and renamed away by the next one.
  */
-export async function writeWhole(file: string, text: string): Promise<void> {
-  await mkdir(dirname(file), { recursive: true, mode: PRIVATE_DIR_MODE });
-  const temporary = join(dirname(file), `.${basename(file)}.tmp`);
-  // Private like every file runner writes (#11.8): reports name prompts and unreleased results.
-  await writeFile(temporary, text, { encoding: 'utf8', mode: PRIVATE_FILE_MODE });
-  await rename(temporary, file);
+export function writeWhole(file: string, text: string): Promise<void> {
+  return writeWholeInPieces(file, [text]);
 }
 
 /** Text gathered per write when a file is written in pieces: few syscalls, a bounded string. */
@@ -60,6 +56,7 @@ const PIECES_PER_WRITE = 1024 * 1024;
 export async function writeWholeInPieces(file: string, pieces: Iterable<string>): Promise<void> {
   await mkdir(dirname(file), { recursive: true, mode: PRIVATE_DIR_MODE });
   const temporary = join(dirname(file), `.${basename(file)}.tmp`);
+  // Private like every file runner writes (#11.8): reports name prompts and unreleased results.
   const handle = await open(temporary, 'w', PRIVATE_FILE_MODE);
   try {
     let pending: string[] = [];

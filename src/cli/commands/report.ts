@@ -1,8 +1,8 @@
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { ExitCode } from '../../errors.js';
-import { renderReportHtml } from '../../report/render-html.js';
+import { renderReportHtmlPieces } from '../../report/render-html.js';
 import { buildReportData } from '../../report/report-data.js';
-import { writeWhole } from '../../report/write-report-files.js';
+import { writeWholeInPieces } from '../../report/write-report-files.js';
 import { resolveOutputDir } from '../apply-options.js';
 import type { CommandContext } from '../context.js';
 import { parseStringOption } from '../parse-options.js';
@@ -37,7 +37,7 @@ export async function runReport(ctx: CommandContext, args: string[], options: Re
     state: run.state,
     now: new Date(),
   });
-  await writeWhole(file, renderReportHtml(data, dirname(file)));
+  await writeWholeInPieces(file, renderReportHtmlPieces(data, dirname(file)));
   const near = relative(ctx.cwd, file);
   ctx.output.out(`Report: ${near.startsWith('..') || isAbsolute(near) ? file : near}`);
   return ExitCode.Success;
