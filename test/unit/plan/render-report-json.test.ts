@@ -57,7 +57,7 @@ describe('renderReportJsonChunks', () => {
   });
 });
 
-describe('renderReportJsonChunks, job list written field by field', () => {
+describe('renderReportJsonChunks, job list written in batches', () => {
   it('gives exactly JSON.stringify for jobs in the report shape, whatever their matrix values', () => {
     const jobCost = fc.record({
       id: fc.string(),
@@ -74,6 +74,19 @@ describe('renderReportJsonChunks, job list written field by field', () => {
         const value = { ...report(0), jobList: jobs } as unknown as CostReport;
         expect([...renderReportJsonChunks(value, 2)].join('')).toBe(JSON.stringify(value, null, 2));
       }),
+    );
+  });
+
+  it('gives exactly JSON.stringify whatever the jobs hold, at any batch size', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.dictionary(fc.string(), fc.jsonValue()), { maxLength: 6 }),
+        fc.integer({ min: 1, max: 4 }),
+        (jobs, perChunk) => {
+          const value = { ...report(0), jobList: jobs } as unknown as CostReport;
+          expect([...renderReportJsonChunks(value, perChunk)].join('')).toBe(JSON.stringify(value, null, 2));
+        },
+      ),
     );
   });
 });
