@@ -16,7 +16,7 @@ import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { emitResult, fetchSimulatorCatalog, median, note, round, timeIt } from './measure.js';
+import { emitResult, fetchSimulatorCatalog, median, note, round, timeIt, runnerBin } from './measure.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** Jobs per measured state; `BENCH_SIZES=1000,5000` overrides (a quick check of the benchmark itself). */
@@ -213,7 +213,7 @@ function runApply(gen, env) {
   const args = [
     '--import',
     REPORT_RSS_AT_EXIT,
-    join(ROOT, 'dist/cli/bin.js'),
+    runnerBin(),
     'apply',
     gen.manifestFile,
     '--yes',

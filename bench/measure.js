@@ -2,7 +2,10 @@
  * Small helpers shared by the benchmarks: a monotonic stopwatch and the one JSON result line each
  * benchmark prints on stdout (run.js parses the last line that starts with `{"bench":`).
  */
+import { existsSync } from 'node:fs';
 import { loadavg } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 
 /** Runs `fn` (sync or async) and returns `{ value, ms }`. */
@@ -56,4 +59,16 @@ export async function fetchSimulatorCatalog() {
     await client.close?.();
     await sim.close();
   }
+}
+
+/**
+ * The CLI as the package ships it (`bin`: dist/bundle/runner.js), of this checkout's build or of the
+ * build in `RUNNER_DIST` (e.g. one made before a change); a build older than the bundle has only
+ * dist/cli/bin.js, which is then measured.
+ */
+export function runnerBin(
+  dist = process.env.RUNNER_DIST ?? fileURLToPath(new URL('../dist', import.meta.url)),
+) {
+  const bundled = join(dist, 'bundle/runner.js');
+  return existsSync(bundled) ? bundled : join(dist, 'cli/bin.js');
 }

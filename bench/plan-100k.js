@@ -17,7 +17,7 @@ import { sortIssues } from '../dist/manifest/sort-issues.js';
 import { validateManifestOffline } from '../dist/manifest/validate-manifest.js';
 import { buildPlan } from '../dist/plan/build-plan.js';
 import { estimateCost } from '../dist/plan/estimate-cost.js';
-import { emitResult, fetchSimulatorCatalog, note, round, timeIt } from './measure.js';
+import { emitResult, fetchSimulatorCatalog, note, round, timeIt, runnerBin } from './measure.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const PRODUCTS = 100;
@@ -154,7 +154,7 @@ async function main() {
     const cliArgs = [
       '--import',
       REPORT_RSS_AT_EXIT,
-      join(ROOT, 'dist/cli/bin.js'),
+      runnerBin(),
       'plan',
       manifestFile,
       '--catalog',

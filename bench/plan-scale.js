@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { emitResult, fetchSimulatorCatalog, median, note, round } from './measure.js';
+import { emitResult, fetchSimulatorCatalog, median, note, round, runnerBin } from './measure.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** name → [products, styles, variants] (their product is the job count) and runs. */
@@ -92,7 +92,7 @@ async function main() {
       const args = [
         '--import',
         REPORT_RSS_AT_EXIT,
-        join(ROOT, 'dist/cli/bin.js'),
+        runnerBin(),
         'plan',
         manifestFile,
         '--offline',

@@ -15,12 +15,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
-import { emitResult, median, note, round } from './measure.js';
+import { emitResult, median, note, round, runnerBin } from './measure.js';
 
 const RUNS = Number(process.env.BENCH_STARTUP_RUNS ?? 15);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** `RUNNER_DIST=/path/to/dist` measures another build (e.g. one made before a change). */
-const BIN = join(process.env.RUNNER_DIST ?? join(ROOT, 'dist'), 'cli/bin.js');
+const BIN = runnerBin();
 const HOOK = join(ROOT, 'bench/module-count.js');
 
 function run(args, env = {}) {

@@ -2,7 +2,8 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-export const binPath = fileURLToPath(new URL('../../dist/cli/bin.js', import.meta.url));
+/** The CLI as the package ships it (its `bin`): the bundle `npm run build` links (scripts/bundle.js). */
+export const binPath = fileURLToPath(new URL('../../dist/bundle/runner.js', import.meta.url));
 
 export interface CliResult {
   code: number | null;
@@ -21,7 +22,7 @@ export interface KillableCli {
 }
 
 /**
- * Starts the BUILT CLI (`dist/cli/bin.js`, made by `npm run build`, which `npm test` runs first) as a
+ * Starts the BUILT CLI (`dist/bundle/runner.js`, made by `npm run build`, which `npm test` runs first) as a
  * child process, as a user or CI would, with a clean environment and no terminal, and hands back control at once, so a test can SIGKILL the
  * child mid-run (before, during or after any create, poll or download) and then start it again.
  */

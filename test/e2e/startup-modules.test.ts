@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,7 +12,12 @@ const repo = fileURLToPath(new URL('../../', import.meta.url));
 /** The preload the startup benchmark counts modules with: it lists every module file a run loads. */
 const moduleListHook = join(repo, 'bench/module-count.js');
 
-/** Runs the built CLI under the preload and returns the module files it loaded (URLs). */
+/**
+ * Runs the built CLI under the preload and returns the modules it loaded, as paths from the package
+ * root without extension and without a leading `src/` or `dist/` (`service/http`,
+ * `node_modules/yaml/dist/index`). A file of the bundle (dist/bundle/) stands for the modules linked
+ * into it, read from its source map, so the checks below name modules, however they were linked.
+ */
 async function loadedModules(dir: string, args: string[]): Promise<string[]> {
   if (!existsSync(binPath)) throw new Error(`${binPath} is missing: run \`npm run build\` first`);
   const listFile = join(dir, 'modules.txt');
@@ -20,11 +25,30 @@ async function loadedModules(dir: string, args: string[]): Promise<string[]> {
     cwd: repo,
     env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', RUNNER_MODULE_LIST: listFile },
   });
-  return [...new Set((await readFile(listFile, 'utf8')).split('\n').filter(Boolean))];
+  const files = (await readFile(listFile, 'utf8'))
+    .split('\n')
+    .filter(Boolean)
+    .map((url) => fileURLToPath(url));
+  const modules = new Set<string>();
+  for (const file of files) {
+    const sources = file.startsWith(join(repo, 'dist/bundle/'))
+      ? (JSON.parse(await readFile(`${file}.map`, 'utf8')) as { sources: string[] }).sources.map((source) =>
+          join(dirname(file), source),
+        )
+      : [file];
+    for (const source of sources) {
+      modules.add(
+        relative(repo, source)
+          .replace(/^(src|dist)\//, '')
+          .replace(/\.[cm]?[jt]s$/, ''),
+      );
+    }
+  }
+  return [...modules];
 }
 
 const fromPackage = (modules: string[], name: string) =>
-  modules.filter((url) => url.includes(`/node_modules/${name}/`));
+  modules.filter((module) => module.startsWith(`node_modules/${name}/`));
 
 describe('what the CLI loads at start (built binary)', () => {
   let dir: string;
@@ -46,7 +70,7 @@ describe('what the CLI loads at start (built binary)', () => {
   it('a command that talks to the service loads the HTTP client (the check below can fail)', async () => {
     const modules = await loadedModules(dir, ['models', '--json', '--simulate']);
     expect(fromPackage(modules, 'undici').length).toBeGreaterThan(0);
-    expect(modules.some((url) => url.endsWith('/dist/service/http.js'))).toBe(true);
+    expect(modules).toContain('service/http');
   });
 
   it('validate with a saved catalog loads no HTTP client, logger or simulator', async () => {
@@ -54,9 +78,9 @@ describe('what the CLI loads at start (built binary)', () => {
     expect(fromPackage(modules, 'yaml').length).toBeGreaterThan(0);
     expect(fromPackage(modules, 'undici')).toEqual([]);
     expect(fromPackage(modules, 'pino')).toEqual([]);
-    expect(modules.filter((url) => /\/dist\/(service\/http|simulator\/)/.test(url))).toEqual([]);
+    expect(modules.filter((module) => /^(service\/http|simulator\/)/.test(module))).toEqual([]);
     // The runner's own schemas come precompiled: ajv is there for the catalog's model configs only.
-    expect(modules.some((url) => url.endsWith('/dist/generated/pipeline-validator.js'))).toBe(true);
+    expect(modules).toContain('generated/pipeline-validator');
   });
 
   it('--help loads neither the YAML parser nor ajv', async () => {
