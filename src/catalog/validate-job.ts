@@ -96,17 +96,15 @@ export function createJobValidator(catalog: readonly Model[], ctx: CatalogValida
 
 /** The planned job of a checked one: its payload hashes (SHA-256 of canonical JSON) and back-references. */
 export function toPlannedJob(job: ExpandedJob, checked: CheckedJob): PlannedJob {
-  const identity = hashCheckedJob(job, checked);
   const plannedJob: PlannedJob = {
     id: job.id,
     kind: job.kind,
     model: job.model,
     params: checked.params,
     estimatedCredits: checked.credits,
-    payloadHash: identity.payloadHash,
+    payloadHash: hashCheckedJob(job, checked),
     source: { matrixValues: job.matrixValues, specIndex: job.specIndex, origins: job.origins },
   };
-  if (identity.legacyPayloadHash !== undefined) plannedJob.legacyPayloadHash = identity.legacyPayloadHash;
   if (job.prompt !== undefined) plannedJob.prompt = job.prompt;
   return plannedJob;
 }
@@ -265,29 +263,15 @@ function applyDefaults(
   return params;
 }
 
-/** A checked job's payload hashes: what {@link toPlannedJob} puts in `payloadHash` and `legacyPayloadHash`. */
-export function hashCheckedJob(
-  job: ExpandedJob,
-  checked: CheckedJob,
-): { payloadHash: string; legacyPayloadHash?: string } {
-  return hashJobIdentity(job, checked.params, checked.written);
-}
-
 /**
- * A job's identity comes from what the user wrote; the catalog only validates it. Catalog defaults stay
- * out of the hash, so a default the service changes does not turn an open paid job into a "changed"
- * one (issue #11.2). The legacy hash (defaults folded in, as releases up to 0.1.0 journaled it) is
- * kept so journals written by them still match.
+ * A checked job's identity hash (its `payloadHash`). A job's identity comes from what the user wrote;
+ * the catalog only validates it. Catalog defaults stay out of the hash, so a default the service
+ * changes does not turn an open paid job into a "changed" one (issue #11.2). The hash releases up to
+ * 0.1.0 journaled, defaults folded in, is `legacyPayloadHash` of the params sent, computed only when
+ * a journal needs it.
  */
-function hashJobIdentity(
-  job: ExpandedJob,
-  params: Record<string, PlannedParamValue>,
-  written: Record<string, PlannedParamValue>,
-): { payloadHash: string; legacyPayloadHash?: string } {
-  const base = { kind: job.kind, model: job.model, prompt: job.prompt };
-  const payloadHash = hashPayload({ ...base, params: written });
-  const legacyPayloadHash = hashPayload({ ...base, params });
-  return legacyPayloadHash === payloadHash ? { payloadHash } : { payloadHash, legacyPayloadHash };
+export function hashCheckedJob(job: ExpandedJob, checked: CheckedJob): string {
+  return hashPayload({ kind: job.kind, model: job.model, prompt: job.prompt, params: checked.written });
 }
 
 function memoizeReader(read: FileInfoReader): FileInfoReader {

@@ -1,5 +1,5 @@
 import { getJobKind } from '../kinds/index.js';
-import { matchesPayload } from '../plan/payload-hash.js';
+import { matchesPlannedJob } from '../plan/payload-hash.js';
 import type { PlannedJob } from '../plan/types.js';
 import type { JobRecord } from '../service/types.js';
 import type { AttemptState, JobState } from '../state/job-state.js';
@@ -157,7 +157,7 @@ export function emitDoneSkipped(ctx: ExecutionContext, id: string, last: Attempt
  * current payload, so a job id it holds is followed rather than paid for again.
  */
 export function isSamePayload(attempt: AttemptState, job: PlannedJob): boolean {
-  return matchesPayload(attempt.payloadHash, job) || attempt.payloadHash === '';
+  return matchesPlannedJob(attempt.payloadHash, job) || attempt.payloadHash === '';
 }
 
 /** States whose last attempt holds a job id the service may still be working on. */
@@ -328,14 +328,11 @@ async function handleFailure(
  * Attempts of the current payload since its last final outcome: the count `maxAttempts` limits.
  * Refused creates (402, 429) made no job and do not count.
  */
-export function countAttemptsInStreak(
-  state: JobState | undefined,
-  job: Pick<PlannedJob, 'payloadHash' | 'legacyPayloadHash'>,
-): number {
+export function countAttemptsInStreak(state: JobState | undefined, job: PlannedJob): number {
   let count = 0;
   for (let index = (state?.attempts.length ?? 0) - 1; index >= 0; index--) {
     const attempt = state?.attempts[index];
-    if (attempt === undefined || !matchesPayload(attempt.payloadHash, job)) break;
+    if (attempt === undefined || !matchesPlannedJob(attempt.payloadHash, job)) break;
     if (attempt.outcome === 'create-refused') continue;
     if (
       count > 0 &&

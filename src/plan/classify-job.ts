@@ -1,7 +1,6 @@
 import type { Balance, Subscription } from '../service/types.js';
 import type { JobStateClass } from './cost-report.js';
-import { matchesPayload } from './payload-hash.js';
-import type { PlannedJob } from './types.js';
+import { matchesPayload, type PayloadHashes } from './payload-hash.js';
 
 /** What the previous run's state says about one job (a plain summary of the state journal). */
 export interface PreviousJobState {
@@ -40,7 +39,7 @@ export interface CostOptions {
 
 /** Where a planned job stands against the previous run's state. */
 export function classifyJob(
-  job: Pick<PlannedJob, 'id' | 'payloadHash' | 'legacyPayloadHash'>,
+  job: PayloadHashes,
   previous: PreviousJobState | undefined,
 ): {
   state: JobStateClass;

@@ -7,16 +7,17 @@ import { buildNotes, decideVerdict, lowestCap } from './cost-verdict.js';
 import { roundCredits } from './credits.js';
 import { createJobTable, type CostReportView, type JobTable } from './job-table.js';
 import { createQuotaLedger } from './quota-ledger.js';
+import type { PayloadHashes } from './payload-hash.js';
 import type { PlannedJob } from './types.js';
 
 /** The subscription image job is the only kind a plan's allowance covers (spec 4.3, 2.6 `chargeSource`). */
 const SUBSCRIPTION_KIND = 'image';
 
 /** What the tally needs of one planned job. */
-export interface TallyJob extends Pick<PlannedJob, 'id' | 'kind' | 'model' | 'estimatedCredits'> {
+export interface TallyJob
+  extends Pick<PlannedJob, 'id' | 'kind' | 'model' | 'estimatedCredits'>, PayloadHashes {
   /** Read only when the previous state has the job (see `classifyJob`). */
   payloadHash: string;
-  legacyPayloadHash?: string;
   matrixValues: Record<string, MatrixValue>;
   /** Handed back to `matrixValuesOf` when the job list is read. */
   ref: number;

@@ -2,6 +2,7 @@ import type { Model } from '../service/types.js';
 import type { CostAccount, CostOptions } from './classify-job.js';
 import type { CostReport } from './cost-report.js';
 import { createCostTally, type TallyJob } from './cost-tally.js';
+import { legacyPayloadHash } from './payload-hash.js';
 import type { Plan } from './types.js';
 
 export { classifyJob, type CostAccount, type CostOptions, type PreviousJobState } from './classify-job.js';
@@ -34,7 +35,11 @@ export function estimateCost(
       matrixValues: job.source.matrixValues,
       ref,
     };
-    if (job.legacyPayloadHash !== undefined) row.legacyPayloadHash = job.legacyPayloadHash;
+    // The legacy hash only where the state's hash is not the job's identity hash (see payload-hash.ts).
+    const previous = options.previous?.get(job.id);
+    if (previous !== undefined && previous.payloadHash !== job.payloadHash) {
+      row.legacyPayloadHash = legacyPayloadHash(job);
+    }
     tally.add(row);
   });
   const report = tally.finish(plan, account);

@@ -74,14 +74,40 @@ export function hashPayload(job: HashablePayload): string {
   return hash('sha256', writeCanonical(payload, true) ?? 'null', 'hex');
 }
 
+/** A job's hashes as a cost report row carries them: the legacy one only where it was needed. */
+export interface PayloadHashes {
+  payloadHash: string;
+  /** Set when a journaled hash was not {@link payloadHash} and the legacy hash differs from it. */
+  legacyPayloadHash?: string | undefined;
+}
+
 /**
- * Whether a journaled attempt's payload hash names this planned job as it is now: its identity hash
- * (what the user wrote) or, for journals written before identity hashes, its legacy hash (catalog
- * defaults folded in). Matching both means an upgrade does not take open or done jobs for changed ones.
+ * Whether a journaled attempt's payload hash names this job as it is now: its identity hash (what the
+ * user wrote) or, for journals written before identity hashes, its legacy hash (catalog defaults
+ * folded in). Matching both means an upgrade does not take open or done jobs for changed ones.
  */
-export function matchesPayload(
-  hash: string,
-  job: { payloadHash: string; legacyPayloadHash?: string | undefined },
-): boolean {
+export function matchesPayload(hash: string, job: PayloadHashes): boolean {
   return hash === job.payloadHash || (job.legacyPayloadHash !== undefined && hash === job.legacyPayloadHash);
+}
+
+/**
+ * The hash releases up to 0.1.0 journaled for a planned job: {@link hashPayload} of what is sent, the
+ * catalog's defaults folded into its params. It is computed only for a journaled hash that is not the
+ * job's identity hash (a changed job, or a journal of those releases), not for every job of a plan:
+ * hashing is the costliest step of planning a job. Kept per job once computed.
+ */
+export function legacyPayloadHash(job: HashablePayload): string {
+  let hash = legacyHashes.get(job);
+  if (hash === undefined) {
+    hash = hashPayload(job);
+    legacyHashes.set(job, hash);
+  }
+  return hash;
+}
+
+const legacyHashes = new WeakMap<HashablePayload, string>();
+
+/** {@link matchesPayload} for a planned job, its legacy hash computed only when it is needed. */
+export function matchesPlannedJob(hash: string, job: HashablePayload & { payloadHash: string }): boolean {
+  return hash === job.payloadHash || hash === legacyPayloadHash(job);
 }

@@ -2,14 +2,16 @@ import {
   createJobValidator,
   hashCheckedJob,
   type CatalogValidationContext,
+  type CheckedJob,
 } from '../catalog/validate-job.js';
 import { collapseIssues } from '../manifest/collapse-issues.js';
 import type { JobStream } from '../manifest/expand-jobs.js';
 import { sortIssues } from '../manifest/sort-issues.js';
-import type { ValidationIssue } from '../manifest/types.js';
+import type { ExpandedJob, ValidationIssue } from '../manifest/types.js';
 import type { Model } from '../service/types.js';
-import type { CostOptions } from './classify-job.js';
+import type { CostOptions, PreviousJobState } from './classify-job.js';
 import { createCostTally, type CostTally } from './cost-tally.js';
+import { legacyPayloadHash, type PayloadHashes } from './payload-hash.js';
 import { diffPayloads, snapshotPayload, type FieldChange, type PayloadSnapshot } from './payload-diff.js';
 import { createJobSelector, describeTargetProblems, type Targeting } from './select-jobs.js';
 
@@ -80,16 +82,12 @@ export async function streamPlan(input: StreamPlanInput): Promise<StreamPlanResu
     }
     const checked = validator.check(job);
     if (checked === undefined) continue;
-    // Hashing is the costliest step of a job; only a job the state knows is compared by its hash.
-    const hashes =
-      input.costOptions.previous?.has(job.id) === true ? hashCheckedJob(job, checked) : undefined;
     tally!.add({
       id: job.id,
       kind: job.kind,
       model: job.model,
       estimatedCredits: checked.credits,
-      payloadHash: hashes?.payloadHash ?? '',
-      ...(hashes?.legacyPayloadHash === undefined ? {} : { legacyPayloadHash: hashes.legacyPayloadHash }),
+      ...hashesToCompare(job, checked, input.costOptions.previous?.get(job.id)),
       matrixValues: job.matrixValues,
       ref: position,
     });
@@ -122,4 +120,26 @@ export async function streamPlan(input: StreamPlanInput): Promise<StreamPlanResu
     leftOut: selection.leftOut,
     ...(input.lastPayloads === undefined ? {} : { changes }),
   };
+}
+
+/**
+ * The hashes a job's report row needs. Hashing is the costliest step of a job: only a job the state
+ * knows is compared by its hash, and its legacy hash is computed only when the journaled one is not
+ * its identity hash.
+ */
+function hashesToCompare(
+  job: ExpandedJob,
+  checked: CheckedJob,
+  previous: PreviousJobState | undefined,
+): PayloadHashes {
+  if (previous === undefined) return { payloadHash: '' };
+  const payloadHash = hashCheckedJob(job, checked);
+  if (previous.payloadHash === payloadHash) return { payloadHash };
+  const legacy = legacyPayloadHash({
+    kind: job.kind,
+    model: job.model,
+    prompt: job.prompt,
+    params: checked.params,
+  });
+  return legacy === payloadHash ? { payloadHash } : { payloadHash, legacyPayloadHash: legacy };
 }

@@ -23,13 +23,10 @@ export interface PlannedJob {
    * The job's identity: SHA-256 of the canonical payload AS WRITTEN (kind, model, prompt, the params the
    * manifest gives, files by content hash), without the catalog's defaults. A changed prompt or param
    * changes it, so the job counts as a new job; a default the service changes does not (issue #11.2).
+   * Releases up to 0.1.0 journaled the hash of what is sent, defaults folded in: `legacyPayloadHash`
+   * (payload-hash.ts) gives it when a journaled hash is not this one (an upgrade must not pay twice).
    */
   payloadHash: string;
-  /**
-   * The hash releases up to 0.1.0 journaled: {@link payloadHash} with the catalog's defaults folded in.
-   * Set only when it differs; an attempt journaled with it is the same job (an upgrade must not pay twice).
-   */
-  legacyPayloadHash?: string;
   /** Back-reference for messages and reports. */
   source: Pick<ExpandedJob, 'matrixValues' | 'specIndex' | 'origins'>;
 }

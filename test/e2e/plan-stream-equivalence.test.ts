@@ -1,6 +1,8 @@
-import { writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PayloadSnapshot } from '../../src/plan/payload-diff.js';
+import { hashPayload, type HashablePayload } from '../../src/plan/payload-hash.js';
 import { startSimulator } from '../../src/simulator/index.js';
 import type { Simulator } from '../../src/simulator/types.js';
 import { makeWorkDir, simulatorEnv, writeImageMatrixManifest } from './apply-fixtures.js';
@@ -84,5 +86,37 @@ describe('plan: streamed and whole-plan reports agree (issue #8)', () => {
       expect(report.changes).toHaveLength(2);
       expect(report.subscription.imageJobsCovered).toBeGreaterThan(0);
     }
+  });
+
+  // Last: it rewrites the run's journal as releases up to 0.1.0 wrote it.
+  it('both take jobs journaled with legacy hashes (defaults folded in) as the same jobs', async () => {
+    const runDir = join(dir, '.runner', 'stream', 'default');
+    const journalFile = join(runDir, 'journal.jsonl');
+    const lines = (await readFile(journalFile, 'utf8')).split('\n');
+    let rewritten = 0;
+    const legacy = lines.map((line) => {
+      if (line === '') return line;
+      const record = JSON.parse(line) as { type: string; payloadHash?: string; payload?: PayloadSnapshot };
+      if (record.type !== 'intent' || record.payload === undefined) return line;
+      // No local files here: the journaled payload is what was sent, so its hash is the legacy one.
+      const payloadHash = hashPayload(record.payload as HashablePayload);
+      if (payloadHash !== record.payloadHash) rewritten++;
+      return JSON.stringify({ ...record, payloadHash });
+    });
+    expect(rewritten).toBeGreaterThan(0);
+    await writeFile(journalFile, legacy.join('\n'));
+    await rm(join(runDir, 'snapshot.jsonl'), { force: true });
+
+    const streamed = await runCli(['plan', file, '--format', 'json'], { env, cwd: dir });
+    const whole = await runCli(
+      ['plan', file, '--format', 'json', '--out-plan', join(dir, 'saved.plan.json')],
+      {
+        env,
+        cwd: dir,
+      },
+    );
+    expect(streamed.stdout).toBe(whole.stdout);
+    const report = JSON.parse(streamed.stdout) as { jobs: { byState: Record<string, number> } };
+    expect(report.jobs.byState).toMatchObject({ new: 2, changed: 2, done: 2 });
   });
 });

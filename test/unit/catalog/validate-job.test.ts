@@ -4,7 +4,7 @@ import {
   type CatalogValidationContext,
 } from '../../../src/catalog/validate-job.js';
 import type { ExpandedJob } from '../../../src/manifest/types.js';
-import { hashPayload } from '../../../src/plan/payload-hash.js';
+import { hashPayload, legacyPayloadHash } from '../../../src/plan/payload-hash.js';
 import { locate, makeCatalog, makeJob } from './fixtures.js';
 
 const ctx: CatalogValidationContext = { locate, manifestDir: '/manifests', fileInfo: () => undefined };
@@ -43,7 +43,8 @@ describe('validateJobsAgainstCatalog: a valid job', () => {
     const base = { kind: 'image' as const, model: 'flux-pro', prompt: job.prompt };
     expect(planned!.payloadHash).toBe(hashPayload({ ...base, params: { style: 'photo', numImages: 2 } }));
     // Releases up to 0.1.0 journaled the hash with the defaults folded in: still recognised.
-    expect(planned!.legacyPayloadHash).toBe(hashPayload({ ...base, params: planned!.params }));
+    expect(legacyPayloadHash(planned!)).toBe(hashPayload({ ...base, params: planned!.params }));
+    expect(legacyPayloadHash(planned!)).not.toBe(planned!.payloadHash);
     const otherDefault = makeCatalog().map((model) =>
       model.slug === 'flux-pro'
         ? { ...model, config: { ...model.config, enhance: { type: 'toggle', label: 'E', default: true } } }
@@ -54,7 +55,7 @@ describe('validateJobsAgainstCatalog: a valid job', () => {
     expect(again!.payloadHash).toBe(planned!.payloadHash);
     const explicit = validate(flux({ style: 'photo', numImages: 2, enhance: false })).planned[0];
     expect(explicit!.payloadHash).not.toBe(planned!.payloadHash);
-    expect(explicit!.legacyPayloadHash).toBeUndefined();
+    expect(legacyPayloadHash(explicit!)).toBe(explicit!.payloadHash);
   });
 
   it('multiplies the credit cost by every multiplier, including a numeric select option', () => {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { checkCost } from '../../../src/cli/cost-check.js';
 import type { ExecutionSummary } from '../../../src/execute/events.js';
 import type { CostReport } from '../../../src/plan/cost-report.js';
+import { legacyPayloadHash } from '../../../src/plan/payload-hash.js';
 import type { Plan } from '../../../src/plan/types.js';
 import { createExecutorHarness, makePlan, plannedJob, useTempDir } from '../execute/executor-harness.js';
 
@@ -118,5 +119,23 @@ describe('plan and apply agree (issue #7.3)', () => {
     const retried = await world.sideBySide(makePlan([failing, job('h')], 2), { retryFailed: true });
     expect(retried.report.verdict.status).toBe('over-budget');
     expect(retried.summary.stopReason).toBe('budget');
+  });
+});
+
+describe('plan and apply on a journal of releases up to 0.1.0 (legacy payload hashes)', () => {
+  it('take a job done under its legacy hash as done: neither counts nor creates it again', async () => {
+    const world = createWorld();
+    const current = job('a');
+    // What those releases journaled: the hash of what is sent, defaults folded in.
+    const asJournaledThen = { ...current, payloadHash: legacyPayloadHash(current) };
+    expect(asJournaledThen.payloadHash).not.toBe(current.payloadHash);
+    await world.apply(makePlan([asJournaledThen]));
+
+    const both = await world.sideBySide(makePlan([current, job('b')], 2));
+    expect(both.report.jobList.find((entry) => entry.id === 'a')).toMatchObject({
+      state: 'done',
+      toRun: false,
+    });
+    expect(both.creates).toBe(1);
   });
 });

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { executePlan } from '../../../src/execute/executor.js';
 import type { ExecutionEvent } from '../../../src/execute/events.js';
 import { RunnerError } from '../../../src/errors.js';
+import { legacyPayloadHash } from '../../../src/plan/payload-hash.js';
 import { openJournal } from '../../../src/state/journal.js';
 import { createMemoryUploadCache } from '../../../src/state/upload-cache.js';
 import { deriveIdempotencyKey } from '../../../src/state/idempotency-key.js';
@@ -559,8 +560,9 @@ describe('executePlan: an open job whose payload no longer matches (issue #11.2)
 
   it('takes an attempt journaled with the legacy hash (defaults folded in) as the same job', async () => {
     const h = createHarness();
-    await journalOpenJob(h, 'legacy-hash');
-    const job = plannedJob('a', 'a clear prompt', 'image', { legacyPayloadHash: 'legacy-hash' });
+    const job = plannedJob('a', 'a clear prompt', 'image');
+    expect(legacyPayloadHash(job)).not.toBe(job.payloadHash);
+    await journalOpenJob(h, legacyPayloadHash(job));
     const summary = await h.run(makePlan([job]));
     expect(summary.counts.done).toBe(1);
     expect(h.service.creates).toHaveLength(0);

@@ -207,10 +207,10 @@ describe('estimateCost job list', () => {
 
 describe('classifyJob', () => {
   it('treats a changed payload as changed whatever the previous status', () => {
-    expect(classifyJob({ id: 'a', payloadHash: 'h2' }, { payloadHash: 'h1', status: 'open' })).toEqual({
+    expect(classifyJob({ payloadHash: 'h2' }, { payloadHash: 'h1', status: 'open' })).toEqual({
       state: 'changed',
       toRun: true,
     });
-    expect(classifyJob({ id: 'a', payloadHash: 'h1' }, undefined)).toEqual({ state: 'new', toRun: true });
+    expect(classifyJob({ payloadHash: 'h1' }, undefined)).toEqual({ state: 'new', toRun: true });
   });
 });
