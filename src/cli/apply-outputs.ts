@@ -3,9 +3,9 @@ import { isAbsolute, join, relative, resolve } from 'node:path';
 import type { ExecutionSummary } from '../execute/events.js';
 import type { LoadedManifest, Manifest } from '../manifest/types.js';
 import { resolveOutputDir } from './apply-options.js';
-import type { Plan } from '../plan/types.js';
+import type { Plan, PlannedJob } from '../plan/types.js';
 import { renderApplyMarkdown } from '../report/render-apply-markdown.js';
-import { buildReportData } from '../report/report-data.js';
+import { buildReportData, type ReportJobList } from '../report/report-data.js';
 import { writeReportFiles, type ReportFiles } from '../report/write-report-files.js';
 import type { JobState } from '../state/job-state.js';
 import type { CommandContext } from './context.js';
@@ -53,7 +53,7 @@ export async function writeApplyOutputs(
     pipeline: run.plan.pipeline,
     runId: run.runId,
     manifestFile: run.plan.manifestFile,
-    jobs: run.plan.jobs.map((job) => ({ ...job, matrixValues: job.source.matrixValues })),
+    jobs: reportJobsOf(run.plan.jobs),
     state: run.state,
     now: new Date(),
   });
@@ -85,6 +85,19 @@ export async function writeApplyOutputs(
     );
   }
   return files;
+}
+
+/** The plan's jobs as the report reads them, each made when it is read (no copy of the whole plan). */
+function reportJobsOf(jobs: readonly PlannedJob[]): ReportJobList {
+  return {
+    length: jobs.length,
+    *[Symbol.iterator]() {
+      for (const job of jobs) {
+        const { id, kind, model, prompt, params } = job;
+        yield { id, kind, model, prompt, params, matrixValues: job.source.matrixValues };
+      }
+    },
+  };
 }
 
 /**

@@ -27,7 +27,7 @@ export function renderApplyMarkdown(
     '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     `| ${counts.done} | ${counts.failed} | ${counts['still-running']} | ${counts.pending + counts.creating} | ${counts.deferred} | ${counts.uncertain} | ${summary.creditsSpent} | ${summary.creditsSpentTotal} |`,
   ];
-  const problems = data.entries.filter((entry) => entry.status !== 'done');
+  const problems = [...data.entries].filter((entry) => entry.status !== 'done');
   if (problems.length > 0) {
     lines.push('', '| job | status | failureKind | error | advice |', '| --- | --- | --- | --- | --- |');
     for (const entry of problems.slice(0, MAX_LISTED)) {

@@ -68,9 +68,11 @@ export function* renderReportHtmlPieces(data: ReportData, reportDir: string): Ge
   // The payload's JSON with its entries (its last key) one by one; escaping is per character, so
   // escaping the pieces is escaping the whole.
   yield escapeJsonForScript(JSON.stringify(payloadHead).slice(0, -']}'.length));
-  for (const [position, entry] of data.entries.entries()) {
+  let first = true;
+  for (const entry of data.entries) {
     const json = JSON.stringify(toPageEntry(entry, reportDir));
-    yield escapeJsonForScript(position === 0 ? json : `,${json}`);
+    yield escapeJsonForScript(first ? json : `,${json}`);
+    first = false;
   }
   yield ']}';
   yield ['</script>', `<script>${REPORT_PAGE_SCRIPT}</script>`, '</body>', '</html>', ''].join('\n');

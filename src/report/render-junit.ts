@@ -8,12 +8,13 @@ import type { ReportData, ReportEntry } from './report-data.js';
 export function renderJunit(data: ReportData, durationSeconds = 0): string {
   let failures = 0;
   let skipped = 0;
-  const cases = data.entries.map((entry) => {
+  const cases: string[] = [];
+  for (const entry of data.entries) {
     const outcome = junitOutcome(entry);
     if (outcome === 'failure') failures++;
     if (outcome === 'skipped') skipped++;
-    return renderCase(data.pipeline, entry, outcome);
-  });
+    cases.push(renderCase(data.pipeline, entry, outcome));
+  }
   const suite = attributes({
     name: data.pipeline,
     tests: data.entries.length,

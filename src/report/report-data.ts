@@ -55,6 +55,20 @@ export interface ReportEntry {
   files: ReportFile[];
 }
 
+/** Jobs in manifest order, with their count: an array, or a view that makes each job when it is read. */
+export interface ReportJobList extends Iterable<ReportJobInput> {
+  readonly length: number;
+}
+
+/**
+ * Entries in manifest order, with their count. {@link buildReportData} makes them anew on each
+ * iteration, so writing the report, the results index and JUnit of a 100,000-job run holds one entry
+ * at a time (all of them at once were ~150 MB at the end of a resumed apply).
+ */
+export interface ReportEntryList extends Iterable<ReportEntry> {
+  readonly length: number;
+}
+
 /** A run's jobs with their state: the data of the HTML report, the results index and JUnit. */
 export interface ReportData {
   pipeline: string;
@@ -64,26 +78,34 @@ export interface ReportData {
   generatedAt: string;
   /** Matrix axis names in the order they first appear. */
   axes: string[];
-  entries: ReportEntry[];
+  entries: ReportEntryList;
 }
 
 /**
  * Joins the manifest's jobs (in manifest order) with their replayed state. Jobs of the state that the
- * manifest no longer has are left out: the report shows what this manifest asks for. Linear in jobs.
+ * manifest no longer has are left out: the report shows what this manifest asks for. Linear in jobs;
+ * the entries are made when they are read (see {@link ReportEntryList}), from `jobs` and `state` as
+ * they are then.
  */
 export function buildReportData(input: {
   pipeline: string;
   runId: string;
   manifestFile: string;
-  jobs: readonly ReportJobInput[];
+  jobs: ReportJobList;
   state: ReadonlyMap<string, JobState>;
   now: Date;
 }): ReportData {
   const axes = new Set<string>();
-  const entries = input.jobs.map((job) => {
-    for (const axis of Object.keys(job.matrixValues)) axes.add(axis);
-    return buildEntry(job, input.state.get(job.id));
-  });
+  for (const job of input.jobs) for (const axis of Object.keys(job.matrixValues)) axes.add(axis);
+  const { jobs, state } = input;
+  const entries: ReportEntryList = {
+    get length() {
+      return jobs.length;
+    },
+    *[Symbol.iterator]() {
+      for (const job of jobs) yield buildEntry(job, state.get(job.id));
+    },
+  };
   return {
     pipeline: input.pipeline,
     runId: input.runId,

@@ -6,7 +6,7 @@ import { pathToFileURL, fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderReportHtml } from '../../src/report/render-html.js';
-import type { ReportData } from '../../src/report/report-data.js';
+import type { ReportData, ReportEntry } from '../../src/report/report-data.js';
 import { renderPng } from '../../src/simulator/media.js';
 import { startSimulator } from '../../src/simulator/index.js';
 import type { Simulator } from '../../src/simulator/types.js';
@@ -242,7 +242,7 @@ jobs:
 
   it('shows 5,000 results, loading only the thumbnails in view', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'runner-report-5000-'));
-    const entries: ReportData['entries'] = [];
+    const entries: ReportEntry[] = [];
     for (let index = 0; index < 5000; index++) {
       const product = `p${index % 50}`;
       const style = `s${Math.floor(index / 50)}`;

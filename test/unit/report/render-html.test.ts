@@ -35,8 +35,11 @@ describe('renderReportHtml', () => {
   });
 
   it('cannot be closed early by a prompt holding </script>', () => {
-    const data: ReportData = { ...sampleData() };
-    data.entries = data.entries.map((entry) => ({ ...entry, prompt: '</script><script>alert(1)</script>' }));
+    const sample = sampleData();
+    const data: ReportData = {
+      ...sample,
+      entries: sample.entries.map((entry) => ({ ...entry, prompt: '</script><script>alert(1)</script>' })),
+    };
     data.pipeline = '<b>p</b>';
     const html = renderReportHtml(data, '/out');
     expect(html.match(/<\/script>/g)).toHaveLength(2); // the data block's and the script's own

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { mediaTypeOf, RESULT_RETENTION_MS } from '../../../src/report/report-data.js';
-import { DAY, sampleData } from './fixtures.js';
+import { DAY, sampleData, sampleDataAsBuilt } from './fixtures.js';
 
 describe('buildReportData', () => {
   const data = sampleData();
@@ -77,5 +77,18 @@ describe('buildReportData', () => {
     expect(mediaTypeOf('image', 'https://x/a.mp4?sig=1')).toBe('video');
     expect(mediaTypeOf('image', 'https://x/blob')).toBe('image');
     expect(mediaTypeOf('render-video', 'https://x/blob')).toBe('video');
+  });
+});
+
+describe('buildReportData: entries made when read', () => {
+  it('gives its count without making them, and makes them anew, equal, on each reading', () => {
+    const data = sampleDataAsBuilt();
+    expect(Array.isArray(data.entries)).toBe(false);
+    expect(data.entries.length).toBe(sampleData().entries.length);
+    const first = [...data.entries];
+    const second = [...data.entries];
+    expect(second).toEqual(first);
+    expect(second[0]).not.toBe(first[0]);
+    expect(first).toEqual(sampleData().entries);
   });
 });
