@@ -1,6 +1,6 @@
-import type { CostReport } from '../plan/cost-report.js';
-import { estimateCost, type CostAccount, type CostOptions } from '../plan/estimate-cost.js';
+import { estimateCostView, type CostAccount, type CostOptions } from '../plan/estimate-cost.js';
 import { summarizePreviousState } from '../plan/previous-state.js';
+import type { CostReportView } from '../plan/job-table.js';
 import type { Plan } from '../plan/types.js';
 import type { ServiceClient } from '../service/service-client.js';
 import type { Model } from '../service/types.js';
@@ -15,8 +15,13 @@ export const DEFAULT_MAX_ATTEMPTS = 3;
  * the same inputs (state, flags, now), so a plan that fits is not followed by an apply that refuses. Without a client (an offline plan) the balance is reported
  * as not checked.
  */
-export async function checkCost(input: CostCheckInput & { plan: Plan }): Promise<CostReport> {
-  return estimateCost(input.plan, input.catalog, await readCostAccount(input.client), readCostOptions(input));
+export async function checkCost(input: CostCheckInput & { plan: Plan }): Promise<CostReportView> {
+  return estimateCostView(
+    input.plan,
+    input.catalog,
+    await readCostAccount(input.client),
+    readCostOptions(input),
+  );
 }
 
 /** What pricing needs besides the plan. */

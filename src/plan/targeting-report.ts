@@ -49,7 +49,7 @@ function describeFlags(targeting: Targeting): string {
 }
 
 /** The note saying which jobs targeting left out, when it left any out (for output without the full report). */
-export function describeLeftOut(report: CostReport): string | undefined {
+export function describeLeftOut(report: Pick<CostReport, 'targeting' | 'notes'>): string | undefined {
   if (report.targeting === undefined || report.targeting.leftOut.length === 0) return undefined;
   return report.notes.find((note) => note.includes(' left out '));
 }

@@ -83,4 +83,30 @@ jobs:
     const html = await readFile(out, 'utf8');
     expect(html).toContain(`cover of the day ${startedDay}`);
   });
+
+  // Last: it adds to the run's state.
+  it('apply resumes the run with the run’s date: the job it sends is the run’s own', async () => {
+    const out = join(dir, 'out');
+    const result = await runCli([
+      'apply',
+      manifest,
+      '--run',
+      'n1',
+      '--simulate',
+      '--state-dir',
+      join(dir, '.runner'),
+      '--output',
+      out,
+      '--yes',
+    ]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain('1 of 1 jobs to run');
+    const { readFile } = await import('node:fs/promises');
+    const index = JSON.parse(await readFile(join(out, 'results.json'), 'utf8')) as {
+      results: { id: string; prompt: string }[];
+    };
+    expect(index.results.map((row) => [row.id, row.prompt])).toEqual([
+      [`cover-${startedDay}`, `A watercolor cover of the day ${startedDay} on a wooden table`],
+    ]);
+  });
 });

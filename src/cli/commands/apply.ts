@@ -3,7 +3,7 @@ import { ExitCode, RunnerError, UsageError } from '../../errors.js';
 import type { ExecutionSummary, ExitReason } from '../../execute/events.js';
 import { executePlan } from '../../execute/executor.js';
 import type { ExecuteDeps, ExecuteOptions } from '../../execute/options.js';
-import type { CostReport } from '../../plan/cost-report.js';
+import type { CostReportView } from '../../plan/job-table.js';
 import type { Plan } from '../../plan/types.js';
 import { renderReportText } from '../../plan/render-report.js';
 import { openRunState } from '../../state/open-run-state.js';
@@ -58,7 +58,8 @@ export async function runApply(ctx: CommandContext, args: string[], flags: Recor
   try {
     const prepare = (date: string) =>
       preparePlan(ctx, readPrepareOptions(manifestFile, options, date), () => connection.client.listModels());
-    const firstTry = await prepare(saved?.date ?? todayUtc());
+    // `let`: released before a second plan is made (below), so a run holds one plan, not two.
+    let firstTry: Prepared | undefined = await prepare(saved?.date ?? todayUtc());
     if (!firstTry.ok) return reportInvalid(ctx, firstTry, manifestFile);
     const simulated = connection.simulator !== undefined;
     await preflightTargets(
@@ -78,7 +79,12 @@ export async function runApply(ctx: CommandContext, args: string[], flags: Recor
       // `{{ date }}` is the date the run started: resuming tomorrow must not turn every job into a new one.
       const runDate =
         saved?.date ?? (state.runs[0] === undefined ? todayUtc() : todayUtc(new Date(state.runs[0].at)));
-      const prepared = runDate === firstTry.date ? firstTry : await prepare(runDate);
+      let prepared: Prepared;
+      if (runDate === firstTry.date) prepared = firstTry;
+      else {
+        firstTry = undefined;
+        prepared = await prepare(runDate);
+      }
       if (!prepared.ok) return reportInvalid(ctx, prepared, manifestFile);
       if (saved !== undefined) await refuseChangedPlan(target, saved, { manifestFile, ...prepared });
       const { plan, loaded } = prepared;
@@ -161,7 +167,7 @@ export async function runApply(ctx: CommandContext, args: string[], flags: Recor
  * Over the budget, the available credit or --max-credits: exit 3 before any job exists. The verdict is
  * the one `runner plan` gives for the same state and flags (src/cli/cost-check.ts).
  */
-function refuseOverspending(ctx: CommandContext, report: CostReport, manifestFile: string): void {
+function refuseOverspending(ctx: CommandContext, report: CostReportView, manifestFile: string): void {
   if (report.verdict.status !== 'fits') {
     ctx.output.err(renderReportText(report, { color: ctx.output.color, width: ctx.output.width }));
     const overBudget = report.verdict.status === 'over-budget';
@@ -180,7 +186,7 @@ function refuseOverspending(ctx: CommandContext, report: CostReport, manifestFil
 /** On a terminal, shows the plan and asks (unless --yes); without one (CI), says what it starts. */
 async function confirmApply(
   ctx: CommandContext,
-  report: CostReport,
+  report: CostReportView,
   manifestFile: string,
   yes: boolean,
 ): Promise<boolean> {

@@ -5,6 +5,7 @@ import { ExitCode, UsageError } from '../../errors.js';
 import { PRIVATE_FILE_MODE } from '../../file-modes.js';
 import type { ValidationIssue } from '../../manifest/types.js';
 import type { CostReportView } from '../../plan/job-table.js';
+import { withJobList } from '../../plan/estimate-cost.js';
 import { planByStreaming, type StreamedPlanOutcome } from '../plan-stream.js';
 import { renderReportJsonChunks } from '../../plan/render-report-json.js';
 import { renderReportMarkdown, renderReportText } from '../../plan/render-report.js';
@@ -89,16 +90,18 @@ export async function runPlan(ctx: CommandContext, args: string[], options: Reco
     const targeting = readTargeting(options);
     const stateJobs = previous.jobs;
     const previousJobs = forgetReplacedJobs(stateJobs, targeting.replace);
-    const costed = await checkCost({
-      plan: prepared.plan,
-      catalog: prepared.catalog,
-      maxAttempts: manifest.retry?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
-      previousJobs,
-      retryFailed: options.retryFailed === true,
-      resendUncertain: options.resendUncertain === true,
-      ...(maxCredits === undefined ? {} : { maxCredits }),
-      ...(connection === undefined ? {} : { client: connection.client }),
-    });
+    const costed = withJobList(
+      await checkCost({
+        plan: prepared.plan,
+        catalog: prepared.catalog,
+        maxAttempts: manifest.retry?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+        previousJobs,
+        retryFailed: options.retryFailed === true,
+        resendUncertain: options.resendUncertain === true,
+        ...(maxCredits === undefined ? {} : { maxCredits }),
+        ...(connection === undefined ? {} : { client: connection.client }),
+      }),
+    );
     const report = addPayloadsToReport(
       addTargetingToReport(addChangesToReport(costed, prepared.plan, stateJobs), targeting, prepared.leftOut),
       show,

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { checkCost } from '../../../src/cli/cost-check.js';
 import type { ExecutionSummary } from '../../../src/execute/events.js';
 import type { CostReport } from '../../../src/plan/cost-report.js';
+import { withJobList } from '../../../src/plan/estimate-cost.js';
 import { legacyPayloadHash } from '../../../src/plan/payload-hash.js';
 import type { Plan } from '../../../src/plan/types.js';
 import { createExecutorHarness, makePlan, plannedJob, useTempDir } from '../execute/executor-harness.js';
@@ -33,14 +34,16 @@ function createWorld() {
       ...(flags.maxCredits === undefined ? {} : { maxCredits: flags.maxCredits }),
     });
   const plan = async (input: Plan, flags: Flags = {}): Promise<CostReport> =>
-    checkCost({
-      plan: input,
-      catalog: [],
-      maxAttempts: 3,
-      previousJobs: await state(),
-      now: clock.now(),
-      ...flags,
-    });
+    withJobList(
+      await checkCost({
+        plan: input,
+        catalog: [],
+        maxAttempts: 3,
+        previousJobs: await state(),
+        now: clock.now(),
+        ...flags,
+      }),
+    );
   /** The plan's verdict, then the executor on the same state: they must agree. */
   const sideBySide = async (input: Plan, flags: Flags = {}) => {
     const report = await plan(input, flags);
