@@ -1,5 +1,5 @@
 import type { ExecutionEvent } from '../../execute/events.js';
-import type { Output } from '../output.js';
+import type { Output, Style } from '../output.js';
 import { formatEventLine } from './event-line.js';
 import type { ProgressModel } from './progress-model.js';
 import { formatDuration, type ProgressSnapshot } from './progress-model.js';
@@ -25,15 +25,23 @@ export function createProgressReporter(
   model: ProgressModel,
   now: () => number = Date.now,
 ): ProgressReporter {
+  const doneSkips = groupDoneSkips(output.style);
   if (!output.interactive) {
+    const print = (line: string | undefined) => {
+      if (line !== undefined) output.err(line);
+    };
     return {
       onEvent: (event) => {
         model.apply(event);
-        const line = formatEventLine(event, output.style);
-        if (line !== undefined) output.err(line);
+        if (doneSkips.take(event)) return;
+        print(doneSkips.flush());
+        print(formatEventLine(event, output.style));
       },
-      note: (line) => output.err(line),
-      finish: () => undefined,
+      note: (line) => {
+        print(doneSkips.flush());
+        output.err(line);
+      },
+      finish: () => print(doneSkips.flush()),
     };
   }
   let drawnLines = 0;
@@ -63,21 +71,63 @@ export function createProgressReporter(
   return {
     onEvent: (event) => {
       model.apply(event);
-      const line = formatEventLine(event, output.style);
-      if (line !== undefined) {
-        clear();
-        output.err(line);
+      if (!doneSkips.take(event)) {
+        for (const line of [doneSkips.flush(), formatEventLine(event, output.style)]) {
+          if (line === undefined) continue;
+          clear();
+          output.err(line);
+        }
       }
       scheduleDraw();
     },
     note: (line) => {
       clear();
+      const skipped = doneSkips.flush();
+      if (skipped !== undefined) output.err(skipped);
       output.err(line);
       scheduleDraw();
     },
     finish: () => {
       if (timer !== undefined) clearTimeout(timer);
+      clear();
+      const skipped = doneSkips.flush();
+      if (skipped !== undefined) output.err(skipped);
       draw(true);
+    },
+  };
+}
+
+/**
+ * Jobs done in an earlier run are skipped with one event each, and a resumed run of 100,000 done jobs
+ * printed 100,000 "skip" lines. Consecutive ones are held and told as one line when another line is
+ * due (a single one keeps its own line, with its detail).
+ */
+export function groupDoneSkips(style: Style): {
+  /** Holds the event when it is a job skipped as done; false for any other event. */
+  take(event: ExecutionEvent): boolean;
+  /** The line for the skips held since the last flush, if any. */
+  flush(): string | undefined;
+} {
+  let first: Extract<ExecutionEvent, { type: 'job-skipped' }> | undefined;
+  let lastId = '';
+  let count = 0;
+  return {
+    take(event) {
+      if (event.type !== 'job-skipped' || event.reason !== 'done') return false;
+      first ??= event;
+      lastId = event.id;
+      count++;
+      return true;
+    },
+    flush() {
+      if (first === undefined) return undefined;
+      const line =
+        count === 1
+          ? formatEventLine(first, style)
+          : `${style.dim('skip')}      ${count.toLocaleString('en-US')} jobs done in earlier runs (${first.id} … ${lastId})`;
+      first = undefined;
+      count = 0;
+      return line;
     },
   };
 }

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { createStyle } from '../../../src/cli/output.js';
+import { PassThrough } from 'node:stream';
+import { createOutput, createStyle } from '../../../src/cli/output.js';
 import { formatEventLine } from '../../../src/cli/render/event-line.js';
 import { formatDuration, ProgressModel } from '../../../src/cli/render/progress-model.js';
-import { renderLiveBlock } from '../../../src/cli/render/progress-view.js';
+import { createProgressReporter, renderLiveBlock } from '../../../src/cli/render/progress-view.js';
 
 const plain = createStyle(false);
 
@@ -139,4 +140,44 @@ describe('formatDuration', () => {
     [185_000, '3m05s'],
     [3_720_000, '1h02m'],
   ])('%d ms is %s', (ms, text) => expect(formatDuration(ms)).toBe(text));
+});
+
+describe('progress lines without a terminal (CI)', () => {
+  function reporterLines() {
+    const stderr = new PassThrough();
+    let text = '';
+    stderr.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+    const output = createOutput({ env: { CI: 'true' }, stdout: new PassThrough(), stderr });
+    const ids = ['a', 'b', 'c', 'd', 'e'];
+    const reporter = createProgressReporter(output, new ProgressModel(ids, 4, () => 0));
+    return { reporter, lines: () => text.trimEnd().split('\n') };
+  }
+  const skipDone = (id: string) =>
+    ({ type: 'job-skipped', id, reason: 'done', detail: 'done in attempt 1' }) as const;
+
+  it('tells consecutive jobs done in earlier runs as one line, and a single one as its own', () => {
+    const { reporter, lines } = reporterLines();
+    for (const id of ['a', 'b', 'c']) reporter.onEvent(skipDone(id));
+    reporter.onEvent({ type: 'job-created', id: 'd', attempt: 1, jobId: 'j1', resent: false, creditCost: 4 });
+    reporter.onEvent(skipDone('e'));
+    reporter.finish();
+    expect(lines()[0]).toBe('skip      3 jobs done in earlier runs (a … c)');
+    expect(lines()[1]).toMatch(/^created\s+d/);
+    expect(lines()[2]).toBe('skip      e: done in attempt 1');
+    expect(lines()).toHaveLength(3);
+  });
+
+  it('still lists every other skip (failed, deferred, uncertain) on its own line', () => {
+    const { reporter, lines } = reporterLines();
+    reporter.onEvent(skipDone('a'));
+    reporter.onEvent(skipDone('b'));
+    reporter.onEvent({ type: 'job-skipped', id: 'c', reason: 'failed', detail: 'failed: PROMPT_UNCLEAR' });
+    reporter.note('a note');
+    reporter.finish();
+    expect(lines()).toEqual([
+      'skip      2 jobs done in earlier runs (a … b)',
+      'skip      c: failed: PROMPT_UNCLEAR',
+      'a note',
+    ]);
+  });
 });
