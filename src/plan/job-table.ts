@@ -79,7 +79,7 @@ export function createJobTable(matrixValuesOf: (ref: number) => Record<string, M
       matrixValues: matrixValuesOf(refs.at(index)),
     };
   };
-  return {
+  const table: JobTable = {
     get length() {
       return ids.length;
     },
@@ -100,4 +100,17 @@ export function createJobTable(matrixValuesOf: (ref: number) => Record<string, M
     toRunAt: (index) => (flags.at(index) & TO_RUN) !== 0,
     setCovered: (index) => flags.set(index, flags.at(index) | COVERED),
   };
+  jobTables.add(table);
+  return table;
+}
+
+/** Tables made by {@link createJobTable}: their lines have exactly the report's keys, in its order. */
+const jobTables = new WeakSet<JobListView>();
+
+/**
+ * Whether a job list is a {@link JobTable}, whose lines are plain `JobCost` objects with the report's
+ * keys in the report's order and values of their declared types (the JSON writer relies on it).
+ */
+export function isJobTable(list: JobListView): list is JobTable {
+  return jobTables.has(list);
 }

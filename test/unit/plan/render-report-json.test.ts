@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import type { CostReport } from '../../../src/plan/cost-report.js';
+import { JOB_STATE_CLASSES, type CostReport } from '../../../src/plan/cost-report.js';
+import { createJobTable, isJobTable } from '../../../src/plan/job-table.js';
+import type { MatrixValue } from '../../../src/manifest/types.js';
 import { renderReportJsonChunks } from '../../../src/plan/render-report-json.js';
 
 function report(jobs: number): CostReport {
@@ -87,6 +89,45 @@ describe('renderReportJsonChunks, job list written in batches', () => {
           expect([...renderReportJsonChunks(value, perChunk)].join('')).toBe(JSON.stringify(value, null, 2));
         },
       ),
+    );
+  });
+});
+
+describe('renderReportJsonChunks, a job table written field by field', () => {
+  const matrixValue = fc.oneof(
+    fc.constantFrom(Number.NaN, -0, Infinity, -Infinity, 1e21, 0.1 + 0.2, '', '"', '\u2028'),
+    fc.string(),
+    fc.double(),
+    fc.integer(),
+    fc.boolean(),
+    fc.constant(null),
+    fc.jsonValue(),
+    fc.constant(undefined),
+  );
+  const entry = fc.record({
+    id: fc.string(),
+    kind: fc.constantFrom('image', 'render-video'),
+    model: fc.string(),
+    credits: fc.oneof(fc.double({ noNaN: true }), fc.integer()),
+    state: fc.constantFrom(...JOB_STATE_CLASSES),
+    toRun: fc.boolean(),
+    covered: fc.boolean(),
+    matrixValues: fc.dictionary(fc.string(), matrixValue),
+  });
+
+  it('gives exactly JSON.stringify of the same report with its lines made into an array', () => {
+    fc.assert(
+      fc.property(fc.array(entry, { maxLength: 6 }), fc.integer({ min: 1, max: 4 }), (entries, perChunk) => {
+        const table = createJobTable((ref) => entries[ref]!.matrixValues as Record<string, MatrixValue>);
+        entries.forEach((line, ref) => {
+          table.push({ ...line, ref });
+          if (line.covered) table.setCovered(ref);
+        });
+        expect(isJobTable(table)).toBe(true);
+        const view = { ...report(0), jobList: table };
+        const expected = JSON.stringify({ ...view, jobList: [...table] }, null, 2);
+        expect([...renderReportJsonChunks(view, perChunk)].join('')).toBe(expected);
+      }),
     );
   });
 });
