@@ -14,3 +14,4 @@ export * from './write-snapshot.js';
 export * from './read-snapshot.js';
 export * from './replay-run-journal.js';
 export * from './snapshot-schedule.js';
+export * from './share-plan-strings.js';

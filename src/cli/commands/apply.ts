@@ -7,6 +7,7 @@ import type { CostReportView } from '../../plan/job-table.js';
 import type { Plan } from '../../plan/types.js';
 import { renderReportText } from '../../plan/render-report.js';
 import { openRunState } from '../../state/open-run-state.js';
+import { sharePlanStrings } from '../../state/share-plan-strings.js';
 import { readClientLimits } from '../client-limits.js';
 import { connect } from '../connect.js';
 import type { CommandContext } from '../context.js';
@@ -88,6 +89,7 @@ export async function runApply(ctx: CommandContext, args: string[], flags: Recor
       if (!prepared.ok) return reportInvalid(ctx, prepared, manifestFile);
       if (saved !== undefined) await refuseChangedPlan(target, saved, { manifestFile, ...prepared });
       const { plan, loaded } = prepared;
+      sharePlanStrings(state.jobs, plan.jobs);
       const maxCredits = parseNumberOption('max-credits', options.maxCredits, { min: 0 });
       // A saved plan's --replace is done once: applying the same plan again must not pay again.
       if (saved !== undefined)
