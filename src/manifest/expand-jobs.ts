@@ -115,7 +115,8 @@ export function streamJobs(loaded: LoadedManifest, context: ExpandContext): JobS
         yield job;
       }
     }
-    issues.push(...ids.reportIds());
+    // One by one: a spread of one issue per duplicated id overflows the stack past ~120,000 of them.
+    for (const issue of ids.reportIds()) issues.push(issue);
   }
   return { jobs: generate(), issues, index: ids.index };
 }

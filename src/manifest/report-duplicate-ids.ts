@@ -55,7 +55,8 @@ export function reportDuplicateIds(
       hint: hintFor(loaded, specs),
     });
   }
-  issues.push(...reportCaseCollisions(loaded, input));
+  // One by one: a spread of one issue per group overflows the stack past ~120,000 of them.
+  for (const issue of reportCaseCollisions(loaded, input)) issues.push(issue);
   return issues;
 }
 

@@ -21,4 +21,40 @@ jobs:
     expect(jobs).toHaveLength(132_000);
     expect(jobs.at(-1)?.id).toBe('j-399-329');
   }, 60_000);
+
+  it('reports 150,000 duplicate ids, one error each, without overflowing the stack', async () => {
+    const values = (n: number) => `[${Array.from({ length: n }, (_, i) => i).join(', ')}]`;
+    // The id leaves out axis b: every id is produced twice. `issues.push(...)` of them threw RangeError.
+    const loaded = await loadInline(`version: 1
+name: pairs
+maxJobs: 400000
+jobs:
+  - id: 'j-{{ a }}'
+    model: m
+    matrix:
+      a: ${values(150_000)}
+      b: [x, y]
+`);
+    const { issues } = expandJobs(loaded, context);
+    const duplicates = issues.filter((issue) => issue.code === 'duplicate-id');
+    expect(duplicates).toHaveLength(150_000);
+    expect(duplicates.at(-1)?.jobId).toBe('j-149999');
+  }, 60_000);
+
+  it('reports 150,000 ids equal but for case without overflowing the stack', async () => {
+    const values = (n: number) => `[${Array.from({ length: n }, (_, i) => i).join(', ')}]`;
+    const loaded = await loadInline(`version: 1
+name: cases
+maxJobs: 400000
+jobs:
+  - id: '{{ b }}-{{ a }}'
+    model: m
+    matrix:
+      a: ${values(150_000)}
+      b: [J, j]
+`);
+    const { issues } = expandJobs(loaded, context);
+    expect(issues.filter((issue) => issue.severity === 'error')).toEqual([]);
+    expect(issues.length).toBeGreaterThanOrEqual(150_000);
+  }, 60_000);
 });
