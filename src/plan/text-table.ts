@@ -29,9 +29,13 @@ export function formatTable(
   const shrinkable = headers.map(
     (_, column) => options.shrinkable?.[column] ?? options.align[column] !== 'right',
   );
-  const widths = headers.map((header, column) =>
-    Math.max(measureDisplayWidth(header), ...rows.map((row) => measureDisplayWidth(row[column] ?? ''))),
-  );
+  // A loop, not `Math.max(...)` over the rows: a spread of 120,000 arguments overflows the stack.
+  const widths = headers.map((header) => measureDisplayWidth(header));
+  for (const row of rows) {
+    widths.forEach((width, column) => {
+      widths[column] = Math.max(width, measureDisplayWidth(row[column] ?? ''));
+    });
+  }
   const maxWidth = options.maxWidth ?? Number.POSITIVE_INFINITY;
   shrinkToFit(widths, shrinkable, maxWidth - gap.length * (widths.length - 1));
   const formatRow = (row: readonly string[]): string =>

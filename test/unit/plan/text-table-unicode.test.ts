@@ -1,6 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { formatTable } from '../../../src/plan/text-table.js';
-import { measureDisplayWidth } from '../../../src/plan/display-width.js';
+import { measureByGraphemes, measureDisplayWidth, truncateToWidth } from '../../../src/plan/display-width.js';
 
 /** Terminal columns of a line, using the same rule a terminal does for these sample characters. */
 const columns = (line: string): number => measureDisplayWidth(line);
@@ -36,5 +37,59 @@ describe('formatTable with non-ASCII text', () => {
     const emoji = formatTable(['Job'], [['🍵🍵🍵🍵🍵🍵🍵🍵🍵🍵']], { align: ['left'], maxWidth: 9 });
     expect(emoji[1]).toMatch(/^(🍵)+…$/);
     expect(columns(emoji[1]!)).toBeLessThanOrEqual(9);
+  });
+});
+
+describe('formatTable and truncateToWidth at scale', () => {
+  it('lays out 200,000 rows (a runner status of a 200,000-job run) without overflowing the stack', () => {
+    const rows = Array.from({ length: 200_000 }, (_, i) => [`job-${i}`, String(i % 7)]);
+    const lines = formatTable(['Job', 'Credits'], rows, { align: ['left', 'right'] });
+    expect(lines).toHaveLength(200_001);
+    expect(lines[200_000]).toBe('job-199999        2');
+  });
+
+  it('cuts printable ASCII to exactly the width, ending in …, and leaves text that fits alone', () => {
+    fc.assert(
+      fc.property(
+        fc.stringMatching(/^[\x20-\x7e]{0,30}$/),
+        fc.integer({ min: 1, max: 40 }),
+        (text, width) => {
+          const cut = truncateToWidth(text, width);
+          if (text.length <= width) expect(cut).toBe(text);
+          else {
+            expect(measureDisplayWidth(cut)).toBe(width);
+            expect(cut.endsWith('…')).toBe(true);
+            expect(text.startsWith(cut.slice(0, -1))).toBe(true);
+          }
+        },
+      ),
+    );
+  });
+});
+
+describe('measureDisplayWidth of Latin and punctuation text', () => {
+  it('measures by length exactly what walking grapheme clusters gives', () => {
+    const ranges: [number, number][] = [
+      [0x20, 0x7e],
+      [0xa0, 0x2ff],
+      [0x2010, 0x2027],
+    ];
+    for (const [low, high] of ranges) {
+      for (let code = low; code <= high; code++) {
+        const text = `a${String.fromCharCode(code)}b`;
+        expect(measureDisplayWidth(text), `U+${code.toString(16)}`).toBe(measureByGraphemes(text));
+      }
+    }
+    const char = fc.oneof(
+      ...ranges.map(([low, high]) =>
+        fc.integer({ min: low, max: high }).map((code) => String.fromCharCode(code)),
+      ),
+    );
+    fc.assert(
+      fc.property(fc.array(char, { maxLength: 20 }), (chars) => {
+        const text = chars.join('');
+        expect(measureDisplayWidth(text)).toBe(measureByGraphemes(text));
+      }),
+    );
   });
 });
