@@ -3,8 +3,7 @@ import type { Model } from '../service/types.js';
 import type { CostAccount, CostOptions } from './classify-job.js';
 import type { CostReport } from './cost-report.js';
 import type { CostReportView } from './job-table.js';
-import { createCostTally, type TallyJob } from './cost-tally.js';
-import { legacyPayloadHash } from './payload-hash.js';
+import { createCostTally } from './cost-tally.js';
 import type { Plan } from './types.js';
 
 export { classifyJob, type CostAccount, type CostOptions, type PreviousJobState } from './classify-job.js';
@@ -47,21 +46,16 @@ export function estimateCostView(
   const tally = createCostTally(catalog, options, matrixValuesOfPlan(plan));
   // Only the fields the tally reads: spreading whole planned jobs (params, sources) cost ~0.3 s at 100,000.
   plan.jobs.forEach((job, ref) => {
-    const row: TallyJob = {
+    tally.add({
       id: job.id,
       kind: job.kind,
       model: job.model,
       estimatedCredits: job.estimatedCredits,
       payloadHash: job.payloadHash,
+      payload: job,
       matrixValues: job.source.matrixValues,
       ref,
-    };
-    // The legacy hash only where the state's hash is not the job's identity hash (see payload-hash.ts).
-    const previous = options.previous?.get(job.id);
-    if (previous !== undefined && previous.payloadHash !== job.payloadHash) {
-      row.legacyPayloadHash = legacyPayloadHash(job);
-    }
-    tally.add(row);
+    });
   });
   return tally.finish(plan, account);
 }

@@ -74,27 +74,28 @@ export function hashPayload(job: HashablePayload): string {
   return hash('sha256', writeCanonical(payload, true) ?? 'null', 'hex');
 }
 
-/** A job's hashes as a cost report row carries them: the legacy one only where it was needed. */
+/** What tells whether a journaled hash names a job: its identity hash, and what it sends. */
 export interface PayloadHashes {
   payloadHash: string;
-  /** Set when a journaled hash was not {@link payloadHash} and the legacy hash differs from it. */
-  legacyPayloadHash?: string | undefined;
+  /** What the job sends, from which its legacy hash is computed if a journaled hash asks for it. */
+  payload?: HashablePayload | undefined;
 }
 
 /**
  * Whether a journaled attempt's payload hash names this job as it is now: its identity hash (what the
  * user wrote) or, for journals written before identity hashes, its legacy hash (catalog defaults
- * folded in). Matching both means an upgrade does not take open or done jobs for changed ones.
+ * folded in), computed only here, for a hash that is not the identity hash. Matching both means an
+ * upgrade does not take open or done jobs for changed ones.
  */
 export function matchesPayload(hash: string, job: PayloadHashes): boolean {
-  return hash === job.payloadHash || (job.legacyPayloadHash !== undefined && hash === job.legacyPayloadHash);
+  return hash === job.payloadHash || (job.payload !== undefined && hash === legacyPayloadHash(job.payload));
 }
 
 /**
  * The hash releases up to 0.1.0 journaled for a planned job: {@link hashPayload} of what is sent, the
- * catalog's defaults folded into its params. It is computed only for a journaled hash that is not the
- * job's identity hash (a changed job, or a journal of those releases), not for every job of a plan:
- * hashing is the costliest step of planning a job. Kept per job once computed.
+ * catalog's defaults folded into its params. {@link matchesPayload} asks for it only for a journaled
+ * hash that is not the job's identity hash (a changed job, or a journal of those releases), not for
+ * every job of a plan: hashing is the costliest step of planning a job. Kept per payload once computed.
  */
 export function legacyPayloadHash(job: HashablePayload): string {
   let hash = legacyHashes.get(job);
@@ -107,7 +108,7 @@ export function legacyPayloadHash(job: HashablePayload): string {
 
 const legacyHashes = new WeakMap<HashablePayload, string>();
 
-/** {@link matchesPayload} for a planned job, its legacy hash computed only when it is needed. */
+/** {@link matchesPayload} for a planned job. */
 export function matchesPlannedJob(hash: string, job: HashablePayload & { payloadHash: string }): boolean {
-  return hash === job.payloadHash || hash === legacyPayloadHash(job);
+  return matchesPayload(hash, { payloadHash: job.payloadHash, payload: job });
 }

@@ -11,7 +11,7 @@ import type { ExpandedJob, ValidationIssue } from '../manifest/types.js';
 import type { Model } from '../service/types.js';
 import type { CostOptions, PreviousJobState } from './classify-job.js';
 import { createCostTally, type CostTally } from './cost-tally.js';
-import { legacyPayloadHash, type PayloadHashes } from './payload-hash.js';
+import type { PayloadHashes } from './payload-hash.js';
 import { diffPayloads, snapshotPayload, type FieldChange, type PayloadSnapshot } from './payload-diff.js';
 import { createJobSelector, describeTargetProblems, type Targeting } from './select-jobs.js';
 
@@ -124,8 +124,7 @@ export async function streamPlan(input: StreamPlanInput): Promise<StreamPlanResu
 
 /**
  * The hashes a job's report row needs. Hashing is the costliest step of a job: only a job the state
- * knows is compared by its hash, and its legacy hash is computed only when the journaled one is not
- * its identity hash.
+ * knows is compared by its hash (its legacy hash, only if `matchesPayload` asks for it).
  */
 function hashesToCompare(
   job: ExpandedJob,
@@ -133,13 +132,8 @@ function hashesToCompare(
   previous: PreviousJobState | undefined,
 ): PayloadHashes {
   if (previous === undefined) return { payloadHash: '' };
-  const payloadHash = hashCheckedJob(job, checked);
-  if (previous.payloadHash === payloadHash) return { payloadHash };
-  const legacy = legacyPayloadHash({
-    kind: job.kind,
-    model: job.model,
-    prompt: job.prompt,
-    params: checked.params,
-  });
-  return legacy === payloadHash ? { payloadHash } : { payloadHash, legacyPayloadHash: legacy };
+  return {
+    payloadHash: hashCheckedJob(job, checked),
+    payload: { kind: job.kind, model: job.model, prompt: job.prompt, params: checked.params },
+  };
 }
