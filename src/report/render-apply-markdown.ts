@@ -1,6 +1,6 @@
 import type { ExecutionSummary } from '../execute/events.js';
 import { escapeCell } from '../plan/render-report.js';
-import type { ReportData } from './report-data.js';
+import type { ReportData, ReportEntry } from './report-data.js';
 
 /** At most this many problem jobs are listed; a summary page is for reading, the report has them all. */
 const MAX_LISTED = 50;
@@ -27,15 +27,21 @@ export function renderApplyMarkdown(
     '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     `| ${counts.done} | ${counts.failed} | ${counts['still-running']} | ${counts.pending + counts.creating} | ${counts.deferred} | ${counts.uncertain} | ${summary.creditsSpent} | ${summary.creditsSpentTotal} |`,
   ];
-  const problems = [...data.entries].filter((entry) => entry.status !== 'done');
-  if (problems.length > 0) {
+  // Entries are made as they are read: keep the listed ones and count the rest, holding no more.
+  const listed: ReportEntry[] = [];
+  let problems = 0;
+  for (const entry of data.entries) {
+    if (entry.status === 'done') continue;
+    problems++;
+    if (listed.length < MAX_LISTED) listed.push(entry);
+  }
+  if (problems > 0) {
     lines.push('', '| job | status | failureKind | error | advice |', '| --- | --- | --- | --- | --- |');
-    for (const entry of problems.slice(0, MAX_LISTED)) {
+    for (const entry of listed) {
       const cells = [entry.id, entry.status, entry.failureKind ?? '', entry.error ?? '', entry.advice ?? ''];
       lines.push(`| ${cells.map(escapeCell).join(' | ')} |`);
     }
-    if (problems.length > MAX_LISTED)
-      lines.push('', `… and ${problems.length - MAX_LISTED} more (see the report).`);
+    if (problems > MAX_LISTED) lines.push('', `… and ${problems - MAX_LISTED} more (see the report).`);
   }
   lines.push('');
   if (paths.report !== undefined) lines.push(`Report: \`${paths.report}\``);
