@@ -26,22 +26,17 @@ export function createProgressReporter(
   now: () => number = Date.now,
 ): ProgressReporter {
   const doneSkips = groupDoneSkips(output.style);
+  const print = (lines: readonly (string | undefined)[]) => {
+    for (const line of lines) if (line !== undefined) output.err(line);
+  };
   if (!output.interactive) {
-    const print = (line: string | undefined) => {
-      if (line !== undefined) output.err(line);
-    };
     return {
       onEvent: (event) => {
         model.apply(event);
-        if (doneSkips.take(event)) return;
-        print(doneSkips.flush());
-        print(formatEventLine(event, output.style));
+        if (!doneSkips.take(event)) print([doneSkips.flush(), formatEventLine(event, output.style)]);
       },
-      note: (line) => {
-        print(doneSkips.flush());
-        output.err(line);
-      },
-      finish: () => print(doneSkips.flush()),
+      note: (line) => print([doneSkips.flush(), line]),
+      finish: () => print([doneSkips.flush()]),
     };
   }
   let drawnLines = 0;
@@ -68,30 +63,25 @@ export function createProgressReporter(
     timer = setTimeout(() => draw(), Math.max(0, REDRAW_MS - (now() - lastDraw)));
     timer.unref();
   };
+  /** Lines above the live block: it is cleared only when there is a line to print (no flicker). */
+  const printAbove = (lines: readonly (string | undefined)[]) => {
+    if (lines.every((line) => line === undefined)) return;
+    clear();
+    print(lines);
+  };
   return {
     onEvent: (event) => {
       model.apply(event);
-      if (!doneSkips.take(event)) {
-        for (const line of [doneSkips.flush(), formatEventLine(event, output.style)]) {
-          if (line === undefined) continue;
-          clear();
-          output.err(line);
-        }
-      }
+      if (!doneSkips.take(event)) printAbove([doneSkips.flush(), formatEventLine(event, output.style)]);
       scheduleDraw();
     },
     note: (line) => {
-      clear();
-      const skipped = doneSkips.flush();
-      if (skipped !== undefined) output.err(skipped);
-      output.err(line);
+      printAbove([doneSkips.flush(), line]);
       scheduleDraw();
     },
     finish: () => {
       if (timer !== undefined) clearTimeout(timer);
-      clear();
-      const skipped = doneSkips.flush();
-      if (skipped !== undefined) output.err(skipped);
+      printAbove([doneSkips.flush()]);
       draw(true);
     },
   };
