@@ -181,3 +181,26 @@ describe('progress lines without a terminal (CI)', () => {
     ]);
   });
 });
+
+describe('progress on a terminal', () => {
+  it('prints held done-skips and event lines above the live block, each once', () => {
+    const stderr = Object.assign(new PassThrough(), { isTTY: true, columns: 100 });
+    let text = '';
+    stderr.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+    const output = createOutput({ env: {}, stdout: new PassThrough(), stderr });
+    expect(output.interactive).toBe(true);
+    const reporter = createProgressReporter(output, new ProgressModel(['a', 'b', 'c', 'd'], 4, () => 0));
+    for (const id of ['a', 'b', 'c']) {
+      reporter.onEvent({ type: 'job-skipped', id, reason: 'done', detail: 'done in attempt 1' });
+    }
+    reporter.onEvent({ type: 'job-created', id: 'd', attempt: 1, jobId: 'j1', resent: false, creditCost: 4 });
+    reporter.note('a note');
+    reporter.finish();
+    // Lines are written whole; the live block's cursor moves and clears come between them.
+    const plain = text;
+    expect(plain.split('skip      3 jobs done in earlier runs (a … c)')).toHaveLength(2);
+    expect(plain.indexOf('skip      3 jobs')).toBeLessThan(plain.indexOf('created'));
+    expect(plain.indexOf('created')).toBeLessThan(plain.indexOf('a note'));
+    expect(plain).toContain('done 3');
+  });
+});
