@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.js';
 import type { ServiceClient } from '../service/service-client.js';
 import type { JobState } from '../state/job-state.js';
+import { viewJobState } from '../state/stored-job.js';
 import type { JournalWriter } from '../state/journal.js';
 import type { JournalEntry, JournalRecord } from '../state/records.js';
 import type { StateSnapshots } from '../state/snapshot-schedule.js';
@@ -129,5 +130,7 @@ function unshare(
 ): void {
   if (!('id' in record)) return;
   const job = jobs.get(record.id);
-  if (job !== undefined && job === original.get(record.id)) jobs.set(record.id, structuredClone(job));
+  // The whole state is copied: a job still in the snapshot is read first (a clone of it would not be).
+  if (job !== undefined && job === original.get(record.id))
+    jobs.set(record.id, structuredClone(viewJobState(job)));
 }

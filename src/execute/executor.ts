@@ -1,6 +1,6 @@
 import pLimit from 'p-limit';
 import type { Plan, PlannedJob } from '../plan/types.js';
-import { sumBudgetedCredits, type JobState } from '../state/job-state.js';
+import { sumBudgetedCredits, summarizeJob, type JobState, type JobSummary } from '../state/job-state.js';
 import { createBudget } from './budget.js';
 import { createJobLimiter } from './concurrency.js';
 import { readStartConcurrency } from './start-concurrency.js';
@@ -9,7 +9,7 @@ import { downloadResults } from './download-results.js';
 import { errorMessageOf } from './error-info.js';
 import type { ExecutionSummary, ExitReason, JobOutcome, StopReason } from './events.js';
 import { resolveExecuteOptions, type ExecuteDeps, type ExecuteOptions } from './options.js';
-import { emitDoneSkipped, isSamePayload, runJob } from './run-job.js';
+import { emitDoneSkipped, isSamePayload, isSamePayloadHash, runJob } from './run-job.js';
 
 /**
  * Runs a plan: at most 4 jobs open at once, every step journaled before it matters, so a crash or
@@ -73,13 +73,15 @@ export async function executePlan(
   // check: settled here, so resuming a large run costs memory and time only for what is left to do.
   const toFollow: PlannedJob[] = [];
   for (const job of orderForResume(plan.jobs, jobs)) {
-    const settled = settledDoneFiles(job, jobs.get(job.id), resolved);
-    if (settled === undefined) {
+    const state = jobs.get(job.id);
+    const summary = state === undefined ? undefined : summarizeJob(state);
+    const settled = settledDoneFiles(job, summary, resolved);
+    if (summary === undefined || settled === undefined) {
       toFollow.push(job);
       continue;
     }
-    const last = jobs.get(job.id)?.attempts.at(-1);
-    if (last !== undefined) emitDoneSkipped(ctx, job.id, last);
+    if (summary.lastAttempt !== undefined)
+      emitDoneSkipped(ctx, job.id, summary.lastAttempt, summary.lastJobId);
     results.set(job.id, { outcome: 'done', files: settled, downloadFailures: 0 });
   }
   try {
@@ -105,35 +107,36 @@ export async function executePlan(
  * The files of a job that an earlier apply finished (same payload, not `--replace`d, nothing of a
  * replaced attempt to move aside, every result downloaded or downloads off), or `undefined` when the
  * job still needs `runJob` or `downloadResults`. Its files are what `downloadResults` would return.
+ * Decided from the job's summary: a job still in the state snapshot is passed by without reading it.
  */
 function settledDoneFiles(
   job: PlannedJob,
-  state: JobState | undefined,
+  summary: JobSummary | undefined,
   options: ReturnType<typeof resolveExecuteOptions>,
 ): string[] | undefined {
-  const last = state?.attempts.at(-1);
-  if (state === undefined || last === undefined || state.status !== 'done' || last.outcome !== 'done') {
+  if (summary === undefined || summary.lastAttempt === undefined || summary.status !== 'done') {
     return undefined;
   }
-  if (!isSamePayload(last, job) || options.replace.has(job.id)) return undefined;
-  if (!options.download) return state.downloads.map((download) => download.file);
-  if (options.outputDir === undefined || (state.superseded ?? []).length > 0) return undefined;
-  const files: string[] = [];
-  for (const url of last.resultUrls) {
-    const download = state.downloads.find((candidate) => candidate.url === url);
-    if (download === undefined) return undefined;
-    files.push(download.file);
+  if (
+    !isSamePayloadHash(summary.lastPayloadHash ?? summary.payloadHash, job) ||
+    options.replace.has(job.id)
+  ) {
+    return undefined;
   }
-  return files;
+  if (!options.download) return summary.downloadFiles ?? summary.files;
+  if (options.outputDir === undefined || !summary.complete) return undefined;
+  return summary.files;
 }
 
 /** Open and unanswered jobs first: they take the slots before any new create. */
 function orderForResume(planned: readonly PlannedJob[], jobs: ReadonlyMap<string, JobState>): PlannedJob[] {
   const rank = (job: PlannedJob): number => {
     const state = jobs.get(job.id);
-    const last = state?.attempts.at(-1);
-    if (state === undefined || last === undefined || !isSamePayload(last, job)) return 2;
-    return state.status === 'open' ? 0 : state.status === 'creating' ? 1 : 2;
+    // The status first: a finished job ranks last without reading its attempts.
+    if (state === undefined || (state.status !== 'open' && state.status !== 'creating')) return 2;
+    const last = state.attempts.at(-1);
+    if (last === undefined || !isSamePayload(last, job)) return 2;
+    return state.status === 'open' ? 0 : 1;
   };
   return planned
     .map((job, index) => ({ job, index, rank: rank(job) }))
@@ -197,7 +200,8 @@ function summarize(
     const result = results.get(job.id) ?? { outcome: 'pending' as const, files: [], downloadFailures: 0 };
     counts[result.outcome]++;
     counts.downloadFailures += result.downloadFailures;
-    const jobId = ctx.jobs.get(job.id)?.attempts.at(-1)?.jobId;
+    const state = ctx.jobs.get(job.id);
+    const jobId = state === undefined ? undefined : summarizeJob(state).lastJobId;
     jobs.push({
       id: job.id,
       outcome: result.outcome,

@@ -1,5 +1,6 @@
 import type { PlannedJob } from '../plan/types.js';
 import type { AttemptState } from '../state/job-state.js';
+import { viewJobState } from '../state/stored-job.js';
 import type { ExecutionContext } from './context.js';
 import { errorMessageOf } from './error-info.js';
 
@@ -38,7 +39,8 @@ export async function findLostJob(
   }
   const known = new Set<string>();
   for (const state of ctx.jobs.values()) {
-    for (const earlier of state.attempts) if (earlier.jobId !== undefined) known.add(earlier.jobId);
+    for (const earlier of viewJobState(state).attempts)
+      if (earlier.jobId !== undefined) known.add(earlier.jobId);
   }
   const matches = listed.filter(
     (candidate) =>

@@ -61,7 +61,7 @@ export async function runJob(ctx: ExecutionContext, job: PlannedJob): Promise<Jo
     }
     switch (state.status) {
       case 'done':
-        emitDoneSkipped(ctx, job.id, last);
+        emitDoneSkipped(ctx, job.id, last.attempt, last.jobId);
         return 'done';
       case 'failed':
         if (!ctx.options.retryFailed || retriedFailed) {
@@ -142,12 +142,12 @@ export async function runJob(ctx: ExecutionContext, job: PlannedJob): Promise<Jo
 }
 
 /** The `job-skipped` event of a job done in an earlier apply. */
-export function emitDoneSkipped(ctx: ExecutionContext, id: string, last: AttemptState): void {
+export function emitDoneSkipped(ctx: ExecutionContext, id: string, attempt: number, jobId?: string): void {
   ctx.emit({
     type: 'job-skipped',
     id,
     reason: 'done',
-    detail: `done in attempt ${last.attempt}${last.jobId === undefined ? '' : ` (${last.jobId})`}`,
+    detail: `done in attempt ${attempt}${jobId === undefined ? '' : ` (${jobId})`}`,
   });
 }
 
@@ -157,7 +157,12 @@ export function emitDoneSkipped(ctx: ExecutionContext, id: string, last: Attempt
  * current payload, so a job id it holds is followed rather than paid for again.
  */
 export function isSamePayload(attempt: AttemptState, job: PlannedJob): boolean {
-  return matchesPlannedJob(attempt.payloadHash, job) || attempt.payloadHash === '';
+  return isSamePayloadHash(attempt.payloadHash, job);
+}
+
+/** {@link isSamePayload} of an attempt's payload hash. */
+export function isSamePayloadHash(payloadHash: string, job: PlannedJob): boolean {
+  return matchesPlannedJob(payloadHash, job) || payloadHash === '';
 }
 
 /** States whose last attempt holds a job id the service may still be working on. */

@@ -1,6 +1,7 @@
 import { isLocalFileRef } from '../catalog/local-files.js';
 import { canonicalJson } from './payload-hash.js';
 import type { JobState } from '../state/job-state.js';
+import { viewJobState } from '../state/stored-job.js';
 import type { PlannedJob } from './types.js';
 
 /**
@@ -64,13 +65,24 @@ export function diffPayloads(before: PayloadSnapshot, after: PayloadSnapshot): F
  * The payload each job last asked for, from the replayed state: the latest attempt whose intent
  * journaled one. The journal is a file on disk, so each payload is checked for shape before use.
  */
-export function readLastPayloads(jobs: ReadonlyMap<string, JobState>): Map<string, PayloadSnapshot> {
-  const payloads = new Map<string, PayloadSnapshot>();
-  for (const [id, job] of jobs) {
-    const payload = job.attempts.findLast((attempt) => attempt.payload !== undefined)?.payload;
-    if (isSnapshot(payload)) payloads.set(id, payload);
-  }
-  return payloads;
+export function readLastPayloads(jobs: ReadonlyMap<string, JobState>): LastPayloads {
+  return {
+    changedFrom(id, payloadHash) {
+      const known = jobs.get(id);
+      // The same hash is the same payload: nothing to show, and nothing to read from a snapshot.
+      if (known === undefined || known.payloadHash === payloadHash) return undefined;
+      const payload = viewJobState(known).attempts.findLast(
+        (attempt) => attempt.payload !== undefined,
+      )?.payload;
+      return isSnapshot(payload) ? payload : undefined;
+    },
+  };
+}
+
+/** The payloads the jobs of a replayed state last asked for, read when a job's payload changed. */
+export interface LastPayloads {
+  /** The job's last journaled payload, unless its latest attempt was sent with `payloadHash`. */
+  changedFrom(id: string, payloadHash: string): PayloadSnapshot | undefined;
 }
 
 function isSnapshot(value: unknown): value is PayloadSnapshot {
@@ -87,11 +99,11 @@ function isSnapshot(value: unknown): value is PayloadSnapshot {
 /** Changed jobs of a plan with their field changes, in plan order (jobs without a journaled payload are left out). */
 export function diffPlanAgainstState(
   jobs: readonly PlannedJob[],
-  last: ReadonlyMap<string, PayloadSnapshot>,
+  last: LastPayloads,
 ): { id: string; changes: FieldChange[] }[] {
   const result: { id: string; changes: FieldChange[] }[] = [];
   for (const job of jobs) {
-    const before = last.get(job.id);
+    const before = last.changedFrom(job.id, job.payloadHash);
     if (before === undefined) continue;
     const changes = diffPayloads(before, snapshotPayload(job));
     if (changes.length > 0) result.push({ id: job.id, changes });

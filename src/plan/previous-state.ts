@@ -34,7 +34,8 @@ function toPrevious(
   options: PreviousStateOptions,
   now: number,
 ): Pick<PreviousJobState, 'status' | 'retryable' | 'unanswered'> {
-  const last = job.attempts.at(-1);
+  // Read only for the statuses that need it: a finished job may still be on disk (stored-job.ts).
+  const last = () => job.attempts.at(-1);
   switch (job.status) {
     case 'pending':
       return { status: 'pending' };
@@ -43,15 +44,17 @@ function toPrevious(
     case 'failed':
       return { status: 'failed', retryable: options.retryFailed === true };
     case 'deferred':
-      return last?.notBefore !== undefined && now < last.notBefore
+      return (last()?.notBefore ?? now) > now
         ? { status: 'deferred' }
         : { status: 'failed', retryable: true };
     case 'creating':
       // Re-sent with its key (no new job) or left uncertain; apply reserves its credits either way.
       return { status: 'open', unanswered: true };
-    case 'uncertain':
-      if (last?.jobId === undefined && options.resendUncertain === true) return { status: 'pending' };
-      return last?.jobId === undefined ? { status: 'open', unanswered: true } : { status: 'open' };
+    case 'uncertain': {
+      const jobId = last()?.jobId;
+      if (jobId === undefined && options.resendUncertain === true) return { status: 'pending' };
+      return jobId === undefined ? { status: 'open', unanswered: true } : { status: 'open' };
+    }
     case 'open':
       return { status: 'open' };
   }

@@ -12,7 +12,7 @@ import type { Model } from '../service/types.js';
 import type { CostOptions, PreviousJobState } from './classify-job.js';
 import { createCostTally, type CostTally } from './cost-tally.js';
 import type { PayloadHashes } from './payload-hash.js';
-import { diffPayloads, snapshotPayload, type FieldChange, type PayloadSnapshot } from './payload-diff.js';
+import { diffPayloads, snapshotPayload, type FieldChange, type LastPayloads } from './payload-diff.js';
 import { createJobSelector, describeTargetProblems, type Targeting } from './select-jobs.js';
 
 /** What {@link streamPlan} needs; the catalog is the only thing it waits for. */
@@ -30,7 +30,7 @@ export interface StreamPlanInput {
   /** The previous state and flags, as `readCostOptions` builds them. */
   costOptions: CostOptions;
   /** The payload each job of the state last asked for; present when a state was read. */
-  lastPayloads?: ReadonlyMap<string, PayloadSnapshot>;
+  lastPayloads?: LastPayloads;
 }
 
 /** Either every issue (some are errors), or the running sums of a valid plan. */
@@ -82,16 +82,18 @@ export async function streamPlan(input: StreamPlanInput): Promise<StreamPlanResu
     }
     const checked = validator.check(job);
     if (checked === undefined) continue;
+    const hashes = hashesToCompare(job, checked, input.costOptions.previous?.get(job.id));
     tally!.add({
       id: job.id,
       kind: job.kind,
       model: job.model,
       estimatedCredits: checked.credits,
-      ...hashesToCompare(job, checked, input.costOptions.previous?.get(job.id)),
+      ...hashes,
       matrixValues: job.matrixValues,
       ref: position,
     });
-    const before = input.lastPayloads?.get(job.id);
+    // A job the state does not know has no hash here, and no earlier payload either.
+    const before = input.lastPayloads?.changedFrom(job.id, hashes.payloadHash);
     if (before !== undefined) {
       const after = snapshotPayload({ ...job, params: checked.params });
       const diff = diffPayloads(before, after);

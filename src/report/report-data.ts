@@ -3,6 +3,7 @@ import { FAILURE_ADVICE, isFailureKind } from '../execute/failure-policy.js';
 import type { JobKind } from '../kinds/types.js';
 import type { MatrixValue } from '../manifest/types.js';
 import { sumChargedCredits, type JobState, type JobStatus } from '../state/job-state.js';
+import { viewJobState } from '../state/stored-job.js';
 
 /** The service deletes results 7 days after a job completes (api-notes: "Polled job record"). */
 export const RESULT_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
@@ -103,7 +104,10 @@ export function buildReportData(input: {
       return jobs.length;
     },
     *[Symbol.iterator]() {
-      for (const job of jobs) yield buildEntry(job, state.get(job.id));
+      for (const job of jobs) {
+        const known = state.get(job.id);
+        yield buildEntry(job, known === undefined ? undefined : viewJobState(known));
+      }
     },
   };
   return {

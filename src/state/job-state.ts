@@ -69,6 +69,37 @@ export interface JobState {
   /** Files of earlier attempts, replaced by a new attempt: moved aside when it downloads its own. */
   superseded?: SupersededDownload[];
   status: JobStatus;
+  /**
+   * Present on a job read from a state snapshot whose attempts are still on disk
+   * (src/state/stored-job.ts): its summary as stored, or undefined once it was read whole.
+   */
+  storedSummary?(): JobSummary | undefined;
+}
+
+/**
+ * What the budget, the plan and the executor need to pass a finished job by, without its attempts:
+ * a snapshot stores it before each job's whole state (src/state/snapshot-format.ts).
+ */
+export interface JobSummary {
+  id: string;
+  payloadHash: string;
+  status: JobStatus;
+  attempts: number;
+  /** The latest attempt's number, job id, and payload hash when it is not the job's. */
+  lastAttempt?: number;
+  lastJobId?: string;
+  lastPayloadHash?: string;
+  /** {@link sumChargedCredits} and {@link sumBudgetedCredits}. */
+  charged: number;
+  budgeted: number;
+  /**
+   * The downloaded files. When `complete`, in the order of the latest attempt's result URLs, and
+   * `downloadFiles` holds their order of download if that differs.
+   */
+  files: string[];
+  downloadFiles?: string[];
+  /** Done, nothing superseded to move aside, and every result URL of the latest attempt downloaded. */
+  complete: boolean;
 }
 
 export interface SupersededDownload extends DownloadState {
@@ -102,7 +133,7 @@ export function deriveJobStatus(attempts: readonly AttemptState[]): JobStatus {
 
 /** Credits actually charged for a job: attempts that got a job id and did not fail (failed jobs are refunded). */
 export function sumChargedCredits(job: JobState): number {
-  return sumCredits(job, (attempt) => attempt.creditCost ?? 0);
+  return job.storedSummary?.()?.charged ?? sumCredits(job, (attempt) => attempt.creditCost ?? 0);
 }
 
 /**
@@ -110,7 +141,56 @@ export function sumChargedCredits(job: JobState): number {
  * for a cost the service did not report (a video create may answer with the job id only).
  */
 export function sumBudgetedCredits(job: JobState): number {
-  return sumCredits(job, (attempt) => attempt.creditCost ?? attempt.estimatedCredits ?? 0);
+  return (
+    job.storedSummary?.()?.budgeted ??
+    sumCredits(job, (attempt) => attempt.creditCost ?? attempt.estimatedCredits ?? 0)
+  );
+}
+
+/** The job's {@link JobSummary}: as stored for a job still on disk, else made from its state. */
+export function summarizeJob(job: JobState): JobSummary {
+  const stored = job.storedSummary?.();
+  if (stored !== undefined) return stored;
+  const last = job.attempts.at(-1);
+  const summary: JobSummary = {
+    id: job.id,
+    payloadHash: job.payloadHash,
+    status: job.status,
+    attempts: job.attempts.length,
+    charged: sumChargedCredits(job),
+    budgeted: sumBudgetedCredits(job),
+    files: job.downloads.map((download) => download.file),
+    complete: false,
+  };
+  if (last !== undefined) {
+    summary.lastAttempt = last.attempt;
+    if (last.jobId !== undefined) summary.lastJobId = last.jobId;
+    if (last.payloadHash !== job.payloadHash) summary.lastPayloadHash = last.payloadHash;
+  }
+  const urlFiles =
+    last?.outcome === 'done' && (job.superseded ?? []).length === 0 ? filesOfUrls(job, last) : undefined;
+  if (urlFiles !== undefined) {
+    summary.complete = true;
+    if (
+      !urlFiles.every((file, index) => file === summary.files[index]) ||
+      urlFiles.length !== summary.files.length
+    ) {
+      summary.downloadFiles = summary.files;
+      summary.files = urlFiles;
+    }
+  }
+  return summary;
+}
+
+/** The file of each result URL of `last`, in their order; undefined when one is not downloaded. */
+function filesOfUrls(job: JobState, last: AttemptState): string[] | undefined {
+  const files: string[] = [];
+  for (const url of last.resultUrls) {
+    const download = job.downloads.find((candidate) => candidate.url === url);
+    if (download === undefined) return undefined;
+    files.push(download.file);
+  }
+  return files;
 }
 
 function sumCredits(job: JobState, costOf: (attempt: AttemptState) => number): number {

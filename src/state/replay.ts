@@ -135,7 +135,7 @@ export function createJournalReplay(source = 'The state journal', from?: ReplayC
       applyRecord(jobs, runs, record);
     },
     checkpoint() {
-      for (const job of jobs.values()) job.status = deriveJobStatus(job.attempts);
+      deriveStatuses(jobs);
       return {
         jobs,
         runs: [...runs],
@@ -153,10 +153,17 @@ export function createJournalReplay(source = 'The state journal', from?: ReplayC
           `Ignored ${count} state journal record${count === 1 ? '' : 's'} of unknown type ${JSON.stringify(type.slice(0, 40))} (first at line ${firstLine}): written by a newer runner? They change no job's state.`,
         );
       }
-      for (const job of jobs.values()) job.status = deriveJobStatus(job.attempts);
+      deriveStatuses(jobs);
       return { jobs, warnings, runs, version, ...(header === undefined ? {} : { header }) };
     },
   };
+}
+
+/** A job whose state is still in the snapshot it was read from keeps the status stored with it. */
+function deriveStatuses(jobs: ReadonlyMap<string, JobState>): void {
+  for (const job of jobs.values()) {
+    if (job.storedSummary?.() === undefined) job.status = deriveJobStatus(job.attempts);
+  }
 }
 
 function checkVersion(record: { version?: unknown }, lineNumber: number, source: string): number {

@@ -13,6 +13,8 @@ export function sharePlanStrings(state: ReadonlyMap<string, JobState>, jobs: rea
     const known = state.get(job.id);
     if (known === undefined) continue;
     if (known.payloadHash === job.payloadHash) known.payloadHash = job.payloadHash;
+    // A job whose attempts are still in the snapshot holds none of these strings.
+    if (known.storedSummary?.() !== undefined) continue;
     for (const attempt of known.attempts) {
       if (attempt.payloadHash === job.payloadHash) attempt.payloadHash = job.payloadHash;
       const payload = attempt.payload;

@@ -7,7 +7,7 @@ export const SNAPSHOT_FILE = 'snapshot.jsonl';
  * The snapshot format this runner writes and reads. A snapshot of another format (a newer runner's)
  * is not read: the journal is replayed whole instead, so it is never misread.
  */
-export const SNAPSHOT_FORMAT = 1;
+export const SNAPSHOT_FORMAT = 2;
 
 /**
  * Bytes at each end of the journal prefix a snapshot covers whose CRC-32 it records: enough to tell
@@ -31,8 +31,11 @@ export interface PrefixCheck extends JournalPosition {
 }
 
 /**
- * The first line of a snapshot file. Then one line per job (`JSON.stringify` of its `JobState`, in the
- * replay's order), then a {@link SnapshotEnd} line.
+ * The first line of a snapshot file. Then one line per job, in the replay's order: its `JobSummary`
+ * (JSON), a tab, and its whole `JobState` (JSON; `JSON.stringify` escapes every tab inside a string,
+ * so the first tab ends the summary). A reader parses the summaries only and reads a job's whole state
+ * from the file when it is used (src/state/stored-job.ts). Then a {@link SnapshotEnd} line.
+ * (Format 1, the first release's, held the whole state alone.)
  */
 export interface SnapshotHead {
   type: 'snapshot';

@@ -1,4 +1,5 @@
 import { sumChargedCredits, type JobState, type JobStatus } from './job-state.js';
+import { viewJobState } from './stored-job.js';
 
 /**
  * The JSON shape of `runner status --json` (version 1):
@@ -55,7 +56,10 @@ export function buildStatusView(
     const planned = new Set(planIds);
     ids = [...planIds, ...ids.filter((id) => !planned.has(id))];
   }
-  const views = ids.map((id) => projectJob(id, jobs.get(id)));
+  const views = ids.map((id) => {
+    const job = jobs.get(id);
+    return projectJob(id, job === undefined ? undefined : viewJobState(job));
+  });
   for (const view of views) {
     totals.jobs++;
     totals[view.status]++;

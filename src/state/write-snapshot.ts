@@ -2,10 +2,11 @@ import { open, rename } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { PRIVATE_FILE_MODE } from '../file-modes.js';
-import type { JobState } from './job-state.js';
+import { summarizeJob, type JobState } from './job-state.js';
 import { readPrefixCheck } from './journal-prefix.js';
 import { syncDirectory } from './journal.js';
 import type { ReplayCheckpoint } from './replay.js';
+import { StoredJobState } from './stored-job.js';
 import {
   SNAPSHOT_FILE,
   SNAPSHOT_FORMAT,
@@ -58,22 +59,18 @@ export async function writeSnapshot(journalPath: string, content: SnapshotConten
   try {
     let crc = 0;
     let bytes = 0;
-    const write = async (text: string): Promise<void> => {
-      const buffer = Buffer.from(text, 'utf8');
+    const write = async (buffer: Buffer): Promise<void> => {
       crc = crc32(buffer, crc);
       bytes += buffer.length;
       await handle.write(buffer);
     };
-    await write(`${JSON.stringify(head)}\n`);
-    let lines: string[] = [];
+    await write(Buffer.from(`${JSON.stringify(head)}\n`));
+    const batch = new JobLines();
     for (const job of content.jobs.values()) {
-      lines.push(JSON.stringify(job));
-      if (lines.length === JOBS_PER_WRITE) {
-        await write(`${lines.join('\n')}\n`);
-        lines = [];
-      }
+      batch.add(job);
+      if (batch.jobs === JOBS_PER_WRITE) await write(batch.take());
     }
-    if (lines.length > 0) await write(`${lines.join('\n')}\n`);
+    if (batch.jobs > 0) await write(batch.take());
     const end: SnapshotEnd = { type: 'snapshot-end', jobs: content.jobs.size, bytes, crc32: crc };
     await handle.write(`${JSON.stringify(end)}\n`);
     await handle.sync();
@@ -82,4 +79,35 @@ export async function writeSnapshot(journalPath: string, content: SnapshotConten
   }
   await rename(temp, path);
   await syncDirectory(dirname(path));
+}
+
+/**
+ * Job lines as a snapshot holds them (see `SnapshotHead`): the summary, a tab, the whole state. A job
+ * whose whole state is still in the snapshot being replaced is copied from there, not parsed.
+ */
+class JobLines {
+  jobs = 0;
+  private parts: Buffer[] = [];
+  private text = '';
+
+  add(job: JobState): void {
+    this.jobs++;
+    this.text += `${JSON.stringify(summarizeJob(job))}\t`;
+    const stored = job instanceof StoredJobState ? job.storedText() : undefined;
+    if (stored === undefined) {
+      this.text += `${JSON.stringify(job)}\n`;
+      return;
+    }
+    this.parts.push(Buffer.from(this.text, 'utf8'), stored);
+    this.text = '\n';
+  }
+
+  take(): Buffer {
+    this.parts.push(Buffer.from(this.text, 'utf8'));
+    const buffer = Buffer.concat(this.parts);
+    this.parts = [];
+    this.text = '';
+    this.jobs = 0;
+    return buffer;
+  }
 }

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach } from 'vitest';
@@ -10,7 +10,8 @@ import type { Plan, PlannedJob } from '../../../src/plan/types.js';
 import type { ServiceClient } from '../../../src/service/service-client.js';
 import type { JobState } from '../../../src/state/job-state.js';
 import { openJournal } from '../../../src/state/journal.js';
-import { replayJournal } from '../../../src/state/replay.js';
+import { replayRunJournal } from '../../../src/state/replay-run-journal.js';
+import { writeSnapshot } from '../../../src/state/write-snapshot.js';
 import { createMemoryUploadCache } from '../../../src/state/upload-cache.js';
 import { createFakeClock, createFakeService, type FakeService } from './fake-service.js';
 
@@ -70,9 +71,17 @@ export interface ExecutorHarness {
   events: ExecutionEvent[];
   journalPath: string;
   /** One `runner apply`: the journal replayed, the plan executed, the journal closed. */
-  run(plan: Plan, options?: Partial<ExecuteOptions>, signal?: AbortSignal): Promise<ExecutionSummary>;
-  /** The state the journal replays to now. */
+  run(
+    plan: Plan,
+    options?: Partial<ExecuteOptions>,
+    signal?: AbortSignal,
+    /** The replayed state to resume from. @default `state()` */
+    state?: Map<string, JobState>,
+  ): Promise<ExecutionSummary>;
+  /** The state the journal replays to now, as apply reads it (from a snapshot, when one was written). */
   state(): Promise<Map<string, JobState>>;
+  /** Writes the state snapshot of the journal as it is now, as the end of an apply does. */
+  snapshot(): Promise<void>;
 }
 
 /**
@@ -88,14 +97,23 @@ export function createExecutorHarness(
   const events: ExecutionEvent[] = [];
   const journalPath = join(dir, 'journal.jsonl');
   const uploadCache = createMemoryUploadCache();
-  const state = async () => replayJournal(await readFile(journalPath, 'utf8').catch(() => '')).jobs;
+  const state = async () => (await replayRunJournal(journalPath)).replay.jobs;
   return {
     service,
     clock,
     events,
     journalPath,
     state,
-    async run(plan, options = {}, signal = new AbortController().signal) {
+    async snapshot() {
+      const reading = await replayRunJournal(journalPath);
+      await writeSnapshot(journalPath, {
+        position: reading.end,
+        jobs: reading.replay.jobs,
+        meta: reading.checkpoint,
+        at: clock.now(),
+      });
+    },
+    async run(plan, options = {}, signal = new AbortController().signal, resumeFrom) {
       const journal = await openJournal(journalPath, { clock });
       try {
         return await executePlan(
@@ -103,7 +121,7 @@ export function createExecutorHarness(
           {
             client: setup.client ?? service.client,
             journal,
-            state: await state(),
+            state: resumeFrom ?? (await state()),
             clock,
             random: () => 0.5,
             uploadCache,

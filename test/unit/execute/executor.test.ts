@@ -7,6 +7,8 @@ import type { ExecutionEvent } from '../../../src/execute/events.js';
 import { RunnerError } from '../../../src/errors.js';
 import { legacyPayloadHash } from '../../../src/plan/payload-hash.js';
 import { openJournal } from '../../../src/state/journal.js';
+import type { JobState } from '../../../src/state/job-state.js';
+import { viewJobState } from '../../../src/state/stored-job.js';
 import { createMemoryUploadCache } from '../../../src/state/upload-cache.js';
 import { deriveIdempotencyKey } from '../../../src/state/idempotency-key.js';
 import {
@@ -101,6 +103,46 @@ describe('executePlan', () => {
     const downloads = h.events.flatMap((event) => (event.type === 'downloaded' ? [event.id] : []));
     const downloadedAgain = downloads.slice(6);
     expect(downloadedAgain).toEqual(['c', 'c']);
+  });
+
+  it('passes by the done jobs of a state snapshot without reading their states, and reads a changed one', async () => {
+    const h = createHarness();
+    const plan = makePlan([plannedJob('a', 'x'), plannedJob('b', 'y'), plannedJob('c', 'z')]);
+    const first = await h.run(plan);
+    await h.snapshot();
+    const unread = (state: Map<string, JobState>) =>
+      [...state].filter(([, job]) => job.storedSummary?.() !== undefined).map(([id]) => id);
+
+    const state = await h.state();
+    expect(unread(state)).toEqual(['a', 'b', 'c']);
+    const second = await h.run(plan, {}, undefined, state);
+    expect(second.counts.done).toBe(3);
+    expect(second.jobs).toEqual(first.jobs);
+    expect(second.creditsSpent).toBe(0);
+    expect(h.service.creates).toHaveLength(3);
+    const skips = h.events.flatMap((event) =>
+      event.type === 'job-skipped' ? [[event.id, event.detail]] : [],
+    );
+    expect(skips).toEqual(
+      ['a', 'b', 'c'].map((id, index) => [id, `done in attempt 1 (${first.jobs[index]?.jobId})`]),
+    );
+    expect(unread(state)).toEqual(['a', 'b', 'c']);
+
+    // A changed job is read (copied before its first change), paid for once, and written to the next
+    // snapshot with the others copied from the one before.
+    const changed = makePlan([plannedJob('a', 'x'), plannedJob('b', 'y, changed'), plannedJob('c', 'z')]);
+    const third = await h.run(changed, {}, undefined, state);
+    expect(third.counts.done).toBe(3);
+    expect(h.service.creates).toHaveLength(4);
+    expect(unread(state)).toEqual(['a', 'c']);
+    const whole = async () => [...(await h.state())].map(([id, job]) => [id, viewJobState(job)]);
+    const replayed = await whole();
+    await h.snapshot();
+    expect(await whole()).toEqual(replayed);
+    expect((await h.state()).get('b')?.attempts.map((attempt) => attempt.payloadHash)).toEqual([
+      'hash-y',
+      'hash-y, changed',
+    ]);
   });
 
   it('retries GENERATION_TIMEOUT with a new key and succeeds', async () => {

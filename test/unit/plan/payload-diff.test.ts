@@ -61,7 +61,9 @@ describe('payload diffs (#10.2)', () => {
       '{"torn',
     ].join('\n');
     const last = readLastPayloads(replayJournal(journal).jobs);
-    expect(last.get('a')?.prompt).toBe('v2');
+    expect(last.changedFrom('a', 'h-v3')?.prompt).toBe('v2');
+    // Sent with the plan's payload already: nothing changed, so nothing is read.
+    expect(last.changedFrom('a', 'y')).toBeUndefined();
     const diff = diffPlanAgainstState(
       [job('a', 'v3', { dpi: 1 }), job('b', 'same', {}), job('c', 'new', {})],
       last,

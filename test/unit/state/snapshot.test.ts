@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import { replayJournalFile, type ReplayResult } from '../../../src/state/replay.js';
 import { replayRunJournal } from '../../../src/state/replay-run-journal.js';
 import { SNAPSHOT_FILE } from '../../../src/state/snapshot-format.js';
+import { sumBudgetedCredits, sumChargedCredits } from '../../../src/state/job-state.js';
+import { viewJobState } from '../../../src/state/stored-job.js';
 import { writeSnapshot } from '../../../src/state/write-snapshot.js';
 
 let dir: string;
@@ -122,7 +124,7 @@ function realisticJournal(jobs: number): string[] {
 /** The replay as every command sees it: jobs in order, warnings, runs, version, header. */
 function observable(replay: ReplayResult) {
   return {
-    jobs: [...replay.jobs.entries()],
+    jobs: [...replay.jobs.entries()].map(([id, job]) => [id, viewJobState(job)]),
     warnings: replay.warnings,
     runs: replay.runs,
     version: replay.version,
@@ -192,6 +194,60 @@ describe('state snapshots (#8.3)', () => {
     );
   });
 
+  it('writes a snapshot from one read from a snapshot: copied jobs and changed ones replay the same (property)', async () => {
+    const lines = realisticJournal(12);
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: lines.length }),
+        fc.integer({ min: 1, max: lines.length }),
+        async (a, b) => {
+          const [first, second] = a <= b ? [a, b] : [b, a];
+          await rm(snapshotPath, { force: true });
+          await snapshotAfter(lines, first);
+          // The next snapshot is written from a state read from the first: jobs no record after it
+          // touched are still on disk (copied as stored), the others were read and changed.
+          await snapshotAfter(lines, second);
+          const withSnapshot = await replayRunJournal(journalPath);
+          expect(withSnapshot.snapshot?.lines).toBe(second);
+          expect(observable(withSnapshot.replay)).toEqual(observable(await replayJournalFile(journalPath)));
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+
+  it('keeps the jobs of a snapshot on disk until used, from the file read even once another replaced it', async () => {
+    const lines = realisticJournal(10);
+    await snapshotAfter(lines, lines.length);
+    const full = await replayJournalFile(journalPath);
+    const reading = await replayRunJournal(journalPath);
+    const jobs = [...reading.replay.jobs.values()];
+    expect(jobs.every((job) => job.storedSummary?.() !== undefined)).toBe(true);
+    // Budgets and statuses come from the summaries.
+    for (const job of jobs) {
+      const replayed = full.jobs.get(job.id)!;
+      expect([job.status, sumBudgetedCredits(job), sumChargedCredits(job)]).toEqual([
+        replayed.status,
+        sumBudgetedCredits(replayed),
+        sumChargedCredits(replayed),
+      ]);
+    }
+    // A later snapshot (other content, other offsets) renamed over the path it was read from.
+    await writeFile(journalPath, `${lines.map((line) => `${line}\n`).join('')}${lines[1]}\n`);
+    const later = await replayRunJournal(journalPath);
+    await writeSnapshot(journalPath, {
+      position: later.end,
+      jobs: later.replay.jobs,
+      meta: later.checkpoint,
+      at: 6,
+    });
+    // A view reads the state and keeps nothing; reading attempts keeps it.
+    expect(jobs.map(viewJobState)).toEqual([...full.jobs.values()]);
+    expect(jobs.every((job) => job.storedSummary?.() !== undefined)).toBe(true);
+    expect(jobs.map((job) => job.attempts)).toEqual([...full.jobs.values()].map((job) => job.attempts));
+    expect(jobs.some((job) => job.storedSummary?.() !== undefined)).toBe(false);
+  });
+
   it('falls back to the whole journal, with a warning, from a snapshot torn at any byte (property)', async () => {
     const lines = realisticJournal(10);
     await snapshotAfter(lines, 30);
@@ -256,8 +312,8 @@ describe('state snapshots (#8.3)', () => {
     await writeFile(journalPath, other.map((line) => `${line}\n`).join(''));
     await expectIgnored(/does not start with the records it was taken of/);
     await writeFile(journalPath, lines.map((line) => `${line}\n`).join(''));
-    await writeFile(snapshotPath, good.replace('"format":1', '"format":99'));
-    await expectIgnored(/format 99; this runner reads format 1/);
+    await writeFile(snapshotPath, good.replace('"format":2', '"format":99'));
+    await expectIgnored(/format 99; this runner reads format 2/);
     await writeFile(snapshotPath, good);
     expect((await replayRunJournal(journalPath)).snapshot).toBeDefined();
   });
