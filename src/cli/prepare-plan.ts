@@ -4,7 +4,7 @@ import { validateJobsAgainstCatalog } from '../catalog/validate-job.js';
 import { collapseIssues } from '../manifest/collapse-issues.js';
 import { sortIssues } from '../manifest/sort-issues.js';
 import type { LoadedManifest, ValidationIssue } from '../manifest/types.js';
-import { validateManifestOffline } from '../manifest/validate-manifest.js';
+import { validateManifestOffline, type OfflineValidationContext } from '../manifest/validate-manifest.js';
 import { buildPlan } from '../plan/build-plan.js';
 import type { Plan } from '../plan/types.js';
 import type { Model } from '../service/types.js';
@@ -20,8 +20,8 @@ export interface PrepareOptions {
   /** A saved catalog (`runner models --json`); otherwise `fetchCatalog` is asked. */
   catalogFile?: string;
   maxJobs?: number;
-  /** The run date for `{{ date }}` (YYYY-MM-DD). */
-  date: string;
+  /** The run date for `{{ date }}` (YYYY-MM-DD), or how to find it from the pipeline's name. */
+  date: OfflineValidationContext['date'];
   /** `--only` / `--exclude` / `--replace`: which jobs the command covers. */
   targeting?: Targeting;
   /** `--var` / `--var-file`. */
@@ -61,12 +61,17 @@ export async function preparePlan(
     secrets: await readSecretGuard(ctx),
     ...(options.maxJobs === undefined ? {} : { maxJobs: options.maxJobs }),
   });
-  const { loaded } = stageOne;
+  const { loaded, date } = stageOne;
   stageOne.issues.push(...varInput.issues);
   // The file is checked whole; the catalog checks and the plan cover only the targeted jobs.
   const targets = selectTargets(stageOne.jobs, options.targeting ?? NO_TARGETING);
   stageOne.issues.push(...targets.issues);
-  if (loaded === undefined || targets.selected.length === 0 || targets.issues.length > 0) {
+  if (
+    loaded === undefined ||
+    date === undefined ||
+    targets.selected.length === 0 ||
+    targets.issues.length > 0
+  ) {
     return { ok: false, issues: collapseIssues(sortIssues(stageOne.issues)) };
   }
 
@@ -81,14 +86,14 @@ export async function preparePlan(
   const issues = collapseIssues(sortIssues([...stageOne.issues, ...stageTwo.issues]));
   if (issues.some((issue) => issue.severity === 'error')) return { ok: false, issues };
   const plan = buildPlan({ loaded, planned: stageTwo.planned, warnings: issues });
-  return { ok: true, loaded, plan, catalog, issues, leftOut: targets.leftOut, date: options.date };
+  return { ok: true, loaded, plan, catalog, issues, leftOut: targets.leftOut, date };
 }
 
 /** The prepare options from a command's flags (`--catalog`, `--max-jobs`). */
 export function readPrepareOptions(
   manifestFile: string,
   options: Record<string, unknown>,
-  date: string = todayUtc(),
+  date: PrepareOptions['date'] = todayUtc(),
 ): PrepareOptions {
   const maxJobs = parseNumberOption('max-jobs', options.maxJobs, { min: 1, integer: true });
   const targeting = readTargeting(options);

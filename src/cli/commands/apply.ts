@@ -8,6 +8,7 @@ import type { Plan } from '../../plan/types.js';
 import { renderReportText } from '../../plan/render-report.js';
 import { openRunState } from '../../state/open-run-state.js';
 import { sharePlanStrings } from '../../state/share-plan-strings.js';
+import { readRunStart } from '../../state/read-run-start.js';
 import { readClientLimits } from '../client-limits.js';
 import { connect } from '../connect.js';
 import type { CommandContext } from '../context.js';
@@ -16,7 +17,13 @@ import { createLogger } from '../logger.js';
 import { parseNumberOption } from '../parse-options.js';
 import { applyWriteTargets, readExecuteOptions, stateLocation } from '../apply-options.js';
 import { preflightTargets } from '../preflight.js';
-import { preparePlan, readPrepareOptions, todayUtc, type Prepared } from '../prepare-plan.js';
+import {
+  preparePlan,
+  readPrepareOptions,
+  todayUtc,
+  type Prepared,
+  type PrepareOptions,
+} from '../prepare-plan.js';
 import { handleInterrupts } from '../interrupts.js';
 import { renderApplySummary } from '../render/apply-summary.js';
 import { renderIssues } from '../render/issues.js';
@@ -57,12 +64,18 @@ export async function runApply(ctx: CommandContext, args: string[], flags: Recor
     readClientLimits(options),
   );
   try {
-    const prepare = (date: string) =>
+    const prepare = (date: PrepareOptions['date']) =>
       preparePlan(ctx, readPrepareOptions(manifestFile, options, date), () => connection.client.listModels());
-    // `let`: released before a second plan is made (below), so a run holds one plan, not two.
-    let firstTry: Prepared | undefined = await prepare(saved?.date ?? todayUtc());
-    if (!firstTry.ok) return reportInvalid(ctx, firstTry, manifestFile);
     const simulated = connection.simulator !== undefined;
+    const location = await stateLocation(options, simulated);
+    // `{{ date }}` is the date the run started: a run resumed on a later day is planned with it, once.
+    const startDate = async (pipeline: string) => {
+      const startedAt = await readRunStart({ manifestFile, pipeline, runId, ...location });
+      return todayUtc(startedAt === undefined ? undefined : new Date(startedAt));
+    };
+    // `let`: released before a second plan is made (below), so a run holds one plan, not two.
+    let firstTry: Prepared | undefined = await prepare(saved?.date ?? startDate);
+    if (!firstTry.ok) return reportInvalid(ctx, firstTry, manifestFile);
     await preflightTargets(
       applyWriteTargets(ctx, options, preflightRun(manifestFile, runId, firstTry, simulated)),
       ctx.cwd,
@@ -71,13 +84,13 @@ export async function runApply(ctx: CommandContext, args: string[], flags: Recor
       manifestFile,
       pipeline: firstTry.plan.pipeline,
       runId,
-      ...(await stateLocation(options, simulated)),
+      ...location,
       ...readSnapshotEvery(ctx.env),
     });
     try {
       for (const warning of state.warnings)
         ctx.output.err(`${ctx.output.style.yellow('warning')} ${warning}`);
-      // `{{ date }}` is the date the run started: resuming tomorrow must not turn every job into a new one.
+      // The date read before the lock, unless the run started meanwhile (another runner's first apply).
       const runDate =
         saved?.date ?? (state.runs[0] === undefined ? todayUtc() : todayUtc(new Date(state.runs[0].at)));
       let prepared: Prepared;

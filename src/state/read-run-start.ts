@@ -1,0 +1,40 @@
+import { journalPathFor, resolveStateDir } from './state-dir.js';
+import { readJournalLines } from './read-journal.js';
+
+/**
+ * When a run's first apply started (its first `run` record, clock ms), read from the start of its
+ * journal without the lock, or undefined when it has none yet or cannot be read. A hint only, taken
+ * before the plan is made so that a run resumed on a later day is planned once, with its start date:
+ * the run's state, replayed under the lock, stays what decides (a run record is never rewritten).
+ */
+export async function readRunStart(input: {
+  manifestFile: string;
+  pipeline: string;
+  runId: string;
+  stateDir?: string;
+}): Promise<number | undefined> {
+  const journalPath = journalPathFor(resolveStateDir(input));
+  try {
+    for await (const line of readJournalLines(journalPath)) {
+      // The header, then the first run's record: a journal's first lines (or an entry of one, cut short).
+      if (line.number > HEAD_LINES || line.text === undefined) return undefined;
+      const record = parseRecord(line.text);
+      if (record?.type === 'run') return typeof record.at === 'number' ? record.at : undefined;
+    }
+  } catch {
+    // Unreadable now: the replay under the lock says so, with the error a user can act on.
+  }
+  return undefined;
+}
+
+/** Lines a journal's first run record comes within: after the header (a line) in every format. */
+const HEAD_LINES = 4;
+
+function parseRecord(text: string): { type?: unknown; at?: unknown } | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
