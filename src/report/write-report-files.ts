@@ -50,7 +50,7 @@ export function writeWhole(file: string, text: string): Promise<void> {
 }
 
 /** Text gathered per write when a file is written in pieces: few syscalls, a bounded string. */
-const PIECES_PER_WRITE = 1024 * 1024;
+const PIECES_PER_WRITE = 64 * 1024;
 
 /** {@link writeWhole} of text made in pieces, never holding it whole. */
 export async function writeWholeInPieces(file: string, pieces: Iterable<string>): Promise<void> {
