@@ -1,6 +1,7 @@
 import { JOB_STATUSES_IN_ORDER, REPORT_PAGE_SCRIPT } from './report-page-script.js';
 import { REPORT_PAGE_STYLE } from './report-page-style.js';
 import type { MediaType, ReportData, ReportEntry } from './report-data.js';
+import { piecesOf, type PiecewiseFormat } from './piecewise-text.js';
 import { relativePath } from './results-index.js';
 
 /** What the page's script receives per job: the entry, with links relative to the report's folder. */
@@ -28,7 +29,15 @@ export function renderReportHtml(data: ReportData, reportDir: string): string {
  * {@link renderReportHtml} in pieces, one job's data at a time: the page of a 100,000-job run is
  * ~50 MB, which as one string (with the JSON and the page entries behind it) weighed on every apply.
  */
-export function* renderReportHtmlPieces(data: ReportData, reportDir: string): Generator<string> {
+export function renderReportHtmlPieces(data: ReportData, reportDir: string): Generator<string> {
+  return piecesOf(reportHtmlFormat(data, reportDir), data.entries);
+}
+
+/** `report.html` a job at a time (see {@link renderReportHtmlPieces}); `data.entries` is not read. */
+export function reportHtmlFormat(
+  data: Omit<ReportData, 'entries'>,
+  reportDir: string,
+): PiecewiseFormat<ReportEntry> {
   const payloadHead = {
     schemaVersion: 1,
     pipeline: data.pipeline,
@@ -40,7 +49,7 @@ export function* renderReportHtmlPieces(data: ReportData, reportDir: string): Ge
     entries: [],
   };
   const title = `${data.pipeline} · run ${data.runId}`;
-  yield [
+  const page = [
     '<!doctype html>',
     '<html lang="en">',
     '<head>',
@@ -65,17 +74,20 @@ export function* renderReportHtmlPieces(data: ReportData, reportDir: string): Ge
     '<noscript><p>This report needs JavaScript to show its results.</p></noscript>',
     '<script type="application/json" id="report-data">',
   ].join('\n');
-  // The payload's JSON with its entries (its last key) one by one; escaping is per character, so
-  // escaping the pieces is escaping the whole.
-  yield escapeJsonForScript(JSON.stringify(payloadHead).slice(0, -']}'.length));
   let first = true;
-  for (const entry of data.entries) {
-    const json = JSON.stringify(toPageEntry(entry, reportDir));
-    yield escapeJsonForScript(first ? json : `,${json}`);
-    first = false;
-  }
-  yield ']}';
-  yield ['</script>', `<script>${REPORT_PAGE_SCRIPT}</script>`, '</body>', '</html>', ''].join('\n');
+  return {
+    // The payload's JSON with its entries (its last key) one by one; escaping is per character, so
+    // escaping the pieces is escaping the whole.
+    head: () => page + escapeJsonForScript(JSON.stringify(payloadHead).slice(0, -']}'.length)),
+    item(entry) {
+      const json = JSON.stringify(toPageEntry(entry, reportDir));
+      const piece = escapeJsonForScript(first ? json : `,${json}`);
+      first = false;
+      return piece;
+    },
+    tail: () =>
+      [']}</script>', `<script>${REPORT_PAGE_SCRIPT}</script>`, '</body>', '</html>', ''].join('\n'),
+  };
 }
 
 function toPageEntry(entry: ReportEntry, reportDir: string): PageEntry {

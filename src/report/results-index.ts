@@ -1,7 +1,8 @@
 import { isAbsolute, relative, sep } from 'node:path';
 import { matrixValueText } from '../manifest/expand-matrix.js';
 import type { MatrixValue } from '../manifest/types.js';
-import type { ReportData } from './report-data.js';
+import { piecesOf, type PiecewiseFormat } from './piecewise-text.js';
+import type { ReportData, ReportEntry } from './report-data.js';
 
 /**
  * `results.json`, written beside the downloads by every apply (version 1):
@@ -66,26 +67,29 @@ export function describeResultsIndex(data: ReportData, indexDir: string): Result
 }
 
 function* makeResultRows(data: ReportData, indexDir: string): Generator<ResultRow> {
-  for (const entry of data.entries) {
-    for (const file of entry.files) {
-      const row: ResultRow = {
-        id: entry.id,
-        fileIndex: file.index,
-        matrix: entry.matrix,
-        model: entry.model,
-        kind: entry.kind,
-        credits: entry.credits,
-        resultUrl: file.url,
-      };
-      if (entry.prompt !== undefined) row.prompt = entry.prompt;
-      if (file.path !== undefined) row.file = relativePath(indexDir, file.path);
-      if (file.bytes !== undefined) row.bytes = file.bytes;
-      if (file.sha256 !== undefined) row.sha256 = file.sha256;
-      if (entry.serviceJobId !== undefined) row.serviceJobId = entry.serviceJobId;
-      if (file.urlExpiresAt !== undefined) row.resultUrlExpiresAt = file.urlExpiresAt;
-      yield row;
-    }
-  }
+  for (const entry of data.entries) yield* resultRowsOf(entry, indexDir);
+}
+
+/** The index's rows of one job: one per result file of a done job, none for any other. */
+export function resultRowsOf(entry: ReportEntry, indexDir: string): ResultRow[] {
+  return entry.files.map((file) => {
+    const row: ResultRow = {
+      id: entry.id,
+      fileIndex: file.index,
+      matrix: entry.matrix,
+      model: entry.model,
+      kind: entry.kind,
+      credits: entry.credits,
+      resultUrl: file.url,
+    };
+    if (entry.prompt !== undefined) row.prompt = entry.prompt;
+    if (file.path !== undefined) row.file = relativePath(indexDir, file.path);
+    if (file.bytes !== undefined) row.bytes = file.bytes;
+    if (file.sha256 !== undefined) row.sha256 = file.sha256;
+    if (entry.serviceJobId !== undefined) row.serviceJobId = entry.serviceJobId;
+    if (file.urlExpiresAt !== undefined) row.resultUrlExpiresAt = file.urlExpiresAt;
+    return row;
+  });
 }
 
 /** A path relative to `fromDir`, with `/` separators whatever the platform (for links and CSV). */
@@ -134,17 +138,24 @@ export function renderResultsCsv(index: ResultsIndexSource): string {
 }
 
 /** {@link renderResultsCsv} one line at a time (with its CRLF): 100,000 rows never make one string. */
-export function* renderResultsCsvLines(index: ResultsIndexSource): Generator<string> {
-  const header = [...FIXED_COLUMNS, ...index.axes.map((axis) => `matrix.${axis}`)];
-  yield `${header.map(csvField).join(',')}\r\n`;
-  for (const row of index.results) {
-    const fields = [
-      ...FIXED_COLUMNS.map((column) => row[column]),
-      // Map values (GitHub-style matrices) as canonical JSON, null as an empty field.
-      ...index.axes.map((axis) => matrixValueText(row.matrix[axis])),
-    ];
-    yield `${fields.map(csvField).join(',')}\r\n`;
-  }
+export function renderResultsCsvLines(index: ResultsIndexSource): Generator<string> {
+  return piecesOf(resultsCsvFormat(index.axes), index.results);
+}
+
+/** `results.csv` a row at a time (see {@link renderResultsCsv}). */
+export function resultsCsvFormat(axes: readonly string[]): PiecewiseFormat<ResultRow> {
+  return {
+    head: () => `${[...FIXED_COLUMNS, ...axes.map((axis) => `matrix.${axis}`)].map(csvField).join(',')}\r\n`,
+    item(row) {
+      const fields = [
+        ...FIXED_COLUMNS.map((column) => row[column]),
+        // Map values (GitHub-style matrices) as canonical JSON, null as an empty field.
+        ...axes.map((axis) => matrixValueText(row.matrix[axis])),
+      ];
+      return `${fields.map(csvField).join(',')}\r\n`;
+    },
+    tail: () => '',
+  };
 }
 
 /**
@@ -152,18 +163,27 @@ export function* renderResultsCsvLines(index: ResultsIndexSource): Generator<str
  * 100,000-job run is ~70 MB of text, which as one string (and the stringify behind it) was the largest
  * allocation of a resumed apply. Rows are the last key, so they close the text.
  */
-export function* renderResultsJsonChunks(index: ResultsIndexSource): Generator<string> {
+export function renderResultsJsonChunks(index: ResultsIndexSource): Generator<string> {
   const { results, ...header } = index;
-  const head = JSON.stringify({ ...header, results: [] }, null, 2);
+  return piecesOf(resultsJsonFormat(header), results);
+}
+
+/** `results.json` a row at a time (see {@link renderResultsJsonChunks}). */
+export function resultsJsonFormat(header: Omit<ResultsIndex, 'results'>): PiecewiseFormat<ResultRow> {
+  const empty = JSON.stringify({ ...header, results: [] }, null, 2);
   let first = true;
-  for (const row of results) {
-    const text = `    ${JSON.stringify(row, null, 2).replaceAll('\n', '\n    ')}`;
-    // `"results": []` then `\n}` end the head: open the array instead.
-    if (first) yield `${head.slice(0, -'[]\n}'.length)}[\n${text}`;
-    else yield `,\n${text}`;
-    first = false;
-  }
-  yield first ? `${head}\n` : '\n  ]\n}\n';
+  return {
+    // The head is known to open the array only at the first row: an index without rows is `[]`.
+    head: () => '',
+    item(row) {
+      const text = `    ${JSON.stringify(row, null, 2).replaceAll('\n', '\n    ')}`;
+      // `"results": []` then `\n}` end the empty index: open the array instead.
+      const piece = first ? `${empty.slice(0, -'[]\n}'.length)}[\n${text}` : `,\n${text}`;
+      first = false;
+      return piece;
+    },
+    tail: () => (first ? `${empty}\n` : '\n  ]\n}\n'),
+  };
 }
 
 function csvField(value: string | number | boolean | undefined): string {

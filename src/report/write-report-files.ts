@@ -1,10 +1,11 @@
-import { mkdir, open, rename } from 'node:fs/promises';
+import { mkdir, open, rename, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../file-modes.js';
-import { renderReportHtmlPieces } from './render-html.js';
+import { reportHtmlFormat } from './render-html.js';
 import { renderJunit } from './render-junit.js';
-import type { ReportData } from './report-data.js';
-import { describeResultsIndex, renderResultsCsvLines, renderResultsJsonChunks } from './results-index.js';
+import type { PiecewiseFormat } from './piecewise-text.js';
+import type { ReportData, ReportEntry } from './report-data.js';
+import { resultRowsOf, resultsCsvFormat, resultsJsonFormat, type ResultRow } from './results-index.js';
 
 export interface ReportFiles {
   resultsJson: string;
@@ -16,29 +17,64 @@ export interface ReportFiles {
 /**
  * Writes the results index (`results.json`, `results.csv` in `resultsDir`), and the HTML report and
  * JUnit XML when asked for. Each file is written whole to a temporary name and renamed, so a reader
- * (or a crash) never sees half a file.
+ * (or a crash) never sees half a file. The index and the page are written in one pass over the
+ * entries: making an entry reads its job's state (from the state snapshot, for a job of an earlier
+ * apply), which for 100,000 jobs took ~0.8 s a pass.
  */
 export async function writeReportFiles(
   data: ReportData,
   where: { resultsDir: string; reportFile?: string | undefined; junitFile?: string | undefined },
   durationSeconds = 0,
 ): Promise<ReportFiles> {
-  const index = describeResultsIndex(data, where.resultsDir);
+  const { entries, ...header } = data;
   const files: ReportFiles = {
     resultsJson: join(where.resultsDir, 'results.json'),
     resultsCsv: join(where.resultsDir, 'results.csv'),
   };
-  await writeWholeInPieces(files.resultsJson, renderResultsJsonChunks(index));
-  await writeWholeInPieces(files.resultsCsv, renderResultsCsvLines(index));
+  const { pipeline, runId, generatedAt, axes } = data;
+  const formats = new Map<string, PiecewiseFormat<JobPieces>>([
+    [files.resultsJson, ofRows(resultsJsonFormat({ schemaVersion: 1, pipeline, runId, generatedAt, axes }))],
+    [files.resultsCsv, ofRows(resultsCsvFormat(axes))],
+  ]);
   if (where.reportFile !== undefined) {
-    await writeWholeInPieces(where.reportFile, renderReportHtmlPieces(data, dirname(where.reportFile)));
-    files.report = where.reportFile;
+    formats.set(where.reportFile, ofEntries(reportHtmlFormat(header, dirname(where.reportFile))));
   }
+  const outputs: { format: PiecewiseFormat<JobPieces>; writer: WholeFileWriter }[] = [];
+  try {
+    for (const [file, format] of formats) outputs.push({ format, writer: await WholeFileWriter.open(file) });
+    for (const { format, writer } of outputs) writer.add(format.head());
+    for (const entry of entries) {
+      const job: JobPieces = { entry, rows: resultRowsOf(entry, where.resultsDir) };
+      for (const { format, writer } of outputs) writer.add(format.item(job));
+      if (outputs.some(({ writer }) => writer.isFull())) {
+        await Promise.all(outputs.map(({ writer }) => writer.flush()));
+      }
+    }
+    for (const { format, writer } of outputs) writer.add(format.tail());
+    for (const { writer } of outputs) await writer.commit();
+  } finally {
+    for (const { writer } of outputs) await writer.close();
+  }
+  if (where.reportFile !== undefined) files.report = where.reportFile;
   if (where.junitFile !== undefined) {
     await writeWhole(where.junitFile, renderJunit(data, durationSeconds));
     files.junit = where.junitFile;
   }
   return files;
+}
+
+/** A job as the files written from one pass show it: its report entry and its results index rows. */
+interface JobPieces {
+  entry: ReportEntry;
+  rows: ResultRow[];
+}
+
+function ofRows(format: PiecewiseFormat<ResultRow>): PiecewiseFormat<JobPieces> {
+  return { head: format.head, item: ({ rows }) => rows.map(format.item).join(''), tail: format.tail };
+}
+
+function ofEntries(format: PiecewiseFormat<ReportEntry>): PiecewiseFormat<JobPieces> {
+  return { head: format.head, item: ({ entry }) => format.item(entry), tail: format.tail };
 }
 
 /**
@@ -54,25 +90,71 @@ const PIECES_PER_WRITE = 64 * 1024;
 
 /** {@link writeWhole} of text made in pieces, never holding it whole. */
 export async function writeWholeInPieces(file: string, pieces: Iterable<string>): Promise<void> {
-  await mkdir(dirname(file), { recursive: true, mode: PRIVATE_DIR_MODE });
-  const temporary = join(dirname(file), `.${basename(file)}.tmp`);
-  // Private like every file runner writes (#11.8): reports name prompts and unreleased results.
-  const handle = await open(temporary, 'w', PRIVATE_FILE_MODE);
+  const writer = await WholeFileWriter.open(file);
   try {
-    let pending: string[] = [];
-    let length = 0;
     for (const piece of pieces) {
-      pending.push(piece);
-      length += piece.length;
-      if (length >= PIECES_PER_WRITE) {
-        await handle.write(pending.join(''), null, 'utf8');
-        pending = [];
-        length = 0;
-      }
+      writer.add(piece);
+      if (writer.isFull()) await writer.flush();
     }
-    if (pending.length > 0) await handle.write(pending.join(''), null, 'utf8');
+    await writer.commit();
   } finally {
-    await handle.close();
+    await writer.close();
   }
-  await rename(temporary, file);
+}
+
+/**
+ * A file written whole: into a hidden temporary sibling (private, #11.8: reports name prompts and
+ * unreleased results), a bounded batch of text at a time, then renamed over the file on `commit`.
+ */
+class WholeFileWriter {
+  private pending: string[] = [];
+  private length = 0;
+  private closed = false;
+
+  private constructor(
+    private readonly file: string,
+    private readonly temporary: string,
+    private readonly handle: FileHandle,
+  ) {}
+
+  static async open(file: string): Promise<WholeFileWriter> {
+    await mkdir(dirname(file), { recursive: true, mode: PRIVATE_DIR_MODE });
+    // The temporary name is fixed per file: one left by a killed run is overwritten and renamed away.
+    const temporary = join(dirname(file), `.${basename(file)}.tmp`);
+    return new WholeFileWriter(file, temporary, await open(temporary, 'w', PRIVATE_FILE_MODE));
+  }
+
+  add(text: string): void {
+    this.pending.push(text);
+    this.length += text.length;
+  }
+
+  /**
+   * Whether a batch is due. Pieces are written in batches of 64 KB, small enough that they die young:
+   * at 1 MB, a resumed 100,000-job apply's heap grew by ~220 MB of promoted pieces while writing.
+   */
+  isFull(): boolean {
+    return this.length >= PIECES_PER_WRITE;
+  }
+
+  async flush(): Promise<void> {
+    if (this.pending.length === 0) return;
+    const text = this.pending.join('');
+    this.pending = [];
+    this.length = 0;
+    await this.handle.write(text, null, 'utf8');
+  }
+
+  /** Writes the rest and renames the file into place. */
+  async commit(): Promise<void> {
+    await this.flush();
+    await this.close();
+    await rename(this.temporary, this.file);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.handle.close();
+  }
 }

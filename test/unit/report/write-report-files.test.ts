@@ -1,0 +1,57 @@
+import { describe, it, expect, afterEach, beforeEach } from 'vitest';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { renderReportHtml } from '../../../src/report/render-html.js';
+import { buildResultsIndex, renderResultsCsv } from '../../../src/report/results-index.js';
+import { writeReportFiles } from '../../../src/report/write-report-files.js';
+import { sampleData, sampleDataAsBuilt } from './fixtures.js';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'runner-report-files-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('writeReportFiles', () => {
+  it('writes the index and the page from one pass over the entries, byte for byte what the renderers give', async () => {
+    const reportFile = join(dir, 'page', 'report.html');
+    let passes = 0;
+    const built = sampleDataAsBuilt();
+    // Enough entries for each file to be written in several batches.
+    const many = Array.from({ length: 400 }, () => [...built.entries]).flat();
+    const data = {
+      ...built,
+      entries: {
+        length: many.length,
+        *[Symbol.iterator]() {
+          passes++;
+          yield* many;
+        },
+      },
+    };
+    const files = await writeReportFiles(data, { resultsDir: dir, reportFile });
+    expect(passes).toBe(1);
+    const whole = { ...built, entries: many };
+    const index = buildResultsIndex(whole, dir);
+    const json = await readFile(files.resultsJson, 'utf8');
+    expect(json.length).toBeGreaterThan(4 * 64 * 1024);
+    expect(json).toBe(`${JSON.stringify(index, null, 2)}\n`);
+    expect(await readFile(files.resultsCsv, 'utf8')).toBe(renderResultsCsv(index));
+    expect(await readFile(reportFile, 'utf8')).toBe(renderReportHtml(whole, join(dir, 'page')));
+    // Renamed into place: no temporary file is left.
+    expect((await readdir(dir)).sort()).toEqual(['page', 'results.csv', 'results.json']);
+  });
+
+  it('writes an index without rows, and a page without entries, as the renderers do', async () => {
+    const empty = { ...sampleData(), entries: [] };
+    const files = await writeReportFiles(empty, { resultsDir: dir, reportFile: join(dir, 'report.html') });
+    const index = buildResultsIndex(empty, dir);
+    expect(index.results).toEqual([]);
+    expect(await readFile(files.resultsJson, 'utf8')).toBe(`${JSON.stringify(index, null, 2)}\n`);
+    expect(await readFile(files.resultsCsv, 'utf8')).toBe(renderResultsCsv(index));
+    expect(await readFile(join(dir, 'report.html'), 'utf8')).toBe(renderReportHtml(empty, dir));
+  });
+});
