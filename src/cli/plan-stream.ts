@@ -10,10 +10,10 @@ import { addTargetingToReport, forgetReplacedJobs } from '../plan/targeting-repo
 import type { ServiceClient } from '../service/service-client.js';
 import type { Model } from '../service/types.js';
 import { readRunState } from '../state/read-run-state.js';
-import type { ReplayResult } from '../state/replay.js';
 import type { CommandContext } from './context.js';
 import { DEFAULT_MAX_ATTEMPTS, readCostAccount, readCostOptions } from './cost-check.js';
-import { readPrepareOptions, todayUtc } from './prepare-plan.js';
+import { readPrepareOptions } from './prepare-plan.js';
+import { runDateOf } from './run-date.js';
 import { readSecretGuard } from './read-secrets.js';
 import { readRunId, readStateDir } from './run-options.js';
 import { readTargeting } from './targeting-options.js';
@@ -22,20 +22,19 @@ import { NO_TARGETING } from '../plan/select-jobs.js';
 
 /**
  * What {@link planByStreaming} found: every issue of an invalid manifest, the report, or that only the
- * whole-plan path gives the same answer (with the run's state when it was read, so it is not read twice).
+ * whole-plan path gives the same answer.
  */
 export type StreamedPlanOutcome =
   | { ok: false; issues: ValidationIssue[] }
   | { ok: true; issues: ValidationIssue[]; report: CostReportView }
-  | { ok: 'whole-plan'; replay?: ReplayResult };
+  | { ok: 'whole-plan' };
 
 /**
  * `runner plan` without holding the plan: the manifest's jobs are expanded, checked, priced and
  * dropped one at a time (`streamPlan`), so 1,000,000 jobs cost a compact row each, not a planned job.
  * Same output as the whole-plan path in `runPlan`, which stays for `--show payloads` and
- * `--out-plan` (they need every payload). Returns `ok: 'whole-plan'` when only that path gives
- * the same answer: a manifest that does not load (its issues come from that path), and a run whose
- * state started on another day (`{{ date }}` is then checked with both days, as before).
+ * `--out-plan` (they need every payload). Returns `ok: 'whole-plan'` for a manifest that does not
+ * load: its issues come from that path. Templates see the date the run started (`runDateOf`).
  */
 export async function planByStreaming(
   ctx: CommandContext,
@@ -45,8 +44,7 @@ export async function planByStreaming(
   client: ServiceClient | undefined,
   maxCredits: number | undefined,
 ): Promise<StreamedPlanOutcome> {
-  const date = todayUtc();
-  const prepare = readPrepareOptions(manifestFile, options, date);
+  const prepare = readPrepareOptions(manifestFile, options);
   const varInput = await loadVarOverrides(prepare.varFlags ?? { vars: [], varFiles: [] });
   const secrets = await readSecretGuard(ctx);
   const { loaded, issues: loadIssues } = await loadManifest(manifestFile, { checkJobsDespiteErrors: true });
@@ -66,10 +64,7 @@ export async function planByStreaming(
     state = { error };
   }
   const replay = 'error' in state ? undefined : state.replay;
-  const firstRun = replay?.runs[0];
-  if (replay !== undefined && firstRun !== undefined && todayUtc(new Date(firstRun.at)) !== date) {
-    return { ok: 'whole-plan', replay };
-  }
+  const date = runDateOf(replay?.runs ?? []);
 
   const targeting = prepare.targeting ?? NO_TARGETING;
   const targetingFlags = readTargeting(options);

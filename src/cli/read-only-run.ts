@@ -1,13 +1,13 @@
 import { RunnerError } from '../errors.js';
 import type { ExpandedJob, LoadedManifest, ValidationIssue } from '../manifest/types.js';
-import { validateManifestOffline } from '../manifest/validate-manifest.js';
+import { validateManifestOffline, type OfflineValidationContext } from '../manifest/validate-manifest.js';
 import type { Targeting } from '../plan/select-jobs.js';
 import type { JobState } from '../state/job-state.js';
 import { listRuns } from '../state/list-runs.js';
 import { readRunState } from '../state/read-run-state.js';
 import type { ReplayResult } from '../state/replay.js';
 import type { CommandContext } from './context.js';
-import { todayUtc } from './prepare-plan.js';
+import { peekRunDate, runDateOf } from './run-date.js';
 import { readSecretGuard } from './read-secrets.js';
 import { readRunId, readStateDir } from './run-options.js';
 import { readTargeting, selectTargets } from './targeting-options.js';
@@ -37,17 +37,19 @@ export async function readRunForReading(
   const runId = readRunId(options);
   const varInput = await loadVarOverrides(readVarFlags(options));
   const secrets = await readSecretGuard(ctx);
-  const expand = (date: string) =>
+  const expand = (date: OfflineValidationContext['date']) =>
     validateManifestOffline(manifestFile, { varOverrides: varInput.overrides, env: ctx.env, date, secrets });
-  let offline = await expand(todayUtc());
+  let offline = await expand((pipeline) =>
+    peekRunDate({ manifestFile, pipeline, runId, ...readStateDir(options) }),
+  );
   const { loaded } = offline;
   if (loaded === undefined || varInput.issues.some((issue) => issue.severity === 'error')) {
     return { issues: [...varInput.issues, ...offline.issues] };
   }
   const where = { manifestFile, pipeline: loaded.manifest.name, runId, ...readStateDir(options) };
   const replay = await readExistingRunState(ctx, where);
-  const runDate = replay.runs[0] === undefined ? todayUtc() : todayUtc(new Date(replay.runs[0].at));
-  if (runDate !== todayUtc()) offline = await expand(runDate);
+  const runDate = runDateOf(replay.runs);
+  if (runDate !== offline.date) offline = await expand(runDate);
   const targeted = targetRunJobs(
     replay.jobs,
     offline.jobs.map((job) => job.id),

@@ -75,6 +75,16 @@ jobs:
     expect(report.jobList.map((job) => [job.id, job.state])).toEqual([[`cover-${startedDay}`, 'changed']]);
   });
 
+  it('plan gives the same report streamed and whole (--out-plan), both with the run’s date', async () => {
+    const catalog = fileURLToPath(new URL('../fixtures/plan-golden/catalog.json', import.meta.url));
+    const flags = ['--run', 'n1', '--offline', '--catalog', catalog, '--format', 'json'];
+    const streamed = await runCli(['plan', manifest, ...flags]);
+    const whole = await runCli(['plan', manifest, ...flags, '--out-plan', join(dir, 'saved.plan.json')]);
+    expect(streamed.code, streamed.stderr).toBe(0);
+    expect(streamed.stdout).toBe(whole.stdout);
+    expect(streamed.stdout).toContain(`cover-${startedDay}`);
+  });
+
   it('report renders the prompt with the run’s date', async () => {
     const out = join(dir, 'report.html');
     const result = await runCli(['report', manifest, '--run', 'n1', '--out', out]);

@@ -8,7 +8,6 @@ import type { Plan } from '../../plan/types.js';
 import { renderReportText } from '../../plan/render-report.js';
 import { openRunState } from '../../state/open-run-state.js';
 import { sharePlanStrings } from '../../state/share-plan-strings.js';
-import { readRunStart } from '../../state/read-run-start.js';
 import { readClientLimits } from '../client-limits.js';
 import { connect } from '../connect.js';
 import type { CommandContext } from '../context.js';
@@ -17,13 +16,8 @@ import { createLogger } from '../logger.js';
 import { parseNumberOption } from '../parse-options.js';
 import { applyWriteTargets, readExecuteOptions, stateLocation } from '../apply-options.js';
 import { preflightTargets } from '../preflight.js';
-import {
-  preparePlan,
-  readPrepareOptions,
-  todayUtc,
-  type Prepared,
-  type PrepareOptions,
-} from '../prepare-plan.js';
+import { preparePlan, readPrepareOptions, type Prepared, type PrepareOptions } from '../prepare-plan.js';
+import { peekRunDate, runDateOf } from '../run-date.js';
 import { handleInterrupts } from '../interrupts.js';
 import { renderApplySummary } from '../render/apply-summary.js';
 import { renderIssues } from '../render/issues.js';
@@ -69,10 +63,7 @@ export async function runApply(ctx: CommandContext, args: string[], flags: Recor
     const simulated = connection.simulator !== undefined;
     const location = await stateLocation(options, simulated);
     // `{{ date }}` is the date the run started: a run resumed on a later day is planned with it, once.
-    const startDate = async (pipeline: string) => {
-      const startedAt = await readRunStart({ manifestFile, pipeline, runId, ...location });
-      return todayUtc(startedAt === undefined ? undefined : new Date(startedAt));
-    };
+    const startDate = (pipeline: string) => peekRunDate({ manifestFile, pipeline, runId, ...location });
     // `let`: released before a second plan is made (below), so a run holds one plan, not two.
     let firstTry: Prepared | undefined = await prepare(saved?.date ?? startDate);
     if (!firstTry.ok) return reportInvalid(ctx, firstTry, manifestFile);
@@ -91,8 +82,7 @@ export async function runApply(ctx: CommandContext, args: string[], flags: Recor
       for (const warning of state.warnings)
         ctx.output.err(`${ctx.output.style.yellow('warning')} ${warning}`);
       // The date read before the lock, unless the run started meanwhile (another runner's first apply).
-      const runDate =
-        saved?.date ?? (state.runs[0] === undefined ? todayUtc() : todayUtc(new Date(state.runs[0].at)));
+      const runDate = saved?.date ?? runDateOf(state.runs);
       let prepared: Prepared;
       if (runDate === firstTry.date) prepared = firstTry;
       else {

@@ -14,7 +14,8 @@ import { connect } from '../connect.js';
 import type { CommandContext } from '../context.js';
 import { checkCost, DEFAULT_MAX_ATTEMPTS } from '../cost-check.js';
 import { parseNumberOption, parseStringOption } from '../parse-options.js';
-import { preparePlan, readPrepareOptions, todayUtc } from '../prepare-plan.js';
+import { preparePlan, readPrepareOptions, type PrepareOptions } from '../prepare-plan.js';
+import { peekRunDate, runDateOf } from '../run-date.js';
 import { preflightTargets, type WriteTarget } from '../preflight.js';
 import { isGithubActions, renderAnnotations } from '../render/annotations.js';
 import { renderIssues } from '../render/issues.js';
@@ -67,23 +68,15 @@ export async function runPlan(ctx: CommandContext, args: string[], options: Reco
       );
       return streamed.report.verdict.status === 'fits' ? ExitCode.Success : ExitCode.Credits;
     }
-    const prepare = (date: string) =>
+    const prepare = (date: PrepareOptions['date']) =>
       preparePlan(ctx, readPrepareOptions(manifestFile, options, date), fetchCatalog);
-    const firstTry = await prepare(todayUtc());
-    if (!firstTry.ok) return reportInvalid(ctx, firstTry.issues, manifestFile);
-    const previous =
-      streamed.replay ??
-      (
-        await readRunState({
-          manifestFile,
-          pipeline: firstTry.loaded.manifest.name,
-          runId: readRunId(options),
-          ...readStateDir(options),
-        })
-      ).replay;
+    const where = { manifestFile, runId: readRunId(options), ...readStateDir(options) };
     // Like apply: `{{ date }}` is the day the run started, so a resumed run keeps its jobs.
-    const runDate = previous.runs[0] === undefined ? todayUtc() : todayUtc(new Date(previous.runs[0].at));
-    const prepared = runDate === todayUtc() ? firstTry : await prepare(runDate);
+    const firstTry = await prepare((pipeline) => peekRunDate({ ...where, pipeline }));
+    if (!firstTry.ok) return reportInvalid(ctx, firstTry.issues, manifestFile);
+    const previous = (await readRunState({ ...where, pipeline: firstTry.loaded.manifest.name })).replay;
+    const runDate = runDateOf(previous.runs);
+    const prepared = runDate === firstTry.date ? firstTry : await prepare(runDate);
     if (!prepared.ok) return reportInvalid(ctx, prepared.issues, manifestFile);
     annotate(ctx, prepared.issues, manifestFile);
     const { manifest } = prepared.loaded;

@@ -1,0 +1,27 @@
+import { readRunStart } from '../state/read-run-start.js';
+import type { ReplayResult } from '../state/replay.js';
+import { todayUtc } from './prepare-plan.js';
+
+/**
+ * `{{ date }}` of a run: the day (UTC) its first apply started, today for a run not started yet, so
+ * that a run resumed on a later day renders its jobs' ids and prompts as it did: the same jobs.
+ */
+export function runDateOf(runs: ReplayResult['runs']): string {
+  const first = runs[0];
+  return first === undefined ? todayUtc() : todayUtc(new Date(first.at));
+}
+
+/**
+ * {@link runDateOf}, read from the start of the run's journal before its state is replayed, so the
+ * manifest is expanded once, with the right date (see `readRunStart`). The replayed state still
+ * decides: a command compares this with `runDateOf` of its replay and expands again if they differ.
+ */
+export async function peekRunDate(where: {
+  manifestFile: string;
+  pipeline: string;
+  runId: string;
+  stateDir?: string;
+}): Promise<string> {
+  const startedAt = await readRunStart(where);
+  return todayUtc(startedAt === undefined ? undefined : new Date(startedAt));
+}
