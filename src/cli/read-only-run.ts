@@ -6,6 +6,7 @@ import type { JobState } from '../state/job-state.js';
 import { listRuns } from '../state/list-runs.js';
 import { readRunState } from '../state/read-run-state.js';
 import type { ReplayResult } from '../state/replay.js';
+import type { RunAddress } from '../state/state-dir.js';
 import type { CommandContext } from './context.js';
 import { peekRunDate, runDateOf } from './run-date.js';
 import { readSecretGuard } from './read-secrets.js';
@@ -60,8 +61,6 @@ export async function readRunForReading(
   return { loaded, runId, jobs: offline.jobs.filter((job) => kept.has(job.id)), state: targeted.jobs };
 }
 
-type RunWhere = { manifestFile: string; pipeline: string; runId: string; stateDir?: string };
-
 /**
  * A run's replayed state for the read-only commands (status, report), its warnings printed. A run with
  * no state is an error (exit 1) naming the runs that do exist, never a page or table of "pending"
@@ -69,7 +68,7 @@ type RunWhere = { manifestFile: string; pipeline: string; runId: string; stateDi
  */
 async function readExistingRunState(
   ctx: Pick<CommandContext, 'output'>,
-  where: RunWhere,
+  where: RunAddress,
 ): Promise<ReplayResult> {
   const { location, exists, replay } = await readRunState(where);
   if (!exists) throw await noStateError(where, location.dir);
@@ -78,7 +77,7 @@ async function readExistingRunState(
   return replay;
 }
 
-async function noStateError(where: RunWhere, dir: string): Promise<RunnerError> {
+async function noStateError(where: RunAddress, dir: string): Promise<RunnerError> {
   const { runs } = await listRuns(where);
   const stateFlag = where.stateDir === undefined ? '' : ` --state-dir ${where.stateDir}`;
   const known =

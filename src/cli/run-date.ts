@@ -1,5 +1,6 @@
 import { readRunStart } from '../state/read-run-start.js';
 import type { ReplayResult } from '../state/replay.js';
+import type { RunAddress } from '../state/state-dir.js';
 import { todayUtc } from './prepare-plan.js';
 
 /**
@@ -16,12 +17,7 @@ export function runDateOf(runs: ReplayResult['runs']): string {
  * manifest is expanded once, with the right date (see `readRunStart`). The replayed state still
  * decides: a command compares this with `runDateOf` of its replay and expands again if they differ.
  */
-export async function peekRunDate(where: {
-  manifestFile: string;
-  pipeline: string;
-  runId: string;
-  stateDir?: string;
-}): Promise<string> {
+export async function peekRunDate(where: RunAddress): Promise<string> {
   const startedAt = await readRunStart(where);
   return todayUtc(startedAt === undefined ? undefined : new Date(startedAt));
 }

@@ -5,7 +5,7 @@ import type { JournalIdentity } from './journal.js';
 import { JOURNAL_FILE } from './journal.js';
 import type { ReplayResult } from './replay.js';
 import { replayRunJournal } from './replay-run-journal.js';
-import { resolveStateDir, resolveStateRoot } from './state-dir.js';
+import { resolveStateDir, resolveStateRoot, type RunAddress } from './state-dir.js';
 
 /** Where one run's state lives, and what a reader should know about it. */
 export interface RunStateLocation {
@@ -26,12 +26,7 @@ export interface RunStateLocation {
  * belongs to other runs, and refused when it mixes this run with others: its job records cannot be
  * told apart by run.
  */
-export async function locateRunState(input: {
-  manifestFile: string;
-  pipeline: string;
-  runId: string;
-  stateDir?: string;
-}): Promise<RunStateLocation> {
+export async function locateRunState(input: RunAddress): Promise<RunStateLocation> {
   const root = resolveStateRoot(input);
   const dir = resolveStateDir(input);
   const flatJournal = join(root, JOURNAL_FILE);

@@ -1,4 +1,4 @@
-import { journalPathFor, resolveStateDir } from './state-dir.js';
+import { journalPathFor, resolveStateDir, type RunAddress } from './state-dir.js';
 import { readJournalLines } from './read-journal.js';
 
 /**
@@ -7,12 +7,7 @@ import { readJournalLines } from './read-journal.js';
  * before the plan is made so that a run resumed on a later day is planned once, with its start date:
  * the run's state, replayed under the lock, stays what decides (a run record is never rewritten).
  */
-export async function readRunStart(input: {
-  manifestFile: string;
-  pipeline: string;
-  runId: string;
-  stateDir?: string;
-}): Promise<number | undefined> {
+export async function readRunStart(input: RunAddress): Promise<number | undefined> {
   const journalPath = journalPathFor(resolveStateDir(input));
   try {
     for await (const line of readJournalLines(journalPath)) {

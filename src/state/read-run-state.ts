@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { checkJournalIdentity, locateRunState, type RunStateLocation } from './locate-run-state.js';
 import type { ReplayResult } from './replay.js';
 import { replayRunJournal } from './replay-run-journal.js';
-import { journalPathFor } from './state-dir.js';
+import { journalPathFor, type RunAddress } from './state-dir.js';
 
 /** One run's state as the read-only commands (plan, status, report) see it. */
 export interface RunStateReading {
@@ -20,12 +20,7 @@ export interface RunStateReading {
  * refused (STATE_MISMATCH) when the journal there belongs to another pipeline or run, so a read never
  * mixes two runs' jobs. Apply opens state with `openRunState` instead.
  */
-export async function readRunState(where: {
-  manifestFile: string;
-  pipeline: string;
-  runId: string;
-  stateDir?: string;
-}): Promise<RunStateReading> {
+export async function readRunState(where: RunAddress): Promise<RunStateReading> {
   const location = await locateRunState(where);
   const journalPath = journalPathFor(location.dir);
   const { replay } = await replayRunJournal(journalPath);

@@ -13,17 +13,20 @@ export function resolveStateRoot(input: { manifestFile: string; stateDir?: strin
   return input.stateDir === undefined ? runnerDirFor(input.manifestFile) : resolve(input.stateDir);
 }
 
+/** What names one run's state: the manifest (its folder holds `.runner/`), pipeline, run, `--state-dir`. */
+export interface RunAddress {
+  manifestFile: string;
+  pipeline: string;
+  runId: string;
+  stateDir?: string;
+}
+
 /**
  * The state directory of one run of a pipeline: `<root>/<pipeline>/<runId>/` where root is
  * `stateDir` when given, else `<manifestDir>/.runner`. Names are reduced to safe file-name characters.
  * (A journal of the old flat `--state-dir` layout is found by `locateRunState`.)
  */
-export function resolveStateDir(input: {
-  manifestFile: string;
-  pipeline: string;
-  runId: string;
-  stateDir?: string;
-}): string {
+export function resolveStateDir(input: RunAddress): string {
   return join(resolveStateRoot(input), toSafeSegment(input.pipeline), toSafeSegment(input.runId));
 }
 

@@ -132,6 +132,17 @@ function observable(replay: ReplayResult) {
   };
 }
 
+/** Writes the snapshot of the journal as it is now (as read: from the snapshot before it, if any). */
+async function snapshotJournal(at: number): Promise<void> {
+  const reading = await replayRunJournal(journalPath);
+  await writeSnapshot(journalPath, {
+    position: reading.end,
+    jobs: reading.replay.jobs,
+    meta: reading.checkpoint,
+    at,
+  });
+}
+
 /** Writes the first `covered` lines, snapshots them, then writes the whole journal (the run went on). */
 async function snapshotAfter(lines: readonly string[], covered: number, rest = ''): Promise<void> {
   await writeFile(
@@ -141,13 +152,7 @@ async function snapshotAfter(lines: readonly string[], covered: number, rest = '
       .map((line) => `${line}\n`)
       .join(''),
   );
-  const prefix = await replayRunJournal(journalPath);
-  await writeSnapshot(journalPath, {
-    position: prefix.end,
-    jobs: prefix.replay.jobs,
-    meta: prefix.checkpoint,
-    at: 5,
-  });
+  await snapshotJournal(5);
   await writeFile(journalPath, `${lines.map((line) => `${line}\n`).join('')}${rest}`);
 }
 
@@ -234,13 +239,7 @@ describe('state snapshots (#8.3)', () => {
     }
     // A later snapshot (other content, other offsets) renamed over the path it was read from.
     await writeFile(journalPath, `${lines.map((line) => `${line}\n`).join('')}${lines[1]}\n`);
-    const later = await replayRunJournal(journalPath);
-    await writeSnapshot(journalPath, {
-      position: later.end,
-      jobs: later.replay.jobs,
-      meta: later.checkpoint,
-      at: 6,
-    });
+    await snapshotJournal(6);
     // A view reads the state and keeps nothing; reading attempts keeps it.
     expect(jobs.map(viewJobState)).toEqual([...full.jobs.values()]);
     expect(jobs.every((job) => job.storedSummary?.() !== undefined)).toBe(true);
