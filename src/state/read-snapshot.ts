@@ -50,15 +50,35 @@ export async function readSnapshot(path: string, journalPath: string): Promise<L
 const openFile = promisify(open);
 const readFile = promisify(read);
 
-/** The file's bytes from its start, a chunk at a time (a stream would close the descriptor the jobs keep). */
-async function* readChunks(fd: number): AsyncGenerator<Buffer> {
+/**
+ * The file's bytes from its start, as buffers of whole lines (a last one without its newline comes
+ * alone, at the end). One buffer serves every read: each is valid until the next is asked for. A new
+ * buffer per read (134 of 1 MB for 100,000 jobs) lingered until collected: ~25 MB more at the peak.
+ * (A stream would close the descriptor the jobs keep reading.)
+ */
+async function* readLineChunks(fd: number): AsyncGenerator<Buffer> {
+  let buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+  let kept = 0;
   let position = 0;
   for (;;) {
-    const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
-    const { bytesRead } = await readFile(fd, buffer, 0, CHUNK_BYTES, position);
-    if (bytesRead === 0) return;
+    if (kept === buffer.length) {
+      // One line longer than the buffer: a larger one holds it.
+      const larger = Buffer.allocUnsafe(buffer.length * 2);
+      buffer.copy(larger, 0, 0, kept);
+      buffer = larger;
+    }
+    const { bytesRead } = await readFile(fd, buffer, kept, buffer.length - kept, position);
+    if (bytesRead === 0) {
+      if (kept > 0) yield buffer.subarray(0, kept);
+      return;
+    }
     position += bytesRead;
-    yield buffer.subarray(0, bytesRead);
+    const filled = kept + bytesRead;
+    const lineEnd = buffer.lastIndexOf(NEWLINE, filled - 1) + 1;
+    if (lineEnd > 0) yield buffer.subarray(0, lineEnd);
+    // The start of a line read in part moves to the front, for the next read to complete.
+    buffer.copy(buffer, 0, lineEnd, filled);
+    kept = filled - lineEnd;
   }
 }
 
@@ -69,14 +89,12 @@ async function readOpenSnapshot(file: SnapshotFile, journalPath: string): Promis
   const jobs = new Map<string, JobState>();
   let crc = 0;
   let ended = false;
-  let carry: Buffer | undefined;
+  let unterminated = false;
   /** Offset in the file of the first byte of `data`. */
   let dataOffset = 0;
   // Lines are read by their offsets in `data`, and the checksum taken over each chunk at once: a
   // Buffer per line cost ~0.2 s of a 100,000-job snapshot's reading in allocation alone.
-  for await (const chunk of readChunks(file.fd)) {
-    const data = carry === undefined ? chunk : Buffer.concat([carry, chunk]);
-    carry = undefined;
+  for await (const data of readLineChunks(file.fd)) {
     let start = 0;
     let unsummed = 0;
     for (;;) {
@@ -103,10 +121,11 @@ async function readOpenSnapshot(file: SnapshotFile, journalPath: string): Promis
       start = end + 1;
     }
     if (unsummed < start) crc = crc32(data.subarray(unsummed, start), crc);
-    if (start < data.length) carry = Buffer.from(data.subarray(start));
-    dataOffset += start;
+    // Only the last chunk can end without a newline.
+    unterminated = start < data.length;
+    dataOffset += data.length;
   }
-  if (carry !== undefined || !ended || head === undefined) {
+  if (unterminated || !ended || head === undefined) {
     throw new SnapshotProblem('it ends before its last line (a write cut short)');
   }
   return {

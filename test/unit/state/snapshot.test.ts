@@ -247,6 +247,34 @@ describe('state snapshots (#8.3)', () => {
     expect(jobs.some((job) => job.storedSummary?.() !== undefined)).toBe(false);
   });
 
+  it('reads a job whose state is longer than a read (attempts with long errors: 1.8 MB on one line)', async () => {
+    const lines = [JSON.stringify({ type: 'journal', at: 1, version: 2, pipeline: 'p', runId: 'r' })];
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      lines.push(JSON.stringify({ type: 'intent', at: 2, id: 'long', attempt, payloadHash: hash(1) }));
+      lines.push(JSON.stringify({ type: 'created', at: 3, id: 'long', attempt, jobId: `s${attempt}` }));
+      lines.push(
+        JSON.stringify({
+          type: 'failed',
+          at: 4,
+          id: 'long',
+          attempt,
+          failureKind: 'x',
+          error: String(attempt).repeat(600_000),
+          willRetry: attempt < 3,
+        }),
+      );
+    }
+    lines.push(...realisticJournal(3).slice(1));
+    await snapshotAfter(lines, lines.length);
+    expect((await stat(snapshotPath)).size).toBeGreaterThan(1_800_000);
+    const reading = await replayRunJournal(journalPath);
+    expect(reading.snapshot?.lines).toBe(lines.length);
+    expect(observable(reading.replay)).toEqual(observable(await replayJournalFile(journalPath)));
+    expect(reading.replay.jobs.get('long')?.attempts.map((attempt) => attempt.error?.length)).toEqual([
+      600_000, 600_000, 600_000,
+    ]);
+  });
+
   it('falls back to the whole journal, with a warning, from a snapshot torn at any byte (property)', async () => {
     const lines = realisticJournal(10);
     await snapshotAfter(lines, 30);
