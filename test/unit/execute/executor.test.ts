@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { executePlan } from '../../../src/execute/executor.js';
@@ -143,6 +143,33 @@ describe('executePlan', () => {
       'hash-y',
       'hash-y, changed',
     ]);
+  });
+
+  it('settles a job of a snapshot with the files a replayed state gives, downloaded in any order', async () => {
+    const h = createHarness();
+    const plan = makePlan([plannedJob('a', 'x'), plannedJob('b', 'y')]);
+    await h.run(plan);
+    // Job a's two results were downloaded last one first (downloads run side by side).
+    const lines = (await readFile(h.journalPath, 'utf8')).trim().split('\n');
+    const ofA = lines.flatMap((line, index) =>
+      line.includes('"downloaded"') && line.includes('"id":"a"') ? [index] : [],
+    );
+    expect(ofA).toHaveLength(2);
+    [lines[ofA[0]!], lines[ofA[1]!]] = [lines[ofA[1]!]!, lines[ofA[0]!]!];
+    await writeFile(h.journalPath, `${lines.join('\n')}\n`);
+    const filesOf = (summary: { jobs: { id: string; files: string[] }[] }) =>
+      summary.jobs.map((job) => [job.id, job.files]);
+    for (const download of [true, false]) {
+      await rm(join(tmp.path, 'snapshot.jsonl'), { force: true });
+      const replayed = filesOf(await h.run(plan, { download }));
+      await h.snapshot();
+      const fromSnapshot = filesOf(await h.run(plan, { download }));
+      expect(fromSnapshot).toEqual(replayed);
+      // Downloading: the files of the result URLs, in their order; not downloading: those on record.
+      const files = [join(tmp.path, 'out', 'a.png'), join(tmp.path, 'out', 'a+2.png')];
+      expect(replayed[0]).toEqual(['a', download ? files : [...files].reverse()]);
+    }
+    expect(h.service.creates).toHaveLength(2);
   });
 
   it('retries GENERATION_TIMEOUT with a new key and succeeds', async () => {
