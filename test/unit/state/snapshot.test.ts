@@ -7,7 +7,9 @@ import { join } from 'node:path';
 import { replayJournalFile, type ReplayResult } from '../../../src/state/replay.js';
 import { replayRunJournal } from '../../../src/state/replay-run-journal.js';
 import { SNAPSHOT_FILE } from '../../../src/state/snapshot-format.js';
-import { sumBudgetedCredits, sumChargedCredits } from '../../../src/state/job-state.js';
+import { buildReportData } from '../../../src/report/report-data.js';
+import { sumBudgetedCredits, sumChargedCredits, type JobState } from '../../../src/state/job-state.js';
+import { buildStatusView } from '../../../src/state/status-view.js';
 import { viewJobState } from '../../../src/state/stored-job.js';
 import { writeSnapshot } from '../../../src/state/write-snapshot.js';
 
@@ -273,6 +275,34 @@ describe('state snapshots (#8.3)', () => {
     expect(reading.replay.jobs.get('long')?.attempts.map((attempt) => attempt.error?.length)).toEqual([
       600_000, 600_000, 600_000,
     ]);
+  });
+
+  it('gives `runner status` and the report what the whole journal gives, from a snapshot, keeping nothing read', async () => {
+    const lines = realisticJournal(15);
+    await snapshotAfter(lines, lines.length);
+    const full = (await replayJournalFile(journalPath)).jobs;
+    const stored = (await replayRunJournal(journalPath)).replay.jobs;
+    expect([...stored.values()].every((job) => job.storedSummary?.() !== undefined)).toBe(true);
+    expect(buildStatusView(stored)).toEqual(buildStatusView(full));
+    const report = (state: ReadonlyMap<string, JobState>) => [
+      ...buildReportData({
+        pipeline: 'p',
+        runId: 'r',
+        manifestFile: '/m.yaml',
+        jobs: [...full.keys()].map((id) => ({
+          id,
+          kind: 'image' as const,
+          model: 'm',
+          params: {},
+          matrixValues: {},
+        })),
+        state,
+        now: new Date(0),
+      }).entries,
+    ];
+    expect(report(stored)).toEqual(report(full));
+    // Read for the views, not kept: the jobs are still on disk.
+    expect([...stored.values()].every((job) => job.storedSummary?.() !== undefined)).toBe(true);
   });
 
   it('falls back to the whole journal, with a warning, from a snapshot torn at any byte (property)', async () => {
