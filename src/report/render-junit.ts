@@ -1,4 +1,6 @@
-import type { ReportData, ReportEntry } from './report-data.js';
+import type { JobStatus } from '../state/job-state.js';
+import { piecesOf, type PiecewiseFormat } from './piecewise-text.js';
+import { statusesOf, type ReportData, type ReportEntry } from './report-data.js';
 
 /**
  * The run as JUnit XML for CI test reporters: one `<testcase>` per job of the manifest. A failed job is
@@ -6,41 +8,49 @@ import type { ReportData, ReportEntry } from './report-data.js';
  * or one not finished in this run, is `<skipped>` with the reason; a done job passes. Pure.
  */
 export function renderJunit(data: ReportData, durationSeconds = 0): string {
+  return [...piecesOf(junitFormat(data, durationSeconds), data.entries)].join('');
+}
+
+/**
+ * {@link renderJunit} a job at a time. Its head holds the totals, counted from the entries' statuses
+ * (`statusesOf`), so the entries themselves are read once, with the other report files.
+ */
+export function junitFormat(data: ReportData, durationSeconds = 0): PiecewiseFormat<ReportEntry> {
   let failures = 0;
   let skipped = 0;
-  const cases: string[] = [];
-  for (const entry of data.entries) {
-    const outcome = junitOutcome(entry);
+  for (const status of statusesOf(data.entries)) {
+    const outcome = junitOutcome(status);
     if (outcome === 'failure') failures++;
     if (outcome === 'skipped') skipped++;
-    cases.push(renderCase(data.pipeline, entry, outcome));
   }
+  const tests = data.entries.length;
   const suite = attributes({
     name: data.pipeline,
-    tests: data.entries.length,
+    tests,
     failures,
     errors: 0,
     skipped,
     time: durationSeconds.toFixed(3),
     timestamp: data.generatedAt,
   });
-  return [
+  const head = [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites ${attributes({ name: `runner ${data.pipeline} ${data.runId}`, tests: data.entries.length, failures, errors: 0, skipped })}>`,
+    `<testsuites ${attributes({ name: `runner ${data.pipeline} ${data.runId}`, tests, failures, errors: 0, skipped })}>`,
     `  <testsuite ${suite}>`,
     `    <properties><property ${attributes({ name: 'runId', value: data.runId })}/></properties>`,
-    ...cases,
-    '  </testsuite>',
-    '</testsuites>',
-    '',
   ].join('\n');
+  return {
+    head: () => head,
+    item: (entry) => `\n${renderCase(data.pipeline, entry, junitOutcome(entry.status))}`,
+    tail: () => '\n  </testsuite>\n</testsuites>\n',
+  };
 }
 
 type JunitOutcome = 'passed' | 'failure' | 'skipped';
 
-function junitOutcome(entry: ReportEntry): JunitOutcome {
-  if (entry.status === 'done') return 'passed';
-  if (entry.status === 'failed') return 'failure';
+function junitOutcome(status: JobStatus): JunitOutcome {
+  if (status === 'done') return 'passed';
+  if (status === 'failed') return 'failure';
   return 'skipped';
 }
 

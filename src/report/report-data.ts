@@ -68,6 +68,16 @@ export interface ReportJobList extends Iterable<ReportJobInput> {
  */
 export interface ReportEntryList extends Iterable<ReportEntry> {
   readonly length: number;
+  /**
+   * Each entry's `status`, in order, without making the entries (a job of the state snapshot is not
+   * read): what a file that starts with totals (JUnit) needs before its entries. Absent on a plain list.
+   */
+  statuses?(): Iterable<JobStatus>;
+}
+
+/** The entries' statuses, in order: from {@link ReportEntryList.statuses} when the list has it. */
+export function statusesOf(entries: ReportEntryList): Iterable<JobStatus> {
+  return entries.statuses?.() ?? [...entries].map((entry) => entry.status);
 }
 
 /** A run's jobs with their state: the data of the HTML report, the results index and JUnit. */
@@ -108,6 +118,9 @@ export function buildReportData(input: {
         const known = state.get(job.id);
         yield buildEntry(job, known === undefined ? undefined : viewJobState(known));
       }
+    },
+    *statuses() {
+      for (const job of jobs) yield state.get(job.id)?.status ?? 'pending';
     },
   };
   return {

@@ -2,7 +2,7 @@ import { mkdir, open, rename, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../file-modes.js';
 import { reportHtmlFormat } from './render-html.js';
-import { renderJunit } from './render-junit.js';
+import { junitFormat } from './render-junit.js';
 import type { PiecewiseFormat } from './piecewise-text.js';
 import type { ReportData, ReportEntry } from './report-data.js';
 import { resultRowsOf, resultsCsvFormat, resultsJsonFormat, type ResultRow } from './results-index.js';
@@ -17,9 +17,9 @@ export interface ReportFiles {
 /**
  * Writes the results index (`results.json`, `results.csv` in `resultsDir`), and the HTML report and
  * JUnit XML when asked for. Each file is written whole to a temporary name and renamed, so a reader
- * (or a crash) never sees half a file. The index and the page are written in one pass over the
- * entries: making an entry reads its job's state (from the state snapshot, for a job of an earlier
- * apply), which for 100,000 jobs took ~0.8 s a pass.
+ * (or a crash) never sees half a file. All of them are written in one pass over the entries: making
+ * an entry reads its job's state (from the state snapshot, for a job of an earlier apply), which for
+ * 100,000 jobs took ~0.8 s a pass. (JUnit's totals come first, from the entries' statuses alone.)
  */
 export async function writeReportFiles(
   data: ReportData,
@@ -39,6 +39,8 @@ export async function writeReportFiles(
   if (where.reportFile !== undefined) {
     formats.set(where.reportFile, ofEntries(reportHtmlFormat(header, dirname(where.reportFile))));
   }
+  if (where.junitFile !== undefined)
+    formats.set(where.junitFile, ofEntries(junitFormat(data, durationSeconds)));
   const outputs: { format: PiecewiseFormat<JobPieces>; writer: WholeFileWriter }[] = [];
   try {
     for (const [file, format] of formats) outputs.push({ format, writer: await WholeFileWriter.open(file) });
@@ -56,10 +58,7 @@ export async function writeReportFiles(
     for (const { writer } of outputs) await writer.close();
   }
   if (where.reportFile !== undefined) files.report = where.reportFile;
-  if (where.junitFile !== undefined) {
-    await writeWhole(where.junitFile, renderJunit(data, durationSeconds));
-    files.junit = where.junitFile;
-  }
+  if (where.junitFile !== undefined) files.junit = where.junitFile;
   return files;
 }
 
@@ -77,18 +76,13 @@ function ofEntries(format: PiecewiseFormat<ReportEntry>): PiecewiseFormat<JobPie
   return { head: format.head, item: ({ entry }) => format.item(entry), tail: format.tail };
 }
 
-/**
- * Writes `text` to a hidden temporary sibling, then renames it over `file`. The temporary name is fixed
- * per file, so one left by a killed run is overwritten and renamed away by the next one.
- */
-export function writeWhole(file: string, text: string): Promise<void> {
-  return writeWholeInPieces(file, [text]);
-}
-
 /** Text gathered per write when a file is written in pieces: few syscalls, a bounded string. */
 const PIECES_PER_WRITE = 64 * 1024;
 
-/** {@link writeWhole} of text made in pieces, never holding it whole. */
+/**
+ * Writes text made in pieces to a hidden temporary sibling, never holding it whole, then renames it
+ * over `file` (see {@link WholeFileWriter}).
+ */
 export async function writeWholeInPieces(file: string, pieces: Iterable<string>): Promise<void> {
   const writer = await WholeFileWriter.open(file);
   try {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mediaTypeOf, RESULT_RETENTION_MS } from '../../../src/report/report-data.js';
+import { mediaTypeOf, RESULT_RETENTION_MS, statusesOf } from '../../../src/report/report-data.js';
 import { DAY, sampleData, sampleDataAsBuilt } from './fixtures.js';
 
 describe('buildReportData', () => {
@@ -90,5 +90,14 @@ describe('buildReportData: entries made when read', () => {
     expect(second).toEqual(first);
     expect(second[0]).not.toBe(first[0]);
     expect(first).toEqual(sampleData().entries);
+  });
+
+  it('gives the entries’ statuses without making them, as a plain list of entries gives them', () => {
+    const data = sampleDataAsBuilt();
+    const statuses = [...data.entries].map((entry) => entry.status);
+    expect(new Set(statuses).size).toBeGreaterThan(3);
+    expect([...(data.entries.statuses?.() ?? [])]).toEqual(statuses);
+    expect([...statusesOf(data.entries)]).toEqual(statuses);
+    expect([...statusesOf(sampleData().entries)]).toEqual(statuses);
   });
 });

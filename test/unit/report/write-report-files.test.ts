@@ -3,6 +3,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { renderReportHtml } from '../../../src/report/render-html.js';
+import { renderJunit } from '../../../src/report/render-junit.js';
 import { buildResultsIndex, renderResultsCsv } from '../../../src/report/results-index.js';
 import { writeReportFiles } from '../../../src/report/write-report-files.js';
 import { sampleData, sampleDataAsBuilt } from './fixtures.js';
@@ -16,7 +17,7 @@ afterEach(async () => {
 });
 
 describe('writeReportFiles', () => {
-  it('writes the index and the page from one pass over the entries, byte for byte what the renderers give', async () => {
+  it('writes the index, the page and JUnit from one pass over the entries, byte for byte what the renderers give', async () => {
     const reportFile = join(dir, 'page', 'report.html');
     let passes = 0;
     const built = sampleDataAsBuilt();
@@ -30,9 +31,11 @@ describe('writeReportFiles', () => {
           passes++;
           yield* many;
         },
+        statuses: () => many.map((entry) => entry.status),
       },
     };
-    const files = await writeReportFiles(data, { resultsDir: dir, reportFile });
+    const junitFile = join(dir, 'junit.xml');
+    const files = await writeReportFiles(data, { resultsDir: dir, reportFile, junitFile }, 2.5);
     expect(passes).toBe(1);
     const whole = { ...built, entries: many };
     const index = buildResultsIndex(whole, dir);
@@ -41,8 +44,11 @@ describe('writeReportFiles', () => {
     expect(json).toBe(`${JSON.stringify(index, null, 2)}\n`);
     expect(await readFile(files.resultsCsv, 'utf8')).toBe(renderResultsCsv(index));
     expect(await readFile(reportFile, 'utf8')).toBe(renderReportHtml(whole, join(dir, 'page')));
+    // JUnit's totals came from the statuses, not from a second pass over the entries.
+    expect(files.junit).toBe(junitFile);
+    expect(await readFile(junitFile, 'utf8')).toBe(renderJunit(whole, 2.5));
     // Renamed into place: no temporary file is left.
-    expect((await readdir(dir)).sort()).toEqual(['page', 'results.csv', 'results.json']);
+    expect((await readdir(dir)).sort()).toEqual(['junit.xml', 'page', 'results.csv', 'results.json']);
   });
 
   it('writes an index without rows, and a page without entries, as the renderers do', async () => {
