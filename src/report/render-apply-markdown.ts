@@ -1,6 +1,6 @@
 import type { ExecutionSummary } from '../execute/events.js';
 import { escapeCell } from '../plan/render-report.js';
-import type { ReportData, ReportEntry } from './report-data.js';
+import { statusesOf, type ReportData, type ReportEntry } from './report-data.js';
 
 /** At most this many problem jobs are listed; a summary page is for reading, the report has them all. */
 const MAX_LISTED = 50;
@@ -27,13 +27,17 @@ export function renderApplyMarkdown(
     '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     `| ${counts.done} | ${counts.failed} | ${counts['still-running']} | ${counts.pending + counts.creating} | ${counts.deferred} | ${counts.uncertain} | ${summary.creditsSpent} | ${summary.creditsSpentTotal} |`,
   ];
-  // Entries are made as they are read: keep the listed ones and count the rest, holding no more.
-  const listed: ReportEntry[] = [];
+  // Counted from the statuses; entries (made as they are read, each reading a job's state) only
+  // until the listed ones are found: none at all when every job is done.
   let problems = 0;
-  for (const entry of data.entries) {
-    if (entry.status === 'done') continue;
-    problems++;
-    if (listed.length < MAX_LISTED) listed.push(entry);
+  for (const status of statusesOf(data.entries)) if (status !== 'done') problems++;
+  const listed: ReportEntry[] = [];
+  if (problems > 0) {
+    for (const entry of data.entries) {
+      if (entry.status === 'done') continue;
+      listed.push(entry);
+      if (listed.length === MAX_LISTED) break;
+    }
   }
   if (problems > 0) {
     lines.push('', '| job | status | failureKind | error | advice |', '| --- | --- | --- | --- | --- |');
