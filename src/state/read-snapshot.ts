@@ -53,7 +53,7 @@ const readFile = promisify(read);
 /**
  * The file's bytes from its start, as buffers of whole lines (a last one without its newline comes
  * alone, at the end). One buffer serves every read: each is valid until the next is asked for. A new
- * buffer per read (134 of 1 MB for 100,000 jobs) lingered until collected: ~25 MB more at the peak.
+ * buffer per read (134 of 1 MB for 100,000 jobs) lingered until collected: ~35 MB more at the peak.
  * (A stream would close the descriptor the jobs keep reading.)
  */
 async function* readLineChunks(fd: number): AsyncGenerator<Buffer> {

@@ -59,8 +59,8 @@ const closeWhenUnreachable = new FinalizationRegistry<number>((fd) => {
 
 /**
  * A job read from a state snapshot: its {@link JobSummary} in memory, its whole state (attempts,
- * downloads) left in the snapshot file and read when first used. A resumed 100,000-job run holds
- * ~0.3 KB per finished job instead of ~1.2 KB, and reading the snapshot parses only the summaries.
+ * downloads) left in the snapshot file and read when first used. The replayed state of 100,000 done
+ * jobs is ~46 MB instead of ~120 MB, and reading the snapshot parses only the summaries.
  *
  * It is a {@link JobState}: reading `attempts`, `downloads` or `superseded`, or changing any field,
  * reads the whole state once and keeps it, so code written for a replayed state works unchanged (and
