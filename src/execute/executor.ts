@@ -9,7 +9,7 @@ import { downloadResults } from './download-results.js';
 import { errorMessageOf } from './error-info.js';
 import type { ExecutionSummary, ExitReason, JobOutcome, StopReason } from './events.js';
 import { resolveExecuteOptions, type ExecuteDeps, type ExecuteOptions } from './options.js';
-import { emitDoneSkipped, isSamePayload, isSamePayloadHash, runJob } from './run-job.js';
+import { emitDoneSkipped, isSamePayloadHash, runJob } from './run-job.js';
 
 /**
  * Runs a plan: at most 4 jobs open at once, every step journaled before it matters, so a crash or
@@ -135,7 +135,7 @@ function orderForResume(planned: readonly PlannedJob[], jobs: ReadonlyMap<string
     // The status first: a finished job ranks last without reading its attempts.
     if (state === undefined || (state.status !== 'open' && state.status !== 'creating')) return 2;
     const last = state.attempts.at(-1);
-    if (last === undefined || !isSamePayload(last, job)) return 2;
+    if (last === undefined || !isSamePayloadHash(last.payloadHash, job)) return 2;
     return state.status === 'open' ? 0 : 1;
   };
   return planned

@@ -24,7 +24,7 @@ export async function runJob(ctx: ExecutionContext, job: PlannedJob): Promise<Jo
     const state = ctx.jobs.get(job.id);
     const last = state?.attempts.at(-1);
     const nextAttempt = (state?.attempts.length ?? 0) + 1;
-    if (state === undefined || last === undefined || !isSamePayload(last, job)) {
+    if (state === undefined || last === undefined || !isSamePayloadHash(last.payloadHash, job)) {
       if (last !== undefined && last.jobId !== undefined && isFollowable(state?.status)) {
         // An open paid job is followed to its end before anything is re-sent, whatever changed (#11.2).
         ctx.emit({
@@ -152,15 +152,10 @@ export function emitDoneSkipped(ctx: ExecutionContext, id: string, attempt: numb
 }
 
 /**
- * Whether an attempt was sent with the job's current payload. An attempt journaled without its
- * intent (never written by the runner: a hand-edited journal) has no payload hash; it is taken as the
- * current payload, so a job id it holds is followed rather than paid for again.
+ * Whether an attempt sent with `payloadHash` was sent with the job's current payload. An attempt
+ * journaled without its intent (never written by the runner: a hand-edited journal) has no payload
+ * hash; it is taken as the current payload, so a job id it holds is followed rather than paid for again.
  */
-export function isSamePayload(attempt: AttemptState, job: PlannedJob): boolean {
-  return isSamePayloadHash(attempt.payloadHash, job);
-}
-
-/** {@link isSamePayload} of an attempt's payload hash. */
 export function isSamePayloadHash(payloadHash: string, job: PlannedJob): boolean {
   return matchesPlannedJob(payloadHash, job) || payloadHash === '';
 }
