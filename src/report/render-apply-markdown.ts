@@ -1,6 +1,6 @@
 import type { ExecutionSummary } from '../execute/events.js';
 import { escapeCell } from '../plan/render-report.js';
-import { statusesOf, type ReportData, type ReportEntry } from './report-data.js';
+import { statusesOf, type ReportData } from './report-data.js';
 
 /** At most this many problem jobs are listed; a summary page is for reading, the report has them all. */
 const MAX_LISTED = 50;
@@ -31,19 +31,14 @@ export function renderApplyMarkdown(
   // until the listed ones are found: none at all when every job is done.
   let problems = 0;
   for (const status of statusesOf(data.entries)) if (status !== 'done') problems++;
-  const listed: ReportEntry[] = [];
-  if (problems > 0) {
-    for (const entry of data.entries) {
-      if (entry.status === 'done') continue;
-      listed.push(entry);
-      if (listed.length === MAX_LISTED) break;
-    }
-  }
   if (problems > 0) {
     lines.push('', '| job | status | failureKind | error | advice |', '| --- | --- | --- | --- | --- |');
-    for (const entry of listed) {
+    let listed = 0;
+    for (const entry of data.entries) {
+      if (entry.status === 'done') continue;
       const cells = [entry.id, entry.status, entry.failureKind ?? '', entry.error ?? '', entry.advice ?? ''];
       lines.push(`| ${cells.map(escapeCell).join(' | ')} |`);
+      if (++listed === MAX_LISTED) break;
     }
     if (problems > MAX_LISTED) lines.push('', `… and ${problems - MAX_LISTED} more (see the report).`);
   }
