@@ -57,12 +57,19 @@ export function buildResultsIndex(data: ReportData, indexDir: string): ResultsIn
  */
 export function describeResultsIndex(data: ReportData, indexDir: string): ResultsIndexSource {
   return {
+    ...resultsIndexHeader(data),
+    results: { [Symbol.iterator]: () => makeResultRows(data, indexDir) },
+  };
+}
+
+/** The index's fields before its rows. */
+export function resultsIndexHeader(data: Omit<ReportData, 'entries'>): Omit<ResultsIndex, 'results'> {
+  return {
     schemaVersion: 1,
     pipeline: data.pipeline,
     runId: data.runId,
     generatedAt: data.generatedAt,
     axes: data.axes,
-    results: { [Symbol.iterator]: () => makeResultRows(data, indexDir) },
   };
 }
 

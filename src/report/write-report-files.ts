@@ -5,7 +5,13 @@ import { reportHtmlFormat } from './render-html.js';
 import { junitFormat } from './render-junit.js';
 import type { PiecewiseFormat } from './piecewise-text.js';
 import type { ReportData, ReportEntry } from './report-data.js';
-import { resultRowsOf, resultsCsvFormat, resultsJsonFormat, type ResultRow } from './results-index.js';
+import {
+  resultRowsOf,
+  resultsCsvFormat,
+  resultsIndexHeader,
+  resultsJsonFormat,
+  type ResultRow,
+} from './results-index.js';
 
 export interface ReportFiles {
   resultsJson: string;
@@ -31,10 +37,9 @@ export async function writeReportFiles(
     resultsJson: join(where.resultsDir, 'results.json'),
     resultsCsv: join(where.resultsDir, 'results.csv'),
   };
-  const { pipeline, runId, generatedAt, axes } = data;
   const formats = new Map<string, PiecewiseFormat<JobPieces>>([
-    [files.resultsJson, ofRows(resultsJsonFormat({ schemaVersion: 1, pipeline, runId, generatedAt, axes }))],
-    [files.resultsCsv, ofRows(resultsCsvFormat(axes))],
+    [files.resultsJson, ofRows(resultsJsonFormat(resultsIndexHeader(header)))],
+    [files.resultsCsv, ofRows(resultsCsvFormat(data.axes))],
   ]);
   if (where.reportFile !== undefined) {
     formats.set(where.reportFile, ofEntries(reportHtmlFormat(header, dirname(where.reportFile))));
