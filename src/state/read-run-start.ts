@@ -1,5 +1,6 @@
 import { journalPathFor, resolveStateDir, type RunAddress } from './state-dir.js';
 import { readJournalLines } from './read-journal.js';
+import { parseJournalLine } from './replay.js';
 
 /**
  * When a run's first apply started (its first `run` record, clock ms), read from the start of its
@@ -13,7 +14,8 @@ export async function readRunStart(input: RunAddress): Promise<number | undefine
     for await (const line of readJournalLines(journalPath)) {
       // The header, then the first run's record: a journal's first lines (or an entry of one, cut short).
       if (line.number > HEAD_LINES || line.text === undefined) return undefined;
-      const record = parseRecord(line.text);
+      const record = parseJournalLine(line.text);
+      // A file on disk: its `at` is checked, not trusted.
       if (record?.type === 'run') return typeof record.at === 'number' ? record.at : undefined;
     }
   } catch {
@@ -24,12 +26,3 @@ export async function readRunStart(input: RunAddress): Promise<number | undefine
 
 /** Lines a journal's first run record comes within: after the header (a line) in every format. */
 const HEAD_LINES = 4;
-
-function parseRecord(text: string): { type?: unknown; at?: unknown } | undefined {
-  try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === 'object' && value !== null ? value : undefined;
-  } catch {
-    return undefined;
-  }
-}

@@ -106,7 +106,7 @@ export function createJournalReplay(source = 'The state journal', from?: ReplayC
         return;
       }
       if (line.text.trim() === '') return;
-      const record = parseLine(line.text);
+      const record = parseJournalLine(line.text);
       if (record === undefined) {
         // Only an unterminated last line can be a torn write.
         if (!line.terminated) {
@@ -200,7 +200,8 @@ export function applyJournalRecord(jobs: Map<string, JobState>, record: JournalR
   }
 }
 
-function parseLine(line: string): JournalRecord | undefined {
+/** One journal line's record: a JSON object with a string `type`, else undefined (damaged or torn). */
+export function parseJournalLine(line: string): JournalRecord | undefined {
   try {
     const value: unknown = JSON.parse(line);
     if (typeof value !== 'object' || value === null) return undefined;
