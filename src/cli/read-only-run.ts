@@ -40,15 +40,18 @@ export async function readRunForReading(
   const secrets = await readSecretGuard(ctx);
   const expand = (date: OfflineValidationContext['date']) =>
     validateManifestOffline(manifestFile, { varOverrides: varInput.overrides, env: ctx.env, date, secrets });
-  let offline = await expand((pipeline) =>
-    peekRunDate({ manifestFile, pipeline, runId, ...readStateDir(options) }),
-  );
+  const addressOf = (pipeline: string): RunAddress => ({
+    manifestFile,
+    pipeline,
+    runId,
+    ...readStateDir(options),
+  });
+  let offline = await expand((pipeline) => peekRunDate(addressOf(pipeline)));
   const { loaded } = offline;
   if (loaded === undefined || varInput.issues.some((issue) => issue.severity === 'error')) {
     return { issues: [...varInput.issues, ...offline.issues] };
   }
-  const where = { manifestFile, pipeline: loaded.manifest.name, runId, ...readStateDir(options) };
-  const replay = await readExistingRunState(ctx, where);
+  const replay = await readExistingRunState(ctx, addressOf(loaded.manifest.name));
   const runDate = runDateOf(replay.runs);
   if (runDate !== offline.date) offline = await expand(runDate);
   const targeted = targetRunJobs(

@@ -48,7 +48,7 @@ export async function readSnapshot(path: string, journalPath: string): Promise<L
 }
 
 const openFile = promisify(open);
-const readFile = promisify(read);
+const readAt = promisify(read);
 
 /**
  * The file's bytes from its start, as buffers of whole lines (a last one without its newline comes
@@ -67,7 +67,7 @@ async function* readLineChunks(fd: number): AsyncGenerator<Buffer> {
       buffer.copy(larger, 0, 0, kept);
       buffer = larger;
     }
-    const { bytesRead } = await readFile(fd, buffer, kept, buffer.length - kept, position);
+    const { bytesRead } = await readAt(fd, buffer, kept, buffer.length - kept, position);
     if (bytesRead === 0) {
       if (kept > 0) yield buffer.subarray(0, kept);
       return;
