@@ -2,7 +2,10 @@
  * Benchmark: how long the CLI takes to start and do a small offline job, and how many module files it
  * loads on the way. Wall time of the whole child process (spawn to exit), min and median of RUNS runs
  * each, for `node -e 0` (the floor), `runner --help`, `runner validate --help` and
- * `runner validate pipelines/demo.yaml --catalog F` (offline, F saved from the simulator's catalog).
+ * `runner validate pipelines/demo.yaml --catalog F` (offline, F saved from the simulator's catalog), with
+ * the model-config validators in the cache folder (`validate`, the usual case: they were kept by an
+ * earlier command) and with an empty cache folder each run (`validateColdCache`: the first command
+ * after installing, or after the catalog changed a config).
  * Module counts come from one extra run of each under the `module-count.js` preload (not timed).
  * Goals (issue #8, reported only): validate ≤ 150 ms, --help ≤ 100 ms.
  *
@@ -42,9 +45,9 @@ function summarize(samples) {
 }
 
 /** The distinct module files a run loads, and how many of them belong to each package. */
-async function countModules(dir, args) {
+async function countModules(dir, args, env = {}) {
   const listFile = join(dir, 'modules.txt');
-  run(['--import', HOOK, ...args], { RUNNER_MODULE_LIST: listFile });
+  run(['--import', HOOK, ...args], { ...env, RUNNER_MODULE_LIST: listFile });
   const urls = new Set((await readFile(listFile, 'utf8')).split('\n').filter(Boolean));
   const packages = {};
   for (const url of urls) {
@@ -60,16 +63,24 @@ async function main() {
   try {
     const catalogFile = join(dir, 'catalog.json');
     await writeFile(catalogFile, run([BIN, 'models', '--json', '--simulate']).stdout);
+    const validate = [BIN, 'validate', 'pipelines/demo.yaml', '--catalog', catalogFile];
+    const warmCache = { RUNNER_CACHE_DIR: join(dir, 'cache') };
+    let coldRuns = 0;
     const cases = {
-      nodeFloor: ['-e', '0'],
-      help: [BIN, '--help'],
-      validateHelp: [BIN, 'validate', '--help'],
-      validate: [BIN, 'validate', 'pipelines/demo.yaml', '--catalog', catalogFile],
+      nodeFloor: { args: ['-e', '0'] },
+      help: { args: [BIN, '--help'] },
+      validateHelp: { args: [BIN, 'validate', '--help'] },
+      validate: { args: validate, env: () => warmCache },
+      validateColdCache: {
+        args: validate,
+        env: () => ({ RUNNER_CACHE_DIR: join(dir, `cold-${coldRuns++}`) }),
+      },
     };
+    run(validate, warmCache);
     const samples = Object.fromEntries(Object.keys(cases).map((name) => [name, []]));
     // Interleaved, so a burst of load from elsewhere on the machine touches every case alike.
     for (let i = 0; i < RUNS; i++) {
-      for (const [name, args] of Object.entries(cases)) samples[name].push(run(args).ms);
+      for (const [name, { args, env }] of Object.entries(cases)) samples[name].push(run(args, env?.()).ms);
     }
     const results = { runs: RUNS };
     for (const [name, list] of Object.entries(samples)) {
@@ -78,8 +89,8 @@ async function main() {
       results[`${name}MedianMs`] = medianMs;
       note(`${name}: min ${minMs} ms, median ${medianMs} ms`);
     }
-    const validateModules = await countModules(dir, cases.validate);
-    const helpModules = await countModules(dir, cases.help);
+    const validateModules = await countModules(dir, validate, warmCache);
+    const helpModules = await countModules(dir, cases.help.args);
     results.validateModules = validateModules.modules;
     results.helpModules = helpModules.modules;
     results.validateLoadsUndici = 'undici' in validateModules.packages;

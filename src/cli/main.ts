@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { cac } from 'cac';
 import { ExitCode, UsageError } from '../errors.js';
 import type { CommandContext, GlobalOptions } from './context.js';
@@ -10,6 +11,8 @@ import { askYesNo } from './confirm.js';
 import { checkWrittenFlags, joinNegativeValues, tidyHelpOptions } from './flags.js';
 import { suggestClosest } from '../suggest.js';
 import { declareSharedFlags } from './shared-flags.js';
+import { runnerCacheDir } from './cache-dir.js';
+import { useValidatorCache } from '../catalog/validator-cache.js';
 
 export interface CliIO {
   env: NodeJS.ProcessEnv;
@@ -103,6 +106,8 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     const action = await entry.load();
     const global = pickGlobal(cli.options);
     checkFlagValues(pending.name, pending.options, { global, env: io.env });
+    // Model configs' validators are kept between runs, so most commands never load ajv's compiler.
+    useValidatorCache(join(runnerCacheDir(io.env, io.cwd), 'config-validators'));
     const ctx = createContext(io, output, global);
     code = await action(ctx, pending.args, pending.options);
   } catch (error) {

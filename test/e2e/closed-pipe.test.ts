@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { binPath } from './run-cli.js';
+import { testCacheEnv } from '../test-cache-env.js';
 
 const catalog = fileURLToPath(new URL('../fixtures/plan-golden/catalog.json', import.meta.url));
 
@@ -41,7 +42,10 @@ jobs:
     const child = spawn(
       process.execPath,
       [binPath, 'plan', manifest, '--offline', '--catalog', catalog, '--format', 'json', '--out', out],
-      { env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', CI: 'true' }, stdio: ['ignore', 'pipe', 'pipe'] },
+      {
+        env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', CI: 'true', ...testCacheEnv },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
     );
     let received = 0;
     let stderr = '';

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { testCacheEnv } from '../test-cache-env.js';
 
 /** The CLI as the package ships it (its `bin`): the bundle `npm run build` links (scripts/bundle.js). */
 export const binPath = fileURLToPath(new URL('../../dist/bundle/runner.js', import.meta.url));
@@ -33,7 +34,7 @@ export function startCli(
   if (!existsSync(binPath)) throw new Error(`${binPath} is missing: run \`npm run build\` first`);
   const child = spawn(process.execPath, [binPath, ...args], {
     cwd: options.cwd ?? process.cwd(),
-    env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', CI: 'true', ...options.env },
+    env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', CI: 'true', ...testCacheEnv, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let exited = false;

@@ -18,12 +18,17 @@ const moduleListHook = join(repo, 'bench/module-count.js');
  * `node_modules/yaml/dist/index`). A file of the bundle (dist/bundle/) stands for the modules linked
  * into it, read from its source map, so the checks below name modules, however they were linked.
  */
-async function loadedModules(dir: string, args: string[]): Promise<string[]> {
+async function loadedModules(dir: string, args: string[], cacheDir = join(dir, 'cache')): Promise<string[]> {
   if (!existsSync(binPath)) throw new Error(`${binPath} is missing: run \`npm run build\` first`);
   const listFile = join(dir, 'modules.txt');
   await promisify(execFile)(process.execPath, ['--import', moduleListHook, binPath, ...args], {
     cwd: repo,
-    env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', RUNNER_MODULE_LIST: listFile },
+    env: {
+      PATH: process.env.PATH ?? '',
+      NO_COLOR: '1',
+      RUNNER_MODULE_LIST: listFile,
+      RUNNER_CACHE_DIR: cacheDir,
+    },
   });
   const files = (await readFile(listFile, 'utf8'))
     .split('\n')
@@ -81,6 +86,22 @@ describe('what the CLI loads at start (built binary)', () => {
     expect(modules.filter((module) => /^(service\/http|simulator\/)/.test(module))).toEqual([]);
     // The runner's own schemas come precompiled: ajv is there for the catalog's model configs only.
     expect(modules).toContain('generated/pipeline-validator');
+  });
+
+  it("ajv's compiler loads only while a model config's validator is missing from the cache", async () => {
+    const validate = ['validate', 'pipelines/demo.yaml', '--catalog', catalogFile];
+    const cacheDir = join(dir, 'fresh-cache');
+    // ajv's compiler, under dist/compile/ or, where a source map leads, under lib/compile/.
+    const compiler = (modules: string[]) =>
+      fromPackage(modules, 'ajv').filter((module) =>
+        /^node_modules\/ajv\/(dist|lib)\/compile\//.test(module),
+      );
+    const first = await loadedModules(dir, validate, cacheDir);
+    expect(compiler(first).length).toBeGreaterThan(0);
+    const second = await loadedModules(dir, validate, cacheDir);
+    expect(compiler(second)).toEqual([]);
+    // What the cached validators run: ajv's small runtime helpers.
+    expect(fromPackage(second, 'ajv').length).toBeGreaterThan(0);
   });
 
   it('--help loads neither the YAML parser nor ajv', async () => {

@@ -7,6 +7,7 @@ import {
   writtenFlags,
 } from '../../../src/cli/flags.js';
 import { runCli } from '../../../src/cli/main.js';
+import { testCacheEnv } from '../../test-cache-env.js';
 import { startSimulator } from '../../../src/simulator/index.js';
 import type { Simulator } from '../../../src/simulator/types.js';
 
@@ -21,7 +22,7 @@ async function run(argv: string[], env: NodeJS.ProcessEnv) {
   stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
   stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
   const code = await runCli(argv, {
-    env: { NO_COLOR: '1', ...env },
+    env: { NO_COLOR: '1', ...testCacheEnv, ...env },
     cwd: process.cwd(),
     stdin: new PassThrough(),
     stdout: stdout,

@@ -1,0 +1,163 @@
+import { createHash } from 'node:crypto';
+import {
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { compileFunction } from 'node:vm';
+import type { ValidateFunction } from 'ajv';
+
+/**
+ * Model-config validators kept on disk as ajv standalone code, so a command that checks params
+ * against the catalog does not load and run ajv's compiler each time it starts (about a fifth of
+ * `runner validate`'s start, see bench/README.md). The runner's own schemas are compiled at build
+ * time (src/generated/); model configs come from the catalog, so this is the build step done once
+ * per distinct config, on the user's machine.
+ *
+ * The folder is an optimization only: when it is missing, unwritable, or not private to this user,
+ * validators are generated in memory as before. A file whose checksum does not match its code is
+ * ignored and written again. Files unused for {@link MAX_AGE_MS} are removed when a new one is written.
+ */
+
+/** What the cache folder holds: one file per validator, named by the key of what it validates. */
+const FILE_SUFFIX = '.cjs';
+const HEADER = '// mediagen-runner config validator sha256:';
+const MAX_AGE_MS = 30 * 24 * 60 * 60 * 1000;
+
+/** The generated code's `require` resolves ajv's runtime helpers from the runner's own dependencies. */
+const requireFromRunner = createRequire(import.meta.url);
+
+let cacheDir: string | undefined;
+
+/**
+ * Where validators are kept from now on in this process; `undefined` keeps them in memory only (the
+ * default, so library use and unit tests write nothing). The CLI sets it from `RUNNER_CACHE_DIR`.
+ */
+export function useValidatorCache(dir: string | undefined): void {
+  cacheDir = dir;
+}
+
+/**
+ * The validator cached under `key`, or else the one `generate` writes as ajv standalone code (a
+ * CommonJS module whose export is the validate function), which is then cached. Both ways run the
+ * generated code, so a validator behaves the same whether or not it came from the folder. `key` must
+ * name everything the code depends on (schema, ajv version, options); `undefined` keeps the validator
+ * out of the folder. `generate` may throw, and then nothing is written.
+ */
+export function loadValidator(key: string | undefined, generate: () => string): ValidateFunction {
+  const dir = key !== undefined && cacheDir !== undefined && isPrivateFolder(cacheDir) ? cacheDir : undefined;
+  const file = dir === undefined ? undefined : join(dir, `${key}${FILE_SUFFIX}`);
+  if (file !== undefined) {
+    const cached = readCachedCode(file);
+    if (cached !== undefined) {
+      const validate = tryEvaluate(cached, file);
+      if (validate !== undefined) return validate;
+    }
+  }
+  const code = generate();
+  const validate = evaluate(code, file ?? `${key}${FILE_SUFFIX}`);
+  if (dir !== undefined && file !== undefined) writeCachedCode(dir, file, code);
+  return validate;
+}
+
+/** A hex digest of `text`, for keys. */
+export function digestOf(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/** The code of a cache file whose checksum matches; `undefined` when absent, unreadable or altered. */
+function readCachedCode(file: string): string | undefined {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const newline = text.indexOf('\n');
+  if (!text.startsWith(HEADER) || newline < 0) return undefined;
+  const code = text.slice(newline + 1);
+  return text.slice(HEADER.length, newline) === digestOf(code) ? code : undefined;
+}
+
+function tryEvaluate(code: string, filename: string): ValidateFunction | undefined {
+  try {
+    return evaluate(code, filename);
+  } catch {
+    return undefined;
+  }
+}
+
+function evaluate(code: string, filename: string): ValidateFunction {
+  const module: { exports: unknown } = { exports: {} };
+  // Code this module generated, or read back from the user's own private folder after its checksum
+  // matched: the same trust as the modules under node_modules.
+  const run = compileFunction(code, ['require', 'module', 'exports'], { filename }) as (
+    ...args: [NodeJS.Require, typeof module, unknown]
+  ) => void;
+  run(requireFromRunner, module, module.exports);
+  if (typeof module.exports !== 'function') throw new Error(`${filename} does not export a validator`);
+  return module.exports as ValidateFunction;
+}
+
+/**
+ * Writes the file whole (temporary file, then rename), so a reader in another process sees the old
+ * file, none, or the new one. Failures are ignored: the validator is already in hand.
+ */
+function writeCachedCode(dir: string, file: string, code: string): void {
+  const temporary = `${file}.${process.pid}.tmp`;
+  try {
+    writeFileSync(temporary, `${HEADER}${digestOf(code)}\n${code}`, { mode: 0o600 });
+    renameSync(temporary, file);
+  } catch {
+    try {
+      unlinkSync(temporary);
+    } catch {
+      // Never written.
+    }
+    return;
+  }
+  removeUnused(dir);
+}
+
+/** Removes cache files (and temporary files left by a crash) not written for {@link MAX_AGE_MS}. */
+function removeUnused(dir: string): void {
+  const now = Date.now();
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!name.endsWith(FILE_SUFFIX) && !name.endsWith('.tmp')) continue;
+    try {
+      const path = join(dir, name);
+      if (now - statSync(path).mtimeMs > MAX_AGE_MS) unlinkSync(path);
+    } catch {
+      // Removed by another process meanwhile, or not ours to remove.
+    }
+  }
+}
+
+/**
+ * Creates the folder (private to this user) when missing, and says whether code may be read from it:
+ * on POSIX systems it must belong to this user and be writable by no one else, since its files are
+ * run. Windows has no such mode bits; a folder under the user's profile is private there already.
+ */
+function isPrivateFolder(dir: string): boolean {
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const stats = statSync(dir);
+    if (!stats.isDirectory()) return false;
+    if (process.platform === 'win32' || process.getuid === undefined) return true;
+    return stats.uid === process.getuid() && (stats.mode & 0o022) === 0;
+  } catch {
+    return false;
+  }
+}
