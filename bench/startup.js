@@ -10,6 +10,7 @@
  * Goals (issue #8, reported only): validate ≤ 150 ms, --help ≤ 100 ms.
  *
  *   node bench/startup.js                                  # 15 runs of each
+ *   BENCH_COMPARE_DIST=/tmp/old/dist node bench/startup.js  # and another build's, interleaved
  *   BENCH_STARTUP_RUNS=30 RUNNER_DIST=/other/dist node bench/startup.js
  */
 import { spawnSync } from 'node:child_process';
@@ -24,6 +25,12 @@ const RUNS = Number(process.env.BENCH_STARTUP_RUNS ?? 15);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** `RUNNER_DIST=/path/to/dist` measures another build (e.g. one made before a change). */
 const BIN = runnerBin();
+/**
+ * `BENCH_COMPARE_DIST=/path/to/dist` adds `compareHelp` and `compareValidate`: another build's `--help`
+ * and `validate`, interleaved with this one's, e.g. the build an issue measured (a machine's speed
+ * drifts; the ratio to a build run in the same minutes does not).
+ */
+const COMPARE_BIN = process.env.BENCH_COMPARE_DIST && runnerBin(process.env.BENCH_COMPARE_DIST);
 const HOOK = join(ROOT, 'bench/module-count.js');
 
 function run(args, env = {}) {
@@ -75,6 +82,12 @@ async function main() {
         args: validate,
         env: () => ({ RUNNER_CACHE_DIR: join(dir, `cold-${coldRuns++}`) }),
       },
+      ...(COMPARE_BIN
+        ? {
+            compareHelp: { args: [COMPARE_BIN, '--help'] },
+            compareValidate: { args: [COMPARE_BIN, ...validate.slice(1)], env: () => warmCache },
+          }
+        : {}),
     };
     run(validate, warmCache);
     const samples = Object.fromEntries(Object.keys(cases).map((name) => [name, []]));
@@ -97,6 +110,7 @@ async function main() {
     results.validatePackages = validateModules.packages;
     results.helpPackages = helpModules.packages;
     results.bin = BIN;
+    if (COMPARE_BIN) results.compareBin = COMPARE_BIN;
     results.goal = 'validate ≤ 150 ms, --help ≤ 100 ms';
     emitResult('startup', results);
   } finally {
