@@ -1,44 +1,64 @@
 #!/usr/bin/env node
 /**
- * Links the compiled CLI (dist/, from tsc) into a few files under dist/bundle/: runner.js, the entry
- * the package's `bin` names, plus chunks its commands load on demand. Node 20 has no compile cache, so
- * each module a command loads costs a resolve, a read and a compile: `runner validate` loaded 212
- * files (yaml and ajv are ~70 each) and spent about a third of its start doing so.
+ * Links the compiled CLI (dist/, from tsc) into three files under dist/bundle/. Node 20 has no compile
+ * cache, so each module a command loads costs a resolve, a read and a compile (`runner validate`
+ * loaded 212 files, yaml and ajv ~70 each), and every start parses what it loads:
  *
- * ajv's compiler is a file of its own, dist/bundle/ajv-compiler.cjs (see its build below).
+ * - main.cjs: the whole CLI (dist/cli/bin.js and all it imports) as one CommonJS script, so that V8
+ *   can keep its compiled code between runs (V8's code cache applies to scripts, not ES modules).
+ *   Commands are still initialized only when run: esbuild turns `import()` into lazy initializers.
+ * - runner.js: the entry the package's `bin` names (src/cli/launch.ts): runs main.cjs from the code
+ *   cache kept in the runner's cache folder.
+ * - ajv-compiler.cjs: ajv's compiler, loaded only when a model config's validator is not in the cache.
  *
  * Left out, loaded from node_modules when a command first needs them: undici and pino (only the
  * commands that talk to the service load them, see src/cli/connect.ts; pino finds its transports by
- * file path). Chunks stay two levels below the package root, as dist/<folder>/<file>.js modules are,
+ * file path). The files stay two levels below the package root, as dist/<folder>/<file>.js modules are,
  * because three modules find package files from their own URL (`../../package.json`, `../../schemas/`).
  *
  *   node scripts/bundle.js        # after tsc; `npm run build` runs both
  */
-import { chmod, rm } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { chmod, readFile, rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-
-// Chunk names carry a content hash: clear the folder so no chunk of an earlier build lingers.
-await rm(`${ROOT}dist/bundle`, { recursive: true, force: true });
-await build({
+const COMMON = {
   absWorkingDir: ROOT,
-  entryPoints: { runner: 'dist/cli/bin.js' },
-  outdir: 'dist/bundle',
   bundle: true,
-  splitting: true,
-  format: 'esm',
   platform: 'node',
   target: 'node20',
-  external: ['undici', 'pino'],
-  // yaml and ajv are CommonJS and require Node built-ins; an ES module has no `require` of its own.
-  banner: {
-    js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
-  },
   sourcemap: 'linked',
   legalComments: 'linked',
   logLevel: 'warning',
+};
+
+// Clear the folder so no file of an earlier build lingers.
+await rm(`${ROOT}dist/bundle`, { recursive: true, force: true });
+
+await build({
+  ...COMMON,
+  entryPoints: ['dist/cli/bin.js'],
+  outfile: 'dist/bundle/main.cjs',
+  format: 'cjs',
+  external: ['undici', 'pino'],
+  // A CommonJS script has no import.meta: its modules' `import.meta.url` is the bundle's own URL.
+  define: { 'import.meta.url': '__bundleUrl' },
+  banner: { js: "const __bundleUrl = require('node:url').pathToFileURL(__filename).href;" },
+});
+
+// The launcher names its code cache by the bundle's content, so no build reads another's cache.
+const bundleHash = createHash('sha256')
+  .update(await readFile(`${ROOT}dist/bundle/main.cjs`))
+  .digest('hex')
+  .slice(0, 16);
+await build({
+  ...COMMON,
+  entryPoints: { runner: 'dist/cli/launch.js' },
+  outdir: 'dist/bundle',
+  format: 'esm',
+  define: { RUNNER_BUNDLE_HASH: JSON.stringify(bundleHash) },
 });
 await chmod(`${ROOT}dist/bundle/runner.js`, 0o755);
 
@@ -46,7 +66,7 @@ await chmod(`${ROOT}dist/bundle/runner.js`, 0o755);
 // from the cache (src/catalog/config-schema.ts, `requireCompiler`). Compiling is synchronous, so it is
 // loaded with `require`, which would otherwise read ajv's ~70 files from node_modules (~40 ms).
 await build({
-  absWorkingDir: ROOT,
+  ...COMMON,
   stdin: {
     contents:
       "module.exports = { Ajv: require('ajv').Ajv, standaloneCode: require('ajv/dist/standalone/index.js').default };",
@@ -54,11 +74,5 @@ await build({
     sourcefile: 'ajv-compiler.cjs',
   },
   outfile: 'dist/bundle/ajv-compiler.cjs',
-  bundle: true,
   format: 'cjs',
-  platform: 'node',
-  target: 'node20',
-  sourcemap: 'linked',
-  legalComments: 'linked',
-  logLevel: 'warning',
 });

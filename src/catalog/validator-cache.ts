@@ -1,17 +1,10 @@
 import { createHash } from 'node:crypto';
-import {
-  mkdirSync,
-  readFileSync,
-  readdirSync,
-  renameSync,
-  statSync,
-  unlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { compileFunction } from 'node:vm';
 import type { ValidateFunction } from 'ajv';
+import { isPrivateFolder, removeUnused, writeFileWhole } from '../cache-files.js';
 
 /**
  * Model-config validators kept on disk as ajv standalone code, so a command that checks params
@@ -22,13 +15,12 @@ import type { ValidateFunction } from 'ajv';
  *
  * The folder is an optimization only: when it is missing, unwritable, or not private to this user,
  * validators are generated in memory as before. A file whose checksum does not match its code is
- * ignored and written again. Files unused for {@link MAX_AGE_MS} are removed when a new one is written.
+ * ignored and written again. Old files are removed when a new one is written (../cache-files.ts).
  */
 
 /** What the cache folder holds: one file per validator, named by the key of what it validates. */
 const FILE_SUFFIX = '.cjs';
 const HEADER = '// mediagen-runner config validator sha256:';
-const MAX_AGE_MS = 30 * 24 * 60 * 60 * 1000;
 
 /** The generated code's `require` resolves ajv's runtime helpers from the runner's own dependencies. */
 const requireFromRunner = createRequire(import.meta.url);
@@ -62,7 +54,9 @@ export function loadValidator(key: string | undefined, generate: () => string): 
   }
   const code = generate();
   const validate = evaluate(code, file ?? `${key}${FILE_SUFFIX}`);
-  if (dir !== undefined && file !== undefined) writeCachedCode(dir, file, code);
+  if (dir !== undefined && file !== undefined) {
+    if (writeFileWhole(file, `${HEADER}${digestOf(code)}\n${code}`)) removeUnused(dir, [FILE_SUFFIX]);
+  }
   return validate;
 }
 
@@ -103,61 +97,4 @@ function evaluate(code: string, filename: string): ValidateFunction {
   run(requireFromRunner, module, module.exports);
   if (typeof module.exports !== 'function') throw new Error(`${filename} does not export a validator`);
   return module.exports as ValidateFunction;
-}
-
-/**
- * Writes the file whole (temporary file, then rename), so a reader in another process sees the old
- * file, none, or the new one. Failures are ignored: the validator is already in hand.
- */
-function writeCachedCode(dir: string, file: string, code: string): void {
-  const temporary = `${file}.${process.pid}.tmp`;
-  try {
-    writeFileSync(temporary, `${HEADER}${digestOf(code)}\n${code}`, { mode: 0o600 });
-    renameSync(temporary, file);
-  } catch {
-    try {
-      unlinkSync(temporary);
-    } catch {
-      // Never written.
-    }
-    return;
-  }
-  removeUnused(dir);
-}
-
-/** Removes cache files (and temporary files left by a crash) not written for {@link MAX_AGE_MS}. */
-function removeUnused(dir: string): void {
-  const now = Date.now();
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    if (!name.endsWith(FILE_SUFFIX) && !name.endsWith('.tmp')) continue;
-    try {
-      const path = join(dir, name);
-      if (now - statSync(path).mtimeMs > MAX_AGE_MS) unlinkSync(path);
-    } catch {
-      // Removed by another process meanwhile, or not ours to remove.
-    }
-  }
-}
-
-/**
- * Creates the folder (private to this user) when missing, and says whether code may be read from it:
- * on POSIX systems it must belong to this user and be writable by no one else, since its files are
- * run. Windows has no such mode bits; a folder under the user's profile is private there already.
- */
-function isPrivateFolder(dir: string): boolean {
-  try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const stats = statSync(dir);
-    if (!stats.isDirectory()) return false;
-    if (process.platform === 'win32' || process.getuid === undefined) return true;
-    return stats.uid === process.getuid() && (stats.mode & 0o022) === 0;
-  } catch {
-    return false;
-  }
 }

@@ -1,56 +1,67 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { binPath } from './run-cli.js';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
-/** The preload the startup benchmark counts modules with: it lists every module file a run loads. */
-const moduleListHook = join(repo, 'bench/module-count.js');
+
+/** What V8's coverage (`NODE_V8_COVERAGE`) says of one script: its URL and its functions' names and counts. */
+interface ScriptCoverage {
+  url: string;
+  functions: { functionName: string; ranges: { count: number }[] }[];
+}
+
+let runs = 0;
 
 /**
- * Runs the built CLI under the preload and returns the modules it loaded, as paths from the package
- * root without extension and without a leading `src/` or `dist/` (`service/http`,
- * `node_modules/yaml/dist/index`). A file of the bundle (dist/bundle/) stands for the modules linked
- * into it, read from its source map, so the checks below name modules, however they were linked.
+ * Runs the built CLI and returns the modules it ran, as paths from the package root without extension
+ * and without a leading `dist/` (`service/http`, `node_modules/yaml/dist/index`), from V8's coverage of
+ * the run: a file loaded from node_modules is a module; in a file of the bundle (dist/bundle/), a module
+ * is the function esbuild wraps it in (named by its path, run when the module is first imported), so
+ * the checks below see which modules a command initialized, not which files it read. Modules the
+ * bundle initializes at start unwrapped are not listed; each check of absence below has a check of
+ * presence beside it that would fail if its module were not wrapped.
  */
 async function loadedModules(dir: string, args: string[], cacheDir = join(dir, 'cache')): Promise<string[]> {
   if (!existsSync(binPath)) throw new Error(`${binPath} is missing: run \`npm run build\` first`);
-  const listFile = join(dir, 'modules.txt');
-  await promisify(execFile)(process.execPath, ['--import', moduleListHook, binPath, ...args], {
+  const coverageDir = join(dir, `coverage-${runs++}`);
+  await promisify(execFile)(process.execPath, [binPath, ...args], {
     cwd: repo,
     env: {
       PATH: process.env.PATH ?? '',
       NO_COLOR: '1',
-      RUNNER_MODULE_LIST: listFile,
+      NODE_V8_COVERAGE: coverageDir,
       RUNNER_CACHE_DIR: cacheDir,
     },
   });
-  const files = (await readFile(listFile, 'utf8'))
-    .split('\n')
-    .filter(Boolean)
-    .map((url) => fileURLToPath(url));
   const modules = new Set<string>();
-  for (const file of files) {
-    const sources = file.startsWith(join(repo, 'dist/bundle/'))
-      ? (JSON.parse(await readFile(`${file}.map`, 'utf8')) as { sources: string[] }).sources.map((source) =>
-          join(dirname(file), source),
-        )
-      : [file];
-    for (const source of sources) {
-      modules.add(
-        relative(repo, source)
-          .replace(/^(src|dist)\//, '')
-          .replace(/\.[cm]?[jt]s$/, ''),
-      );
+  for (const name of await readdir(coverageDir)) {
+    const { result } = JSON.parse(await readFile(join(coverageDir, name), 'utf8')) as {
+      result: ScriptCoverage[];
+    };
+    for (const script of result) {
+      if (!script.url.startsWith('file:')) continue;
+      const file = fileURLToPath(script.url);
+      if (!file.startsWith(join(repo, 'dist/bundle/'))) {
+        modules.add(withoutExtension(relative(repo, file)));
+        continue;
+      }
+      for (const { functionName, ranges } of script.functions) {
+        if (/^(dist|node_modules)\//.test(functionName) && (ranges[0]?.count ?? 0) > 0) {
+          modules.add(withoutExtension(functionName).replace(/^dist\//, ''));
+        }
+      }
     }
   }
   return [...modules];
 }
+
+const withoutExtension = (path: string) => path.replace(/\.[cm]?[jt]s$/, '');
 
 const fromPackage = (modules: string[], name: string) =>
   modules.filter((module) => module.startsWith(`node_modules/${name}/`));

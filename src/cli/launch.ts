@@ -1,0 +1,61 @@
+#!/usr/bin/env node
+/**
+ * The `runner` executable as the package ships it (dist/bundle/runner.js, built from this file by
+ * scripts/bundle.js): runs the bundled CLI, dist/bundle/main.cjs, from V8's code cache kept in the
+ * runner's cache folder, so a command does not parse the CLI's ~1 MB of JavaScript at every start
+ * (Node 20 has no compile cache of its own; about a third of `runner validate` above Node's start).
+ *
+ * The cache is written at exit when it was missing or V8 refused it (another Node, other V8 flags),
+ * and named by the bundle's content hash, so a new build never reads an older build's cache. Without
+ * a usable cache folder, or with source maps on (`--enable-source-maps`, which the code cache would
+ * bypass), the bundle is loaded as a plain CommonJS module.
+ */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Script } from 'node:vm';
+import { isPrivateFolder, removeUnused, writeFileWhole } from '../cache-files.js';
+import { runnerCacheDir } from './cache-dir.js';
+
+/** The bundle's content hash, set by scripts/bundle.js. */
+declare const RUNNER_BUNDLE_HASH: string;
+
+const CACHE_SUFFIX = '.v8';
+const bundle = fileURLToPath(new URL('./main.cjs', import.meta.url));
+const requireFromBundle = createRequire(bundle);
+
+function launch(): void {
+  const folder = join(runnerCacheDir(process.env, process.cwd()), 'code-cache');
+  if (process.sourceMapsEnabled || !isPrivateFolder(folder)) {
+    requireFromBundle(bundle);
+    return;
+  }
+  const cacheFile = join(
+    folder,
+    `main-${RUNNER_BUNDLE_HASH}-${process.version}-${process.arch}${CACHE_SUFFIX}`,
+  );
+  let cachedData: Buffer | undefined;
+  try {
+    cachedData = readFileSync(cacheFile);
+  } catch {
+    // None yet.
+  }
+  // A hashbang line is not JavaScript inside a function; a comment keeps the line numbers.
+  const source = readFileSync(bundle, 'utf8').replace(/^#!/, '//');
+  const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+    filename: bundle,
+    ...(cachedData === undefined ? {} : { cachedData }),
+  });
+  if (cachedData === undefined || script.cachedDataRejected === true) {
+    // At exit, so the cache holds the functions this run compiled, not only the top level.
+    process.once('exit', () => {
+      if (writeFileWhole(cacheFile, script.createCachedData())) removeUnused(folder, [CACHE_SUFFIX]);
+    });
+  }
+  const module = { exports: {} };
+  const run = script.runInThisContext() as (...args: unknown[]) => void;
+  run(module.exports, requireFromBundle, module, bundle, dirname(bundle));
+}
+
+launch();
