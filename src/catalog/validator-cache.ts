@@ -39,11 +39,11 @@ export function useValidatorCache(dir: string | undefined): void {
  * The validator cached under `key`, or else the one `generate` writes as ajv standalone code (a
  * CommonJS module whose export is the validate function), which is then cached. Both ways run the
  * generated code, so a validator behaves the same whether or not it came from the folder. `key` must
- * name everything the code depends on (schema, ajv version, options); `undefined` keeps the validator
- * out of the folder. `generate` may throw, and then nothing is written.
+ * name everything the code depends on (schema, ajv version, options). `generate` may throw, and then
+ * nothing is written.
  */
-export function loadValidator(key: string | undefined, generate: () => string): ValidateFunction {
-  const dir = key !== undefined && cacheDir !== undefined && isPrivateFolder(cacheDir) ? cacheDir : undefined;
+export function loadValidator(key: string, generate: () => string): ValidateFunction {
+  const dir = cacheDir !== undefined && isPrivateFolder(cacheDir) ? cacheDir : undefined;
   const file = dir === undefined ? undefined : join(dir, `${key}${FILE_SUFFIX}`);
   if (file !== undefined) {
     const cached = readCachedCode(file);
