@@ -6,7 +6,8 @@
  * (Node 20 has no compile cache of its own; about a third of `runner validate` above Node's start).
  *
  * The cache is written at exit when it was missing or V8 refused it (another Node, other V8 flags),
- * and named by the bundle's content hash, so a new build never reads an older build's cache. Without
+ * one per command ({@link commandOf}), and named by the bundle's content hash, so a new build never
+ * reads an older build's cache. Without
  * a usable cache folder, or with source maps on (`--enable-source-maps`, which the code cache would
  * bypass), the bundle is loaded as a plain CommonJS module.
  */
@@ -31,9 +32,10 @@ function launch(): void {
     requireFromBundle(bundle);
     return;
   }
+  const command = commandOf(process.argv.slice(2));
   const cacheFile = join(
     folder,
-    `main-${RUNNER_BUNDLE_HASH}-${process.version}-${process.arch}${CACHE_SUFFIX}`,
+    `main-${RUNNER_BUNDLE_HASH}-${process.version}-${process.arch}-${command}${CACHE_SUFFIX}`,
   );
   let cachedData: Buffer | undefined;
   try {
@@ -48,14 +50,29 @@ function launch(): void {
     ...(cachedData === undefined ? {} : { cachedData }),
   });
   if (cachedData === undefined || script.cachedDataRejected === true) {
-    // At exit, so the cache holds the functions this run compiled, not only the top level.
-    process.once('exit', () => {
+    // At exit, so the cache holds the functions this run compiled, not only the top level; and only
+    // after a run that succeeded, so a mistyped command leaves no file behind.
+    process.once('exit', (code) => {
+      if (code !== 0) return;
       if (writeFileWhole(cacheFile, script.createCachedData())) removeUnused(folder, [CACHE_SUFFIX]);
     });
   }
   const module = { exports: {} };
   const run = script.runInThisContext() as (...args: unknown[]) => void;
   run(module.exports, requireFromBundle, module, bundle, dirname(bundle));
+}
+
+/**
+ * The command a run is for, as far as its arguments tell before the CLI parses them, which names its
+ * code cache: each command's cache holds the code that command compiled. One cache for all would
+ * hold what the first run compiled: after a first `runner --help`, `validate` would compile its own
+ * code at every start. Help and version runs, which compile little, have caches of their own.
+ */
+function commandOf(args: readonly string[]): string {
+  if (args.some((arg) => arg === '--help' || arg === '-h')) return 'help';
+  if (args.some((arg) => arg === '--version' || arg === '-v')) return 'version';
+  const first = args.find((arg) => !arg.startsWith('-'));
+  return first !== undefined && /^[a-z][a-z-]{0,23}$/.test(first) ? first : 'other';
 }
 
 launch();

@@ -1,9 +1,12 @@
 import { chmod, mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from './run-cli.js';
 
+const demoManifest = fileURLToPath(new URL('../../pipelines/demo.yaml', import.meta.url));
+const catalogFixture = fileURLToPath(new URL('../fixtures/plan-golden/catalog.json', import.meta.url));
 const packageVersion = (
   JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
 ).version;
@@ -33,7 +36,7 @@ describe('the code cache of the built CLI', () => {
     const names = await readdir(codeCache);
     expect(names).toHaveLength(1);
     expect(names[0]).toMatch(
-      new RegExp(`^main-[0-9a-f]{16}-${process.version.replace(/\./g, '\\.')}-${process.arch}\\.v8$`),
+      new RegExp(`^main-[0-9a-f]{16}-${process.version.replace(/\./g, '\\.')}-${process.arch}-version\\.v8$`),
     );
     const file = join(codeCache, names[0]!);
     const written = await stat(file);
@@ -43,6 +46,16 @@ describe('the code cache of the built CLI', () => {
     await version();
     // V8 took the cache: the launcher writes it again only when it is missing or refused.
     expect((await stat(file)).mtimeMs).toBe(written.mtimeMs);
+  });
+
+  it('is kept per command, and only after a run that succeeded', async () => {
+    await version();
+    const unknown = await runCli(['nosuchcommand'], { env });
+    expect(unknown.code).toBe(2);
+    const validated = await runCli(['validate', demoManifest, '--catalog', catalogFixture], { env });
+    expect(validated.code).toBe(0);
+    const kinds = (await readdir(codeCache)).map((name) => /-([a-z-]+)\.v8$/.exec(name)?.[1]);
+    expect(kinds.sort()).toEqual(['validate', 'version']);
   });
 
   it('is written again when V8 refuses it, and the command still runs', async () => {
@@ -70,4 +83,14 @@ describe('the code cache of the built CLI', () => {
       expect(await readdir(codeCache)).toEqual([]);
     },
   );
+});
+
+describe('the bundled scripts', () => {
+  it('run in strict mode, as the ES modules they are built from', async () => {
+    for (const name of ['main.cjs', 'runner.js']) {
+      const text = await readFile(new URL(`../../dist/bundle/${name}`, import.meta.url), 'utf8');
+      // The directive must come first (after the hashbang): anything before it makes it a plain string.
+      expect(text).toMatch(/^(#![^\n]*\n)?'use strict';\n/);
+    }
+  });
 });
