@@ -4,8 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { binPath } from './run-cli.js';
-import { testCacheEnv } from '../test-cache-env.js';
+import { binPath, cliEnv } from './run-cli.js';
 
 const catalog = fileURLToPath(new URL('../fixtures/plan-golden/catalog.json', import.meta.url));
 
@@ -43,7 +42,7 @@ jobs:
       process.execPath,
       [binPath, 'plan', manifest, '--offline', '--catalog', catalog, '--format', 'json', '--out', out],
       {
-        env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', CI: 'true', ...testCacheEnv },
+        env: cliEnv({ CI: 'true' }),
         stdio: ['ignore', 'pipe', 'pipe'],
       },
     );

@@ -13,6 +13,14 @@ export interface CliResult {
   stderr: string;
 }
 
+/**
+ * The environment of a built-CLI child process: a clean one (no terminal settings, no API key from the
+ * developer's shell), no colors, and the tests' own cache folder; `extra` is added last.
+ */
+export function cliEnv(extra: Record<string, string> = {}): Record<string, string> {
+  return { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...testCacheEnv, ...extra };
+}
+
 /** A built-CLI child process that the test may kill at a moment of its choosing. */
 export interface KillableCli {
   readonly pid: number | undefined;
@@ -34,7 +42,7 @@ export function startCli(
   if (!existsSync(binPath)) throw new Error(`${binPath} is missing: run \`npm run build\` first`);
   const child = spawn(process.execPath, [binPath, ...args], {
     cwd: options.cwd ?? process.cwd(),
-    env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', CI: 'true', ...testCacheEnv, ...options.env },
+    env: cliEnv({ CI: 'true', ...options.env }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let exited = false;

@@ -1,8 +1,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { binPath, runCli } from './run-cli.js';
-import { testCacheEnv } from '../test-cache-env.js';
+import { binPath, cliEnv, runCli } from './run-cli.js';
 
 describe('runner simulate (built binary)', () => {
   it('serves the simulator on 127.0.0.1, answers the CLI, and stops on SIGINT with exit 0', async () => {
@@ -10,7 +9,7 @@ describe('runner simulate (built binary)', () => {
       process.execPath,
       [binPath, 'simulate', '--port', '0', '--time-scale', '0.01', '--seed', '7'],
       {
-        env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', ...testCacheEnv },
+        env: cliEnv(),
         stdio: ['ignore', 'pipe', 'pipe'],
       },
     );

@@ -6,7 +6,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { binPath } from './run-cli.js';
+import { binPath, cliEnv } from './run-cli.js';
 
 const repo = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -32,12 +32,7 @@ async function loadedModules(dir: string, args: string[], cacheDir = join(dir, '
   const coverageDir = join(dir, `coverage-${runs++}`);
   await promisify(execFile)(process.execPath, [binPath, ...args], {
     cwd: repo,
-    env: {
-      PATH: process.env.PATH ?? '',
-      NO_COLOR: '1',
-      NODE_V8_COVERAGE: coverageDir,
-      RUNNER_CACHE_DIR: cacheDir,
-    },
+    env: cliEnv({ NODE_V8_COVERAGE: coverageDir, RUNNER_CACHE_DIR: cacheDir }),
   });
   const modules = new Set<string>();
   for (const name of await readdir(coverageDir)) {
@@ -72,12 +67,13 @@ describe('what the CLI loads at start (built binary)', () => {
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'runner-startup-'));
-    const { stdout } = await promisify(execFile)(process.execPath, [
-      binPath,
-      'models',
-      '--json',
-      '--simulate',
-    ]);
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [binPath, 'models', '--json', '--simulate'],
+      {
+        env: cliEnv(),
+      },
+    );
     catalogFile = join(dir, 'catalog.json');
     await writeFile(catalogFile, stdout);
   });
