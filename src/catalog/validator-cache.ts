@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -60,9 +60,9 @@ export function loadValidator(key: string, generate: () => string): ValidateFunc
   return validate;
 }
 
-/** A hex digest of `text`, for keys. */
+/** A hex digest of `text`, for keys (the one-shot hash, as src/plan/payload-hash.ts uses). */
 export function digestOf(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
+  return hash('sha256', text, 'hex');
 }
 
 /** The code of a cache file whose checksum matches; `undefined` when absent, unreadable or altered. */

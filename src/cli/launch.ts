@@ -7,9 +7,9 @@
  *
  * The cache is written at exit when it was missing or V8 refused it (another Node, other V8 flags),
  * one per command ({@link commandOf}), and named by the bundle's content hash, so a new build never
- * reads an older build's cache. Without
- * a usable cache folder, or with source maps on (`--enable-source-maps`, which the code cache would
- * bypass), the bundle is loaded as a plain CommonJS module.
+ * reads an older build's cache. Without a usable cache folder, or with source maps on
+ * (`--enable-source-maps`, which the code cache would bypass), the bundle is loaded as a plain
+ * CommonJS module.
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
