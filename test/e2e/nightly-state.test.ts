@@ -83,7 +83,13 @@ describe('nightly runs with one persistent --state-dir (#7)', () => {
       // 3 jobs of `chatgpt-image-sangtao` at 4 credits each, per night; the re-run of night one paid nothing.
       expect(view.runs.map((run) => run.creditsSpent)).toEqual([12, 12]);
       const runsText = await runCli(['runs', file, '--state-dir', stateDir], { env });
-      expect(runsText.stdout).toMatch(/2026-11-22 .* 2026-11-23/s);
+      // The table lists the runs in order, one row each, led by the run id (the Started column is today's
+      // date, so it is not asserted on).
+      const rowLeaders = runsText.stdout
+        .split('\n')
+        .map((line) => line.split(/\s+/)[0])
+        .filter((cell) => cell?.startsWith('2026-'));
+      expect(rowLeaders).toEqual(['2026-11-22', '2026-11-23']);
 
       const status = await runCli(
         ['status', file, '--run', '2026-11-23', '--state-dir', stateDir, '--json'],
