@@ -80,5 +80,13 @@ export interface ExecutionSummary {
   exitReason: ExitReason;
   /** Why creating stopped early, when it did. */
   stopReason?: StopReason;
-  jobs: { id: string; outcome: JobOutcome; jobId?: string; files: string[] }[];
+  jobs: {
+    id: string;
+    outcome: JobOutcome;
+    jobId?: string;
+    files: string[];
+    /** Why a failed, deferred or uncertain job is not done: the service's failureKind and error text. */
+    failureKind?: string;
+    error?: string;
+  }[];
 }

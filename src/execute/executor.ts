@@ -207,6 +207,7 @@ function summarize(
       outcome: result.outcome,
       ...(jobId === undefined ? {} : { jobId }),
       files: result.files,
+      ...(state === undefined ? {} : whyNotDone(result.outcome, state)),
     });
   }
   const stopReason = ctx.stopReason();
@@ -219,6 +220,22 @@ function summarize(
   };
   if (stopReason !== undefined) summary.stopReason = stopReason;
   return summary;
+}
+
+/**
+ * The failureKind and error of a job that ended failed, deferred or uncertain, from its latest attempt
+ * (a script reading `apply --json` needs them without a second `status` call). Only such jobs' attempts
+ * are read: a done job of a snapshot keeps its attempts on disk.
+ */
+function whyNotDone(outcome: JobOutcome, state: JobState): { failureKind?: string; error?: string } {
+  if (outcome !== 'failed' && outcome !== 'deferred' && outcome !== 'uncertain') return {};
+  const last = state.attempts.at(-1);
+  if (last === undefined) return {};
+  const error = last.error ?? last.uncertainReason;
+  return {
+    ...(last.failureKind === undefined ? {} : { failureKind: last.failureKind }),
+    ...(error === undefined ? {} : { error }),
+  };
 }
 
 /** Auth before credits before budget before interrupt; otherwise `ok` only when every job is done. */

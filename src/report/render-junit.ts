@@ -5,7 +5,8 @@ import { statusesOf, type ReportData, type ReportEntry } from './report-data.js'
 /**
  * The run as JUnit XML for CI test reporters: one `<testcase>` per job of the manifest. A failed job is
  * a `<failure>` (type: its failureKind; text: the error and the advice); a deferred or uncertain job,
- * or one not finished in this run, is `<skipped>` with the reason; a done job passes. Pure.
+ * or one not finished in this run, is `<skipped>` with the reason; a done job passes, its `time` the
+ * seconds from its first create to its completion (0 where those are not known). Pure.
  */
 export function renderJunit(data: ReportData, durationSeconds = 0): string {
   return [...piecesOf(junitFormat(data, durationSeconds), data.entries)].join('');
@@ -55,7 +56,8 @@ function junitOutcome(status: JobStatus): JunitOutcome {
 }
 
 function renderCase(pipeline: string, entry: ReportEntry, outcome: JunitOutcome): string {
-  const head = `    <testcase ${attributes({ classname: pipeline, name: entry.id, time: '0' })}`;
+  const time = (entry.seconds ?? 0).toFixed(3);
+  const head = `    <testcase ${attributes({ classname: pipeline, name: entry.id, time })}`;
   if (outcome === 'passed') return `${head}/>`;
   if (outcome === 'failure') {
     const type = entry.failureKind ?? 'CREATE_FAILED';

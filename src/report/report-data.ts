@@ -53,6 +53,8 @@ export interface ReportEntry {
   error?: string;
   /** What the user should do about a failure (spec 7.3's advice per failureKind). */
   advice?: string;
+  /** Seconds from the first intent to the service's completion, for a done job whose times are known. */
+  seconds?: number;
   files: ReportFile[];
 }
 
@@ -155,6 +157,9 @@ function buildEntry(job: ReportJobInput, state: JobState | undefined): ReportEnt
   const advice = adviceFor(state.status, last.failureKind);
   if (advice !== undefined) entry.advice = advice;
   if (last.outcome === 'done') entry.files = listFiles(job.kind, state, last.resultUrls, last.completedAt);
+  const first = state.attempts[0];
+  if (last.outcome === 'done' && last.completedAt !== undefined && first !== undefined)
+    entry.seconds = Math.max(0, last.completedAt - first.intentAt) / 1000;
   return entry;
 }
 

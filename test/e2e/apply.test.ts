@@ -152,8 +152,16 @@ jobs:
   - id: always
     prompt: "A crowded night market full of lanterns and noodle stands [[fail:CONTENT_REJECTED]]"
 `);
-    const result = await runCli(['apply', file, ...FAST], { env });
+    const result = await runCli(['apply', file, ...FAST, '--json'], { env });
     expect(result.code).toBe(1);
+    // A script reading `apply --json` learns why a job is not done without asking `status`.
+    const summary = JSON.parse(result.stdout) as {
+      jobs: { id: string; outcome: string; failureKind?: string; error?: string }[];
+    };
+    const always = summary.jobs.find((job) => job.id === 'always');
+    expect(always).toMatchObject({ outcome: 'failed', failureKind: 'CONTENT_REJECTED' });
+    expect(always?.error).toMatch(/\S/);
+    expect(summary.jobs.find((job) => job.id === 'once')).not.toHaveProperty('failureKind');
     const byId = Object.fromEntries((await status()).jobs.map((job) => [job.id, job]));
     expect(byId.once).toMatchObject({ status: 'done', attempts: 2 });
     expect(byId.always).toMatchObject({ status: 'failed', attempts: 2, failureKind: 'CONTENT_REJECTED' });

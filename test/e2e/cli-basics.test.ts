@@ -75,6 +75,7 @@ describe('runner CLI basics (built binary)', () => {
     expect(result.code).toBe(0);
     const balance = JSON.parse(result.stdout) as Record<string, unknown>;
     expect(balance).toHaveProperty('availableCredit');
+    expect(balance.schemaVersion).toBe(1);
     expect(balance).not.toHaveProperty('apiKey');
     expect(result.stdout + result.stderr).not.toContain(simulator.apiKey);
     expect(result.stdout + result.stderr).not.toMatch(/legacy-/);

@@ -10,7 +10,14 @@ describe('renderJunit', () => {
     expect(xml).toContain(
       '<testsuite name="p" tests="6" failures="1" errors="0" skipped="3" time="12.500" timestamp="2026-11-23T08:01:00.000Z">',
     );
-    expect(xml).toContain('<testcase classname="p" name="ad-latte-watercolor" time="0"/>');
+    expect(xml).toContain('<testcase classname="p" name="ad-latte-watercolor" time="0.002"/>');
+  });
+
+  it('times a done job from its first intent to its completion, and a job without both as 0', () => {
+    // The fixture's mocha job is sent at DAY and completes at DAY + 5 ms.
+    expect(xml).toContain('<testcase classname="p" name="ad-mocha-watercolor" time="0.005"/>');
+    expect(xml).toMatch(/<testcase classname="p" name="rejected" time="0.000">/);
+    expect(xml).toMatch(/<testcase classname="p" name="never" time="0.000">/);
   });
 
   it('reports a failed job as a failure with its failureKind, error and advice', () => {
