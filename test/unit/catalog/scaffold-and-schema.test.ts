@@ -61,6 +61,22 @@ describe('runner schema (#10.6)', () => {
     expect(validate(manifest('{ aspectRatoi: "16:9" }'))).toBe(false);
   });
 
+  it('types the params of jobs that take their model from defaults, and defaults.params', () => {
+    const manifest = (jobParams: string, defaultParams = '{}') =>
+      parse(
+        `version: 1\nname: s\ndefaults: { model: chatgpt-image-sangtao, params: ${defaultParams} }\njobs:\n  - { id: a, prompt: p, params: ${jobParams} }\n`,
+      ) as unknown;
+    expect(validate(manifest('{ aspectRatio: "16:9" }'))).toBe(true);
+    expect(validate(manifest('{ aspectRatio: "2:1" }'))).toBe(false);
+    expect(validate(manifest('{ aspectRatoi: "16:9" }'))).toBe(false);
+    expect(validate(manifest('{}', '{ dpi: 5000 }'))).toBe(false);
+    // A job naming its own model is typed by that model, not by the default.
+    const own = parse(
+      `version: 1\nname: s\ndefaults: { model: chatgpt-image-sangtao }\njobs:\n  - { id: a, model: voiceover-standard, prompt: p, params: { sceneCount: 5 } }\n`,
+    ) as unknown;
+    expect(validate(own)).toBe(true);
+  });
+
   it('leaves the base schema untouched', () => {
     expect(JSON.stringify(base)).not.toContain('chatgpt-image-sangtao');
   });
