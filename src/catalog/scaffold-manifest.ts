@@ -1,12 +1,6 @@
-import { allJobKinds } from '../kinds/index.js';
-import type { JobKind } from '../kinds/types.js';
+import { kindForModel } from '../kinds/index.js';
 import type { FieldDefinition, Model } from '../service/types.js';
 import { compileModelConfig, type CompiledParam } from './config-schema.js';
-
-/** The job kind whose endpoint accepts a model's category, when one does. */
-export function kindForModel(model: Pick<Model, 'category'>): JobKind | undefined {
-  return allJobKinds().find((adapter) => adapter.categories.includes(model.category))?.kind;
-}
 
 /**
  * A commented manifest for one model (`runner init`): every field of the model's form as a param,

@@ -1,4 +1,4 @@
-import { allJobKinds, getJobKind, type JobKind } from '../kinds/index.js';
+import { allJobKinds, getJobKind, isRunnableModel, type JobKind } from '../kinds/index.js';
 import type {
   ExpandedJob,
   LocalFileRef,
@@ -153,7 +153,7 @@ function validateJob(job: ExpandedJob, env: Env): CheckedJob | undefined {
   if (model === undefined) {
     const categories = getJobKind(job.kind).categories;
     const hint =
-      didYouMean(job.model, env.models.keys()) ??
+      didYouMean(job.model, runnableSlugs(env.models)) ??
       listModels(env.models, (m) => categories.includes(m.category));
     add(
       'error',
@@ -280,6 +280,11 @@ function memoizeReader(read: FileInfoReader): FileInfoReader {
     if (!cache.has(path)) cache.set(path, read(path));
     return cache.get(path);
   };
+}
+
+/** Slugs of the models some job kind can run: the only ones worth suggesting for a misspelled model. */
+function runnableSlugs(models: Map<string, Model>): string[] {
+  return [...models.values()].filter(isRunnableModel).map((model) => model.slug);
 }
 
 function listModels(models: Map<string, Model>, fits: (model: Model) => boolean): string | undefined {

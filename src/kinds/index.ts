@@ -27,3 +27,14 @@ export function getJobKind(kind: JobKind): JobKindAdapter {
 export function allJobKinds(): JobKindAdapter[] {
   return Object.values(adapters);
 }
+
+/** The job kind whose endpoint runs models of this catalog category; undefined when none does. */
+export function kindForModel(model: { readonly category: string }): JobKind | undefined {
+  return allJobKinds().find((adapter) => (adapter.categories as readonly string[]).includes(model.category))
+    ?.kind;
+}
+
+/** Whether some job kind of the runner can run the model: only those are offered as suggestions. */
+export function isRunnableModel(model: { readonly category: string }): boolean {
+  return kindForModel(model) !== undefined;
+}

@@ -159,6 +159,21 @@ jobs:
     expect(
       (await runCli(['init', file, '--model', 'voiceover-standard', '--catalog', catalogFile])).code,
     ).toBe(2);
+    // Hints offer only models runner can run: never a scaffold that could not be applied.
+    const noModel = await runCli(['init', join(dir, 'x.yaml'), '--catalog', catalogFile]);
+    expect(noModel.code).toBe(2);
+    expect(noModel.stderr).toContain('Models runner can run:');
+    expect(noModel.stderr).toContain('voiceover-standard');
+    expect(noModel.stderr).not.toContain('inpaint-edit');
+    const typo = await runCli([
+      'init',
+      join(dir, 'x.yaml'),
+      '--model',
+      'inpaint-edt',
+      '--catalog',
+      catalogFile,
+    ]);
+    expect(typo.stderr).not.toContain('Did you mean "inpaint-edit"');
     const schema = await runCli(['schema', '--catalog', catalogFile]);
     expect(JSON.parse(schema.stdout)).toMatchObject({
       definitions: { job: { allOf: expect.any(Array) as unknown } },

@@ -54,6 +54,10 @@ describe('runner CLI basics (built binary)', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('chatgpt-image-sangtao');
     expect(result.stdout).toMatch(/resolution: select, one of "1K", "2K"/);
+    // A model of a category no job kind runs is marked; a runnable one is not.
+    const block = (slug: string) => result.stdout.split('\n\n').find((text) => text.startsWith(slug)) ?? '';
+    expect(block('inpaint-edit')).toContain('runner cannot run "inpaint" models');
+    expect(block('chatgpt-image-sangtao')).not.toContain('runner cannot run');
   });
 
   it('filters the catalog by category and prints JSON', async () => {

@@ -5,7 +5,9 @@ import { renderBalance } from '../render/balance.js';
 export async function runBalance(ctx: CommandContext, _args: string[], options: Record<string, unknown>) {
   const balance = await withConnection(ctx, ({ client }) => client.getBalance());
   ctx.output.out(
-    options.json === true ? JSON.stringify({ schemaVersion: 1, ...balance }, null, 2) : renderBalance(balance, ctx.output.style),
+    options.json === true
+      ? JSON.stringify({ schemaVersion: 1, ...balance }, null, 2)
+      : renderBalance(balance, ctx.output.style),
   );
   return 0;
 }

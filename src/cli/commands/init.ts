@@ -2,7 +2,8 @@ import { access, writeFile } from 'node:fs/promises';
 import { basename, dirname, extname, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadCatalog } from '../../catalog/load-catalog.js';
-import { kindForModel, scaffoldManifest } from '../../catalog/scaffold-manifest.js';
+import { scaffoldManifest } from '../../catalog/scaffold-manifest.js';
+import { isRunnableModel } from '../../kinds/index.js';
 import { ExitCode, UsageError } from '../../errors.js';
 import { PIPELINE_SCHEMA_URL } from '../../manifest/validate-schema.js';
 import type { Model } from '../../service/types.js';
@@ -22,25 +23,25 @@ export async function runInit(ctx: CommandContext, args: string[], options: Reco
     throw new UsageError(`${file} exists already; pass --force to overwrite it.`);
   }
   const catalog = await readCatalog(ctx, options);
-  if (slug === undefined) {
-    throw new UsageError('runner init needs --model SLUG.', { hint: `Models: ${listSlugs(catalog)}` });
-  }
+  // Only models some job kind can run are offered: a scaffold for the others could never be applied.
+  const runnable = catalog.filter(isRunnableModel);
+  const offer = `Models runner can run: ${listSlugs(runnable)}`;
+  if (slug === undefined) throw new UsageError('runner init needs --model SLUG.', { hint: offer });
   const model = catalog.find((entry) => entry.slug === slug);
   if (model === undefined) {
     const nearest = suggestClosest(
       slug,
-      catalog.map((entry) => entry.slug),
+      runnable.map((entry) => entry.slug),
     );
     throw new UsageError(`Model "${slug}" is not in the catalog.`, {
-      hint: nearest === undefined ? `Models: ${listSlugs(catalog)}` : `Did you mean "${nearest}"?`,
+      hint: nearest === undefined ? offer : `Did you mean "${nearest}"?`,
     });
   }
-  if (kindForModel(model) === undefined) {
-    const runnable = catalog.filter((entry) => kindForModel(entry) !== undefined);
+  if (!isRunnableModel(model)) {
     throw new UsageError(
       `Model "${slug}" (category ${model.category}) has no endpoint that runner can run.`,
       {
-        hint: `Models runner can run: ${listSlugs(runnable)}`,
+        hint: offer,
       },
     );
   }

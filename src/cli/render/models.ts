@@ -1,3 +1,4 @@
+import { isRunnableModel } from '../../kinds/index.js';
 import type { FieldDefinition, Model } from '../../service/types.js';
 import type { Style } from '../output.js';
 
@@ -30,12 +31,20 @@ function describeField(name: string, field: FieldDefinition): string {
   return `${name}: ${parts.join(', ')}${flagText} — ${field.label}`;
 }
 
-/** A readable listing of each model's input form: fields, types, options, bounds, defaults, cost. */
+/**
+ * A readable listing of each model's input form: fields, types, options, bounds, defaults, cost. A
+ * model of a category no job kind runs (the catalog lists inpainting, scraping, …) is marked, so
+ * nobody writes a manifest for it.
+ */
 export function renderModels(models: Model[], style: Style): string {
   if (models.length === 0) return 'No models.';
   const blocks = models.map((model) => {
     const header = `${style.bold(model.slug)}  ${style.dim(model.category)}  ${model.creditCost} credits  ${model.displayName}`;
     const lines = [header];
+    if (!isRunnableModel(model))
+      lines.push(
+        `  ${style.yellow(`runner cannot run "${model.category}" models: no job kind has their endpoint`)}`,
+      );
     if (model.description) lines.push(`  ${style.dim(model.description)}`);
     const maxRefImages = model.config?.maxRefImages;
     if (typeof maxRefImages === 'number') lines.push(`  max reference images: ${maxRefImages}`);

@@ -227,6 +227,20 @@ describe('validateJobsAgainstCatalog: models, kinds and prompts', () => {
     expect(far?.hint).toBe('models that fit: "chatgpt-image-sangtao", "flux-pro", "flux-multi"');
   });
 
+  it('suggests only models the runner can run for a misspelled model', () => {
+    const catalog = makeCatalog();
+    catalog.push({
+      slug: 'inpaint-edit',
+      displayName: 'Inpaint',
+      category: 'inpaint',
+      creditCost: 3,
+      config: {},
+    });
+    const [issue] = validateJobsAgainstCatalog([makeJob({ model: 'inpaint-edt' })], catalog, ctx).issues;
+    expect(issue?.code).toBe('unknown-model');
+    expect(issue?.hint).not.toContain('inpaint-edit');
+  });
+
   it('reports a model whose category does not fit the kind', () => {
     expect(messages(makeJob({ kind: 'image', model: 'voice-pro', params: { voice: 'anna' } }))).toEqual([
       'error wrong-category: model "voice-pro" is a "voiceovervideo" model; kind "image" expects a model of category "image"',
