@@ -179,6 +179,17 @@ jobs:
       definitions: { job: { allOf: expect.any(Array) as unknown } },
     });
 
+    // render warns as validate does about a var file setting an undeclared var; stdout stays the jobs.
+    const varFile = join(dir, 'vars.yaml');
+    await writeFile(varFile, 'brnd: Other\n');
+    const manifestFile = join(dir, 'render-vars.yaml');
+    await writeFile(manifestFile, manifest());
+    const rendered = await runCli(['render', manifestFile, '--var-file', varFile, '--json']);
+    expect(rendered.code).toBe(0);
+    expect(rendered.stderr).toContain('undeclared-var');
+    expect(rendered.stderr).toContain('did you mean "brand"?');
+    expect(JSON.parse(rendered.stdout)).toMatchObject({ schemaVersion: 1 });
+
     const help = (await runCli(['plan', '--help'])).stdout;
     for (const flag of ['--only', '--exclude', '--replace', '--var', '--var-file', '--out-plan', '--show'])
       expect(help).toContain(flag);

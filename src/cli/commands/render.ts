@@ -28,6 +28,9 @@ export async function runRender(ctx: CommandContext, args: string[], options: Re
     ctx.output.err(renderIssues(issues, manifestFile, ctx.output.style));
     return ExitCode.InvalidInput;
   }
+  // Warnings as validate gives them (a var file setting an undeclared var is likely a typo), on
+  // stderr so the rendered jobs on stdout stay what a script reads.
+  if (issues.length > 0) ctx.output.err(renderIssues(issues, manifestFile, ctx.output.style));
   const payloads = collectPayloads(targets.selected);
   ctx.output.out(
     options.json === true
