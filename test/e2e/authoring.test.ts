@@ -152,7 +152,7 @@ jobs:
   });
 
   it('init and schema write a manifest and a typed schema; new flags have --help', async () => {
-    const file = join(dir, 'init.yaml');
+    const file = join(dir, 'new-folder', 'init.yaml');
     const init = await runCli(['init', file, '--model', 'voiceover-standard', '--catalog', catalogFile]);
     expect(init.code).toBe(0);
     expect((await runCli(['validate', file, '--catalog', catalogFile])).code).toBe(0);

@@ -1,4 +1,4 @@
-import { access, writeFile } from 'node:fs/promises';
+import { access, mkdir, writeFile } from 'node:fs/promises';
 import { basename, dirname, extname, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadCatalog } from '../../catalog/load-catalog.js';
@@ -49,6 +49,9 @@ export async function runInit(ctx: CommandContext, args: string[], options: Reco
     .split(sep)
     .join('/');
   const text = scaffoldManifest({ model, name: pipelineName(file), schemaPath });
+  // A new manifest often starts a new folder (`runner init pipelines/nightly.yaml`): make it, as the
+  // user asked for a file there, instead of failing on the file with the folder's ENOENT.
+  await mkdir(dirname(resolve(file)), { recursive: true });
   await writeFile(file, text, options.force === true ? {} : { flag: 'wx' });
   ctx.output.err(
     `Wrote ${file} for ${model.slug}. Next: \`runner validate ${file}\`, then \`runner plan ${file}\`.`,
