@@ -33,7 +33,7 @@ export interface ExecutionContext {
    */
   readonly downloadSignal: AbortSignal;
   emit(event: ExecutionEvent): void;
-  /** Journals (fsynced) and then applies the record to the live state. */
+  /** Journals (fsynced) and then applies the record to the live state; a failed append stops creating. */
   record(entry: JournalEntry): Promise<void>;
   /** Why no new job may be created, or undefined. */
   stopReason(): StopReason | undefined;
@@ -102,7 +102,17 @@ export function createExecutionContext(input: {
         : AbortSignal.any([hard.signal, input.interruptSignal]),
     emit: input.onEvent,
     async record(entry) {
-      const written = await input.journal.append(entry);
+      let written: JournalRecord;
+      try {
+        written = await input.journal.append(entry);
+      } catch (error) {
+        // A step that cannot be journaled cannot be resumed safely: nothing more is paid (#24.3).
+        ctx.stopCreating(
+          'error',
+          `No new jobs are created: the state journal could not be written (${error instanceof Error ? error.message : String(error)}).`,
+        );
+        throw error;
+      }
       if (input.original !== undefined) unshare(input.jobs, input.original, written);
       applyJournalRecord(input.jobs, written);
       input.snapshots?.afterRecord(written, input.jobs);

@@ -9,8 +9,11 @@ import { buildOutputName, extensionFromUrl, resolveOutputPath, sniffExtension } 
 
 /**
  * Downloads every result of a done job that is not downloaded yet into the output folder and journals
- * each file with its size and SHA-256. Returns the files of the job and how many downloads failed
- * (reported as warnings; a later apply downloads them again).
+ * each file with the size and SHA-256 of the bytes on disk. Returns the files of the job and how many
+ * downloads failed: those results are owed (the job is not done for the user until they are saved)
+ * and a later apply, or `apply --download-only`, fetches them again while their links live. A full
+ * disk or a journal that cannot be written also stops new creates: each would pay for a result that
+ * cannot be kept.
  */
 export async function downloadResults(
   ctx: ExecutionContext,
@@ -37,26 +40,66 @@ export async function downloadResults(
       failures++;
       continue;
     }
+    let saved: { file: string; bytes: number; sha256: string } | undefined;
     try {
       let file = resolveOutputPath(outputDir, buildOutputName(job.id, index, url, job.kind));
       const { bytes, sha256 } = await ctx.client.downloadFile(url, file, { signal: ctx.downloadSignal });
       if (extensionFromUrl(url) === undefined) file = await renameByContent(outputDir, file, job, index, url);
-      await ctx.record({ type: 'downloaded', id: job.id, url, file, bytes, sha256 });
-      ctx.emit({ type: 'downloaded', id: job.id, url, file, bytes, sha256 });
-      files.push(file);
+      saved = { file, bytes, sha256 };
     } catch (error) {
       failures++;
-      const reason = ctx.downloadSignal.aborted
-        ? 'stopped by the interrupt'
-        : `failed: ${errorMessageOf(error)}`;
-      ctx.emit({
-        type: 'warning',
-        id: job.id,
-        message: `Downloading result ${index + 1} of job ${job.id} ${reason}; a later apply tries again.`,
-      });
+      reportFailedDownload(ctx, job.id, index, outputDir, error);
+      continue;
     }
+    try {
+      await ctx.record({ type: 'downloaded', id: job.id, url, ...saved });
+    } catch (error) {
+      failures++;
+      ctx.stopCreating(
+        'error',
+        `No new jobs are created: the journal could not record the download of job ${job.id} (${errorMessageOf(error)}).`,
+      );
+      continue;
+    }
+    ctx.emit({ type: 'downloaded', id: job.id, url, ...saved });
+    files.push(saved.file);
   }
   return { files, failures };
+}
+
+/** File-system errors that mean the disk holding the output folder has no room. */
+const FULL_DISK_CODES = new Set(['ENOSPC', 'EDQUOT', 'EFBIG']);
+
+/**
+ * Says why result `index` of a job was not saved. A full disk names the folder and stops new creates
+ * (each would pay for a result with nowhere to go); every failure leaves the result owed.
+ */
+function reportFailedDownload(
+  ctx: ExecutionContext,
+  id: string,
+  index: number,
+  outputDir: string,
+  error: unknown,
+): void {
+  const code = (error as { code?: unknown } | null)?.code;
+  const owed = `the job is paid and its result is owed: a later \`runner apply\` (or \`apply --download-only\`) fetches it while its link lives`;
+  if (typeof code === 'string' && FULL_DISK_CODES.has(code)) {
+    ctx.emit({
+      type: 'warning',
+      id,
+      message: `Result ${index + 1} of job ${id} was not saved: the disk holding ${outputDir} is full (${code}); the partial file was removed. Free space there; ${owed}.`,
+    });
+    ctx.stopCreating('error', `No new jobs are created: the disk holding ${outputDir} is full.`);
+    return;
+  }
+  const reason = ctx.downloadSignal.aborted
+    ? 'was stopped by the interrupt'
+    : `failed: ${errorMessageOf(error)}`;
+  ctx.emit({
+    type: 'warning',
+    id,
+    message: `Downloading result ${index + 1} of job ${id} ${reason}; ${owed}.`,
+  });
 }
 
 /** Moves the files of replaced attempts aside; a failure is a warning, never a lost download. */

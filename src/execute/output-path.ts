@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { extname, resolve, sep } from 'node:path';
 import type { JobKind } from '../kinds/types.js';
 import { RunnerError } from '../errors.js';
+import { sniffMediaExtension } from '../service/result-media.js';
 
 const KNOWN_EXTENSIONS = new Set([
   '.png',
@@ -58,16 +59,7 @@ export function extensionFromUrl(url: string): string | undefined {
 }
 
 /** The extension the first bytes of a file show (magic numbers), when recognised. */
-export function sniffExtension(head: Uint8Array): string | undefined {
-  const ascii = (start: number, end: number) => String.fromCharCode(...head.subarray(start, end));
-  if (head[0] === 0x89 && ascii(1, 4) === 'PNG') return '.png';
-  if (head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff) return '.jpg';
-  if (ascii(0, 4) === 'RIFF' && ascii(8, 12) === 'WEBP') return '.webp';
-  if (ascii(0, 4) === 'GIF8') return '.gif';
-  if (ascii(4, 8) === 'ftyp') return ascii(8, 10) === 'qt' ? '.mov' : '.mp4';
-  if (head[0] === 0x1a && head[1] === 0x45 && head[2] === 0xdf && head[3] === 0xa3) return '.webm';
-  return undefined;
-}
+export const sniffExtension = sniffMediaExtension;
 
 /** Resolves `name` inside `outputDir`, refusing any result outside it. */
 export function resolveOutputPath(outputDir: string, name: string): string {

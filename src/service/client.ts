@@ -11,6 +11,7 @@ import {
   DEFAULT_DOWNLOAD_TIMEOUT_MS,
   DEFAULT_MAX_DOWNLOAD_BYTES,
   downloadToFile,
+  type OpenResultFile,
 } from './download.js';
 import { createHttpError, NotFoundError, UnexpectedResponseError, type RequestContext } from './errors.js';
 import { createHttp, DEFAULT_MAX_RESPONSE_BYTES, describeUrl, readHeader } from './http.js';
@@ -48,6 +49,8 @@ export interface ServiceClientOptions {
   /** Receives retries and finished requests. */
   onEvent?: (event: ClientEvent) => void;
   userAgent?: string;
+  /** Opens result files for writing; tests fill the disk with it. @default node:fs */
+  openResultFile?: OpenResultFile;
 }
 
 /** Just above the longest `Retry-After` the client waits for (5 min, `maxRetryAfterMs`). */
@@ -248,6 +251,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
           timeoutMs: options.downloadTimeoutMs ?? DEFAULT_DOWNLOAD_TIMEOUT_MS,
           maxBytes: options.maxDownloadBytes ?? DEFAULT_MAX_DOWNLOAD_BYTES,
           staleParts,
+          ...(options.openResultFile === undefined ? {} : { openFile: options.openResultFile }),
         },
         url,
         destinationPath,

@@ -1,12 +1,15 @@
 /**
  * Streams a result file to disk crash-safely: a temporary sibling, fsync, then rename, so a file at
- * `destinationPath` is always complete. Retries like any other safe GET.
+ * `destinationPath` is always complete. Every write is checked (a short write is continued, a failed
+ * one removes the temporary), and the size and hash returned are those of the bytes on disk after the
+ * fsync. Retries like any other safe GET; never sends the API key.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { createHttpError, NetworkError, UnexpectedResponseError, type RequestContext } from './errors.js';
 import { describeUrl, discardBody, formatBytes, readHeader, type Http } from './http.js';
+import { describeNotMedia, MEDIA_HEAD_BYTES } from './result-media.js';
 import { runWithRetry, type RetryContext } from './retry-loop.js';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../file-modes.js';
 
@@ -25,9 +28,38 @@ export interface DownloadDeps {
   maxBytes: number;
   /** Removes the temporaries a killed download left (one per client: it lists each folder once). */
   staleParts: StalePartSweeper;
+  /** Opens a result's temporary file for writing. @default {@link openResultFile} (node:fs) */
+  openFile?: OpenResultFile;
 }
 
-/** Downloads `url` to `destinationPath`; the API key goes only to the base URL's own origin. */
+/** The writes a download makes: a seam so tests can fill the disk (ENOSPC) without a full disk. */
+export interface ResultFileHandle {
+  /** Writes from `data[offset, offset + length)` at the end; resolves with the bytes written (maybe fewer). */
+  write(data: Uint8Array, offset: number, length: number): Promise<number>;
+  sync(): Promise<void>;
+  /** The file's size on disk now. */
+  size(): Promise<number>;
+  close(): Promise<void>;
+}
+
+export type OpenResultFile = (path: string) => Promise<ResultFileHandle>;
+
+/** {@link OpenResultFile} over node:fs: a new private file (mode 0600). */
+export const openResultFile: OpenResultFile = async (path) => {
+  const handle = await open(path, 'w', PRIVATE_FILE_MODE);
+  return {
+    write: async (data, offset, length) => (await handle.write(data, offset, length)).bytesWritten,
+    sync: () => handle.sync(),
+    size: async () => (await handle.stat()).size,
+    close: () => handle.close(),
+  };
+};
+
+/**
+ * Downloads `url` to `destinationPath`. The API key is never sent, whatever the URL's origin: a
+ * result link on the API's own origin must not read an API answer with the key (issue #24.7). An
+ * answer that is not media (JSON, HTML, …) is refused and nothing is written.
+ */
 export async function downloadToFile(
   deps: DownloadDeps,
   url: string,
@@ -52,7 +84,7 @@ export async function downloadToFile(
           method: 'GET',
           url,
           context,
-          apiKey: 'same-origin',
+          apiKey: 'never',
           timeoutMs: deps.timeoutMs,
           signal: combined,
         },
@@ -70,10 +102,31 @@ export async function downloadToFile(
             discardBody(response);
             throw tooLarge(context, deps.maxBytes, `content-length ${declared}`);
           }
+          const contentType = readHeader(response, 'content-type');
           await deps.staleParts.removeStaleParts(destinationPath);
-          return writeAtomically(response.body, destinationPath, (bytes) => {
-            if (bytes > deps.maxBytes)
-              throw tooLarge(context, deps.maxBytes, `more than ${deps.maxBytes} bytes`);
+          return writeAtomically(response.body, destinationPath, {
+            openFile: deps.openFile ?? openResultFile,
+            ...(Number.isSafeInteger(declared) && declared >= 0 ? { declared } : {}),
+            checkHead: (head) => {
+              const problem = describeNotMedia(contentType, head);
+              if (problem !== undefined) {
+                throw new UnexpectedResponseError(
+                  context,
+                  { status: response.status },
+                  `${problem}; nothing was saved`,
+                );
+              }
+            },
+            checkSize: (bytes) => {
+              if (bytes > deps.maxBytes)
+                throw tooLarge(context, deps.maxBytes, `more than ${deps.maxBytes} bytes`);
+            },
+            cutShort: (received, declaredBytes) =>
+              new NetworkError(
+                context,
+                'reset',
+                `the body ended after ${received} of the ${declaredBytes} bytes its content-length declared`,
+              ),
           });
         },
       ),
@@ -157,29 +210,106 @@ async function listParts(
   return parts;
 }
 
+interface WriteChecks {
+  openFile: OpenResultFile;
+  /** The content-length, when the answer declared one: the body must be exactly that long. */
+  declared?: number;
+  /** Throws when the first bytes are not a result file (before anything is written). */
+  checkHead(head: Uint8Array): void;
+  /** Throws when the body grew too large. */
+  checkSize(bytes: number): void;
+  /** The error for a body shorter than its content-length (retried like a reset). */
+  cutShort(received: number, declared: number): Error;
+}
+
+/**
+ * Writes the body into a temporary sibling, checks it, fsyncs it, checks that the file on disk holds
+ * every byte, and renames it into place. The hash covers the bytes the writes reported written, so a
+ * short write can never be recorded as a whole file (issue #24.3). On any error the temporary goes.
+ */
 async function writeAtomically(
   body: AsyncIterable<Uint8Array>,
   destinationPath: string,
-  checkSize: (bytes: number) => void,
+  checks: WriteChecks,
 ): Promise<{ bytes: number; sha256: string }> {
   const temporaryPath = `${destinationPath}${PART_MARK}${randomBytes(6).toString('hex')}`;
   const hash = createHash('sha256');
-  let bytes = 0;
-  const file = await open(temporaryPath, 'w', PRIVATE_FILE_MODE);
+  let received = 0;
+  let written = 0;
+  let head: Uint8Array[] | undefined = [];
+  let headBytes = 0;
+  let file: ResultFileHandle | undefined;
+  const writeAll = async (target: ResultFileHandle, chunk: Uint8Array) => {
+    for (let offset = 0; offset < chunk.byteLength;) {
+      const count = await target.write(chunk, offset, chunk.byteLength - offset);
+      if (!(count > 0)) throw noSpace(temporaryPath, written);
+      hash.update(chunk.subarray(offset, offset + count));
+      offset += count;
+      written += count;
+    }
+  };
+  // The first bytes are held until they show what the answer is: a refused one writes nothing.
+  const startFile = async (): Promise<ResultFileHandle> => {
+    const start = Buffer.concat(head ?? []);
+    head = undefined;
+    checks.checkHead(start);
+    const opened = await checks.openFile(temporaryPath);
+    file = opened;
+    await writeAll(opened, start);
+    return opened;
+  };
   try {
     for await (const chunk of body) {
-      bytes += chunk.byteLength;
-      checkSize(bytes);
-      hash.update(chunk);
-      await file.write(chunk);
+      received += chunk.byteLength;
+      checks.checkSize(received);
+      if (file !== undefined) {
+        await writeAll(file, chunk);
+        continue;
+      }
+      head?.push(chunk);
+      headBytes += chunk.byteLength;
+      if (headBytes >= MEDIA_HEAD_BYTES) file = await startFile();
     }
-    await file.sync();
-    await file.close();
+    if (checks.declared !== undefined && received !== checks.declared)
+      throw checks.cutShort(received, checks.declared);
+    const opened = file ?? (await startFile());
+    await opened.sync();
+    const onDisk = await opened.size();
+    if (onDisk !== written || written !== received) {
+      throw new Error(
+        `${temporaryPath} holds ${onDisk} bytes after writing ${written} of ${received} received; the partial file was removed`,
+      );
+    }
+    file = undefined;
+    await opened.close();
     await rename(temporaryPath, destinationPath);
+    await syncFolder(dirname(destinationPath));
   } catch (error) {
-    await file.close().catch(() => undefined);
+    await file?.close().catch(() => undefined);
     await rm(temporaryPath, { force: true });
     throw error;
   }
-  return { bytes, sha256: hash.digest('hex') };
+  return { bytes: written, sha256: hash.digest('hex') };
+}
+
+/** A write that wrote nothing without an error: the disk is full in all but name. */
+function noSpace(path: string, written: number): Error {
+  return Object.assign(new Error(`no space left on device: writing ${path} stopped after ${written} bytes`), {
+    code: 'ENOSPC',
+    path,
+  });
+}
+
+/** Makes the rename durable (best effort: not every platform can fsync a folder). */
+async function syncFolder(folder: string): Promise<void> {
+  try {
+    const handle = await open(folder, 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    // Windows cannot open a folder; the file's own fsync still holds.
+  }
 }

@@ -94,6 +94,7 @@ export function createSimulatorCore(input: SimulatorOptions): SimulatorCore {
     requests: {},
     faultsInjected: { serverError: 0, rateLimit: 0, reset: 0, slow: 0 },
     rateLimitedOnDemand: 0,
+    resultRequestsWithKey: 0,
   };
   const engine = createJobEngine({
     concurrencyLimit: options.concurrencyLimit,

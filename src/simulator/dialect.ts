@@ -49,6 +49,14 @@ export interface HostileOptions {
   dripPollMs?: number;
   /** Sends every result file one byte per this many ms (real time, not scaled). */
   dripDownloadMs?: number;
+  /**
+   * Any value: a completed job's result links point into the API on its own origin,
+   * `/api/v2/account/balance?result=<jobId>/<n>` (issue #24.7), so a client that sends its key there
+   * reads the balance answer (with the legacy key) as the "image".
+   */
+  resultsOnApi?: number;
+  /** Cuts every result file after this many bytes: the full `content-length`, then the socket closes. */
+  truncateDownloadBytes?: number;
 }
 
 type Json = Record<string, unknown>;
@@ -114,6 +122,7 @@ export function shapeJobRecord(record: Json, dialect: Dialect, hostile: HostileO
       shaped[field] = text;
     }
   }
+  if (hostile.resultsOnApi !== undefined && shaped.status === 'complete') pointResultsAtApi(shaped);
   const results = dialect.results ?? 'both';
   if (shaped.status === 'complete' && results !== 'both') {
     const urls = (shaped.resultImages as string[] | null) ?? [];
@@ -135,6 +144,18 @@ export function shapeJobRecord(record: Json, dialect: Dialect, hostile: HostileO
     }
   }
   return maybeStringify(shaped, dialect);
+}
+
+/** `resultsOnApi`: each `/__results/<jobId>/<n>.<ext>` link becomes a balance request on the API. */
+function pointResultsAtApi(record: Json): void {
+  const move = (url: unknown): unknown => {
+    if (typeof url !== 'string') return url;
+    const parsed = new URL(url);
+    const result = parsed.pathname.replace(/^\/__results\//, '').replace(/\.\w+$/, '');
+    return `${parsed.origin}/api/v2/account/balance?result=${result}`;
+  };
+  record.resultUrl = move(record.resultUrl);
+  if (Array.isArray(record.resultImages)) record.resultImages = record.resultImages.map(move);
 }
 
 /** An error message padded to the hostile size, if any. */
@@ -206,7 +227,14 @@ export function describeDialectSpec(): string {
   return [...choices, 'numbersAsStrings', 'failedStatus=WORD', 'maxConcurrentJobs=N'].join(', ');
 }
 
-const HOSTILE_NAMES = ['errorTextBytes', 'paddingBytes', 'dripPollMs', 'dripDownloadMs'] as const;
+const HOSTILE_NAMES = [
+  'errorTextBytes',
+  'paddingBytes',
+  'dripPollMs',
+  'dripDownloadMs',
+  'resultsOnApi',
+  'truncateDownloadBytes',
+] as const;
 
 /** Parses `errorTextBytes=100000,dripPollMs=500` (the `runner simulate --hostile` flag). */
 export function parseHostileSpec(spec: string): HostileOptions | string {

@@ -72,6 +72,22 @@ export function writeAnswer(response: ServerResponse, answer: Answer): void {
 }
 
 /**
+ * Writes `answer`'s headers with its full `content-length`, then only its first `bytes` bytes, and
+ * closes the connection: a body cut short (a dropped connection mid-download).
+ */
+export function writeTruncated(response: ServerResponse, answer: Answer, bytes: number): void {
+  const payload = answer.raw?.bytes ?? Buffer.alloc(0);
+  response.writeHead(answer.status, {
+    ...answer.headers,
+    'content-type': answer.raw?.contentType ?? 'application/octet-stream',
+    'content-length': payload.length,
+  });
+  response.write(payload.subarray(0, Math.min(bytes, payload.length)), () => {
+    response.socket?.destroy();
+  });
+}
+
+/**
  * Writes `answer` one byte per `intervalMs` (a hostile slow body, issue #11). Headers go at once;
  * stops when the client goes away. Timers are unref'd so a dripping answer never holds the process.
  */

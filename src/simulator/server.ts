@@ -14,6 +14,7 @@ import {
   readBody,
   writeAnswer,
   writeDripped,
+  writeTruncated,
   type Answer,
 } from './http-util.js';
 import type { AccountPatch, Simulator, SimulatorOptions } from './types.js';
@@ -144,6 +145,8 @@ function toAccountPatch(body: Record<string, unknown>): AccountPatch | undefined
 async function handleRequest(core: SimulatorCore, request: IncomingMessage, response: ServerResponse) {
   const url = new URL(request.url ?? '/', core.origin);
   const path = url.pathname;
+  const isResultLink = path.startsWith('/__results/') || url.searchParams.has('result');
+  if (isResultLink && request.headers['x-api-key'] !== undefined) core.counters.resultRequestsWithKey += 1;
   if (path === API_BASE || path.startsWith(`${API_BASE}/`)) {
     await handleApi(core, request, response, url);
     return;
@@ -154,9 +157,13 @@ async function handleRequest(core: SimulatorCore, request: IncomingMessage, resp
     answer = await storeBlob(core, url, request);
   else if ((path.startsWith('/__files/') || path.startsWith('/__results/')) && request.method === 'GET') {
     answer = serveFile(core, path);
-    const { dripDownloadMs } = core.options.hostile;
+    const { dripDownloadMs, truncateDownloadBytes } = core.options.hostile;
     if (dripDownloadMs !== undefined && path.startsWith('/__results/') && answer.status === 200) {
       writeDripped(response, answer, dripDownloadMs);
+      return;
+    }
+    if (truncateDownloadBytes !== undefined && path.startsWith('/__results/') && answer.status === 200) {
+      writeTruncated(response, answer, truncateDownloadBytes);
       return;
     }
   } else answer = answerError(404, `not found: ${path}`);

@@ -91,6 +91,11 @@ export interface SimulatorStats {
   /** Requests by `METHOD path-template`, e.g. `POST /agents/jobs/create`. */
   requests: Record<string, number>;
   faultsInjected: { serverError: number; rateLimit: number; reset: number; slow: number };
+  /**
+   * Requests for a result link (`/__results/…`, or a `?result=` link of the `resultsOnApi` hostile
+   * option) that carried an `X-Api-Key` header, whatever its value: a client must send none.
+   */
+  resultRequestsWithKey: number;
   jobs: {
     jobId: string;
     kind: string;

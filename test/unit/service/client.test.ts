@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, open, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -269,12 +269,72 @@ describe('downloads', () => {
     expect((await readdir(folder)).sort()).toEqual(['other.png.part-0a1b2c', 'out.png']);
   });
 
-  it('sends the key to a result on the API origin', async () => {
+  it('never sends the key, not even to a result on the API origin (#24.7)', async () => {
     api()
       .intercept({ path: '/files/1.png', method: 'GET', headers: recordHeaders('/files') })
       .reply(200, 'x');
     await client.downloadFile(`${ORIGIN}/files/1.png`, join(dir, 'o.png'));
-    expect(seen[0]?.headers['x-api-key']).toBe(KEY);
+    expect(Object.keys(seen[0]?.headers ?? {}).map((h) => h.toLowerCase())).not.toContain('x-api-key');
+  });
+
+  it.each([
+    ['application/json', '{"success":true,"data":{"apiKey":"legacy"}}'],
+    ['text/html; charset=utf-8', '<!doctype html><title>Sign in</title>'],
+    ['', '  {"success":false}'],
+    ['image/png', '<html>not really a png</html>'],
+    ['application/pdf', 'unknown bytes of some kind'],
+  ])('refuses a result of type "%s" that is not media, writing nothing (#24.7)', async (type, body) => {
+    agent
+      .get('https://cdn.test')
+      .intercept({ path: '/r/3.png', method: 'GET' })
+      .reply(200, body, type === '' ? {} : { headers: { 'content-type': type } });
+    const error = await client
+      .downloadFile('https://cdn.test/r/3.png', join(dir, 'r.png'))
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UnexpectedResponseError);
+    expect((error as Error).message).toMatch(/not a (known )?media file.*nothing was saved/);
+    expect((error as Error).message).not.toContain('legacy');
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  it('takes media by its signature whatever the type says, and unknown bytes under a media type', async () => {
+    const png = Buffer.concat([Buffer.from([0x89]), Buffer.from('PNG\r\n\x1a\n'), Buffer.alloc(40, 7)]);
+    agent
+      .get('https://cdn.test')
+      .intercept({ path: '/r/4', method: 'GET' })
+      .reply(200, png, { headers: { 'content-type': 'binary/octet-stream' } });
+    agent
+      .get('https://cdn.test')
+      .intercept({ path: '/r/5.avif', method: 'GET' })
+      .reply(200, 'some avif bytes', { headers: { 'content-type': 'image/avif' } });
+    expect((await client.downloadFile('https://cdn.test/r/4', join(dir, 'a.png'))).bytes).toBe(png.length);
+    expect((await client.downloadFile('https://cdn.test/r/5.avif', join(dir, 'b.avif'))).bytes).toBe(15);
+  });
+
+  it('continues a short write and records only the bytes on disk; a full disk leaves nothing (#24.3)', async () => {
+    const body = Buffer.alloc(100_000, 0x42);
+    for (const path of ['/r/6.png', '/r/7.png'])
+      agent.get('https://cdn.test').intercept({ path, method: 'GET' }).reply(200, body);
+    const limited = (capacity: number) =>
+      createServiceClient({
+        baseUrl: BASE,
+        apiKey: KEY,
+        dispatcher: agent,
+        clock,
+        openResultFile: fillingDisk(capacity),
+      });
+    const roomy = limited(1_000_000);
+    const saved = await roomy.downloadFile('https://cdn.test/r/6.png', join(dir, 'whole.png'));
+    expect(saved).toEqual({ bytes: body.length, sha256: createHash('sha256').update(body).digest('hex') });
+    expect((await readFile(join(dir, 'whole.png'))).equals(body)).toBe(true);
+    const full = limited(69_632);
+    const error = await full
+      .downloadFile('https://cdn.test/r/7.png', join(dir, 'cut.png'))
+      .catch((e: unknown) => e);
+    expect((error as { code?: string }).code).toBe('ENOSPC');
+    expect(await readdir(dir)).toEqual(['whole.png']);
+    await roomy.close();
+    await full.close();
   });
 
   it('maps a 404 and leaves nothing behind', async () => {
@@ -290,6 +350,32 @@ describe('downloads', () => {
     expect(await readdir(dir)).toEqual([]);
   });
 });
+
+/**
+ * Files that accept at most `capacity` bytes in all, as a disk with that much room does: the write
+ * that reaches it is short (as write(2) is), the next one fails with ENOSPC. Each write is also cut
+ * to 4 KB, so the downloader must continue short writes.
+ */
+function fillingDisk(capacity: number): OpenResultFileForTest {
+  let used = 0;
+  return async (path) => {
+    const handle = await open(path, 'w');
+    return {
+      async write(data, offset, length) {
+        const room = Math.min(capacity - used, length, 4096);
+        if (room <= 0)
+          throw Object.assign(new Error(`ENOSPC: no space left on device, write`), { code: 'ENOSPC' });
+        const { bytesWritten } = await handle.write(data, offset, room);
+        used += bytesWritten;
+        return bytesWritten;
+      },
+      sync: () => handle.sync(),
+      size: async () => (await handle.stat()).size,
+      close: () => handle.close(),
+    };
+  };
+}
+type OpenResultFileForTest = NonNullable<Parameters<typeof createServiceClient>[0]['openResultFile']>;
 
 describe('errors', () => {
   it('maps 402 with envelope fields, method, path and hint', async () => {
