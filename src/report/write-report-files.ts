@@ -1,4 +1,4 @@
-import { mkdir, open, rename, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../file-modes.js';
 import { reportHtmlFormat } from './render-html.js';
@@ -109,6 +109,7 @@ class WholeFileWriter {
   private pending: string[] = [];
   private length = 0;
   private closed = false;
+  private committed = false;
 
   private constructor(
     private readonly file: string,
@@ -141,17 +142,26 @@ class WholeFileWriter {
     const text = this.pending.join('');
     this.pending = [];
     this.length = 0;
-    await this.handle.write(text, null, 'utf8');
+    // writeFile continues a short write (a disk filling up) where write() would return it (#24.3).
+    await this.handle.writeFile(text, 'utf8');
   }
 
-  /** Writes the rest and renames the file into place. */
+  /** Writes the rest, makes it durable and renames the file into place. */
   async commit(): Promise<void> {
     await this.flush();
-    await this.close();
+    await this.handle.sync();
+    await this.closeHandle();
     await rename(this.temporary, this.file);
+    this.committed = true;
   }
 
+  /** Closes the file; a file not committed (a failed write) takes its temporary with it. */
   async close(): Promise<void> {
+    await this.closeHandle();
+    if (!this.committed) await rm(this.temporary, { force: true });
+  }
+
+  private async closeHandle(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     await this.handle.close();

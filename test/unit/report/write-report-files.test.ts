@@ -1,5 +1,5 @@
 import { describe, it, expect, afterEach, beforeEach } from 'vitest';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { renderReportHtml } from '../../../src/report/render-html.js';
@@ -17,6 +17,17 @@ afterEach(async () => {
 });
 
 describe('writeReportFiles', () => {
+  it('leaves no temporary file behind when a file cannot be put in place (#24.3)', async () => {
+    // A folder where the JUnit file should go: its temporary is written, the rename fails.
+    const junitFile = join(dir, 'junit.xml');
+    await mkdir(junitFile);
+    const error = await writeReportFiles(sampleDataAsBuilt(), { resultsDir: dir, junitFile }).catch(
+      (e: unknown) => e,
+    );
+    expect((error as { code?: string }).code).toMatch(/^E/);
+    expect((await readdir(dir)).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+  });
+
   it('writes the index, the page and JUnit from one pass over the entries, byte for byte what the renderers give', async () => {
     const reportFile = join(dir, 'page', 'report.html');
     let passes = 0;
