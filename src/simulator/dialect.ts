@@ -57,6 +57,8 @@ export interface HostileOptions {
   resultsOnApi?: number;
   /** Cuts every result file after this many bytes: the full `content-length`, then the socket closes. */
   truncateDownloadBytes?: number;
+  /** Every result file answers with this HTTP status and a JSON error (e.g. 403 of an expired link). */
+  resultStatus?: number;
 }
 
 type Json = Record<string, unknown>;
@@ -234,6 +236,7 @@ const HOSTILE_NAMES = [
   'dripDownloadMs',
   'resultsOnApi',
   'truncateDownloadBytes',
+  'resultStatus',
 ] as const;
 
 /** Parses `errorTextBytes=100000,dripPollMs=500` (the `runner simulate --hostile` flag). */

@@ -157,7 +157,9 @@ async function handleRequest(core: SimulatorCore, request: IncomingMessage, resp
     answer = await storeBlob(core, url, request);
   else if ((path.startsWith('/__files/') || path.startsWith('/__results/')) && request.method === 'GET') {
     answer = serveFile(core, path);
-    const { dripDownloadMs, truncateDownloadBytes } = core.options.hostile;
+    const { dripDownloadMs, truncateDownloadBytes, resultStatus } = core.options.hostile;
+    if (resultStatus !== undefined && path.startsWith('/__results/'))
+      answer = answerError(resultStatus, 'This request is not authorized to perform this operation.');
     if (dripDownloadMs !== undefined && path.startsWith('/__results/') && answer.status === 200) {
       writeDripped(response, answer, dripDownloadMs);
       return;
@@ -209,6 +211,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     },
     rateLimitNext: (count, retryAfterSeconds) => {
       core.rateLimit = { remaining: count, retryAfterSeconds };
+    },
+    setHostile: (hostile) => {
+      core.options.hostile = { ...hostile };
     },
     setModelDefault: (slug, field, value) => {
       const config = core.catalog.find((model) => model.slug === slug)?.config;

@@ -126,6 +126,8 @@ export interface Simulator {
   revokeApiKey(): void;
   /** The next `count` API requests, whatever they are, answer HTTP 429 with `Retry-After: seconds`. */
   rateLimitNext(count: number, retryAfterSeconds: number): void;
+  /** Replaces the hostile answers from now on (`{}`: none), e.g. result links that work again. */
+  setHostile(hostile: HostileOptions): void;
   /**
    * Changes the `default` of one config field of a catalog model from now on, as the real service may
    * do between two runs (issue #11.2). Throws when the model or field does not exist.

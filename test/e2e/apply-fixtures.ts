@@ -52,14 +52,18 @@ export function simulatorEnv(simulator: Simulator, apiKey = simulator.apiKey): R
   return { MEDIAGEN_BASE_URL: simulator.baseUrl, MEDIAGEN_API_KEY: apiKey };
 }
 
-/** `runner status FILE --state-dir DIR --json`, parsed; throws with the CLI's stderr if it fails. */
+/**
+ * `runner status FILE --state-dir DIR --json`, parsed; throws with the CLI's stderr if it fails (exit 1
+ * with a view is not a failure: it says results are owed, status `downloading`).
+ */
 export async function readStatus(
   manifestFile: string,
   stateDir: string,
   env: Record<string, string>,
 ): Promise<StatusView> {
   const result = await runCli(['status', manifestFile, '--state-dir', stateDir, '--json'], { env });
-  if (result.code !== 0) throw new Error(`runner status exited ${String(result.code)}: ${result.stderr}`);
+  if (result.code !== 0 && !(result.code === 1 && result.stdout.startsWith('{')))
+    throw new Error(`runner status exited ${String(result.code)}: ${result.stderr}`);
   return JSON.parse(result.stdout) as StatusView;
 }
 
