@@ -181,6 +181,10 @@ function declareCommands(
       'Download folder (default: manifest `output`, else runner-output/<pipeline>/ beside the manifest)',
     )
     .option('--no-download', 'Record result URLs without downloading the files')
+    .option(
+      '--download-only',
+      'Only download the results of done jobs that are not saved yet; creates and pays nothing',
+    )
     .option('--concurrency <n>', 'Jobs open at once, 1 to 4', { default: 4 })
     .option('--max-credits <n>', 'Stop creating jobs before spending more than this')
     .option(

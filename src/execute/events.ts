@@ -11,7 +11,14 @@ export type ExitReason = 'ok' | 'failed' | 'credits' | 'budget' | 'auth' | 'inte
 
 /** What the executor reports while it runs; the CLI renders one line (CI) or a progress view per event. */
 export type ExecutionEvent =
-  | { type: 'job-skipped'; id: string; reason: 'done' | 'failed' | 'deferred' | 'uncertain'; detail: string }
+  | {
+      type: 'job-skipped';
+      id: string;
+      reason: 'done' | 'failed' | 'deferred' | 'uncertain';
+      detail: string;
+      /** A job done earlier whose results this run still downloads: how many are owed. */
+      owed?: number;
+    }
   | { type: 'uploaded'; id: string; file: string; sha256: string; cached: boolean }
   | {
       type: 'job-created';
@@ -67,9 +74,12 @@ export type ExecutionEvent =
   | { type: 'stopped-creating'; reason: StopReason; message: string }
   | { type: 'warning'; id?: string; message: string };
 
-/** How one job ended in this run. */
+/**
+ * How one job ended in this run. `downloading`: the service finished (and charged) the job but not
+ * every result is saved; a later apply or `apply --download-only` fetches the rest (#24.3, #20.8).
+ */
 export type JobOutcome =
-  'done' | 'failed' | 'pending' | 'creating' | 'still-running' | 'deferred' | 'uncertain';
+  'done' | 'downloading' | 'failed' | 'pending' | 'creating' | 'still-running' | 'deferred' | 'uncertain';
 
 export interface ExecutionSummary {
   counts: Record<JobOutcome, number> & { total: number; downloadFailures: number };

@@ -9,7 +9,7 @@ import { downloadResults } from './download-results.js';
 import { errorMessageOf } from './error-info.js';
 import type { ExecutionSummary, ExitReason, JobOutcome, StopReason } from './events.js';
 import { resolveExecuteOptions, type ExecuteDeps, type ExecuteOptions } from './options.js';
-import { emitDoneSkipped, isSamePayloadHash, runJob } from './run-job.js';
+import { countOwed, emitDoneSkipped, isSamePayloadHash, runJob } from './run-job.js';
 
 /**
  * Runs a plan: at most 4 jobs open at once, every step journaled before it matters, so a crash or
@@ -87,12 +87,16 @@ export async function executePlan(
   try {
     await Promise.all(
       toFollow.map(async (job) => {
-        const outcome = await limiter.limit(() => runJobSafely(ctx, job));
+        const outcome = resolved.downloadOnly
+          ? reportWithoutRunning(ctx, job)
+          : await limiter.limit(() => runJobSafely(ctx, job));
         const downloads =
           outcome === 'done' && resolved.download
             ? await downloadLimit(() => downloadSafely(ctx, job))
             : { files: jobs.get(job.id)?.downloads.map((download) => download.file) ?? [], failures: 0 };
-        results.set(job.id, { outcome, files: downloads.files, downloadFailures: downloads.failures });
+        // Paid, but a result is not saved: not done for the user, and never counted as done (#24.3).
+        const shown = outcome === 'done' && downloads.failures > 0 ? 'downloading' : outcome;
+        results.set(job.id, { outcome: shown, files: downloads.files, downloadFailures: downloads.failures });
       }),
     );
   } finally {
@@ -145,6 +149,25 @@ function orderForResume(planned: readonly PlannedJob[], jobs: ReadonlyMap<string
 }
 
 /**
+ * `--download-only`: a job's outcome as its state has it, with nothing sent. A done job (whatever
+ * changed since) goes on to download what it owes; any other is left for a full apply.
+ */
+function reportWithoutRunning(ctx: ExecutionContext, job: PlannedJob): JobOutcome {
+  const state = ctx.jobs.get(job.id);
+  const last = state?.attempts.at(-1);
+  if (state === undefined || last === undefined) return 'pending';
+  switch (state.status) {
+    case 'done':
+      emitDoneSkipped(ctx, job.id, last.attempt, last.jobId, countOwed(ctx, state));
+      return 'done';
+    case 'open':
+      return 'still-running';
+    default:
+      return state.status;
+  }
+}
+
+/**
  * An unexpected error in one job (a bug, a journal that cannot be written) must not leave the others
  * unfollowed: it is reported, nothing new is created, and the job is left as the journal has it.
  */
@@ -187,6 +210,7 @@ function summarize(
   const counts: ExecutionSummary['counts'] = {
     total: plan.jobs.length,
     done: 0,
+    downloading: 0,
     failed: 0,
     pending: 0,
     creating: 0,

@@ -58,6 +58,11 @@ export interface ExecuteOptions {
   download?: boolean;
   /** Where results go; required with `download`. */
   outputDir?: string;
+  /**
+   * Create, re-send and poll nothing: only download the results of done jobs that are not saved yet
+   * (`apply --download-only`). Needs `download`. @default false
+   */
+  downloadOnly?: boolean;
 }
 
 export interface ResolvedOptions {
@@ -74,6 +79,7 @@ export interface ResolvedOptions {
   replace: ReadonlySet<string>;
   download: boolean;
   outputDir: string | undefined;
+  downloadOnly: boolean;
 }
 
 /** Applies defaults and checks ranges. `budget` is the manifest's, combined with `maxCredits`. */
@@ -93,6 +99,9 @@ export function resolveExecuteOptions(options: ExecuteOptions, budget: number | 
   if (options.download === true && options.outputDir === undefined) {
     throw new UsageError('Downloading results needs an output folder.');
   }
+  if (options.downloadOnly === true && options.download !== true) {
+    throw new UsageError('Downloading only needs downloads on and an output folder.');
+  }
   const caps = [options.maxCredits, budget].filter((value): value is number => value !== undefined);
   return {
     runId: options.runId,
@@ -108,5 +117,6 @@ export function resolveExecuteOptions(options: ExecuteOptions, budget: number | 
     replace: new Set(options.replace ?? []),
     download: options.download ?? false,
     outputDir: options.outputDir,
+    downloadOnly: options.downloadOnly ?? false,
   };
 }

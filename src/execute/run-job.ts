@@ -61,7 +61,7 @@ export async function runJob(ctx: ExecutionContext, job: PlannedJob): Promise<Jo
     }
     switch (state.status) {
       case 'done':
-        emitDoneSkipped(ctx, job.id, last.attempt, last.jobId);
+        emitDoneSkipped(ctx, job.id, last.attempt, last.jobId, countOwed(ctx, state));
         return 'done';
       case 'failed':
         if (!ctx.options.retryFailed || retriedFailed) {
@@ -141,14 +141,33 @@ export async function runJob(ctx: ExecutionContext, job: PlannedJob): Promise<Jo
   }
 }
 
-/** The `job-skipped` event of a job done in an earlier apply. */
-export function emitDoneSkipped(ctx: ExecutionContext, id: string, attempt: number, jobId?: string): void {
+/**
+ * The `job-skipped` event of a job done in an earlier apply; `owed` results of it are downloaded
+ * next, and the event says so rather than calling the job finished (#20.8).
+ */
+export function emitDoneSkipped(
+  ctx: ExecutionContext,
+  id: string,
+  attempt: number,
+  jobId?: string,
+  owed = 0,
+): void {
+  const done = `done in attempt ${attempt}${jobId === undefined ? '' : ` (${jobId})`}`;
   ctx.emit({
     type: 'job-skipped',
     id,
     reason: 'done',
-    detail: `done in attempt ${attempt}${jobId === undefined ? '' : ` (${jobId})`}`,
+    detail: owed === 0 ? done : `${done}; ${owed} result(s) not saved yet, downloading`,
+    ...(owed === 0 ? {} : { owed }),
   });
+}
+
+/** Results of a done job's latest attempt that are not downloaded (0 when downloads are off). */
+export function countOwed(ctx: ExecutionContext, state: JobState): number {
+  if (!ctx.options.download) return 0;
+  const last = state.attempts.at(-1);
+  if (last?.outcome !== 'done') return 0;
+  return last.resultUrls.filter((url) => !state.downloads.some((download) => download.url === url)).length;
 }
 
 /**

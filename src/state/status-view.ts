@@ -5,21 +5,34 @@ import { viewJobState } from './stored-job.js';
  * The JSON shape of `runner status --json` (version 1):
  * ```
  * { schemaVersion: 1,
- *   totals: { jobs, pending, creating, open, done, failed, deferred, uncertain, creditsSpent },
+ *   totals: { jobs, pending, creating, open, done, downloading, failed, deferred, uncertain, creditsSpent },
  *   jobs: [{ id, status, attempts, jobId?, serviceStatus?, progress?, failureKind?, error?,
- *            notBefore?, creditCost, chargeSource?, files: [{ file, bytes, sha256 }] }] }
+ *            notBefore?, creditCost, chargeSource?, resultsOwed?, resultsExpireAt?,
+ *            files: [{ file, bytes, sha256 }] }] }
  * ```
  * `creditCost` counts credits charged by attempts that were not refunded; `notBefore` is an ISO time.
+ * `downloading`: the service finished (and charged) the job but `resultsOwed` of its results are not
+ * downloaded; their links expire at `resultsExpireAt` (7 days after completion, api-notes).
  */
 export interface StatusView {
   schemaVersion: 1;
-  totals: Record<JobStatus, number> & { jobs: number; creditsSpent: number };
+  totals: Record<ViewStatus, number> & { jobs: number; creditsSpent: number };
   jobs: JobStatusView[];
 }
 
+/** A job's status as `status` shows it: the journal's, with `downloading` for a done job that owes results. */
+export type ViewStatus = JobStatus | 'downloading';
+
+/** The service keeps results 7 days after a job completes (api-notes). */
+const RESULT_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
+
 export interface JobStatusView {
   id: string;
-  status: JobStatus;
+  status: ViewStatus;
+  /** Results of the latest attempt not downloaded (only on a `downloading` job). */
+  resultsOwed?: number;
+  /** When the owed results' links expire (ISO), if the completion time is known. */
+  resultsExpireAt?: string;
   attempts: number;
   jobId?: string;
   serviceStatus?: string;
@@ -46,6 +59,7 @@ export function buildStatusView(
     creating: 0,
     open: 0,
     done: 0,
+    downloading: 0,
     failed: 0,
     deferred: 0,
     uncertain: 0,
@@ -91,5 +105,14 @@ function projectJob(id: string, job: JobState | undefined): JobStatusView {
   if (error !== undefined) view.error = error;
   if (last.notBefore !== undefined) view.notBefore = new Date(last.notBefore).toISOString();
   if (last.chargeSource !== undefined) view.chargeSource = last.chargeSource;
+  if (last.outcome === 'done') {
+    const owed = last.resultUrls.filter((url) => !job.downloads.some((download) => download.url === url));
+    if (owed.length > 0) {
+      view.status = 'downloading';
+      view.resultsOwed = owed.length;
+      if (last.completedAt !== undefined)
+        view.resultsExpireAt = new Date(last.completedAt + RESULT_LIFETIME_MS).toISOString();
+    }
+  }
   return view;
 }

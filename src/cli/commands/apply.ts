@@ -50,6 +50,7 @@ export async function runApply(ctx: CommandContext, args: string[], flags: Recor
     saved === undefined ? { manifestFile: target, options: flags } : savedPlanInputs(target, saved, flags);
   if (saved !== undefined) await refuseChangedPlan(target, saved, { manifestFile });
   const runId = readRunId(options);
+  const downloadOnly = readDownloadOnly(options);
   await preflightTargets(applyWriteTargets(ctx, options), ctx.cwd);
   const logger = createLogger(ctx.global.logFile);
   const connection = await connect(
@@ -98,21 +99,24 @@ export async function runApply(ctx: CommandContext, args: string[], flags: Recor
       if (saved !== undefined)
         options.replace = replacementsStillDue(saved, (id) => state.jobs.get(id)?.attempts.length ?? 0);
       const targeting = readTargeting(options);
-      const costed = await checkCost({
-        plan,
-        catalog: prepared.catalog,
-        maxAttempts: loaded.manifest.retry?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
-        client: connection.client,
-        previousJobs: forgetReplacedJobs(state.jobs, targeting.replace),
-        retryFailed: options.retryFailed === true,
-        resendUncertain: options.resendUncertain === true,
-        ...(maxCredits === undefined ? {} : { maxCredits }),
-      });
-      const report = addTargetingToReport(costed, targeting, prepared.leftOut);
-      const leftOut = describeLeftOut(report);
-      if (leftOut !== undefined && (!ctx.canPrompt || options.yes === true)) ctx.output.err(leftOut);
-      refuseOverspending(ctx, report, manifestFile);
-      if (!(await confirmApply(ctx, report, manifestFile, options.yes === true))) return ExitCode.Success;
+      // --download-only creates and pays nothing: no cost check, nothing to confirm.
+      if (!downloadOnly) {
+        const costed = await checkCost({
+          plan,
+          catalog: prepared.catalog,
+          maxAttempts: loaded.manifest.retry?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+          client: connection.client,
+          previousJobs: forgetReplacedJobs(state.jobs, targeting.replace),
+          retryFailed: options.retryFailed === true,
+          resendUncertain: options.resendUncertain === true,
+          ...(maxCredits === undefined ? {} : { maxCredits }),
+        });
+        const report = addTargetingToReport(costed, targeting, prepared.leftOut);
+        const leftOut = describeLeftOut(report);
+        if (leftOut !== undefined && (!ctx.canPrompt || options.yes === true)) ctx.output.err(leftOut);
+        refuseOverspending(ctx, report, manifestFile);
+        if (!(await confirmApply(ctx, report, manifestFile, options.yes === true))) return ExitCode.Success;
+      }
 
       const executeOptions = readExecuteOptions(ctx, options, {
         runId,
@@ -123,6 +127,7 @@ export async function runApply(ctx: CommandContext, args: string[], flags: Recor
         ...(loaded.manifest.retry === undefined ? {} : { retry: loaded.manifest.retry }),
         ...(maxCredits === undefined ? {} : { maxCredits }),
       });
+      if (downloadOnly) executeOptions.downloadOnly = true;
       await state.lock.verify();
       const startedAt = Date.now();
       const summary = await executeWithProgress(ctx, plan, executeOptions, {
@@ -166,6 +171,26 @@ export async function runApply(ctx: CommandContext, args: string[], flags: Recor
     await connection.close();
     logger.flush();
   }
+}
+
+/**
+ * `--download-only`: fetch the results owed by done jobs and nothing else (#20.8). Flags that ask for
+ * creates, or for no downloads, contradict it: a usage error before anything is read.
+ */
+function readDownloadOnly(options: Record<string, unknown>): boolean {
+  if (options.downloadOnly !== true) return false;
+  const contradicting = [
+    options.download === false ? '--no-download' : undefined,
+    options.retryFailed === true ? '--retry-failed' : undefined,
+    options.resendUncertain === true ? '--resend-uncertain' : undefined,
+    readTargeting(options).replace.length > 0 ? '--replace' : undefined,
+  ].filter((flag) => flag !== undefined);
+  if (contradicting.length > 0) {
+    throw new UsageError(
+      `--download-only creates nothing, so it cannot be combined with ${contradicting.join(', ')}.`,
+    );
+  }
+  return true;
 }
 
 /**

@@ -8,7 +8,8 @@ import { renderStatus } from '../render/status.js';
 /**
  * `runner status FILE`: every job of a run from its state journal, read-only (no lock, no network).
  * Jobs of the manifest that never ran show as pending. A run without state is an error (exit 1)
- * naming the runs that do exist, never a table of pending jobs.
+ * naming the runs that do exist, never a table of pending jobs. Exits 1 when a done job's results are
+ * not all downloaded (status `downloading`), so a script can tell a run whose results are all saved.
  */
 export async function runStatus(ctx: CommandContext, args: string[], options: Record<string, unknown>) {
   const [manifestFile = ''] = args;
@@ -26,5 +27,6 @@ export async function runStatus(ctx: CommandContext, args: string[], options: Re
       ? JSON.stringify(view, null, 2)
       : renderStatus(view, ctx.output.style, ctx.output.width),
   );
-  return ExitCode.Success;
+  // Results owed by done jobs are not saved yet: not a finished run, for scripts too (#20.8).
+  return view.totals.downloading > 0 ? ExitCode.Failure : ExitCode.Success;
 }

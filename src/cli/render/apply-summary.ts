@@ -22,6 +22,7 @@ export function renderApplySummary(
       : `${counts.done} of ${counts.total} jobs done.`;
   lines.push(headline);
   const rest: [string, number][] = [
+    ['paid but results not saved', counts.downloading],
     ['failed', counts.failed],
     ['still running', counts['still-running']],
     ['pending', counts.pending],
@@ -46,6 +47,11 @@ export function renderApplySummary(
     counts['still-running'] + counts.pending + counts.creating + counts.deferred > 0
   ) {
     next.push(`Run \`${again}\` again to continue: finished jobs are skipped and nothing is paid twice.`);
+  }
+  if (counts.downloading > 0) {
+    next.push(
+      `\`${again} --download-only\` fetches the results not saved (it creates and pays nothing); result links expire 7 days after a job completes.`,
+    );
   }
   if (counts.uncertain > 0) {
     next.push(

@@ -88,7 +88,7 @@ export function createProgressReporter(
 }
 
 /**
- * Jobs done in an earlier run are skipped with one event each, and a resumed run of 100,000 done jobs
+ * Jobs done in an earlier apply are skipped with one event each, and a resumed run of 100,000 done jobs
  * printed 100,000 "skip" lines. Consecutive ones are held and told as one line when another line is
  * due (a single one keeps its own line, with its detail).
  */
@@ -103,7 +103,8 @@ export function groupDoneSkips(style: Style): {
   let count = 0;
   return {
     take(event) {
-      if (event.type !== 'job-skipped' || event.reason !== 'done') return false;
+      // A done job that still owes results keeps its own line: it is being downloaded (#20.8).
+      if (event.type !== 'job-skipped' || event.reason !== 'done' || (event.owed ?? 0) > 0) return false;
       first ??= event;
       lastId = event.id;
       count++;
@@ -114,7 +115,7 @@ export function groupDoneSkips(style: Style): {
       const line =
         count === 1
           ? formatEventLine(first, style)
-          : `${style.dim('skip')}      ${count.toLocaleString('en-US')} jobs done in earlier runs (${first.id} … ${lastId})`;
+          : `${style.dim('skip')}      ${count.toLocaleString('en-US')} jobs already done (${first.id} … ${lastId})`;
       first = undefined;
       count = 0;
       return line;

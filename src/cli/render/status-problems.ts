@@ -19,6 +19,10 @@ const CREATE_REFUSAL_ADVICE: Readonly<Record<string, string>> = {
 export function renderStatusProblems(jobs: readonly JobStatusView[], style: Style): string[] {
   const lines: string[] = [];
   for (const job of jobs) {
+    if (job.status === 'downloading') {
+      lines.push(...describeOwed(job, style));
+      continue;
+    }
     if (job.status !== 'failed' && job.status !== 'uncertain' && job.status !== 'deferred') continue;
     const label = job.failureKind === undefined ? job.status : `${job.status}, ${job.failureKind}`;
     const error = job.error === undefined ? '' : `: ${oneLine(job.error)}`;
@@ -28,6 +32,17 @@ export function renderStatusProblems(jobs: readonly JobStatusView[], style: Styl
     if (advice !== undefined) lines.push(style.dim(`    ${advice}`));
   }
   return lines.length === 0 ? [] : ['', style.bold('Needs attention:'), ...lines];
+}
+
+/** A done job whose results are not all saved: what is owed, until when, and how to fetch it (#20.8). */
+function describeOwed(job: JobStatusView, style: Style): string[] {
+  const until = job.resultsExpireAt === undefined ? '' : `; the links expire ${job.resultsExpireAt}`;
+  return [
+    style.yellow(`  ${job.id} (downloading): paid, ${job.resultsOwed ?? 0} result(s) not saved${until}`),
+    style.dim(
+      '    `runner apply --download-only` (with the same manifest, --run, --state-dir and --output) fetches them; it creates and pays nothing.',
+    ),
+  ];
 }
 
 function adviceFor(job: JobStatusView): string | undefined {

@@ -13,7 +13,10 @@ export function renderStatus(view: StatusView, style: Style, width = 120): strin
     job.jobId ?? '',
     job.failureKind ?? (job.serviceStatus !== undefined && job.status === 'open' ? job.serviceStatus : ''),
     String(job.creditCost),
-    job.files.map((file) => file.file).join(', '),
+    [
+      ...job.files.map((file) => file.file),
+      ...(job.resultsOwed === undefined ? [] : [`(${job.resultsOwed} not saved)`]),
+    ].join(', '),
   ]);
   // Colors go on whole lines after padding, so escape codes never upset the column widths.
   const [header = '', ...lines] = formatTable(
@@ -23,7 +26,9 @@ export function renderStatus(view: StatusView, style: Style, width = 120): strin
   );
   const colored = lines.map((line, index) => colorByStatus(line, view.jobs[index]?.status ?? '', style));
   const { totals } = view;
-  const counts = (['done', 'open', 'creating', 'pending', 'failed', 'deferred', 'uncertain'] as const)
+  const counts = (
+    ['done', 'downloading', 'open', 'creating', 'pending', 'failed', 'deferred', 'uncertain'] as const
+  )
     .filter((status) => totals[status] > 0)
     .map((status) => `${status} ${totals[status]}`)
     .join(', ');
@@ -38,6 +43,6 @@ export function renderStatus(view: StatusView, style: Style, width = 120): strin
 
 function colorByStatus(line: string, status: string, style: Style): string {
   if (status === 'failed') return style.red(line);
-  if (status === 'uncertain' || status === 'deferred') return style.yellow(line);
+  if (status === 'uncertain' || status === 'deferred' || status === 'downloading') return style.yellow(line);
   return line;
 }

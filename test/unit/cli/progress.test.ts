@@ -155,13 +155,13 @@ describe('progress lines without a terminal (CI)', () => {
   const skipDone = (id: string) =>
     ({ type: 'job-skipped', id, reason: 'done', detail: 'done in attempt 1' }) as const;
 
-  it('tells consecutive jobs done in earlier runs as one line, and a single one as its own', () => {
+  it('tells consecutive jobs done in earlier applies as one line, and a single one as its own', () => {
     const { reporter, lines } = reporterLines();
     for (const id of ['a', 'b', 'c']) reporter.onEvent(skipDone(id));
     reporter.onEvent({ type: 'job-created', id: 'd', attempt: 1, jobId: 'j1', resent: false, creditCost: 4 });
     reporter.onEvent(skipDone('e'));
     reporter.finish();
-    expect(lines()[0]).toBe('skip      3 jobs done in earlier runs (a … c)');
+    expect(lines()[0]).toBe('skip      3 jobs already done (a … c)');
     expect(lines()[1]).toMatch(/^created\s+d/);
     expect(lines()[2]).toBe('skip      e: done in attempt 1');
     expect(lines()).toHaveLength(3);
@@ -175,7 +175,7 @@ describe('progress lines without a terminal (CI)', () => {
     reporter.note('a note');
     reporter.finish();
     expect(lines()).toEqual([
-      'skip      2 jobs done in earlier runs (a … b)',
+      'skip      2 jobs already done (a … b)',
       'skip      c: failed: PROMPT_UNCLEAR',
       'a note',
     ]);
@@ -198,7 +198,7 @@ describe('progress on a terminal', () => {
     reporter.finish();
     // Lines are written whole; the live block's cursor moves and clears come between them.
     const plain = text;
-    expect(plain.split('skip      3 jobs done in earlier runs (a … c)')).toHaveLength(2);
+    expect(plain.split('skip      3 jobs already done (a … c)')).toHaveLength(2);
     expect(plain.indexOf('skip      3 jobs')).toBeLessThan(plain.indexOf('created'));
     expect(plain.indexOf('created')).toBeLessThan(plain.indexOf('a note'));
     expect(plain).toContain('done 3');

@@ -369,7 +369,8 @@ describe('executePlan', () => {
       controller.signal,
     );
     expect(summary.exitReason).toBe('interrupted');
-    expect(summary.counts).toMatchObject({ done: 1, pending: 1 });
+    // The interrupt also stopped its download: paid, its result owed, so not done (#20.8).
+    expect(summary.counts).toMatchObject({ done: 0, downloading: 1, pending: 1 });
     const lines = (await readFile(h.journalPath, 'utf8')).trim().split('\n');
     expect(JSON.parse(lines.at(-1) ?? '{}')).toMatchObject({ type: 'interrupted' });
   });

@@ -67,11 +67,30 @@ describe('buildStatusView', () => {
       creating: 0,
       open: 0,
       done: 1,
+      downloading: 0,
       failed: 1,
       deferred: 1,
       uncertain: 0,
       creditsSpent: 4,
     });
+  });
+
+  it('shows a done job whose results are not all downloaded as downloading, with what is owed (#20.8)', () => {
+    const owing = [
+      { type: 'intent', at: 1, id: 'd', attempt: 1, payloadHash: 'h' },
+      { type: 'created', at: 2, id: 'd', attempt: 1, jobId: 'J4', creditCost: 4 },
+      { type: 'completed', at: 3, id: 'd', attempt: 1, resultUrls: ['https://r/1.png', 'https://r/2.png'] },
+      { type: 'downloaded', at: 4, id: 'd', url: 'https://r/1.png', file: '/o/d.png', bytes: 3, sha256: 's' },
+    ]
+      .map((record) => JSON.stringify(record))
+      .join('\n');
+    const view = buildStatusView(replayJournal(owing).jobs);
+    expect(view.jobs[0]).toMatchObject({
+      status: 'downloading',
+      resultsOwed: 1,
+      resultsExpireAt: new Date(3 + 7 * 24 * 3600 * 1000).toISOString(),
+    });
+    expect(view.totals).toMatchObject({ done: 0, downloading: 1 });
   });
 });
 
