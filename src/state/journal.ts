@@ -18,7 +18,8 @@ export interface JournalWriter {
   append(entry: JournalEntry): Promise<JournalRecord>;
   /**
    * Where the journal ends after the appends that resolved so far; undefined when the writer was
-   * opened without the line count it started from (`options.lines`), or after a failed append.
+   * opened without the line count it started from (`options.lines`), or after a failed append that
+   * could not be cut back to its last whole line.
    */
   position(): JournalPosition | undefined;
   /**
@@ -82,6 +83,7 @@ export async function openJournal(
   }
   let chain: Promise<unknown> = Promise.resolve();
   let closed = false;
+  let damaged: Error | undefined;
   const position = (): JournalPosition | undefined => (lines === undefined ? undefined : { bytes, lines });
 
   const append = (entry: JournalEntry): Promise<JournalRecord> => {
@@ -89,12 +91,23 @@ export async function openJournal(
     const line = `${JSON.stringify(record)}\n`;
     const next = chain.then(async () => {
       if (closed) throw new Error(`journal ${path} is closed`);
+      if (damaged !== undefined) throw damaged;
       try {
         await handle.appendFile(line, 'utf8');
         await handle.datasync();
       } catch (error) {
-        // Part of the line may be on disk: where the journal ends is no longer known.
-        lines = undefined;
+        // Part of the line may be on disk (a disk that filled up mid-line): cut it off, so the next
+        // record starts on a line of its own. If even that fails, nothing more is appended.
+        try {
+          await handle.truncate(bytes);
+          await handle.datasync();
+        } catch {
+          damaged = new Error(
+            `journal ${path} could not be written, nor cut back to its last whole line: nothing more is appended`,
+            { cause: error },
+          );
+          lines = undefined;
+        }
         throw error;
       }
       bytes += Buffer.byteLength(line, 'utf8');
