@@ -18,7 +18,7 @@ import { buildOutputName, extensionFromUrl, resolveOutputPath, sniffExtension } 
 export async function downloadResults(
   ctx: ExecutionContext,
   job: PlannedJob,
-): Promise<{ files: string[]; failures: number }> {
+): Promise<{ files: string[]; failures: number; error?: string }> {
   const outputDir = ctx.options.outputDir;
   const state = ctx.jobs.get(job.id);
   const last = state?.attempts.at(-1);
@@ -27,6 +27,7 @@ export async function downloadResults(
   }
   const files: string[] = [];
   let failures = 0;
+  let firstError: string | undefined;
   await mkdir(outputDir, { recursive: true, mode: 0o700 });
   await setAsideOldAttempts(ctx, job.id, state);
   for (const [index, url] of last.resultUrls.entries()) {
@@ -38,6 +39,7 @@ export async function downloadResults(
     if (ctx.downloadSignal.aborted) {
       // Not downloaded in this run: counted, so an interrupted run never reports every file present.
       failures++;
+      firstError ??= 'the download was stopped by the interrupt';
       continue;
     }
     let saved: { file: string; bytes: number; sha256: string } | undefined;
@@ -48,13 +50,14 @@ export async function downloadResults(
       saved = { file, bytes, sha256 };
     } catch (error) {
       failures++;
-      reportFailedDownload(ctx, job.id, index, outputDir, error);
+      firstError ??= reportFailedDownload(ctx, job.id, index, outputDir, error);
       continue;
     }
     try {
       await ctx.record({ type: 'downloaded', id: job.id, url, ...saved });
     } catch (error) {
       failures++;
+      firstError ??= `the journal could not record the download: ${errorMessageOf(error)}`;
       ctx.stopCreating(
         'error',
         `No new jobs are created: the journal could not record the download of job ${job.id} (${errorMessageOf(error)}).`,
@@ -64,15 +67,20 @@ export async function downloadResults(
     ctx.emit({ type: 'downloaded', id: job.id, url, ...saved });
     files.push(saved.file);
   }
-  return { files, failures };
+  return {
+    files,
+    failures,
+    ...(firstError === undefined ? {} : { error: `result not saved: ${firstError}` }),
+  };
 }
 
 /** File-system errors that mean the disk holding the output folder has no room. */
 const FULL_DISK_CODES = new Set(['ENOSPC', 'EDQUOT', 'EFBIG']);
 
 /**
- * Says why result `index` of a job was not saved. A full disk names the folder and stops new creates
- * (each would pay for a result with nowhere to go); every failure leaves the result owed.
+ * Says why result `index` of a job was not saved, and returns the reason. A full disk names the folder
+ * and stops new creates (each would pay for a result with nowhere to go); every failure leaves the
+ * result owed.
  */
 function reportFailedDownload(
   ctx: ExecutionContext,
@@ -80,7 +88,7 @@ function reportFailedDownload(
   index: number,
   outputDir: string,
   error: unknown,
-): void {
+): string {
   const code = (error as { code?: unknown } | null)?.code;
   const owed = `the job is paid and its result is owed: a later \`runner apply\` (or \`apply --download-only\`) fetches it while its link lives`;
   if (typeof code === 'string' && FULL_DISK_CODES.has(code)) {
@@ -90,7 +98,7 @@ function reportFailedDownload(
       message: `Result ${index + 1} of job ${id} was not saved: the disk holding ${outputDir} is full (${code}); the partial file was removed. Free space there; ${owed}.`,
     });
     ctx.stopCreating('error', `No new jobs are created: the disk holding ${outputDir} is full.`);
-    return;
+    return `the disk holding ${outputDir} is full (${code})`;
   }
   const reason = ctx.downloadSignal.aborted
     ? 'was stopped by the interrupt'
@@ -100,6 +108,7 @@ function reportFailedDownload(
     id,
     message: `Downloading result ${index + 1} of job ${id} ${reason}; ${owed}.`,
   });
+  return reason.replace(/^failed: /, '');
 }
 
 /** Moves the files of replaced attempts aside; a failure is a warning, never a lost download. */

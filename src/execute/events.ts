@@ -95,7 +95,10 @@ export interface ExecutionSummary {
     outcome: JobOutcome;
     jobId?: string;
     files: string[];
-    /** Why a failed, deferred or uncertain job is not done: the service's failureKind and error text. */
+    /**
+     * Why a failed, deferred or uncertain job is not done: the service's failureKind and error text; for
+     * a `downloading` job, why a result was not saved.
+     */
     failureKind?: string;
     error?: string;
   }[];

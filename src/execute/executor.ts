@@ -11,6 +11,15 @@ import type { ExecutionSummary, ExitReason, JobOutcome, StopReason } from './eve
 import { resolveExecuteOptions, type ExecuteDeps, type ExecuteOptions } from './options.js';
 import { countOwed, emitDoneSkipped, isSamePayloadHash, runJob } from './run-job.js';
 
+/** How one job ended in this run, with its files and what of its downloads failed. */
+interface JobResult {
+  outcome: JobOutcome;
+  files: string[];
+  downloadFailures: number;
+  /** Why a `downloading` job's first result not saved was not. */
+  downloadError?: string;
+}
+
 /**
  * Runs a plan: at most 4 jobs open at once, every step journaled before it matters, so a crash or
  * Ctrl-C at any point leaves a state that the next call resumes without paying twice.
@@ -68,7 +77,7 @@ export async function executePlan(
     manifestFile: plan.manifestFile,
   });
   const downloadLimit = pLimit(4);
-  const results = new Map<string, { outcome: JobOutcome; files: string[]; downloadFailures: number }>();
+  const results = new Map<string, JobResult>();
   // Jobs done in an earlier apply with every result on record need no slot, no promise and no folder
   // check: settled here, so resuming a large run costs memory and time only for what is left to do.
   const toFollow: PlannedJob[] = [];
@@ -96,7 +105,12 @@ export async function executePlan(
             : { files: jobs.get(job.id)?.downloads.map((download) => download.file) ?? [], failures: 0 };
         // Paid, but a result is not saved: not done for the user, and never counted as done (#24.3).
         const shown = outcome === 'done' && downloads.failures > 0 ? 'downloading' : outcome;
-        results.set(job.id, { outcome: shown, files: downloads.files, downloadFailures: downloads.failures });
+        results.set(job.id, {
+          outcome: shown,
+          files: downloads.files,
+          downloadFailures: downloads.failures,
+          ...(downloads.error === undefined ? {} : { downloadError: downloads.error }),
+        });
       }),
     );
   } finally {
@@ -189,7 +203,7 @@ async function runJobSafely(ctx: ExecutionContext, job: PlannedJob): Promise<Job
 async function downloadSafely(
   ctx: ExecutionContext,
   job: PlannedJob,
-): Promise<{ files: string[]; failures: number }> {
+): Promise<{ files: string[]; failures: number; error?: string }> {
   try {
     return await downloadResults(ctx, job);
   } catch (error) {
@@ -198,14 +212,14 @@ async function downloadSafely(
       id: job.id,
       message: `Downloading the results of job ${job.id} failed: ${errorMessageOf(error)}`,
     });
-    return { files: [], failures: 1 };
+    return { files: [], failures: 1, error: `result not saved: ${errorMessageOf(error)}` };
   }
 }
 
 function summarize(
   plan: Plan,
   ctx: ExecutionContext,
-  results: ReadonlyMap<string, { outcome: JobOutcome; files: string[]; downloadFailures: number }>,
+  results: ReadonlyMap<string, JobResult>,
 ): ExecutionSummary {
   const counts: ExecutionSummary['counts'] = {
     total: plan.jobs.length,
@@ -221,7 +235,7 @@ function summarize(
   };
   const jobs: ExecutionSummary['jobs'] = [];
   for (const job of plan.jobs) {
-    const result = results.get(job.id) ?? { outcome: 'pending' as const, files: [], downloadFailures: 0 };
+    const result: JobResult = results.get(job.id) ?? { outcome: 'pending', files: [], downloadFailures: 0 };
     counts[result.outcome]++;
     counts.downloadFailures += result.downloadFailures;
     const state = ctx.jobs.get(job.id);
@@ -232,6 +246,9 @@ function summarize(
       ...(jobId === undefined ? {} : { jobId }),
       files: result.files,
       ...(state === undefined ? {} : whyNotDone(result.outcome, state)),
+      ...(result.outcome === 'downloading' && result.downloadError !== undefined
+        ? { error: result.downloadError }
+        : {}),
     });
   }
   const stopReason = ctx.stopReason();

@@ -86,6 +86,9 @@ describe('a full disk (#24.3)', () => {
       expect(await filesIn(outDir)).toEqual(['j0.png']);
       expect(cut.state.get('j1')?.status).toBe('done');
       expect(cut.state.get('j1')?.downloads).toEqual([]);
+      expect(cut.summary.jobs.find((job) => job.id === 'j1')?.error).toBe(
+        `result not saved: the disk holding ${outDir} is full (ENOSPC)`,
+      );
 
       room.bytes = Number.MAX_SAFE_INTEGER;
       const resumed = await run(client, jobs(4), { concurrency: 1 });
@@ -183,6 +186,12 @@ describe('a result link on the API origin (#24.7)', () => {
       ),
     );
     expect(JSON.stringify(result.events)).not.toContain('legacy-');
+    expect(result.summary.jobs[0]).toMatchObject({
+      outcome: 'downloading',
+      error: expect.stringMatching(
+        /^result not saved: GET 127\.0\.0\.1:\d+\/api\/v2\/account\/balance failed: HTTP 401/,
+      ) as unknown,
+    });
   });
 });
 
