@@ -27,6 +27,12 @@ export function renderApplyMarkdown(
     '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     `| ${counts.done} | ${counts.failed} | ${counts['still-running']} | ${counts.pending + counts.creating} | ${counts.deferred} | ${counts.uncertain} | ${summary.creditsSpent} | ${summary.creditsSpentTotal} |`,
   ];
+  if (counts.downloading > 0) {
+    lines.push(
+      '',
+      `**${counts.downloading} paid job(s) whose results were not saved** (downloading): \`runner apply --download-only\` with the same options fetches them, creating nothing.`,
+    );
+  }
   // Counted from the statuses; entries (made as they are read, each reading a job's state) only
   // until the listed ones are found: none at all when every job is done.
   let problems = 0;

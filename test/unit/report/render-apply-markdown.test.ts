@@ -51,6 +51,18 @@ describe('renderApplyMarkdown', () => {
     expect(markdown).not.toContain('| job |');
     expect(made()).toBe(0);
   });
+
+  it('says how many paid jobs have results not saved, and how to fetch them (#20.8)', () => {
+    const { data } = lazily(Array.from({ length: 3 }, (_, i) => entry(`job-${i}`, 'done')));
+    const markdown = renderApplyMarkdown(
+      { ...summary, counts: { ...summary.counts, total: 3, done: 1, downloading: 2, failed: 0 } },
+      data,
+      { results: 'results.json' },
+    );
+    expect(markdown).toContain('1 of 3 jobs done; exit reason: failed.');
+    expect(markdown).toContain('**2 paid job(s) whose results were not saved** (downloading)');
+    expect(markdown).toContain('`runner apply --download-only`');
+  });
 });
 
 /** Entries made as they are read, with their statuses given apart, like buildReportData's. */
