@@ -82,6 +82,8 @@ describe('results paid for but not saved', () => {
     expect(sim.stats().jobsCreated).toBe(2);
     expect(sim.stats().requests['POST /agents/jobs/create']).toBe(2);
     expect((await listFiles(out)).filter((name) => name.endsWith('.png'))).toHaveLength(2);
+    // The simulator serves results on the API's own origin: still, no download carried the key (#24.7).
+    expect(sim.stats().resultRequestsWithKey).toBe(0);
 
     const settled = await runCli(['status', file, ...where.slice(0, 2)], { env });
     expect(settled.code).toBe(0);
