@@ -10,6 +10,7 @@ import type { RunAddress } from '../state/state-dir.js';
 import type { CommandContext } from './context.js';
 import { peekRunDate, runDateOf } from './run-date.js';
 import { readSecretGuard } from './read-secrets.js';
+import { SIMULATED_STATE_NOTE } from './simulated-state-note.js';
 import { readRunId, readStateDir } from './run-options.js';
 import { readTargeting, selectTargets } from './targeting-options.js';
 import { loadVarOverrides, readVarFlags } from './var-options.js';
@@ -85,7 +86,7 @@ async function noStateError(where: RunAddress, dir: string): Promise<RunnerError
   const stateFlag = where.stateDir === undefined ? '' : ` --state-dir ${where.stateDir}`;
   const known =
     runs.length === 0
-      ? `No run of pipeline "${where.pipeline}" has state there yet: \`runner apply ${where.manifestFile}\` starts one.`
+      ? `No run of pipeline "${where.pipeline}" has state there yet: \`runner apply ${where.manifestFile}\` starts one, against the service (paid). ${SIMULATED_STATE_NOTE}`
       : `Runs with state: ${runs.map((run) => run.runId).join(', ')} (see \`runner runs ${where.manifestFile}${stateFlag}\`); pick one with --run.`;
   return new RunnerError(
     'STATE_NOT_FOUND',

@@ -158,6 +158,9 @@ export async function runApply(ctx: CommandContext, args: string[], flags: Recor
                 manifestFile,
                 runId,
                 temporaryState,
+                ...(temporaryState && location.stateDir !== undefined
+                  ? { temporaryStateRoot: location.stateDir }
+                  : {}),
               },
               ctx.output.style,
             ),

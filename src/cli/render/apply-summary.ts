@@ -11,6 +11,11 @@ export function renderApplySummary(
     runId: string;
     /** With --simulate the state lives only as long as the in-process simulator. */
     temporaryState?: boolean;
+    /**
+     * The temporary state root of a simulated apply (its `--state-dir`): the commands that read a run
+     * (status, runs, report) find it only when told, so the summary says how (#20.10).
+     */
+    temporaryStateRoot?: string;
   },
   style: Style,
 ): string {
@@ -40,6 +45,15 @@ export function renderApplySummary(
   const stateNote = context.temporaryState === true ? ' (temporary: the in-process simulator is gone)' : '';
   lines.push(style.dim(`State: ${context.stateDir}${stateNote}`));
   const runFlag = context.runId === 'default' ? '' : ` --run ${context.runId}`;
+  const stateFlag =
+    context.temporaryStateRoot === undefined ? '' : ` --state-dir ${shellWord(context.temporaryStateRoot)}`;
+  if (stateFlag !== '') {
+    lines.push(
+      style.dim(
+        `See this run with \`runner status ${context.manifestFile}${runFlag}${stateFlag}\` (or \`runs\`, \`report\`, with the same --state-dir).`,
+      ),
+    );
+  }
   const again = `runner apply ${context.manifestFile}${runFlag}`;
   const next: string[] = [];
   if (
@@ -59,8 +73,15 @@ export function renderApplySummary(
     );
   }
   if (counts.failed > 0) {
-    next.push(`See \`runner status ${context.manifestFile}${runFlag}\` for each failure and its advice.`);
+    next.push(
+      `See \`runner status ${context.manifestFile}${runFlag}${stateFlag}\` for each failure and its advice.`,
+    );
   }
   for (const line of next) lines.push(style.dim(line));
   return lines.join('\n');
+}
+
+/** `word` as one shell word: as is when it holds only characters no shell treats specially, else quoted. */
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
 }

@@ -1,13 +1,14 @@
 import { formatTable } from '../../plan/text-table.js';
 import type { RunsView } from '../../state/list-runs.js';
 import type { Style } from '../output.js';
+import { SIMULATED_STATE_NOTE } from '../simulated-state-note.js';
 
 const STATUS_ORDER = ['done', 'open', 'creating', 'pending', 'failed', 'deferred', 'uncertain'] as const;
 
 /** `runner runs` as a table, oldest run first. */
 export function renderRuns(view: RunsView, style: Style, width = 120): string {
   if (view.runs.length === 0) {
-    return `No runs of pipeline "${view.pipeline}" have state in ${view.stateRoot}.`;
+    return `No runs of pipeline "${view.pipeline}" have state in ${view.stateRoot}. ${SIMULATED_STATE_NOTE}`;
   }
   const rows = view.runs.map((run) => [
     run.runId,

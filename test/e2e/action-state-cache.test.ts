@@ -1,0 +1,221 @@
+import { execFile } from 'node:child_process';
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { parse } from 'yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const root = fileURLToPath(new URL('../../', import.meta.url));
+
+interface Step {
+  id?: string;
+  name?: string;
+  if?: string;
+  run?: string;
+  uses?: string;
+  env?: Record<string, string>;
+  with?: Record<string, string>;
+}
+
+interface Workflow {
+  inputs?: Record<string, { default?: string; description?: string }>;
+  runs?: { steps: Step[] };
+  jobs?: Record<string, { steps: Step[]; env?: Record<string, string> }>;
+}
+
+async function readWorkflow(file: string): Promise<{ doc: Workflow; steps: Step[] }> {
+  const doc = parse(await readFile(join(root, file), 'utf8')) as Workflow;
+  const steps = doc.runs?.steps ?? Object.values(doc.jobs ?? {}).flatMap((job) => job.steps);
+  return { doc, steps };
+}
+
+/** Runs a step's shell script as GitHub runs `shell: bash` (`bash --noprofile --norc -eo pipefail`). */
+async function runStep(step: Step, options: { cwd: string; env: Record<string, string> }) {
+  if (step.run === undefined) throw new Error(`step ${step.name ?? step.id ?? '?'} has no run script`);
+  expect(step.run, 'a script tested here takes its inputs from env, not ${{ }}').not.toContain('${{');
+  return run('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', step.run], options);
+}
+
+/**
+ * The Actions cache must keep the state of every night, whatever its outcome (#17.1): actions/cache's
+ * own save runs only when the job succeeded (`post-if: success()`), and one failed job makes apply exit
+ * 1, so the night's journal was lost and a re-run paid its done jobs again.
+ */
+describe.each(['action.yml', 'docs/github-nightly.yml'])('%s keeps the state of every night', (file) => {
+  let steps: Step[];
+  beforeAll(async () => {
+    ({ steps } = await readWorkflow(file));
+  });
+
+  const find = (prefix: string) => steps.findIndex((step) => step.uses?.startsWith(prefix) === true);
+
+  it('restores with actions/cache/restore and saves with actions/cache/save under always()', () => {
+    expect(steps.filter((step) => /^actions\/cache@/.test(step.uses ?? ''))).toEqual([]);
+    const restore = steps[find('actions/cache/restore@')];
+    const save = steps[find('actions/cache/save@')];
+    expect(restore).toBeDefined();
+    expect(save).toBeDefined();
+    expect(save?.if).toMatch(/^always\(\)/);
+    expect(save?.with?.path).toBe(restore?.with?.path);
+    // The paid work sits between the two.
+    const apply =
+      file === 'action.yml' ? steps.findIndex((step) => step.name === 'Apply') : find('mediagen/runner@');
+    expect(find('actions/cache/restore@')).toBeLessThan(apply);
+    expect(find('actions/cache/save@')).toBeGreaterThan(apply);
+  });
+
+  it('saves one entry per workflow run and attempt, and restores the newest by prefix', () => {
+    const restore = steps[find('actions/cache/restore@')];
+    const save = steps[find('actions/cache/save@')];
+    const key = save?.with?.key ?? '';
+    expect(restore?.with?.key).toBe(key);
+    expect(key).toContain('${{ github.run_id }}');
+    expect(key).toContain('${{ github.run_attempt }}');
+    // First this workflow run's own newest entry (a re-run of an older night, after later nights saved
+    // theirs), then the manifest's newest.
+    const prefixes = (restore?.with?.['restore-keys'] ?? '').trim().split('\n');
+    expect(prefixes).toHaveLength(2);
+    const [own = '', any = ''] = prefixes;
+    expect(own.endsWith('${{ github.run_id }}-')).toBe(true);
+    expect(any).not.toContain('github.run_');
+    for (const prefix of prefixes) expect(key.startsWith(prefix)).toBe(true);
+  });
+});
+
+describe('the nightly workflow and the action agree', () => {
+  it('the workflow caches the folder the action keeps the state in, and tells the action not to', async () => {
+    const { doc, steps } = await readWorkflow('docs/github-nightly.yml');
+    const env = Object.values(doc.jobs ?? {})[0]?.env ?? {};
+    const action = steps.find((step) => step.uses?.startsWith('mediagen/runner@') === true);
+    expect(action?.with?.manifest).toBe('${{ env.MANIFEST }}');
+    expect(action?.with?.['cache-state']).toBe('false');
+    expect(env.STATE).toBe(join(env.MANIFEST ?? '', '..', '.runner'));
+    const save = steps.find((step) => step.uses?.startsWith('actions/cache/save@') === true);
+    expect(save?.with?.path).toBe('${{ env.STATE }}');
+    expect(save?.with?.key).toContain('${{ env.MANIFEST }}');
+  });
+
+  it('the action caches on its own unless told not to', async () => {
+    const { doc, steps } = await readWorkflow('action.yml');
+    expect(doc.inputs?.['cache-state']?.default).toBe('true');
+    const restore = steps.find((step) => step.uses?.startsWith('actions/cache/restore@') === true);
+    const save = steps.find((step) => step.uses?.startsWith('actions/cache/save@') === true);
+    expect(restore?.if).toBe("inputs.cache-state == 'true'");
+    // Not when the state folder was never resolved (the install failed): a save without a path fails.
+    expect(save?.if).toBe("always() && inputs.cache-state == 'true' && steps.paths.outputs.state != ''");
+    expect(restore?.with?.path).toBe('${{ steps.paths.outputs.state }}');
+  });
+});
+
+describe("the action's scripts", () => {
+  let dir: string;
+  let steps: Step[];
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'runner-e2e-action-'));
+    ({ steps } = await readWorkflow('action.yml'));
+  });
+  afterAll(async () => {
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+  });
+
+  /** The paths step's outputs for an input run id (empty: the default). */
+  async function resolvePaths(runId: string): Promise<Record<string, string>> {
+    const step = steps.find((candidate) => candidate.id === 'paths');
+    expect(step?.env?.WORKFLOW_RUN_ID).toBe('${{ github.run_id }}');
+    const output = join(dir, `output-${runId || 'default'}`);
+    await writeFile(output, '');
+    await runStep(step ?? {}, {
+      cwd: dir,
+      env: {
+        PATH: process.env.PATH ?? '',
+        GITHUB_OUTPUT: output,
+        MANIFEST: 'pipelines/nightly.yaml',
+        RUN_ID: runId,
+        OUTPUT: 'runner-output',
+        WORKFLOW_RUN_ID: '9876543210',
+      },
+    });
+    const lines = (await readFile(output, 'utf8')).trim().split('\n');
+    return Object.fromEntries(
+      lines.map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+    );
+  }
+
+  it('defaults the run id to the workflow run id, which re-runs keep, not to the date (#24.10)', async () => {
+    expect(await resolvePaths('')).toEqual({
+      run: '9876543210',
+      state: 'pipelines/.runner',
+      report: 'runner-output/report.html',
+    });
+    expect((await resolvePaths('night-7')).run).toBe('night-7');
+  });
+
+  /** Runs the install step in a fake action folder with an `npm` that records its arguments. */
+  async function install(prebuilt: boolean): Promise<string[]> {
+    const actionPath = join(dir, prebuilt ? 'release' : 'source');
+    const bin = join(dir, `bin-${prebuilt ? 'release' : 'source'}`);
+    await mkdir(bin, { recursive: true });
+    await mkdir(join(actionPath, 'dist', 'bundle'), { recursive: true });
+    if (prebuilt) await writeFile(join(actionPath, 'dist', 'bundle', 'runner.js'), '');
+    const calls = join(dir, `npm-calls-${prebuilt ? 'release' : 'source'}`);
+    // `npm ci` of a source checkout runs `prepare`, which builds dist/.
+    await writeFile(
+      join(bin, 'npm'),
+      `#!/bin/sh\necho "$*" >> "${calls}"\n[ "$1" = ci ] && touch dist/bundle/runner.js\nexit 0\n`,
+    );
+    await chmod(join(bin, 'npm'), 0o755);
+    await writeFile(calls, '');
+    const step = steps.find((candidate) => candidate.name === 'Install runner');
+    expect(step?.['working-directory' as keyof Step]).toBe('${{ github.action_path }}');
+    await runStep(step ?? {}, { cwd: actionPath, env: { PATH: `${bin}:${process.env.PATH ?? ''}` } });
+    return (await readFile(calls, 'utf8')).trim().split('\n');
+  }
+
+  it('installs only the runtime dependencies, without scripts, where dist/ is prebuilt (a release)', async () => {
+    expect(await install(true)).toEqual(['ci --omit=dev --ignore-scripts --no-audit --no-fund']);
+  });
+
+  it('builds dist/ through `prepare` where the ref has none (a source commit)', async () => {
+    expect(await install(false)).toEqual(['ci --no-audit --no-fund']);
+    const pkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
+    expect(pkg.scripts.prepare).toBe('npm run build');
+  });
+
+  it('stops apply with SIGINT at the time limit, so the save step still runs before the job timeout', async () => {
+    const step = steps.find((candidate) => candidate.name === 'Apply');
+    const bin = join(dir, 'bin-apply');
+    await mkdir(bin, { recursive: true });
+    // Stand-ins that print what they were given: `timeout` runs the rest of its arguments.
+    await writeFile(join(bin, 'fake-runner'), '#!/bin/sh\necho "runner $*"\n');
+    await writeFile(join(bin, 'timeout'), '#!/bin/sh\necho "timeout $1 $2 $3"\nshift 3\nexec "$@"\n');
+    await chmod(join(bin, 'fake-runner'), 0o755);
+    await chmod(join(bin, 'timeout'), 0o755);
+    const applyWith = async (limit: string, maxCredits: string) =>
+      (
+        await runStep(step ?? {}, {
+          cwd: dir,
+          env: {
+            PATH: `${bin}:${process.env.PATH ?? ''}`,
+            RUNNER: 'fake-runner',
+            MANIFEST: 'pipelines/night ly.yaml',
+            RUN_ID: '42',
+            OUTPUT: 'out',
+            MAX_CREDITS: maxCredits,
+            TIME_LIMIT: limit,
+            MEDIAGEN_BASE_URL: '',
+          },
+        })
+      ).stdout.trim();
+    const args =
+      'apply pipelines/night ly.yaml --run 42 --yes --output out --report out/report.html --junit out/junit.xml --log-file out/apply.log';
+    expect(await applyWith('', '')).toBe(`runner ${args}`);
+    expect(await applyWith('110', '400')).toBe(
+      `timeout --signal=INT --kill-after=120 110m\nrunner ${args} --max-credits 400`,
+    );
+  });
+});

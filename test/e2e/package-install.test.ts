@@ -1,0 +1,151 @@
+import { execFile } from 'node:child_process';
+import {
+  cp,
+  mkdir,
+  mkdtemp,
+  readFile,
+  realpath,
+  rename,
+  rm,
+  stat,
+  symlink,
+  writeFile,
+} from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cliEnv } from './run-cli.js';
+
+const run = promisify(execFile);
+const root = fileURLToPath(new URL('../../', import.meta.url));
+
+/**
+ * What the build reads. The package is packed from a copy of these, not from this checkout: packing
+ * runs `prepare` (the build), which replaces dist/ while other tests run the CLI from it.
+ */
+const SOURCES = [
+  'package.json',
+  'package-lock.json',
+  'tsconfig.json',
+  'tsconfig.build.json',
+  'README.md',
+  'src',
+  'scripts',
+  'schemas',
+];
+
+/** npm with no network, its cache in the test's folder, none of the developer's or vitest's npm settings. */
+function npmEnv(dir: string): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? '',
+    HOME: dir,
+    npm_config_cache: join(dir, 'npm-cache'),
+    npm_config_offline: 'true',
+    npm_config_update_notifier: 'false',
+    npm_config_audit: 'false',
+    npm_config_fund: 'false',
+    npm_config_loglevel: 'error',
+  };
+}
+
+/** The runtime dependencies, from the lockfile: every installed package not marked `dev`, top level only. */
+async function productionPackages(): Promise<string[]> {
+  const lock = JSON.parse(await readFile(join(root, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, { dev?: boolean }>;
+  };
+  return Object.entries(lock.packages)
+    .filter(([path, entry]) => /^node_modules\/(@[^/]+\/)?[^/]+$/.test(path) && entry.dev !== true)
+    .map(([path]) => path.slice('node_modules/'.length));
+}
+
+/**
+ * `npm install <the git repository>` and `npm pack` both run the package's `prepare` script on a fresh
+ * checkout, where nothing has built dist/ yet (#24.10): the tarball must hold a working `runner`, with
+ * only the runtime dependencies beside it. Offline: the copy links this checkout's node_modules for the
+ * build, and the "installed" package gets links to the runtime dependencies only, as `npm install
+ * --omit=dev` would lay them out.
+ */
+describe('the packed package (npm pack / npm install from git)', () => {
+  let dir: string;
+  let files: string[];
+  let bin: string;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'runner-e2e-package-'));
+    const source = join(dir, 'source');
+    await mkdir(source);
+    for (const entry of SOURCES) await cp(join(root, entry), join(source, entry), { recursive: true });
+    await symlink(await realpath(join(root, 'node_modules')), join(source, 'node_modules'));
+    const packed = await run('npm', ['pack', '--json', '--pack-destination', dir], {
+      cwd: source,
+      env: npmEnv(dir),
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    const [info] = JSON.parse(packed.stdout) as { filename: string; files: { path: string }[] }[];
+    if (info === undefined) throw new Error(`npm pack printed no package: ${packed.stdout}`);
+    files = info.files.map((file) => file.path);
+
+    const app = join(dir, 'app');
+    const modules = join(app, 'node_modules');
+    await mkdir(modules, { recursive: true });
+    await writeFile(join(app, 'package.json'), '{ "private": true }\n');
+    await run('tar', ['-xzf', join(dir, info.filename), '-C', modules]);
+    await rename(join(modules, 'package'), join(modules, 'mediagen-runner'));
+    for (const name of await productionPackages()) {
+      await mkdir(dirname(join(modules, name)), { recursive: true });
+      await symlink(await realpath(join(root, 'node_modules', name)), join(modules, name));
+    }
+    const manifest = JSON.parse(await readFile(join(modules, 'mediagen-runner', 'package.json'), 'utf8')) as {
+      bin: Record<string, string>;
+    };
+    await mkdir(join(modules, '.bin'));
+    bin = join(modules, '.bin', 'runner');
+    await symlink(join('..', 'mediagen-runner', manifest.bin.runner ?? 'missing'), bin);
+  }, 180_000);
+
+  afterAll(async () => {
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('holds the built CLI and the schemas, not the sources', () => {
+    expect(files).toContain('dist/bundle/runner.js');
+    expect(files).toContain('dist/bundle/main.cjs');
+    expect(files).toContain('schemas/pipeline.schema.json');
+    expect(files.filter((file) => file.startsWith('src/') || file.startsWith('test/'))).toEqual([]);
+  });
+
+  it('runs as the `runner` its bin names, executable, with the runtime dependencies only', async () => {
+    expect((await stat(bin)).mode & 0o111).not.toBe(0);
+    const version = await run(bin, ['--version'], { cwd: join(dir, 'app'), env: cliEnv() });
+    expect(version.stdout).toMatch(/^runner\/\d+\.\d+\.\d+ /);
+
+    // A whole apply against the in-process simulator: the HTTP client and the logger (left out of the
+    // bundle, loaded from node_modules) and the schemas (read from the package) all load.
+    const manifest = join(dir, 'app', 'one.yaml');
+    await writeFile(
+      manifest,
+      [
+        'version: 1',
+        'name: one',
+        'jobs:',
+        '  - id: cup',
+        '    kind: image',
+        '    model: chatgpt-image-sangtao',
+        '    prompt: A watercolor picture of a coffee cup on a wooden table in soft morning light',
+        '    params: { format: png }',
+        '',
+      ].join('\n'),
+    );
+    const applied = await run(
+      bin,
+      ['apply', manifest, '--simulate', '--yes', '--log-file', join(dir, 'apply.log')],
+      {
+        cwd: join(dir, 'app'),
+        env: cliEnv(),
+      },
+    );
+    expect(applied.stdout).toMatch(/All 1 jobs done/);
+  }, 60_000);
+});
