@@ -1,11 +1,17 @@
-import type { JobStatus } from '../state/job-state.js';
 import { piecesOf, type PiecewiseFormat } from './piecewise-text.js';
-import { statusesOf, type ReportData, type ReportEntry } from './report-data.js';
+import {
+  reportStatusOf,
+  statusesOf,
+  type ReportData,
+  type ReportEntry,
+  type ReportStatus,
+} from './report-data.js';
 
 /**
  * The run as JUnit XML for CI test reporters: one `<testcase>` per job of the manifest. A failed job is
  * a `<failure>` (type: its failureKind; text: the error and the advice); a deferred or uncertain job,
- * or one not finished in this run, is `<skipped>` with the reason; a done job passes, its `time` the
+ * one not finished in this run, or a done one whose results are not all saved, is `<skipped>` with
+ * the reason; a done job passes, its `time` the
  * seconds from its first create to its completion (0 where those are not known). Pure.
  */
 export function renderJunit(data: ReportData, durationSeconds = 0): string {
@@ -42,14 +48,14 @@ export function junitFormat(data: ReportData, durationSeconds = 0): PiecewiseFor
   ].join('\n');
   return {
     head: () => head,
-    item: (entry) => `\n${renderCase(data.pipeline, entry, junitOutcome(entry.status))}`,
+    item: (entry) => `\n${renderCase(data.pipeline, entry, junitOutcome(reportStatusOf(entry)))}`,
     tail: () => '\n  </testsuite>\n</testsuites>\n',
   };
 }
 
 type JunitOutcome = 'passed' | 'failure' | 'skipped';
 
-function junitOutcome(status: JobStatus): JunitOutcome {
+function junitOutcome(status: ReportStatus): JunitOutcome {
   if (status === 'done') return 'passed';
   if (status === 'failed') return 'failure';
   return 'skipped';
@@ -71,12 +77,16 @@ function renderCase(pipeline: string, entry: ReportEntry, outcome: JunitOutcome)
     ].join('\n');
     return `${head}>\n      <failure ${attributes({ type, message })}>${escapeXml(text)}</failure>\n    </testcase>`;
   }
+  const unsaved = entry.files.filter((file) => file.path === undefined);
+  const expiry = unsaved[0]?.urlExpiresAt;
   const reason =
-    entry.status === 'deferred'
-      ? `deferred (${entry.failureKind ?? 'temporary failure'}): ${entry.advice ?? 'a later apply retries it'}`
-      : entry.status === 'uncertain'
-        ? `uncertain: ${entry.error ?? 'the create answer was lost'}. ${entry.advice ?? ''}`.trim()
-        : `not finished in this run (status ${entry.status}); a later apply continues it`;
+    entry.status === 'done'
+      ? `paid, but ${unsaved.length} of ${entry.files.length} results not saved; \`runner apply --download-only\` fetches them${expiry === undefined ? '' : ` until ${expiry}`}`
+      : entry.status === 'deferred'
+        ? `deferred (${entry.failureKind ?? 'temporary failure'}): ${entry.advice ?? 'a later apply retries it'}`
+        : entry.status === 'uncertain'
+          ? `uncertain: ${entry.error ?? 'the create answer was lost'}. ${entry.advice ?? ''}`.trim()
+          : `not finished in this run (status ${entry.status}); a later apply continues it`;
   return `${head}>\n      <skipped ${attributes({ message: reason })}/>\n    </testcase>`;
 }
 

@@ -2,11 +2,11 @@ import { isLocalFileRef } from '../catalog/local-files.js';
 import { FAILURE_ADVICE, isFailureKind } from '../execute/failure-policy.js';
 import type { JobKind } from '../kinds/types.js';
 import type { MatrixValue } from '../manifest/types.js';
-import { sumChargedCredits, type JobState, type JobStatus } from '../state/job-state.js';
+import { sumChargedCredits, summarizeJob, type JobState, type JobStatus } from '../state/job-state.js';
 import { viewJobState } from '../state/stored-job.js';
+import { RESULT_RETENTION_MS } from '../service/job-status.js';
 
-/** The service deletes results 7 days after a job completes (api-notes: "Polled job record"). */
-export const RESULT_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+export { RESULT_RETENTION_MS } from '../service/job-status.js';
 
 /** What the report and the results index need of one job of the manifest (an expanded or planned job). */
 export interface ReportJobInput {
@@ -71,15 +71,30 @@ export interface ReportJobList extends Iterable<ReportJobInput> {
 export interface ReportEntryList extends Iterable<ReportEntry> {
   readonly length: number;
   /**
-   * Each entry's `status`, in order, without making the entries (a job of the state snapshot is not
-   * read): what a file that starts with totals (JUnit) needs before its entries. Absent on a plain list.
+   * Each entry's {@link ReportStatus}, in order, without making the entries (a finished job of the
+   * state snapshot is not read): what a file that starts with totals (JUnit) needs before its entries.
+   * Absent on a plain list.
    */
-  statuses?(): Iterable<JobStatus>;
+  statuses?(): Iterable<ReportStatus>;
+}
+
+/**
+ * A job's status as the run's summaries count it: the journal's, with `downloading` for a done job
+ * some of whose results are not on disk (paid, but a full disk, a refused answer or an interrupt kept
+ * them out), as `runner status` shows it.
+ */
+export type ReportStatus = JobStatus | 'downloading';
+
+/** The {@link ReportStatus} of an entry. */
+export function reportStatusOf(entry: ReportEntry): ReportStatus {
+  return entry.status === 'done' && entry.files.some((file) => file.path === undefined)
+    ? 'downloading'
+    : entry.status;
 }
 
 /** The entries' statuses, in order: from {@link ReportEntryList.statuses} when the list has it. */
-export function statusesOf(entries: ReportEntryList): Iterable<JobStatus> {
-  return entries.statuses?.() ?? [...entries].map((entry) => entry.status);
+export function statusesOf(entries: ReportEntryList): Iterable<ReportStatus> {
+  return entries.statuses?.() ?? [...entries].map(reportStatusOf);
 }
 
 /** A run's jobs with their state: the data of the HTML report, the results index and JUnit. */
@@ -122,7 +137,14 @@ export function buildReportData(input: {
       }
     },
     *statuses() {
-      for (const job of jobs) yield state.get(job.id)?.status ?? 'pending';
+      for (const job of jobs) {
+        const known = state.get(job.id);
+        if (known === undefined) yield 'pending';
+        // A stored summary says whether every result was saved; only a job that says no is read.
+        else if (known.status === 'done' && !summarizeJob(known).complete)
+          yield reportStatusOf(buildEntry(job, viewJobState(known)));
+        else yield known.status;
+      }
     },
   };
   return {

@@ -5,6 +5,9 @@
 import { capText } from './cap-text.js';
 import type { ChargeSource, JobPhase, JobRecord } from './types.js';
 
+/** The service deletes results 7 days after a job completes (api-notes: "Polled job record"). */
+export const RESULT_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+
 const PHASES: Record<string, JobPhase> = {
   waitingforagent: 'queued',
   queued: 'queued',

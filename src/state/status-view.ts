@@ -1,5 +1,6 @@
 import { sumChargedCredits, type JobState, type JobStatus } from './job-state.js';
 import { viewJobState } from './stored-job.js';
+import { RESULT_RETENTION_MS } from '../service/job-status.js';
 
 /**
  * The JSON shape of `runner status --json` (version 1):
@@ -22,9 +23,6 @@ export interface StatusView {
 
 /** A job's status as `status` shows it: the journal's, with `downloading` for a done job that owes results. */
 export type ViewStatus = JobStatus | 'downloading';
-
-/** The service keeps results 7 days after a job completes (api-notes). */
-const RESULT_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
 
 export interface JobStatusView {
   id: string;
@@ -111,7 +109,7 @@ function projectJob(id: string, job: JobState | undefined): JobStatusView {
       view.status = 'downloading';
       view.resultsOwed = owed.length;
       if (last.completedAt !== undefined)
-        view.resultsExpireAt = new Date(last.completedAt + RESULT_LIFETIME_MS).toISOString();
+        view.resultsExpireAt = new Date(last.completedAt + RESULT_RETENTION_MS).toISOString();
     }
   }
   return view;

@@ -8,14 +8,14 @@ describe('renderJunit', () => {
   it('has one test case per job with totals on the suite', () => {
     expect(xml.match(/<testcase /g)).toHaveLength(6);
     expect(xml).toContain(
-      '<testsuite name="p" tests="6" failures="1" errors="0" skipped="3" time="12.500" timestamp="2026-11-23T08:01:00.000Z">',
+      '<testsuite name="p" tests="6" failures="1" errors="0" skipped="4" time="12.500" timestamp="2026-11-23T08:01:00.000Z">',
     );
     expect(xml).toContain('<testcase classname="p" name="ad-latte-watercolor" time="0.002"/>');
   });
 
   it('times a done job from its first intent to its completion, and a job without both as 0', () => {
     // The fixture's mocha job is sent at DAY and completes at DAY + 5 ms.
-    expect(xml).toContain('<testcase classname="p" name="ad-mocha-watercolor" time="0.005"/>');
+    expect(xml).toContain('<testcase classname="p" name="ad-mocha-watercolor" time="0.005">');
     expect(xml).toMatch(/<testcase classname="p" name="rejected" time="0.000">/);
     expect(xml).toMatch(/<testcase classname="p" name="never" time="0.000">/);
   });
@@ -26,6 +26,12 @@ describe('renderJunit', () => {
     expect(failure?.[1]).toBe('type="CONTENT_REJECTED" message="policy &lt;b&gt;"');
     expect(failure?.[2]).toContain('advice: The prompt is against the content policy: change the prompt.');
     expect(failure?.[2]).toContain('service job id: J3');
+  });
+
+  it('skips a done job whose results were not all saved, saying how to fetch them', () => {
+    expect(xml).toMatch(
+      /name="ad-mocha-watercolor"[^>]*>\s*<skipped message="paid, but 1 of 1 results not saved; `runner apply --download-only` fetches them until 2026-11-30T08:00:00\.005Z"/,
+    );
   });
 
   it('skips deferred, uncertain and unfinished jobs with the reason', () => {

@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { renderReportHtml } from '../../../src/report/render-html.js';
+import { reportStatusOf } from '../../../src/report/report-data.js';
 import { renderJunit } from '../../../src/report/render-junit.js';
 import { buildResultsIndex, renderResultsCsv } from '../../../src/report/results-index.js';
 import { writeReportFiles } from '../../../src/report/write-report-files.js';
@@ -42,7 +43,7 @@ describe('writeReportFiles', () => {
           passes++;
           yield* many;
         },
-        statuses: () => many.map((entry) => entry.status),
+        statuses: () => many.map(reportStatusOf),
       },
     };
     const junitFile = join(dir, 'junit.xml');
