@@ -1,5 +1,6 @@
 import { estimateCostView, type CostAccount, type CostOptions } from '../plan/estimate-cost.js';
 import { summarizePreviousState } from '../plan/previous-state.js';
+import { forgetReplacedJobs } from '../plan/targeting-report.js';
 import type { CostReportView } from '../plan/job-table.js';
 import type { Plan } from '../plan/types.js';
 import type { ServiceClient } from '../service/service-client.js';
@@ -29,7 +30,10 @@ export interface CostCheckInput {
   catalog: Model[];
   maxAttempts: number;
   client?: ServiceClient;
+  /** The run's whole state: every job's spending counts against the budget, replaced ones too. */
   previousJobs?: ReadonlyMap<string, JobState>;
+  /** `--replace`: these jobs are priced as new, while what they already cost stays spent. */
+  replace?: readonly string[];
   retryFailed?: boolean;
   resendUncertain?: boolean;
   /** `--max-credits`. */
@@ -52,18 +56,24 @@ export async function readCostAccount(client: ServiceClient | undefined): Promis
   return account;
 }
 
-/** The estimate's options from the state and the flags, decided as apply decides them. */
+/**
+ * The estimate's options from the state and the flags, decided as apply decides them: apply's budget
+ * starts from what every job of the state cost, a `--replace`d one included (its earlier attempt was
+ * paid), so the verdict does too; only the job's status is forgotten, so it is priced as new.
+ */
 export function readCostOptions(input: Omit<CostCheckInput, 'catalog' | 'client'>): CostOptions {
   let alreadySpent = 0;
   for (const job of input.previousJobs?.values() ?? []) alreadySpent += sumBudgetedCredits(job);
+  const previousJobs =
+    input.previousJobs === undefined ? undefined : forgetReplacedJobs(input.previousJobs, input.replace);
   return {
     maxAttempts: input.maxAttempts,
     alreadySpent,
     ...(input.maxCredits === undefined ? {} : { maxCredits: input.maxCredits }),
-    ...(input.previousJobs === undefined
+    ...(previousJobs === undefined
       ? {}
       : {
-          previous: summarizePreviousState(input.previousJobs, {
+          previous: summarizePreviousState(previousJobs, {
             retryFailed: input.retryFailed === true,
             resendUncertain: input.resendUncertain === true,
             now: input.now ?? Date.now(),

@@ -6,7 +6,7 @@ import type { ValidationIssue } from '../manifest/types.js';
 import type { CostReportView } from '../plan/job-table.js';
 import { readLastPayloads } from '../plan/payload-diff.js';
 import { streamPlan } from '../plan/stream-plan.js';
-import { addTargetingToReport, forgetReplacedJobs } from '../plan/targeting-report.js';
+import { addTargetingToReport } from '../plan/targeting-report.js';
 import type { ServiceClient } from '../service/service-client.js';
 import type { Model } from '../service/types.js';
 import { readRunState } from '../state/read-run-state.js';
@@ -89,7 +89,8 @@ export async function planByStreaming(
     },
     costOptions: readCostOptions({
       maxAttempts: manifest.retry?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
-      previousJobs: forgetReplacedJobs(stateJobs, targetingFlags.replace),
+      previousJobs: stateJobs,
+      ...(targetingFlags.replace === undefined ? {} : { replace: targetingFlags.replace }),
       retryFailed: options.retryFailed === true,
       resendUncertain: options.resendUncertain === true,
       ...(maxCredits === undefined ? {} : { maxCredits }),

@@ -50,12 +50,14 @@ export async function runJob(ctx: ExecutionContext, job: PlannedJob): Promise<Jo
     if (!replaced && (state.status === 'done' || state.status === 'failed')) {
       replaced = true;
       retriedFailed = true;
+      const created = await createAttempt(ctx, job, nextAttempt, false);
+      // Not created (a budget or credit stop): the job is counted as the journal has it, as `status` does.
+      if (created === 'pending') return outcomeOfStatus(ctx.jobs.get(job.id)?.status ?? state.status);
       ctx.emit({
         type: 'warning',
         id: job.id,
-        message: `Job ${job.id} is replaced: attempt ${nextAttempt} is created; attempt ${last.attempt} (${state.status}) is superseded.`,
+        message: `Job ${job.id} is replaced: attempt ${nextAttempt} was sent; attempt ${last.attempt} (${state.status}) is superseded.`,
       });
-      const created = await createAttempt(ctx, job, nextAttempt, false);
       if (created !== 'open') return created;
       continue;
     }
@@ -139,6 +141,11 @@ export async function runJob(ctx: ExecutionContext, job: PlannedJob): Promise<Jo
     const created = await createAttempt(ctx, job, nextAttempt, false);
     if (created !== 'open') return created;
   }
+}
+
+/** A job's status as this run's outcome (an open job is still running). */
+function outcomeOfStatus(status: JobState['status']): JobOutcome {
+  return status === 'open' ? 'still-running' : status;
 }
 
 /**

@@ -27,7 +27,7 @@ import { readRunId, readStateDir } from '../run-options.js';
 import { readTargeting } from '../targeting-options.js';
 import { readSavedPlanIfAny, refuseChangedPlan, savedPlanInputs } from '../saved-plan-io.js';
 import { replacementsStillDue } from '../../plan/saved-plan.js';
-import { addTargetingToReport, describeLeftOut, forgetReplacedJobs } from '../../plan/targeting-report.js';
+import { addTargetingToReport, describeLeftOut } from '../../plan/targeting-report.js';
 
 const EXIT_CODES: Record<ExitReason, number> = {
   ok: ExitCode.Success,
@@ -106,7 +106,8 @@ export async function runApply(ctx: CommandContext, args: string[], flags: Recor
           catalog: prepared.catalog,
           maxAttempts: loaded.manifest.retry?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
           client: connection.client,
-          previousJobs: forgetReplacedJobs(state.jobs, targeting.replace),
+          previousJobs: state.jobs,
+          ...(targeting.replace === undefined ? {} : { replace: targeting.replace }),
           retryFailed: options.retryFailed === true,
           resendUncertain: options.resendUncertain === true,
           ...(maxCredits === undefined ? {} : { maxCredits }),

@@ -23,7 +23,7 @@ import { readRunId, readStateDir } from '../run-options.js';
 import { readTargeting } from '../targeting-options.js';
 import { addPayloadsToReport, readShowOption } from '../plan-show.js';
 import { savePlanIfAsked } from '../save-plan.js';
-import { addChangesToReport, addTargetingToReport, forgetReplacedJobs } from '../../plan/targeting-report.js';
+import { addChangesToReport, addTargetingToReport } from '../../plan/targeting-report.js';
 
 const FORMATS = ['text', 'json', 'markdown'] as const;
 type Format = (typeof FORMATS)[number];
@@ -82,13 +82,13 @@ export async function runPlan(ctx: CommandContext, args: string[], options: Reco
     const { manifest } = prepared.loaded;
     const targeting = readTargeting(options);
     const stateJobs = previous.jobs;
-    const previousJobs = forgetReplacedJobs(stateJobs, targeting.replace);
     const costed = withJobList(
       await checkCost({
         plan: prepared.plan,
         catalog: prepared.catalog,
         maxAttempts: manifest.retry?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
-        previousJobs,
+        previousJobs: stateJobs,
+        ...(targeting.replace === undefined ? {} : { replace: targeting.replace }),
         retryFailed: options.retryFailed === true,
         resendUncertain: options.resendUncertain === true,
         ...(maxCredits === undefined ? {} : { maxCredits }),

@@ -22,6 +22,7 @@ const job = (id: string, prompt = `a clear prompt for ${id}`) => plannedJob(id, 
 interface Flags {
   retryFailed?: boolean;
   maxCredits?: number;
+  replace?: string[];
 }
 
 function createWorld() {
@@ -32,6 +33,7 @@ function createWorld() {
       download: false,
       ...(flags.retryFailed === undefined ? {} : { retryFailed: flags.retryFailed }),
       ...(flags.maxCredits === undefined ? {} : { maxCredits: flags.maxCredits }),
+      ...(flags.replace === undefined ? {} : { replace: flags.replace }),
     });
   const plan = async (input: Plan, flags: Flags = {}): Promise<CostReport> =>
     withJobList(
@@ -58,6 +60,19 @@ function createWorld() {
 }
 
 describe('plan and apply agree (issue #7.3)', () => {
+  it("counts what --replace'd jobs already cost, as apply's budget does (#20.4)", async () => {
+    const world = createWorld();
+    const plan = makePlan([job('a'), job('b'), job('c'), job('d')]);
+    await world.apply(plan);
+    const roomy = await world.plan(plan, { replace: ['c', 'd'], maxCredits: 6 });
+    expect(roomy.verdict.status).toBe('fits');
+    const tight = await world.plan(plan, { replace: ['c', 'd'], maxCredits: 5 });
+    expect(tight.credits).toMatchObject({ needed: 2, alreadySpent: 4 });
+    expect(tight.verdict).toMatchObject({ status: 'over-budget', overBudgetBy: 1 });
+    const refused = await world.sideBySide(plan, { replace: ['c', 'd'], maxCredits: 5 });
+    expect(refused.summary.stopReason).toBe('budget');
+  });
+
   it('counts the credits already spent by this run against the budget', async () => {
     const world = createWorld();
     await world.apply(makePlan([job('a'), job('b')]));

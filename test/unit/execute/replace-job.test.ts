@@ -32,4 +32,20 @@ describe('executePlan with replace (--replace)', () => {
     await run();
     expect(service.creates).toHaveLength(5);
   });
+
+  it('a replaced job the cap keeps from being created stays done, with no "was sent" warning (#20.4)', async () => {
+    const h = createExecutorHarness(tmp.path);
+    const run = (options: Partial<ExecuteOptions> = {}) => h.run(plan, { download: false, ...options });
+    await run();
+    // Two done jobs cost 1 credit each (the failed one was refunded): a cap of 2 leaves no room.
+    const summary = await run({ replace: ['a'], maxCredits: 2 });
+    expect(h.service.creates).toHaveLength(3);
+    expect(summary.stopReason).toBe('budget');
+    expect(summary.jobs.find((job) => job.id === 'a')?.outcome).toBe('done');
+    expect(summary.counts).toMatchObject({ done: 2, failed: 1, pending: 0 });
+    expect(h.events.some((e) => e.type === 'warning' && e.id === 'a' && /replaced/.test(e.message))).toBe(
+      false,
+    );
+    expect((await h.state()).get('a')?.status).toBe('done');
+  });
 });
