@@ -8,12 +8,13 @@
  */
 export const CATALOG_MODEL_SCHEMA = {
   type: 'object',
-  required: ['slug', 'displayName', 'category', 'creditCost'],
+  required: ['slug', 'displayName', 'category'],
   properties: {
     slug: { type: 'string', minLength: 1 },
     displayName: { type: 'string' },
     category: { type: 'string', minLength: 1 },
-    creditCost: { type: 'number', minimum: 0 },
+    // Checked per job when a manifest uses the model (src/service/credit-cost.ts), naming the model and the value.
+    creditCost: {},
     description: { type: ['string', 'null'] },
     imageUrl: { type: ['string', 'null'] },
     config: { type: ['object', 'null'] },

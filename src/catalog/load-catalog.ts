@@ -49,7 +49,7 @@ export function parseCatalog(text: string, source: string): Model[] {
       const where = `${error?.instancePath ?? ''}`.replace(/^\//, '.').replace(/\//g, '.');
       throw new RunnerError(
         'INVALID_INPUT',
-        `catalog file ${source}: model [${index}]${where} ${error?.message ?? 'is invalid'}; expected slug, displayName, category (strings) and creditCost (number >= 0)`,
+        `catalog file ${source}: model [${index}]${where} ${error?.message ?? 'is invalid'}; expected slug, displayName and category (strings)`,
         { hint: HINT },
       );
     }

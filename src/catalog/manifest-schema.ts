@@ -1,5 +1,6 @@
 import type { Model } from '../service/types.js';
 import { compileModelConfig } from './config-schema.js';
+import { describeCredits } from '../service/credit-cost.js';
 
 /**
  * The pipeline JSON Schema with `params` typed per model from the catalog (`runner schema`): a job
@@ -61,7 +62,7 @@ function paramsSchemaOf(model: Model): Record<string, unknown> {
     properties[name] = { description: notes.filter((note) => note !== '').join('; '), ...base[name] };
   }
   return {
-    description: `Params of ${model.displayName} (${model.slug}), ${model.creditCost} credits per job.`,
+    description: `Params of ${model.displayName} (${model.slug}), ${describeCredits(model.creditCost)} credits per job.`,
     type: 'object',
     properties,
     // No `required`: a job's required params may come from `defaults.params`.

@@ -1,6 +1,7 @@
 import { kindForModel } from '../kinds/index.js';
 import type { FieldDefinition, Model } from '../service/types.js';
 import { compileModelConfig, type CompiledParam } from './config-schema.js';
+import { describeCredits } from '../service/credit-cost.js';
 
 /**
  * A commented manifest for one model (`runner init`): every field of the model's form as a param,
@@ -15,7 +16,7 @@ export function scaffoldManifest(input: { model: Model; name: string; schemaPath
   const lines: string[] = [];
   if (input.schemaPath !== undefined) lines.push(`# yaml-language-server: $schema=${input.schemaPath}`);
   lines.push(
-    `# A manifest for ${model.displayName} (${model.slug}), ${model.creditCost} credits per job, made by \`runner init\`.`,
+    `# A manifest for ${model.displayName} (${model.slug}), ${describeCredits(model.creditCost)} credits per job, made by \`runner init\`.`,
     '# Check it with `runner validate FILE`, see the cost with `runner plan FILE`, run it with `runner apply FILE`.',
     'version: 1',
     `name: ${input.name}`,

@@ -11,6 +11,7 @@ import { hashPayload } from '../plan/payload-hash.js';
 import type { PlannedJob, PlannedParamValue } from '../plan/types.js';
 import type { Model } from '../service/types.js';
 import { checkParams, paramPath, type ReportParamIssue } from './check-params.js';
+import { checkCatalogCreditCost, readCredits } from '../service/credit-cost.js';
 import { compileModelConfig, type CompiledModelConfig } from './config-schema.js';
 import { REFERENCE_IMAGES_PARAM, isPromptTooShort } from './image-rules.js';
 import { isRemoteUrl, resolveLocalFile, type FileInfoReader, type LocalFileProblem } from './local-files.js';
@@ -169,14 +170,24 @@ function validateJob(job: ExpandedJob, env: Env): CheckedJob | undefined {
     const hint = listModels(env.models, (m) => adapter.categories.includes(m.category));
     add('error', 'wrong-category', describeWrongCategory(job, model), job.origins.model, hint);
   }
+  const creditCost = readCredits(model.creditCost);
+  if (creditCost === undefined) {
+    add(
+      'error',
+      'invalid-credit-cost',
+      checkCatalogCreditCost(model) ?? '',
+      job.origins.model,
+      'the service (or the --catalog file) sent an impossible price; nothing of this model is created until it is fixed',
+    );
+  }
   const compiled = compileModelConfig(model);
   checkPrompt(job, compiled, add);
   checkParams(job, compiled, report);
   const written = resolveWrittenParams(job, compiled, env, report);
   const params = applyDefaults(written, compiled);
-  if (hasError) return undefined;
+  if (hasError || creditCost === undefined) return undefined;
 
-  const { credits, unreadable } = computeJobCredits(model.creditCost, compiled, params);
+  const { credits, unreadable } = computeJobCredits(creditCost, compiled, params);
   for (const name of unreadable) {
     report({
       severity: 'warning',

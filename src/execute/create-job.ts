@@ -25,19 +25,36 @@ export async function createAttempt(
   attempt: number,
   resent: boolean,
 ): Promise<CreateResult> {
+  if (ctx.stopReason() !== undefined) return resent ? 'creating' : 'pending';
+  // Under a cap, a model whose price no answer has shown yet is sent one create at a time (budget.ts).
+  const answered = await ctx.budget.admit(job.model);
+  try {
+    return await sendAttempt(ctx, job, attempt, resent);
+  } finally {
+    answered();
+  }
+}
+
+async function sendAttempt(
+  ctx: ExecutionContext,
+  job: PlannedJob,
+  attempt: number,
+  resent: boolean,
+): Promise<CreateResult> {
   const blocked: CreateResult = resent ? 'creating' : 'pending';
   if (ctx.stopReason() !== undefined) return blocked;
-  if (!ctx.budget.tryReserve(job.estimatedCredits)) {
+  const estimate = ctx.budget.estimateFor(job.model, job.estimatedCredits);
+  if (!ctx.budget.tryReserve(estimate)) {
     const cap = ctx.options.maxCredits ?? 0;
     ctx.stopCreating(
       'budget',
-      `Job ${job.id} (about ${job.estimatedCredits} credits) would take spending past the cap of ${cap} credits (${ctx.budget.spentTotal} spent); no new jobs are created.`,
+      `Job ${job.id} (about ${estimate} credits) would take spending past the cap of ${cap} credits (${ctx.budget.spentTotal} spent); no new jobs are created.`,
     );
     return blocked;
   }
   let reserved = true;
   const release = () => {
-    if (reserved) ctx.budget.release(job.estimatedCredits);
+    if (reserved) ctx.budget.release(estimate);
     reserved = false;
   };
   const adapter = getJobKind(job.kind);
@@ -111,14 +128,17 @@ export async function createAttempt(
       { signal: ctx.hardSignal },
     );
     reserved = false;
-    ctx.budget.settle(job.estimatedCredits, creation.creditCost ?? job.estimatedCredits);
+    // A covered job's 0 says nothing of the model's credit price.
+    const priced = creation.chargeSource === 'Subscription' ? undefined : job.model;
+    ctx.budget.settle(estimate, creation.creditCost ?? estimate, priced);
+    if (creation.unusableCreditCost !== undefined) warnUnusableCost(ctx, job.id, creation, estimate);
     await ctx.record({
       type: 'created',
       id: job.id,
       attempt,
       jobId: creation.jobId,
       ...(creation.creditCost === undefined
-        ? { estimatedCredits: job.estimatedCredits }
+        ? { estimatedCredits: estimate }
         : { creditCost: creation.creditCost }),
       ...(creation.chargeSource === undefined ? {} : { chargeSource: creation.chargeSource }),
       ...(creation.queuePosition === undefined ? {} : { queuePosition: creation.queuePosition }),
@@ -146,6 +166,20 @@ export async function createAttempt(
     release();
     return handleCreateError(ctx, job, { attempt, keyed: idempotencyKey !== undefined, resent }, error);
   }
+}
+
+/** A reported cost the runner cannot count (negative, not a number): the estimate stands in, said aloud. */
+export function warnUnusableCost(
+  ctx: ExecutionContext,
+  id: string,
+  answer: { jobId: string; unusableCreditCost?: string },
+  estimate: number,
+): void {
+  ctx.emit({
+    type: 'warning',
+    id,
+    message: `The service reported creditCost ${answer.unusableCreditCost ?? '?'} for job ${id} (${answer.jobId}), which is not a credit count; it is counted at its estimate of ${estimate} credits.`,
+  });
 }
 
 /** Spec 4.3 / 7: which failures prove that nothing was created. */

@@ -4,7 +4,7 @@ import type { PlannedJob } from '../plan/types.js';
 import type { JobRecord } from '../service/types.js';
 import type { AttemptState, JobState } from '../state/job-state.js';
 import type { ExecutionContext } from './context.js';
-import { createAttempt } from './create-job.js';
+import { createAttempt, warnUnusableCost } from './create-job.js';
 import { describeKeyWindowMiss, locateInKeyWindow } from './key-window.js';
 import { describeSearch, findLostJob } from './find-lost-job.js';
 import type { JobOutcome } from './events.js';
@@ -246,6 +246,8 @@ async function adoptLostJob(
     jobId,
     estimatedCredits: job.estimatedCredits,
   });
+  // Paid in a create whose answer was lost, so counted by no budget until now (issue #24.9).
+  ctx.budget.recount(0, job.estimatedCredits);
   ctx.emit({
     type: 'warning',
     id: job.id,
@@ -284,6 +286,7 @@ async function followOpenAttempt(
       });
       return 'uncertain';
     case 'complete':
+      countPolledCost(ctx, job, last, result.record);
       await ctx.record({
         type: 'completed',
         id: job.id,
@@ -303,6 +306,23 @@ async function followOpenAttempt(
       return 'done';
     case 'failed':
       return handleFailure(ctx, job, last, result.record);
+  }
+}
+
+/**
+ * The polled job's own cost, when it reports a usable one, replaces what its create was counted at
+ * (the estimate when the create's answer had none, or an adopted job's); an unusable one is warned about.
+ */
+function countPolledCost(
+  ctx: ExecutionContext,
+  job: PlannedJob,
+  last: AttemptState,
+  record: JobRecord,
+): void {
+  const counted = last.creditCost ?? last.estimatedCredits ?? 0;
+  if (record.unusableCreditCost !== undefined) warnUnusableCost(ctx, job.id, record, counted);
+  else if (record.creditCost !== undefined && record.creditCost !== counted) {
+    ctx.budget.recount(counted, record.creditCost);
   }
 }
 

@@ -121,7 +121,7 @@ return errors === 0;
 }
 
 export const modelList = validate11;
-const schema12 = {"$schema":"http://json-schema.org/draft-07/schema#","title":"Model list (api-spec 4.1, 2.2); extra fields allowed","type":"array","items":{"type":"object","required":["slug","displayName","category","creditCost"],"properties":{"slug":{"type":"string","minLength":1},"displayName":{"type":"string"},"category":{"type":"string"},"creditCost":{"type":"number"},"description":{"type":["string","null"]},"imageUrl":{"type":["string","null"]},"config":{"type":["object","null"]}}}};
+const schema12 = {"$schema":"http://json-schema.org/draft-07/schema#","title":"Model list (api-spec 4.1, 2.2); extra fields allowed","type":"array","items":{"type":"object","required":["slug","displayName","category"],"properties":{"slug":{"type":"string","minLength":1},"displayName":{"type":"string"},"category":{"type":"string"},"creditCost":{"description":"Checked per job when a manifest uses the model (src/service/credit-cost.ts): an impossible price is an error naming the model, not a refused catalog"},"description":{"type":["string","null"]},"imageUrl":{"type":["string","null"]},"config":{"type":["object","null"]}}}};
 const func2 = require("ajv/dist/runtime/ucs2length").default;
 
 function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
@@ -137,7 +137,7 @@ const _errs1 = errors;
 if(errors === _errs1){
 if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
 let missing0;
-if(((((data0.slug === undefined) && (missing0 = "slug")) || ((data0.displayName === undefined) && (missing0 = "displayName"))) || ((data0.category === undefined) && (missing0 = "category"))) || ((data0.creditCost === undefined) && (missing0 = "creditCost"))){
+if((((data0.slug === undefined) && (missing0 = "slug")) || ((data0.displayName === undefined) && (missing0 = "displayName"))) || ((data0.category === undefined) && (missing0 = "category"))){
 validate11.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
@@ -187,11 +187,11 @@ else {
 var valid1 = true;
 }
 if(valid1){
-if(data0.creditCost !== undefined){
-let data4 = data0.creditCost;
+if(data0.description !== undefined){
+let data4 = data0.description;
 const _errs9 = errors;
-if(!((typeof data4 == "number") && (isFinite(data4)))){
-validate11.errors = [{instancePath:instancePath+"/" + i0+"/creditCost",schemaPath:"#/items/properties/creditCost/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+if((typeof data4 !== "string") && (data4 !== null)){
+validate11.errors = [{instancePath:instancePath+"/" + i0+"/description",schemaPath:"#/items/properties/description/type",keyword:"type",params:{type: schema12.items.properties.description.type},message:"must be string,null"}];
 return false;
 }
 var valid1 = _errs9 === errors;
@@ -200,11 +200,11 @@ else {
 var valid1 = true;
 }
 if(valid1){
-if(data0.description !== undefined){
-let data5 = data0.description;
+if(data0.imageUrl !== undefined){
+let data5 = data0.imageUrl;
 const _errs11 = errors;
 if((typeof data5 !== "string") && (data5 !== null)){
-validate11.errors = [{instancePath:instancePath+"/" + i0+"/description",schemaPath:"#/items/properties/description/type",keyword:"type",params:{type: schema12.items.properties.description.type},message:"must be string,null"}];
+validate11.errors = [{instancePath:instancePath+"/" + i0+"/imageUrl",schemaPath:"#/items/properties/imageUrl/type",keyword:"type",params:{type: schema12.items.properties.imageUrl.type},message:"must be string,null"}];
 return false;
 }
 var valid1 = _errs11 === errors;
@@ -213,31 +213,17 @@ else {
 var valid1 = true;
 }
 if(valid1){
-if(data0.imageUrl !== undefined){
-let data6 = data0.imageUrl;
+if(data0.config !== undefined){
+let data6 = data0.config;
 const _errs13 = errors;
-if((typeof data6 !== "string") && (data6 !== null)){
-validate11.errors = [{instancePath:instancePath+"/" + i0+"/imageUrl",schemaPath:"#/items/properties/imageUrl/type",keyword:"type",params:{type: schema12.items.properties.imageUrl.type},message:"must be string,null"}];
+if((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)){
+validate11.errors = [{instancePath:instancePath+"/" + i0+"/config",schemaPath:"#/items/properties/config/type",keyword:"type",params:{type: schema12.items.properties.config.type},message:"must be object,null"}];
 return false;
 }
 var valid1 = _errs13 === errors;
 }
 else {
 var valid1 = true;
-}
-if(valid1){
-if(data0.config !== undefined){
-let data7 = data0.config;
-const _errs15 = errors;
-if((!(data7 && typeof data7 == "object" && !Array.isArray(data7))) && (data7 !== null)){
-validate11.errors = [{instancePath:instancePath+"/" + i0+"/config",schemaPath:"#/items/properties/config/type",keyword:"type",params:{type: schema12.items.properties.config.type},message:"must be object,null"}];
-return false;
-}
-var valid1 = _errs15 === errors;
-}
-else {
-var valid1 = true;
-}
 }
 }
 }
@@ -503,7 +489,7 @@ return errors === 0;
 }
 
 export const jobCreation = validate14;
-const schema15 = {"$schema":"http://json-schema.org/draft-07/schema#","title":"Job creation result (api-spec 2.6); video endpoints are assumed to send at least jobId","type":"object","required":["jobId"],"properties":{"jobId":{"type":"string","minLength":1},"status":{"type":["string","null"]},"chargeSource":{"type":["string","null"]},"creditCost":{"type":["number","null"]},"quotaRemaining":{"type":["number","null"]},"queuePosition":{"type":["number","null"]},"queueDepth":{"type":["number","null"]},"runningJobs":{"type":["number","null"]},"concurrency":{"type":["number","null"]},"capReason":{"type":["string","null"]},"runningOnFallback":{"type":["boolean","null"]}}};
+const schema15 = {"$schema":"http://json-schema.org/draft-07/schema#","title":"Job creation result (api-spec 2.6); video endpoints are assumed to send at least jobId","type":"object","required":["jobId"],"properties":{"jobId":{"type":"string","minLength":1},"status":{"type":["string","null"]},"chargeSource":{"type":["string","null"]},"creditCost":{"description":"Any value: read by readCredits (src/service/credit-cost.ts); an unusable one is set aside with a warning, never refused after the job was paid"},"quotaRemaining":{"type":["number","null"]},"queuePosition":{"type":["number","null"]},"queueDepth":{"type":["number","null"]},"runningJobs":{"type":["number","null"]},"concurrency":{"type":["number","null"]},"capReason":{"type":["string","null"]},"runningOnFallback":{"type":["boolean","null"]}}};
 
 function validate14(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -563,11 +549,11 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.creditCost !== undefined){
-let data3 = data.creditCost;
+if(data.quotaRemaining !== undefined){
+let data3 = data.quotaRemaining;
 const _errs7 = errors;
 if((!((typeof data3 == "number") && (isFinite(data3)))) && (data3 !== null)){
-validate14.errors = [{instancePath:instancePath+"/creditCost",schemaPath:"#/properties/creditCost/type",keyword:"type",params:{type: schema15.properties.creditCost.type},message:"must be number,null"}];
+validate14.errors = [{instancePath:instancePath+"/quotaRemaining",schemaPath:"#/properties/quotaRemaining/type",keyword:"type",params:{type: schema15.properties.quotaRemaining.type},message:"must be number,null"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -576,11 +562,11 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.quotaRemaining !== undefined){
-let data4 = data.quotaRemaining;
+if(data.queuePosition !== undefined){
+let data4 = data.queuePosition;
 const _errs9 = errors;
 if((!((typeof data4 == "number") && (isFinite(data4)))) && (data4 !== null)){
-validate14.errors = [{instancePath:instancePath+"/quotaRemaining",schemaPath:"#/properties/quotaRemaining/type",keyword:"type",params:{type: schema15.properties.quotaRemaining.type},message:"must be number,null"}];
+validate14.errors = [{instancePath:instancePath+"/queuePosition",schemaPath:"#/properties/queuePosition/type",keyword:"type",params:{type: schema15.properties.queuePosition.type},message:"must be number,null"}];
 return false;
 }
 var valid0 = _errs9 === errors;
@@ -589,11 +575,11 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.queuePosition !== undefined){
-let data5 = data.queuePosition;
+if(data.queueDepth !== undefined){
+let data5 = data.queueDepth;
 const _errs11 = errors;
 if((!((typeof data5 == "number") && (isFinite(data5)))) && (data5 !== null)){
-validate14.errors = [{instancePath:instancePath+"/queuePosition",schemaPath:"#/properties/queuePosition/type",keyword:"type",params:{type: schema15.properties.queuePosition.type},message:"must be number,null"}];
+validate14.errors = [{instancePath:instancePath+"/queueDepth",schemaPath:"#/properties/queueDepth/type",keyword:"type",params:{type: schema15.properties.queueDepth.type},message:"must be number,null"}];
 return false;
 }
 var valid0 = _errs11 === errors;
@@ -602,11 +588,11 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.queueDepth !== undefined){
-let data6 = data.queueDepth;
+if(data.runningJobs !== undefined){
+let data6 = data.runningJobs;
 const _errs13 = errors;
 if((!((typeof data6 == "number") && (isFinite(data6)))) && (data6 !== null)){
-validate14.errors = [{instancePath:instancePath+"/queueDepth",schemaPath:"#/properties/queueDepth/type",keyword:"type",params:{type: schema15.properties.queueDepth.type},message:"must be number,null"}];
+validate14.errors = [{instancePath:instancePath+"/runningJobs",schemaPath:"#/properties/runningJobs/type",keyword:"type",params:{type: schema15.properties.runningJobs.type},message:"must be number,null"}];
 return false;
 }
 var valid0 = _errs13 === errors;
@@ -615,11 +601,11 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.runningJobs !== undefined){
-let data7 = data.runningJobs;
+if(data.concurrency !== undefined){
+let data7 = data.concurrency;
 const _errs15 = errors;
 if((!((typeof data7 == "number") && (isFinite(data7)))) && (data7 !== null)){
-validate14.errors = [{instancePath:instancePath+"/runningJobs",schemaPath:"#/properties/runningJobs/type",keyword:"type",params:{type: schema15.properties.runningJobs.type},message:"must be number,null"}];
+validate14.errors = [{instancePath:instancePath+"/concurrency",schemaPath:"#/properties/concurrency/type",keyword:"type",params:{type: schema15.properties.concurrency.type},message:"must be number,null"}];
 return false;
 }
 var valid0 = _errs15 === errors;
@@ -628,11 +614,11 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.concurrency !== undefined){
-let data8 = data.concurrency;
+if(data.capReason !== undefined){
+let data8 = data.capReason;
 const _errs17 = errors;
-if((!((typeof data8 == "number") && (isFinite(data8)))) && (data8 !== null)){
-validate14.errors = [{instancePath:instancePath+"/concurrency",schemaPath:"#/properties/concurrency/type",keyword:"type",params:{type: schema15.properties.concurrency.type},message:"must be number,null"}];
+if((typeof data8 !== "string") && (data8 !== null)){
+validate14.errors = [{instancePath:instancePath+"/capReason",schemaPath:"#/properties/capReason/type",keyword:"type",params:{type: schema15.properties.capReason.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs17 === errors;
@@ -641,31 +627,17 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.capReason !== undefined){
-let data9 = data.capReason;
+if(data.runningOnFallback !== undefined){
+let data9 = data.runningOnFallback;
 const _errs19 = errors;
-if((typeof data9 !== "string") && (data9 !== null)){
-validate14.errors = [{instancePath:instancePath+"/capReason",schemaPath:"#/properties/capReason/type",keyword:"type",params:{type: schema15.properties.capReason.type},message:"must be string,null"}];
+if((typeof data9 !== "boolean") && (data9 !== null)){
+validate14.errors = [{instancePath:instancePath+"/runningOnFallback",schemaPath:"#/properties/runningOnFallback/type",keyword:"type",params:{type: schema15.properties.runningOnFallback.type},message:"must be boolean,null"}];
 return false;
 }
 var valid0 = _errs19 === errors;
 }
 else {
 var valid0 = true;
-}
-if(valid0){
-if(data.runningOnFallback !== undefined){
-let data10 = data.runningOnFallback;
-const _errs21 = errors;
-if((typeof data10 !== "boolean") && (data10 !== null)){
-validate14.errors = [{instancePath:instancePath+"/runningOnFallback",schemaPath:"#/properties/runningOnFallback/type",keyword:"type",params:{type: schema15.properties.runningOnFallback.type},message:"must be boolean,null"}];
-return false;
-}
-var valid0 = _errs21 === errors;
-}
-else {
-var valid0 = true;
-}
 }
 }
 }
@@ -688,7 +660,7 @@ return errors === 0;
 }
 
 export const jobRecord = validate15;
-const schema16 = {"$schema":"http://json-schema.org/draft-07/schema#","title":"Polled job record (api-spec 2.7, api-notes); result and failure fields real clients read are all optional","type":"object","required":["jobId","status"],"properties":{"jobId":{"type":"string","minLength":1},"status":{"type":"string"},"progress":{"type":["number","null"]},"resultUrl":{"type":["string","null"]},"resultImages":{"type":["array","null"]},"creditCost":{"type":["number","null"]},"chargeSource":{"type":["string","null"]},"quotaRemaining":{"type":["number","null"]},"failureKind":{"type":["string","null"]},"error":{"type":["string","null"]},"resultUrls":{"type":["array","null"]},"resultImage":{"type":["string","null"]},"errorMessage":{"type":["string","null"]},"step":{"type":["string","null"]}}};
+const schema16 = {"$schema":"http://json-schema.org/draft-07/schema#","title":"Polled job record (api-spec 2.7, api-notes); result and failure fields real clients read are all optional","type":"object","required":["jobId","status"],"properties":{"jobId":{"type":"string","minLength":1},"status":{"type":"string"},"progress":{"type":["number","null"]},"resultUrl":{"type":["string","null"]},"resultImages":{"type":["array","null"]},"creditCost":{"description":"Any value: read by readCredits (src/service/credit-cost.ts); an unusable one is set aside with a warning, never refused after the job was paid"},"chargeSource":{"type":["string","null"]},"quotaRemaining":{"type":["number","null"]},"failureKind":{"type":["string","null"]},"error":{"type":["string","null"]},"resultUrls":{"type":["array","null"]},"resultImage":{"type":["string","null"]},"errorMessage":{"type":["string","null"]},"step":{"type":["string","null"]}}};
 
 function validate15(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -773,11 +745,11 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.creditCost !== undefined){
-let data5 = data.creditCost;
+if(data.chargeSource !== undefined){
+let data5 = data.chargeSource;
 const _errs11 = errors;
-if((!((typeof data5 == "number") && (isFinite(data5)))) && (data5 !== null)){
-validate15.errors = [{instancePath:instancePath+"/creditCost",schemaPath:"#/properties/creditCost/type",keyword:"type",params:{type: schema16.properties.creditCost.type},message:"must be number,null"}];
+if((typeof data5 !== "string") && (data5 !== null)){
+validate15.errors = [{instancePath:instancePath+"/chargeSource",schemaPath:"#/properties/chargeSource/type",keyword:"type",params:{type: schema16.properties.chargeSource.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs11 === errors;
@@ -786,11 +758,11 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.chargeSource !== undefined){
-let data6 = data.chargeSource;
+if(data.quotaRemaining !== undefined){
+let data6 = data.quotaRemaining;
 const _errs13 = errors;
-if((typeof data6 !== "string") && (data6 !== null)){
-validate15.errors = [{instancePath:instancePath+"/chargeSource",schemaPath:"#/properties/chargeSource/type",keyword:"type",params:{type: schema16.properties.chargeSource.type},message:"must be string,null"}];
+if((!((typeof data6 == "number") && (isFinite(data6)))) && (data6 !== null)){
+validate15.errors = [{instancePath:instancePath+"/quotaRemaining",schemaPath:"#/properties/quotaRemaining/type",keyword:"type",params:{type: schema16.properties.quotaRemaining.type},message:"must be number,null"}];
 return false;
 }
 var valid0 = _errs13 === errors;
@@ -799,11 +771,11 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.quotaRemaining !== undefined){
-let data7 = data.quotaRemaining;
+if(data.failureKind !== undefined){
+let data7 = data.failureKind;
 const _errs15 = errors;
-if((!((typeof data7 == "number") && (isFinite(data7)))) && (data7 !== null)){
-validate15.errors = [{instancePath:instancePath+"/quotaRemaining",schemaPath:"#/properties/quotaRemaining/type",keyword:"type",params:{type: schema16.properties.quotaRemaining.type},message:"must be number,null"}];
+if((typeof data7 !== "string") && (data7 !== null)){
+validate15.errors = [{instancePath:instancePath+"/failureKind",schemaPath:"#/properties/failureKind/type",keyword:"type",params:{type: schema16.properties.failureKind.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs15 === errors;
@@ -812,11 +784,11 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.failureKind !== undefined){
-let data8 = data.failureKind;
+if(data.error !== undefined){
+let data8 = data.error;
 const _errs17 = errors;
 if((typeof data8 !== "string") && (data8 !== null)){
-validate15.errors = [{instancePath:instancePath+"/failureKind",schemaPath:"#/properties/failureKind/type",keyword:"type",params:{type: schema16.properties.failureKind.type},message:"must be string,null"}];
+validate15.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: schema16.properties.error.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs17 === errors;
@@ -825,11 +797,11 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.error !== undefined){
-let data9 = data.error;
+if(data.resultUrls !== undefined){
+let data9 = data.resultUrls;
 const _errs19 = errors;
-if((typeof data9 !== "string") && (data9 !== null)){
-validate15.errors = [{instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: schema16.properties.error.type},message:"must be string,null"}];
+if((!(Array.isArray(data9))) && (data9 !== null)){
+validate15.errors = [{instancePath:instancePath+"/resultUrls",schemaPath:"#/properties/resultUrls/type",keyword:"type",params:{type: schema16.properties.resultUrls.type},message:"must be array,null"}];
 return false;
 }
 var valid0 = _errs19 === errors;
@@ -838,11 +810,11 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.resultUrls !== undefined){
-let data10 = data.resultUrls;
+if(data.resultImage !== undefined){
+let data10 = data.resultImage;
 const _errs21 = errors;
-if((!(Array.isArray(data10))) && (data10 !== null)){
-validate15.errors = [{instancePath:instancePath+"/resultUrls",schemaPath:"#/properties/resultUrls/type",keyword:"type",params:{type: schema16.properties.resultUrls.type},message:"must be array,null"}];
+if((typeof data10 !== "string") && (data10 !== null)){
+validate15.errors = [{instancePath:instancePath+"/resultImage",schemaPath:"#/properties/resultImage/type",keyword:"type",params:{type: schema16.properties.resultImage.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs21 === errors;
@@ -851,11 +823,11 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.resultImage !== undefined){
-let data11 = data.resultImage;
+if(data.errorMessage !== undefined){
+let data11 = data.errorMessage;
 const _errs23 = errors;
 if((typeof data11 !== "string") && (data11 !== null)){
-validate15.errors = [{instancePath:instancePath+"/resultImage",schemaPath:"#/properties/resultImage/type",keyword:"type",params:{type: schema16.properties.resultImage.type},message:"must be string,null"}];
+validate15.errors = [{instancePath:instancePath+"/errorMessage",schemaPath:"#/properties/errorMessage/type",keyword:"type",params:{type: schema16.properties.errorMessage.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs23 === errors;
@@ -864,31 +836,17 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.errorMessage !== undefined){
-let data12 = data.errorMessage;
+if(data.step !== undefined){
+let data12 = data.step;
 const _errs25 = errors;
 if((typeof data12 !== "string") && (data12 !== null)){
-validate15.errors = [{instancePath:instancePath+"/errorMessage",schemaPath:"#/properties/errorMessage/type",keyword:"type",params:{type: schema16.properties.errorMessage.type},message:"must be string,null"}];
+validate15.errors = [{instancePath:instancePath+"/step",schemaPath:"#/properties/step/type",keyword:"type",params:{type: schema16.properties.step.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs25 === errors;
 }
 else {
 var valid0 = true;
-}
-if(valid0){
-if(data.step !== undefined){
-let data13 = data.step;
-const _errs27 = errors;
-if((typeof data13 !== "string") && (data13 !== null)){
-validate15.errors = [{instancePath:instancePath+"/step",schemaPath:"#/properties/step/type",keyword:"type",params:{type: schema16.properties.step.type},message:"must be string,null"}];
-return false;
-}
-var valid0 = _errs27 === errors;
-}
-else {
-var valid0 = true;
-}
 }
 }
 }

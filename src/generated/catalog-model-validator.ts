@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 "use strict";
 export const validate = validate10;
-const schema11 = {"type":"object","required":["slug","displayName","category","creditCost"],"properties":{"slug":{"type":"string","minLength":1},"displayName":{"type":"string"},"category":{"type":"string","minLength":1},"creditCost":{"type":"number","minimum":0},"description":{"type":["string","null"]},"imageUrl":{"type":["string","null"]},"config":{"type":["object","null"]}}};
+const schema11 = {"type":"object","required":["slug","displayName","category"],"properties":{"slug":{"type":"string","minLength":1},"displayName":{"type":"string"},"category":{"type":"string","minLength":1},"creditCost":{},"description":{"type":["string","null"]},"imageUrl":{"type":["string","null"]},"config":{"type":["object","null"]}}};
 const func2 = require("ajv/dist/runtime/ucs2length").default;
 
 function validate10(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
@@ -15,7 +15,7 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((((data.slug === undefined) && (missing0 = "slug")) || ((data.displayName === undefined) && (missing0 = "displayName"))) || ((data.category === undefined) && (missing0 = "category"))) || ((data.creditCost === undefined) && (missing0 = "creditCost"))){
+if((((data.slug === undefined) && (missing0 = "slug")) || ((data.displayName === undefined) && (missing0 = "displayName"))) || ((data.category === undefined) && (missing0 = "category"))){
 validate10.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
@@ -74,20 +74,12 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.creditCost !== undefined){
-let data3 = data.creditCost;
+if(data.description !== undefined){
+let data3 = data.description;
 const _errs7 = errors;
-if(errors === _errs7){
-if((typeof data3 == "number") && (isFinite(data3))){
-if(data3 < 0 || isNaN(data3)){
-validate10.errors = [{instancePath:instancePath+"/creditCost",schemaPath:"#/properties/creditCost/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+if((typeof data3 !== "string") && (data3 !== null)){
+validate10.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema11.properties.description.type},message:"must be string,null"}];
 return false;
-}
-}
-else {
-validate10.errors = [{instancePath:instancePath+"/creditCost",schemaPath:"#/properties/creditCost/type",keyword:"type",params:{type: "number"},message:"must be number"}];
-return false;
-}
 }
 var valid0 = _errs7 === errors;
 }
@@ -95,11 +87,11 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.description !== undefined){
-let data4 = data.description;
+if(data.imageUrl !== undefined){
+let data4 = data.imageUrl;
 const _errs9 = errors;
 if((typeof data4 !== "string") && (data4 !== null)){
-validate10.errors = [{instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: schema11.properties.description.type},message:"must be string,null"}];
+validate10.errors = [{instancePath:instancePath+"/imageUrl",schemaPath:"#/properties/imageUrl/type",keyword:"type",params:{type: schema11.properties.imageUrl.type},message:"must be string,null"}];
 return false;
 }
 var valid0 = _errs9 === errors;
@@ -108,31 +100,17 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.imageUrl !== undefined){
-let data5 = data.imageUrl;
+if(data.config !== undefined){
+let data5 = data.config;
 const _errs11 = errors;
-if((typeof data5 !== "string") && (data5 !== null)){
-validate10.errors = [{instancePath:instancePath+"/imageUrl",schemaPath:"#/properties/imageUrl/type",keyword:"type",params:{type: schema11.properties.imageUrl.type},message:"must be string,null"}];
+if((!(data5 && typeof data5 == "object" && !Array.isArray(data5))) && (data5 !== null)){
+validate10.errors = [{instancePath:instancePath+"/config",schemaPath:"#/properties/config/type",keyword:"type",params:{type: schema11.properties.config.type},message:"must be object,null"}];
 return false;
 }
 var valid0 = _errs11 === errors;
 }
 else {
 var valid0 = true;
-}
-if(valid0){
-if(data.config !== undefined){
-let data6 = data.config;
-const _errs13 = errors;
-if((!(data6 && typeof data6 == "object" && !Array.isArray(data6))) && (data6 !== null)){
-validate10.errors = [{instancePath:instancePath+"/config",schemaPath:"#/properties/config/type",keyword:"type",params:{type: schema11.properties.config.type},message:"must be object,null"}];
-return false;
-}
-var valid0 = _errs13 === errors;
-}
-else {
-var valid0 = true;
-}
 }
 }
 }

@@ -1,3 +1,4 @@
+import { readCredits } from '../service/credit-cost.js';
 import { matrixValueText } from '../manifest/expand-matrix.js';
 import type { MatrixValue, ValidationIssue } from '../manifest/types.js';
 import type { Model } from '../service/types.js';
@@ -196,7 +197,7 @@ function newModelSubtotal(slug: string, model: Model | undefined): ModelSubtotal
   return {
     model: slug,
     displayName: model?.displayName ?? slug,
-    creditCost: model?.creditCost ?? null,
+    creditCost: readCredits(model?.creditCost) ?? null,
     jobs: 0,
     credits: 0,
     jobsToRun: 0,

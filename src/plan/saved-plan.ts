@@ -1,4 +1,5 @@
 import { hash } from 'node:crypto';
+import { readCredits } from '../service/credit-cost.js';
 import type { Model } from '../service/types.js';
 import type { CostReport } from './cost-report.js';
 import { canonicalJson } from './payload-hash.js';
@@ -11,7 +12,8 @@ export const SAVED_PLAN_KIND = 'runner-plan';
 
 /** A model as the plan priced it: its price and a fingerprint of its config (the input form). */
 export interface ModelFingerprint {
-  creditCost: number;
+  /** `null` when the catalog's figure is unusable (such a model's jobs are never planned). */
+  creditCost: number | null;
   /** SHA-256 of the canonical JSON of the model's `config` (null when it has none). */
   configSha256: string;
 }
@@ -64,7 +66,10 @@ export function sha256(data: string | Uint8Array): string {
 
 /** The price and config fingerprint of a catalog model. */
 export function fingerprintModel(model: Model): ModelFingerprint {
-  return { creditCost: model.creditCost, configSha256: sha256(canonicalJson(model.config ?? null)) };
+  return {
+    creditCost: readCredits(model.creditCost) ?? null,
+    configSha256: sha256(canonicalJson(model.config ?? null)),
+  };
 }
 
 /** Builds the saved plan from a prepared plan and its cost report. Pure. */
@@ -127,7 +132,9 @@ export function compareSavedPlan(
     }
     const after = fingerprintModel(model);
     if (after.creditCost !== before.creditCost) {
-      changes.push(`model ${slug}'s price changed: creditCost ${before.creditCost} → ${after.creditCost}`);
+      changes.push(
+        `model ${slug}'s price changed: creditCost ${String(before.creditCost)} → ${String(after.creditCost)}`,
+      );
     }
     if (after.configSha256 !== before.configSha256) {
       changes.push(`model ${slug}'s config (its input form, defaults or bounds) changed`);

@@ -15,7 +15,7 @@ import {
 } from './download.js';
 import { createHttpError, NotFoundError, UnexpectedResponseError, type RequestContext } from './errors.js';
 import { createHttp, DEFAULT_MAX_RESPONSE_BYTES, describeUrl, readHeader } from './http.js';
-import { buildJobRecord, toChargeSource, type RawJobRecord } from './job-status.js';
+import { buildJobRecord, readReportedCost, toChargeSource, type RawJobRecord } from './job-status.js';
 import { capText } from './cap-text.js';
 import { createRateLimitGate } from './rate-limit-gate.js';
 import { runWithRetry } from './retry-loop.js';
@@ -346,7 +346,7 @@ function toJobCreation(raw: RawJobCreation): JobCreation {
   const creation: JobCreation = { jobId: raw.jobId, status: raw.status ?? '' };
   const chargeSource = toChargeSource(raw.chargeSource);
   if (chargeSource !== undefined) creation.chargeSource = chargeSource;
-  if (typeof raw.creditCost === 'number') creation.creditCost = raw.creditCost;
+  readReportedCost(raw.creditCost, creation);
   if (typeof raw.quotaRemaining === 'number' || raw.quotaRemaining === null) {
     creation.quotaRemaining = raw.quotaRemaining;
   }

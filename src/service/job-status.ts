@@ -2,6 +2,7 @@
  * From the service's polled job to the runner's {@link JobRecord}: status words to phases
  * (case-insensitively, api-notes) and the result URLs.
  */
+import { describeCredits, readCredits } from './credit-cost.js';
 import { capText } from './cap-text.js';
 import type { ChargeSource, JobPhase, JobRecord } from './types.js';
 
@@ -36,7 +37,7 @@ export interface RawJobRecord {
   resultUrls?: unknown[] | null;
   resultImages?: unknown[] | null;
   resultImage?: string | null;
-  creditCost?: number | null;
+  creditCost?: unknown;
   chargeSource?: string | null;
   quotaRemaining?: number | null;
   failureKind?: string | null;
@@ -65,7 +66,7 @@ export function buildJobRecord(raw: RawJobRecord): JobRecord {
     resultUrls: phase === 'complete' ? pickResultUrls(raw) : [],
   };
   if (typeof raw.progress === 'number') record.progress = raw.progress;
-  if (typeof raw.creditCost === 'number') record.creditCost = raw.creditCost;
+  readReportedCost(raw.creditCost, record);
   const chargeSource = toChargeSource(raw.chargeSource);
   if (chargeSource !== undefined) record.chargeSource = chargeSource;
   if (raw.quotaRemaining !== undefined) record.quotaRemaining = raw.quotaRemaining;
@@ -110,6 +111,20 @@ function describeFields(raw: RawJobRecord): string {
     .filter(([, value]) => value !== undefined)
     .map(([field, value]) => `${field} ${capText(JSON.stringify(value) ?? String(value), 200)}`);
   return capText(parts.join(', '));
+}
+
+/**
+ * A reported cost into `creditCost` when it is a usable count (numeric text included), else into
+ * `unusableCreditCost` as it read; `null` or no field is no report.
+ */
+export function readReportedCost(
+  value: unknown,
+  into: { creditCost?: number; unusableCreditCost?: string },
+): void {
+  if (value === undefined || value === null) return;
+  const credits = readCredits(value);
+  if (credits === undefined) into.unusableCreditCost = describeCredits(value);
+  else into.creditCost = credits;
 }
 
 /** `Subscription` / `Credit` compared case-insensitively; other values are dropped. */

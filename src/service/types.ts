@@ -57,7 +57,11 @@ export interface Model {
   slug: string;
   displayName: string;
   category: ModelCategory;
-  creditCost: number;
+  /**
+   * Credits per generation, as the catalog sent it: read it with `readCredits`
+   * (src/service/credit-cost.ts); a job of a model whose cost is not a finite number >= 0 is refused.
+   */
+  creditCost: unknown;
   description?: string | null;
   imageUrl?: string | null;
   config?: ModelConfig | null;
@@ -91,7 +95,13 @@ export interface JobCreation {
   jobId: string;
   status: string;
   chargeSource?: ChargeSource;
+  /** What the job cost: a finite number of 0 or more (numeric text is read as a number). */
   creditCost?: number;
+  /**
+   * A `creditCost` the service sent that is not a usable count (negative, non-finite, not a number),
+   * as it read: left out of `creditCost`, so the job is counted at its estimate (issue #24.2).
+   */
+  unusableCreditCost?: string;
   quotaRemaining?: number | null;
   queuePosition?: number;
   queueDepth?: number;
@@ -132,7 +142,10 @@ export interface JobRecord {
   progress?: number;
   /** `resultImages`, falling back to `[resultUrl]`; empty unless complete. */
   resultUrls: string[];
+  /** As {@link JobCreation.creditCost}. */
   creditCost?: number;
+  /** As {@link JobCreation.unusableCreditCost}. */
+  unusableCreditCost?: string;
   chargeSource?: ChargeSource;
   quotaRemaining?: number | null;
   /** One of {@link FAILURE_KINDS} as expected, but kept as the service's string when it is another. */

@@ -1,7 +1,7 @@
 import { computeAvailableCredit } from './accounting.js';
 import type { SimulatorCore } from './core.js';
 import { handleCreate, type CreateEndpoint } from './create-job.js';
-import { shapeBalance, shapeJobRecord, shapeSubscription } from './dialect.js';
+import { shapeBalance, shapeJobRecord, shapeModels, shapeSubscription } from './dialect.js';
 import { answerData, answerError, isPlainObject, type Answer } from './http-util.js';
 import { describeJob, reportStatus } from './jobs.js';
 
@@ -26,7 +26,7 @@ function listModels(core: SimulatorCore, { url }: RouteContext): Answer {
   const category = url.searchParams.get('category');
   // An unknown category is not an error: it simply matches no model.
   const models = category === null ? core.catalog : core.catalog.filter((m) => m.category === category);
-  return answerData(structuredClone(models));
+  return answerData(shapeModels(structuredClone(models), core.options.dialect));
 }
 
 function getBalance(core: SimulatorCore): Answer {

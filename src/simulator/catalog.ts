@@ -283,7 +283,8 @@ export function listFields(model: Model): [string, FieldDefinition][] {
  * it), rounded up to whole credits.
  */
 export function computeCreditCost(model: Model, params: Record<string, unknown>): number {
-  let cost = model.creditCost;
+  // The simulator's own catalog always holds numbers (a rewritten price is only what /models shows).
+  let cost = Number(model.creditCost);
   for (const [key, field] of listFields(model)) {
     if (field.creditCostMultiplier !== true) continue;
     const value = params[key] ?? field.default;

@@ -37,6 +37,16 @@ export interface Dialect {
   subscription?: 'normal' | 'missing' | 'odd';
   /** `maxConcurrentJobs` the subscription reports. @default concurrencyLimit */
   maxConcurrentJobs?: number;
+  /**
+   * The `creditCost` `GET /models` shows, per model slug, whatever the model really costs: any JSON
+   * value (`-30`, `0`, `"free"`, `null`). Creates are still charged the real price (issue #24.2).
+   */
+  catalogCosts?: Record<string, unknown>;
+  /**
+   * The `creditCost` every create answer and polled job reports instead of what was charged (`-1000`,
+   * `"lots"`, `null`); the account is still charged the real price (issue #24.2).
+   */
+  reportedCost?: unknown;
 }
 
 /** Hostile answers (issue #11): huge and slow bodies. */
@@ -107,7 +117,22 @@ export function shapeSubscription(
 /** The create answer in the dialect's shape. */
 export function shapeCreation(full: Json, dialect: Dialect): Json {
   const shaped = dialect.creation === 'job-id-only' ? { jobId: full.jobId } : full;
-  return maybeStringify(shaped, dialect);
+  return rewriteReportedCost(maybeStringify(shaped, dialect), dialect);
+}
+
+/** The model list with the dialect's `catalogCosts` shown instead of the real prices. */
+export function shapeModels<T extends { slug: string }>(models: T[], dialect: Dialect): T[] {
+  const costs = dialect.catalogCosts;
+  if (costs === undefined) return models;
+  return models.map((model) =>
+    Object.hasOwn(costs, model.slug) ? { ...model, creditCost: costs[model.slug] } : model,
+  );
+}
+
+function rewriteReportedCost(answer: Json, dialect: Dialect): Json {
+  return 'reportedCost' in dialect && 'creditCost' in answer
+    ? { ...answer, creditCost: dialect.reportedCost }
+    : answer;
 }
 
 /** The polled job record in the dialect's shape (`record` is the spec-shaped record of `describeJob`). */
@@ -145,7 +170,7 @@ export function shapeJobRecord(record: Json, dialect: Dialect, hostile: HostileO
         break;
     }
   }
-  return maybeStringify(shaped, dialect);
+  return rewriteReportedCost(maybeStringify(shaped, dialect), dialect);
 }
 
 /** `resultsOnApi`: each `/__results/<jobId>/<n>.<ext>` link becomes a balance request on the API. */
@@ -214,6 +239,10 @@ export function parseDialectSpec(spec: string): Dialect | string {
       dialect.failedStatus = value;
     } else if (name === 'maxConcurrentJobs' && value !== undefined && /^\d+$/.test(value)) {
       dialect.maxConcurrentJobs = Number(value);
+    } else if (name === 'reportedCost' && value !== undefined) {
+      dialect.reportedCost = readJsonValue(value);
+    } else if (name.startsWith('catalogCost.') && name.length > 12 && value !== undefined) {
+      dialect.catalogCosts = { ...dialect.catalogCosts, [name.slice(12)]: readJsonValue(value) };
     } else if (value !== undefined && DIALECT_VALUES[name]?.includes(value) === true) {
       (dialect as Record<string, string>)[name] = value;
     } else {
@@ -226,7 +255,23 @@ export function parseDialectSpec(spec: string): Dialect | string {
 /** The names and values `parseDialectSpec` takes, for help and error hints. */
 export function describeDialectSpec(): string {
   const choices = Object.entries(DIALECT_VALUES).map(([name, values]) => `${name}=${values.join('|')}`);
-  return [...choices, 'numbersAsStrings', 'failedStatus=WORD', 'maxConcurrentJobs=N'].join(', ');
+  return [
+    ...choices,
+    'numbersAsStrings',
+    'failedStatus=WORD',
+    'maxConcurrentJobs=N',
+    'catalogCost.SLUG=VALUE',
+    'reportedCost=VALUE',
+  ].join(', ');
+}
+
+/** `-30` → -30, `null` → null, `"12"` → "12"; anything that is not JSON (`free`) stays text. */
+function readJsonValue(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
 }
 
 const HOSTILE_NAMES = [

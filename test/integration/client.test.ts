@@ -197,8 +197,8 @@ describe('client against the simulator: money', () => {
     // Some answers were lost after the job was made: the re-sent key must have replayed, not re-charged.
     expect(stats.idempotentReplays).toBeGreaterThan(0);
     const models = await client.listModels({ category: 'image' });
-    const unitCost = models.find((m) => m.slug === IMAGE_MODEL)?.creditCost ?? Number.NaN;
-    expect(stats.creditsCharged).toBe(8 * unitCost);
+    const unitCost = models.find((m) => m.slug === IMAGE_MODEL)?.creditCost;
+    expect(stats.creditsCharged).toBe(8 * Number(unitCost));
   });
 
   it('an unkeyed create that meets a 500 is not re-sent', async () => {

@@ -1,4 +1,5 @@
 import { isRunnableModel } from '../../kinds/index.js';
+import { describeCredits } from '../../service/credit-cost.js';
 import type { FieldDefinition, Model } from '../../service/types.js';
 import type { Style } from '../output.js';
 
@@ -39,7 +40,7 @@ function describeField(name: string, field: FieldDefinition): string {
 export function renderModels(models: Model[], style: Style): string {
   if (models.length === 0) return 'No models.';
   const blocks = models.map((model) => {
-    const header = `${style.bold(model.slug)}  ${style.dim(model.category)}  ${model.creditCost} credits  ${model.displayName}`;
+    const header = `${style.bold(model.slug)}  ${style.dim(model.category)}  ${describeCredits(model.creditCost)} credits  ${model.displayName}`;
     const lines = [header];
     if (!isRunnableModel(model))
       lines.push(

@@ -51,10 +51,23 @@ describe('parseCatalog', () => {
   });
 
   it('names the first bad model entry', () => {
-    const text = JSON.stringify([{ slug: 'a', displayName: 'A', category: 'image', creditCost: '3' }]);
+    const text = JSON.stringify([{ slug: 'a', displayName: 3, category: 'image', creditCost: 3 }]);
     expect(thrown(() => parseCatalog(text, 'c.json')).message).toBe(
-      'catalog file c.json: model [0].creditCost must be number; expected slug, displayName, category (strings) and creditCost (number >= 0)',
+      'catalog file c.json: model [0].displayName must be string; expected slug, displayName and category (strings)',
     );
+  });
+
+  it('keeps a model whose price is impossible: a job using it is refused, naming the model (#24.2)', () => {
+    const models = [
+      { slug: 'a', displayName: 'A', category: 'image', creditCost: -30 },
+      { slug: 'b', displayName: 'B', category: 'image', creditCost: 'free' },
+      { slug: 'c', displayName: 'C', category: 'image' },
+    ];
+    expect(parseCatalog(JSON.stringify(models), 'c.json').map((model) => model.creditCost)).toEqual([
+      -30,
+      'free',
+      undefined,
+    ]);
   });
 
   it('refuses a slug listed twice', () => {

@@ -321,3 +321,30 @@ describe('validateJobsAgainstCatalog: costs and defaults', () => {
     expect(planned[0]!.params.referenceImages).not.toBe(planned[1]!.params.referenceImages);
   });
 });
+
+describe('validateJobsAgainstCatalog: an impossible catalog price (#24.2)', () => {
+  it.each([[-30], ['free'], [null], [Infinity], [undefined]])(
+    'refuses a job of a model whose creditCost is %s, naming the model and the value',
+    (creditCost) => {
+      const catalog = makeCatalog().map((model) =>
+        model.slug === 'flux-pro' ? { ...model, creditCost } : model,
+      );
+      const { planned, issues } = validateJobsAgainstCatalog([flux({ style: 'photo' })], catalog, ctx);
+      expect(planned).toEqual([]);
+      expect(issues).toHaveLength(1);
+      expect(issues[0]).toMatchObject({ severity: 'error', code: 'invalid-credit-cost', jobId: 'job-1' });
+      expect(issues[0]!.message).toContain(
+        `model "flux-pro" has creditCost ${String(creditCost === undefined ? 'nothing' : typeof creditCost === 'string' ? `"${creditCost}"` : creditCost)} in the catalog`,
+      );
+    },
+  );
+
+  it('prices a model whose creditCost came as numeric text', () => {
+    const catalog = makeCatalog().map((model) =>
+      model.slug === 'flux-pro' ? { ...model, creditCost: '3' } : model,
+    );
+    const { planned, issues } = validateJobsAgainstCatalog([flux({ style: 'photo' })], catalog, ctx);
+    expect(issues).toEqual([]);
+    expect(planned[0]?.estimatedCredits).toBe(3);
+  });
+});

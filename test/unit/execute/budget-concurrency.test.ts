@@ -17,6 +17,52 @@ describe('createBudget', () => {
     expect(budget.spentTotal).toBe(3);
   });
 
+  it('estimates a model at no less than the service charged for one of its jobs above the estimate (#24.2)', () => {
+    const budget = createBudget(50, 0);
+    expect(budget.estimateFor('m', 0)).toBe(0);
+    expect(budget.tryReserve(0)).toBe(true);
+    budget.settle(0, 8, 'm');
+    expect(budget.estimateFor('m', 0)).toBe(8);
+    expect(budget.estimateFor('m', 12)).toBe(12);
+    expect(budget.estimateFor('other', 0)).toBe(0);
+    // A covered job (no model passed) says nothing of the price.
+    budget.settle(0, 30, undefined);
+    expect(budget.estimateFor('m', 0)).toBe(8);
+  });
+
+  it('under a cap, sends the first create of a model alone until an answer shows its price', async () => {
+    const budget = createBudget(50, 0);
+    const order: string[] = [];
+    const first = await budget.admit('m');
+    const second = budget.admit('m').then((done) => {
+      order.push('second');
+      return done;
+    });
+    const other = budget.admit('n').then((done) => {
+      order.push('other');
+      return done;
+    });
+    await Promise.resolve();
+    expect(order).toEqual([]);
+    budget.settle(0, 8, 'm');
+    first();
+    (await second)();
+    await Promise.resolve();
+    // Model n is still unpriced: it went alone after m's answer, and m's next creates need not wait.
+    expect(order[0]).toBe('second');
+    (await other)();
+    expect(order).toEqual(['second', 'other']);
+    const free = createBudget(undefined, 0);
+    await Promise.all([free.admit('x'), free.admit('x')]);
+  });
+
+  it('recounts a job at what its poll reports', () => {
+    const budget = createBudget(undefined, 5);
+    budget.recount(0, 30);
+    expect(budget.spent).toBe(30);
+    expect(budget.spentTotal).toBe(35);
+  });
+
   it('has no cap without a limit', () => {
     expect(createBudget(undefined, 1e9).tryReserve(1e9)).toBe(true);
   });

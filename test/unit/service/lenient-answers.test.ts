@@ -33,15 +33,19 @@ describe('coerceNumericStrings', () => {
     expect(coerceNumericStrings({ a: '' }, schema)).toEqual({ a: '' });
   });
 
-  it('applies to the service answers api-notes names, not to the model list', () => {
-    expect(checkSchema('job-creation', { jobId: 'j', creditCost: '4' }, 'data')).toEqual({
+  it('applies to the service answers api-notes names; the model list keeps its price as sent', () => {
+    expect(checkSchema('job-creation', { jobId: 'j', queuePosition: '4' }, 'data')).toEqual({
       ok: true,
-      value: { jobId: 'j', creditCost: 4 },
+      value: { jobId: 'j', queuePosition: 4 },
     });
+    // A model's price is read (and an impossible one refused, naming the model) when a job uses it.
     expect(
-      checkSchema('model-list', [{ slug: 's', displayName: 'S', category: 'image', creditCost: '2' }], 'data')
-        .ok,
-    ).toBe(false);
+      checkSchema(
+        'model-list',
+        [{ slug: 's', displayName: 'S', category: 'image', creditCost: 'x' }],
+        'data',
+      ),
+    ).toEqual({ ok: true, value: [{ slug: 's', displayName: 'S', category: 'image', creditCost: 'x' }] });
   });
 });
 

@@ -22,11 +22,11 @@ describe('checkSchema', () => {
   it('indexes into arrays', () => {
     const models = [
       { slug: 'a', displayName: 'A', category: 'image', creditCost: 1 },
-      { slug: 'b', displayName: 'B', category: 'image', creditCost: '2' },
+      { slug: 'b', displayName: 2, category: 'image', creditCost: 2 },
     ];
     expect(checkSchema('model-list', models, 'data')).toEqual({
       ok: false,
-      problem: 'data[1].creditCost: expected number, received string',
+      problem: 'data[1].displayName: expected string, received number',
     });
   });
 

@@ -4,7 +4,9 @@ import {
   parseDialectSpec,
   parseHostileSpec,
   shapeBalance,
+  shapeCreation,
   shapeJobRecord,
+  shapeModels,
   stringifyNumbers,
 } from '../../../src/simulator/dialect.js';
 
@@ -23,6 +25,24 @@ describe('simulator dialect', () => {
     });
     expect(parseDialectSpec('balance=some')).toBe('cannot read "balance=some"');
     expect(parseDialectSpec('maxConcurrentJobs=two')).toBe('cannot read "maxConcurrentJobs=two"');
+  });
+
+  it('parses and applies rewritten prices (#24.2)', () => {
+    const dialect = parseDialectSpec('catalogCost.veo=-30,catalogCost.img=free,reportedCost=null');
+    expect(dialect).toEqual({ catalogCosts: { veo: -30, img: 'free' }, reportedCost: null });
+    if (typeof dialect === 'string') return;
+    const models = [
+      { slug: 'veo', creditCost: 20 },
+      { slug: 'other', creditCost: 4 },
+    ];
+    expect(shapeModels(models, dialect)).toEqual([
+      { slug: 'veo', creditCost: -30 },
+      { slug: 'other', creditCost: 4 },
+    ]);
+    expect(shapeCreation({ jobId: 'j', creditCost: 8 }, dialect)).toEqual({ jobId: 'j', creditCost: null });
+    expect(
+      shapeCreation({ jobId: 'j', creditCost: 8 }, { creation: 'job-id-only', reportedCost: -1 }),
+    ).toEqual({ jobId: 'j' });
   });
 
   it('parses the --hostile flag', () => {
