@@ -2,6 +2,7 @@ import { getJobKind } from '../kinds/index.js';
 import type { PlannedJob } from '../plan/types.js';
 import type { JobRecord } from '../service/types.js';
 import type { AttemptState } from '../state/job-state.js';
+import { MAX_RESULTS_PER_JOB } from '../state/journal-format.js';
 import type { ExecutionContext } from './context.js';
 import { errorCodeOf, errorMessageOf } from './error-info.js';
 import {
@@ -93,6 +94,8 @@ export async function pollJob(
     lastProgress = record.progress;
     if (record.phase === 'complete' && record.resultUrls.length === 0)
       return { kind: 'lost', reason: describeMissingResult(jobId, record) };
+    if (record.phase === 'complete' && record.resultUrls.length > MAX_RESULTS_PER_JOB)
+      return { kind: 'lost', reason: describeTooManyResults(jobId, record) };
     if (record.phase === 'complete') return { kind: 'complete', record };
     if (record.phase === 'failed') return { kind: 'failed', record };
     if (record.phase === 'unknown' && !warnedUnknown) {
@@ -124,6 +127,15 @@ export async function sleepUnlessAborted(ctx: ExecutionContext, ms: number): Pro
   } catch {
     return false;
   }
+}
+
+/** More results than one job may have: flagged with its job id kept, none journaled (#24.9). */
+function describeTooManyResults(jobId: string, record: JobRecord): string {
+  return (
+    `the service reports job ${jobId} "${record.status}" with ${record.resultUrls.length} result URLs, more than the ` +
+    `${MAX_RESULTS_PER_JOB} the runner keeps for one job; none was recorded or downloaded. The job id is kept ` +
+    `and the job is never created again: fetch its results from the service within 7 days.`
+  );
 }
 
 /**

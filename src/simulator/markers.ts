@@ -11,8 +11,11 @@ export interface PromptMarkers {
   runningStatus?: string;
   /** `[[no-alpha]]`: with `requireTransparent: true` the job fails with TRANSPARENT_CREATION_FAILED. */
   noAlpha: boolean;
-  /** `[[two-images]]` / `[[one-image]]`: force the result count instead of the seeded ~10 % of two. */
-  imageCount?: 1 | 2;
+  /**
+   * `[[two-images]]` / `[[one-image]]`: force the result count instead of the seeded ~10 % of two;
+   * `[[images:N]]` forces N (1 to 10,000), more than any real job yields (issue #24.9).
+   */
+  imageCount?: number;
   /** The prompt with every marker removed and trimmed. */
   text: string;
 }
@@ -30,6 +33,8 @@ export function parsePromptMarkers(prompt: string): PromptMarkers {
     else if (name === 'no-alpha') markers.noAlpha = true;
     else if (name === 'two-images') markers.imageCount = 2;
     else if (name === 'one-image') markers.imageCount = 1;
+    else if (name === 'images' && /^\d+$/.test(arg) && Number(arg) >= 1 && Number(arg) <= 10_000)
+      markers.imageCount = Number(arg);
   }
   markers.text = prompt.replace(MARKER, '').trim();
   return markers;

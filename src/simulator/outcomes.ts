@@ -3,7 +3,7 @@ import { hashString } from './random.js';
 
 /** How a simulated job will end, decided when it is created. */
 export type JobOutcome =
-  | { type: 'complete'; imageCount: 1 | 2 }
+  | { type: 'complete'; imageCount: number }
   | { type: 'error'; failureKind: string; message: string; atFraction: number };
 
 const MESSAGES: Record<string, string> = {

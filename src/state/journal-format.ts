@@ -38,6 +38,13 @@ export const MAX_TEXT_BYTES = 2 * 1024;
 /** URLs, file paths, ids and names get more room: cutting one makes it useless, but 8 KB is never a real one. */
 export const MAX_REFERENCE_BYTES = 8 * 1024;
 
+/**
+ * Most result URLs one job may have (a job yields one image, occasionally two: spec 4.3). Chosen so a
+ * `completed` record of that many URLs, each at its cap, fills at most half of {@link MAX_LINE_BYTES}:
+ * the writer never makes a line the reader skips. A job reporting more is flagged, not journaled (#24.9).
+ */
+export const MAX_RESULTS_PER_JOB = Math.floor(MAX_LINE_BYTES / 2 / MAX_REFERENCE_BYTES);
+
 const REFERENCE_FIELDS = new Set([
   'url',
   'resultUrls',

@@ -2,6 +2,7 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Clock } from '../clock.js';
 import { systemClock } from '../clock.js';
+import { RunnerError } from '../errors.js';
 import { capRecordStrings, JOURNAL_VERSION, MAX_LINE_BYTES } from './journal-format.js';
 import type { JournalEntry, JournalHeaderRecord, JournalRecord } from './records.js';
 import type { JournalPosition } from './snapshot-format.js';
@@ -89,6 +90,16 @@ export async function openJournal(
   const append = (entry: JournalEntry): Promise<JournalRecord> => {
     const record = capRecordStrings({ ...entry, at: entry.at ?? clock.now() });
     const line = `${JSON.stringify(record)}\n`;
+    const size = Buffer.byteLength(line, 'utf8');
+    if (size > MAX_LINE_BYTES) {
+      // The reader skips such a line (replay.ts): refuse it here, where the record is still known.
+      return Promise.reject(
+        new RunnerError(
+          'STATE_CORRUPT',
+          `a ${record.type} record${'id' in record ? ` of job ${record.id}` : ''} is ${size} bytes, over the ${MAX_LINE_BYTES} a journal line may hold; it was not written to ${path}`,
+        ),
+      );
+    }
     const next = chain.then(async () => {
       if (closed) throw new Error(`journal ${path} is closed`);
       if (damaged !== undefined) throw damaged;
@@ -110,7 +121,7 @@ export async function openJournal(
         }
         throw error;
       }
-      bytes += Buffer.byteLength(line, 'utf8');
+      bytes += size;
       if (lines !== undefined) lines++;
       return record;
     });
