@@ -115,7 +115,7 @@ export function applyWriteTargets(
   const download = options.download !== false;
   const targets: WriteTarget[] = [];
   if (ctx.global.logFile !== undefined)
-    targets.push({ path: ctx.global.logFile, kind: 'file', what: '--log-file' });
+    targets.push({ path: ctx.global.logFile, kind: 'file', what: '--log-file', noLinks: true });
   const { stateDir } = readStateDir(options);
   if (run === undefined) {
     if (download && typeof options.output === 'string')

@@ -1,4 +1,5 @@
 import { appendFile } from 'node:fs/promises';
+import { PRIVATE_FILE_MODE } from '../file-modes.js';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import type { ExecutionSummary } from '../execute/events.js';
 import type { LoadedManifest, Manifest } from '../manifest/types.js';
@@ -82,6 +83,8 @@ export async function writeApplyOutputs(
         ...(files.report === undefined ? {} : { report: files.report }),
         results: files.resultsJson,
       }),
+      // Private when the runner creates it (an existing file keeps its mode).
+      { mode: PRIVATE_FILE_MODE },
     );
   }
   return files;

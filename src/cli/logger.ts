@@ -1,4 +1,6 @@
-import { closeSync, openSync } from 'node:fs';
+import { openSync } from 'node:fs';
+import { PRIVATE_FILE_MODE } from '../file-modes.js';
+import { APPEND_NO_FOLLOW, explainLinkError } from '../no-follow.js';
 import { pino, type Logger } from 'pino';
 
 /**
@@ -8,10 +10,15 @@ import { pino, type Logger } from 'pino';
  */
 export function createLogger(logFile: string | undefined): Logger {
   if (logFile === undefined) return pino({ enabled: false });
-  // Create the file with mode 0600 before pino opens it: logs name jobs and prompts.
-  closeSync(openSync(logFile, 'a', 0o600));
+  // Mode 0600 (logs name jobs and prompts), never through a link; pino writes to this descriptor.
+  let fd: number;
+  try {
+    fd = openSync(logFile, APPEND_NO_FOLLOW, PRIVATE_FILE_MODE);
+  } catch (error) {
+    throw explainLinkError(error, '--log-file', logFile);
+  }
   // A synchronous destination: a crash before an async stream opens would lose every line.
-  const destination = pino.destination({ dest: logFile, sync: true, append: true });
+  const destination = pino.destination({ dest: fd, sync: true });
   return pino(
     {
       base: { pid: process.pid },

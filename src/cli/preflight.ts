@@ -1,8 +1,9 @@
 import { constants } from 'node:fs';
-import { access, mkdir, stat } from 'node:fs/promises';
+import { access, lstat, mkdir, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { RunnerError } from '../errors.js';
 import { PRIVATE_DIR_MODE } from '../file-modes.js';
+import { LINK_REFUSED } from '../no-follow.js';
 
 /** A path the command will write to, and what names it for the user (`--log-file`, `output folder`). */
 export interface WriteTarget {
@@ -10,6 +11,8 @@ export interface WriteTarget {
   /** `dir`: a folder that is made when missing; `file`: a file whose folder is made when missing. */
   kind: 'dir' | 'file';
   what: string;
+  /** Refused when it is a symbolic link: the command opens it with O_NOFOLLOW (src/no-follow.ts). */
+  noLinks?: boolean;
 }
 
 /**
@@ -44,6 +47,7 @@ export async function preflightTargets(targets: readonly WriteTarget[], cwd: str
 }
 
 async function checkTarget(target: WriteTarget): Promise<string | undefined> {
+  if (target.noLinks === true && (await isSymbolicLink(target.path))) return LINK_REFUSED;
   const found = await statOrMissing(target.path);
   if (found !== undefined) {
     if (target.kind === 'dir' && !found.isDirectory()) return 'is a file, a folder is expected';
@@ -74,6 +78,14 @@ async function statOrMissing(path: string) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
     throw error;
+  }
+}
+
+async function isSymbolicLink(path: string): Promise<boolean> {
+  try {
+    return (await lstat(path)).isSymbolicLink();
+  } catch {
+    return false;
   }
 }
 

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, rename, stat } from 'node:fs/promises';
+import { lstat, mkdir, rename } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { RunnerError } from '../errors.js';
 import type { JobState } from '../state/job-state.js';
 
 /** Folder, beside a superseded file, that holds the files of replaced attempts. */
@@ -20,8 +21,10 @@ export async function setAsideSuperseded(state: JobState): Promise<{ from: strin
   const moved: { from: string; to: string }[] = [];
   for (const old of state.superseded ?? []) {
     if (current.has(old.file) || !(await isRecordedFile(old.file, old.bytes, old.sha256))) continue;
-    const folder = join(dirname(old.file), SUPERSEDED_DIR, `attempt-${old.attempt}`);
-    await mkdir(folder, { recursive: true, mode: 0o700 });
+    const parent = join(dirname(old.file), SUPERSEDED_DIR);
+    const folder = join(parent, `attempt-${old.attempt}`);
+    await makeRealFolder(parent);
+    await makeRealFolder(folder);
     const to = join(folder, basename(old.file));
     await rename(old.file, to);
     moved.push({ from: old.file, to });
@@ -29,9 +32,29 @@ export async function setAsideSuperseded(state: JobState): Promise<{ from: strin
   return moved;
 }
 
+/**
+ * Makes a folder, or takes the one there, never through a symbolic link: a `.superseded` link planted in
+ * the output folder would move paid results wherever it points (issue #24.9).
+ */
+async function makeRealFolder(path: string): Promise<void> {
+  try {
+    await mkdir(path, { mode: 0o700 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  const found = await lstat(path);
+  if (found.isSymbolicLink() || !found.isDirectory()) {
+    throw new RunnerError(
+      'INVALID_INPUT',
+      `${path} ${found.isSymbolicLink() ? 'is a symbolic link' : 'is not a folder'}: earlier results are not moved through it; remove it and run apply again`,
+    );
+  }
+}
+
 async function isRecordedFile(file: string, bytes: number, sha256: string): Promise<boolean> {
   try {
-    if ((await stat(file)).size !== bytes) return false;
+    const found = await lstat(file);
+    if (!found.isFile() || found.size !== bytes) return false;
   } catch {
     return false;
   }

@@ -1,8 +1,8 @@
 import { once } from 'node:events';
-import { createWriteStream } from 'node:fs';
-import { appendFile, writeFile } from 'node:fs/promises';
+import { appendFile, open, writeFile } from 'node:fs/promises';
 import { ExitCode, UsageError } from '../../errors.js';
 import { PRIVATE_FILE_MODE } from '../../file-modes.js';
+import { explainLinkError, WRITE_NO_FOLLOW } from '../../no-follow.js';
 import type { ValidationIssue } from '../../manifest/types.js';
 import type { CostReportView } from '../../plan/job-table.js';
 import { withJobList } from '../../plan/estimate-cost.js';
@@ -112,9 +112,11 @@ export async function runPlan(ctx: CommandContext, args: string[], options: Reco
 function planWriteTargets(ctx: CommandContext, options: Record<string, unknown>): WriteTarget[] {
   const targets: WriteTarget[] = [];
   if (ctx.global.logFile !== undefined) {
-    targets.push({ path: ctx.global.logFile, kind: 'file', what: '--log-file' });
+    targets.push({ path: ctx.global.logFile, kind: 'file', what: '--log-file', noLinks: true });
   }
-  if (typeof options.out === 'string') targets.push({ path: options.out, kind: 'file', what: '--out' });
+  if (typeof options.out === 'string') {
+    targets.push({ path: options.out, kind: 'file', what: '--out', noLinks: true });
+  }
   if (typeof options.outPlan === 'string') {
     targets.push({ path: options.outPlan, kind: 'file', what: '--out-plan' });
   }
@@ -146,7 +148,7 @@ async function emitReport(
   const { output } = ctx;
   if (format === 'json') {
     // In pieces: a 100,000-job report is ~30 MB of JSON, and one string of it doubles peak memory.
-    const file = outFile === undefined ? undefined : createWriteStream(outFile, { mode: PRIVATE_FILE_MODE });
+    const file = outFile === undefined ? undefined : await openReportStream(outFile);
     for (const chunk of renderReportJsonChunks(report)) {
       await output.write(chunk);
       if (file !== undefined && !file.write(chunk)) await once(file, 'drain');
@@ -162,12 +164,26 @@ async function emitReport(
     output.out(rendered);
     if (outFile !== undefined) {
       const plain = format === 'text' ? renderReportText(report, { color: false, width: 100 }) : rendered;
-      await writeFile(outFile, plain.endsWith('\n') ? plain : `${plain}\n`, { mode: PRIVATE_FILE_MODE });
+      await writeFile(outFile, plain.endsWith('\n') ? plain : `${plain}\n`, {
+        mode: PRIVATE_FILE_MODE,
+        flag: WRITE_NO_FOLLOW,
+      }).catch((error: unknown) => {
+        throw explainLinkError(error, '--out', outFile);
+      });
     }
   }
   // GitHub Actions shows this file on the run's summary page.
   const summaryFile = ctx.env.GITHUB_STEP_SUMMARY;
   if (summaryFile !== undefined && summaryFile !== '') {
-    await appendFile(summaryFile, `${renderReportMarkdown(report)}\n`);
+    // Private when the runner creates it (an existing file keeps its mode).
+    await appendFile(summaryFile, `${renderReportMarkdown(report)}\n`, { mode: PRIVATE_FILE_MODE });
   }
+}
+
+/** `--out` for the JSON report, opened without following a link (the stream then writes to the fd). */
+async function openReportStream(outFile: string) {
+  const handle = await open(outFile, WRITE_NO_FOLLOW, PRIVATE_FILE_MODE).catch((error: unknown) => {
+    throw explainLinkError(error, '--out', outFile);
+  });
+  return handle.createWriteStream();
 }

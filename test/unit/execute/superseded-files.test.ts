@@ -1,9 +1,11 @@
 import { describe, it, expect } from 'vitest';
 import { createHash } from 'node:crypto';
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { setAsideSuperseded } from '../../../src/execute/set-aside-superseded.js';
 import type { PlannedJob } from '../../../src/plan/types.js';
+import type { JobState } from '../../../src/state/job-state.js';
 import { replayJournal } from '../../../src/state/replay.js';
 import { buildStatusView } from '../../../src/state/status-view.js';
 import { createExecutorHarness, makePlan, plannedJob, useTempDir } from './executor-harness.js';
@@ -52,5 +54,28 @@ describe('a job run again replaces its files (#7.4)', () => {
     // A third apply of the same job moves nothing: the current file is not an old attempt's.
     await apply(imageJob('a blue fox'));
     expect(await readFile(join(outputDir, 'a.png'), 'utf8')).toBe('https://results.test/J2.png');
+  });
+});
+
+describe('setAsideSuperseded never moves through a link (#24.9)', () => {
+  it('refuses a .superseded that is a symbolic link, leaving the file where it was', async () => {
+    const out = join(tmp.path, 'out');
+    const elsewhere = join(tmp.path, 'elsewhere');
+    await mkdir(out);
+    await mkdir(elsewhere);
+    await symlink(elsewhere, join(out, '.superseded'));
+    const file = join(out, 'a.png');
+    await writeFile(file, 'old result');
+    const state = {
+      id: 'a',
+      payloadHash: 'h',
+      attempts: [],
+      downloads: [],
+      status: 'done',
+      superseded: [{ url: 'u', file, bytes: 10, sha256: sha256('old result'), at: 0, attempt: 1 }],
+    } as unknown as JobState;
+    await expect(setAsideSuperseded(state)).rejects.toThrow(/\.superseded is a symbolic link/);
+    expect(await readFile(file, 'utf8')).toBe('old result');
+    expect(await readdir(elsewhere)).toEqual([]);
   });
 });
