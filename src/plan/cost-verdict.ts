@@ -30,7 +30,9 @@ export function decideVerdict(
     figures.push(`budget ${formatCredits(budget.cap)}`);
     if (budget.alreadySpent > 0) figures.push(`${formatCredits(budget.alreadySpent)} already spent`);
     if (budget.reserved > needed) {
-      figures.push(`budget counts ${formatCredits(budget.reserved)} (no subscription coverage assumed)`);
+      figures.push(
+        `${formatCredits(budget.reserved)} counted against the budget (image jobs the subscription may cover counted as paid)`,
+      );
     }
   }
   if (available !== undefined) figures.push(`${formatCredits(available)} available`);

@@ -17,6 +17,16 @@ const VERDICT_LABELS: Record<VerdictStatus, string> = {
   'over-budget': 'Over budget',
 };
 
+/**
+ * The verdict's headline. "Fits" only when the balance was checked: an `--offline` plan (or one that
+ * could not read the balance) is "Within budget" at most, or "Not checked" with no budget either,
+ * so nobody reads a cost report that saw no balance as a promise that the run is paid for.
+ */
+function verdictLabel(verdict: CostReportView['verdict']): string {
+  if (verdict.status !== 'fits' || verdict.checked.balance) return VERDICT_LABELS[verdict.status];
+  return verdict.checked.budget ? 'Within budget' : 'Not checked';
+}
+
 const ANSI = {
   bold: '\x1b[1m',
   dim: '\x1b[2m',
@@ -94,7 +104,7 @@ export function renderReportText(report: CostReportView, options: TextRenderOpti
   const verdictColor = report.verdict.status === 'fits' ? 'green' : 'red';
   lines.push(
     '',
-    `${paint(verdictColor, `Verdict: ${VERDICT_LABELS[report.verdict.status]}`)} (${report.verdict.message})`,
+    `${paint(verdictColor, `Verdict: ${verdictLabel(report.verdict)}`)} (${report.verdict.message})`,
   );
   return `${lines.join('\n')}\n`;
 }
@@ -109,7 +119,7 @@ export function renderReportMarkdown(report: CostReportView): string {
   const lines = [
     `## Plan \`${report.pipeline}\``,
     '',
-    `**${VERDICT_LABELS[report.verdict.status]}**: ${report.verdict.message}`,
+    `**${verdictLabel(report.verdict)}**: ${report.verdict.message}`,
     '',
     `Jobs: ${describeJobCounts(report)}`,
     '',

@@ -184,6 +184,8 @@ jobs:
     const refused = await runCli(['apply', over.file, ...FAST], { env: over.env });
     expect(refused.code).toBe(3);
     expect(refused.stderr).toContain('No job was created.');
+    // The manifest's budget binds: raise it (--max-credits can only lower it).
+    expect(refused.stderr).toContain('Raise `budget` in the manifest');
     expect(over.simulator.stats().jobsCreated).toBe(0);
     await over.simulator.close();
 
@@ -195,6 +197,8 @@ jobs:
 
     const capped = await runCli(['apply', poor.file, ...FAST, '--max-credits', '5'], { env: poor.env });
     expect(capped.code).toBe(3);
+    // --max-credits binds here, below the manifest's budget of 1000.
+    expect(capped.stderr).toContain("Pass a higher --max-credits (up to the manifest's budget of 1000)");
     expect(poor.simulator.stats().jobsCreated).toBe(0);
   });
 

@@ -208,13 +208,21 @@ function refuseOverspending(ctx: CommandContext, report: CostReportView, manifes
     throw new RunnerError(
       overBudget ? 'OVER_BUDGET' : 'INSUFFICIENT_CREDITS',
       `Not applying ${manifestFile}: ${report.verdict.message}. No job was created.`,
-      {
-        hint: overBudget
-          ? 'Raise `budget` (or --max-credits), or trim the matrix.'
-          : 'Top up before retrying.',
-      },
+      { hint: overBudget ? overBudgetHint(report) : 'Top up before retrying.' },
     );
   }
+}
+
+/**
+ * What to change when over a cap: the cap that binds. `--max-credits` can only lower the manifest's
+ * `budget` (the lower one applies), so raising it past the budget would do nothing.
+ */
+function overBudgetHint(report: CostReportView): string {
+  const fewer = 'or run fewer jobs (--only / --exclude, or trim the matrix).';
+  const { budget, maxCredits } = report;
+  if (maxCredits !== undefined && (budget === undefined || maxCredits < budget))
+    return `Pass a higher --max-credits${budget === undefined ? '' : ` (up to the manifest's budget of ${budget})`}, ${fewer}`;
+  return `Raise \`budget\` in the manifest, ${fewer}`;
 }
 
 /** On a terminal, shows the plan and asks (unless --yes); without one (CI), says what it starts. */

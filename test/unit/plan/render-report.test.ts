@@ -85,7 +85,7 @@ describe('renderReportText', () => {
         'Note: The subscription image allowance is assumed to cover',
         '      one image job per unit, in plan order.',
         '',
-        'Verdict: Over available credit (needs 6 credits; budget 10; budget counts 8 (no subscription coverage assumed); 5 available; short by 1)',
+        'Verdict: Over available credit (needs 6 credits; budget 10; 8 counted against the budget (image jobs the subscription may cover counted as paid); 5 available; short by 1)',
         '',
       ].join('\n'),
     );
@@ -123,7 +123,7 @@ describe('renderReportMarkdown', () => {
       [
         '## Plan `coffee-ads`',
         '',
-        '**Over available credit**: needs 6 credits; budget 10; budget counts 8 (no subscription coverage assumed); 5 available; short by 1',
+        '**Over available credit**: needs 6 credits; budget 10; 8 counted against the budget (image jobs the subscription may cover counted as paid); 5 available; short by 1',
         '',
         'Jobs: 3 in plan, 2 to run (2 new, 0 changed, 0 failed, 0 deferred, 0 open, 1 done)',
         '',
@@ -184,7 +184,7 @@ describe('renderReportMarkdown', () => {
     );
     const fits = makePlan([plannedJob('a', { credits: 1 })]);
     expect(renderReportMarkdown(estimateCost(fits, makeCatalog(), {}, { maxAttempts: 1 }))).toContain(
-      '**Fits**: needs 1 credits; balance not checked',
+      '**Not checked**: needs 1 credits; balance not checked',
     );
   });
 
