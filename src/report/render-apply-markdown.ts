@@ -23,7 +23,7 @@ export function renderApplyMarkdown(
       ? `All ${counts.total} jobs done.`
       : `${counts.done} of ${counts.total} jobs done; exit reason: ${summary.exitReason}.`,
     '',
-    '| done | failed | still running | pending | deferred | uncertain | credits this run | credits in all |',
+    '| done | failed | still running | pending | deferred | uncertain | credits this apply | credits in the run |',
     '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
     `| ${counts.done} | ${counts.failed} | ${counts['still-running']} | ${counts.pending + counts.creating} | ${counts.deferred} | ${counts.uncertain} | ${summary.creditsSpent} | ${summary.creditsSpentTotal} |`,
   ];

@@ -86,7 +86,7 @@ function renderCase(pipeline: string, entry: ReportEntry, outcome: JunitOutcome)
         ? `deferred (${entry.failureKind ?? 'temporary failure'}): ${entry.advice ?? 'a later apply retries it'}`
         : entry.status === 'uncertain'
           ? `uncertain: ${entry.error ?? 'the create answer was lost'}. ${entry.advice ?? ''}`.trim()
-          : `not finished in this run (status ${entry.status}); a later apply continues it`;
+          : `not finished (status ${entry.status}); a later apply of this run continues it`;
   return `${head}>\n      <skipped ${attributes({ message: reason })}/>\n    </testcase>`;
 }
 

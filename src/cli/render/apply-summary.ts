@@ -39,7 +39,8 @@ export function renderApplySummary(
   const nonZero = rest.filter(([, count]) => count > 0).map(([label, count]) => `${label} ${count}`);
   if (nonZero.length > 0) lines.push(nonZero.join(', '));
   lines.push(
-    `Credits spent: ${summary.creditsSpent} in this run, ${summary.creditsSpentTotal} in all runs of this state.`,
+    // A run is a run id, which may take several applies: say which figure is which.
+    `Credits spent: ${summary.creditsSpent} by this apply, ${summary.creditsSpentTotal} in run ${context.runId} so far.`,
   );
   if (context.outputDir !== undefined && counts.done > 0) lines.push(`Results: ${context.outputDir}`);
   const stateNote = context.temporaryState === true ? ' (temporary: the in-process simulator is gone)' : '';
