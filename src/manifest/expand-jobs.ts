@@ -109,7 +109,14 @@ export function streamJobs(loaded: LoadedManifest, context: ExpandContext): JobS
       // An entry that failed the schema is reported already; the others are still expanded.
       if (loaded.invalidJobs?.has(specIndex) === true) continue;
       const spec = manifest.jobs[specIndex]!;
-      const expanded = expandSpec(loaded, spec, specIndex, { ...context, vars: resolved.vars }, issues);
+      const expanded = expandSpec(
+        loaded,
+        spec,
+        specIndex,
+        { ...context, vars: resolved.vars },
+        issues,
+        (id, values) => ids.noteUnexpanded(id, specIndex, values),
+      );
       for (const { job, rawIndex, combination } of expanded) {
         ids.add(job.id, specIndex, rawIndex, job.matrixValues === combination ? undefined : job.matrixValues);
         yield job;
@@ -146,6 +153,8 @@ function* expandSpec(
   specIndex: number,
   context: ExpandContext & { vars: Record<string, VarValue> },
   issues: ValidationIssue[],
+  /** Told the id of a job that rendered its id but failed another check: it still counts for duplicates. */
+  noteUnexpanded: (id: string, matrixValues: MatrixCombination) => void,
 ): Generator<SpecJob, void, undefined> {
   const compiled = compileSpec(loaded, spec, specIndex, issues);
   if (!compiled) return;
@@ -219,7 +228,10 @@ function* expandSpec(
     const prompt = compiled.prompt && (renderValue(compiled.prompt, resolve, onMissing) as string);
     const params: Record<string, unknown> = {};
     for (const [name, node] of compiled.params) params[name] = renderValue(node, resolve, onMissing);
-    if (failed) continue;
+    if (failed) {
+      if (renderedId !== undefined) noteUnexpanded(renderedId, combination);
+      continue;
+    }
 
     const unsafe = findUnsafeIdReason(id);
     if (unsafe !== undefined) {
@@ -241,6 +253,7 @@ function* expandSpec(
         jobId: id,
         location: locate(['jobs', specIndex, 'prompt']),
       });
+      noteUnexpanded(id, combination);
       continue;
     }
     // Read-only and the same for every job of the entry: one object, not two copies per job.

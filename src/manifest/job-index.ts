@@ -30,6 +30,11 @@ export interface JobIndexBuilder {
    * value redacted from them); kept as they are.
    */
   add(id: string, specIndex: number, rawIndex: number, ownValues?: MatrixCombination): void;
+  /**
+   * Records the id of a job that failed another check (an undefined var in its prompt, …): it takes
+   * no position, but still counts for duplicate ids, so one validation reports both problems.
+   */
+  noteUnexpanded(id: string, specIndex: number, matrixValues: MatrixCombination): void;
   /** Duplicate ids (errors) and ids equal but for case (warnings), as `reportDuplicateIds` words them. */
   reportIds(): ValidationIssue[];
 }
@@ -48,6 +53,8 @@ export function createJobIndex(loaded: Pick<LoadedManifest, 'manifest' | 'locate
   const duplicates = new Map<string, IdProducer[]>();
   /** Lower-cased id → ids with capital letters that fold to it. */
   const folded = new Map<string, string[]>();
+  /** Ids of jobs that did not expand → their producers, and how many jobs had expanded before the first. */
+  const unexpanded = new Map<string, { producers: IdProducer[]; before: number }>();
 
   const matrixValuesAt = (position: number): MatrixCombination => {
     const own = ownValues.get(position);
@@ -94,11 +101,29 @@ export function createJobIndex(loaded: Pick<LoadedManifest, 'manifest' | 'locate
       list.push({ id, specIndex, matrixValues: matrixValuesAt(position) });
       duplicates.set(id, list);
     },
+    noteUnexpanded(id, specIndex, matrixValues) {
+      const known = unexpanded.get(id);
+      if (known) known.producers.push({ id, specIndex, matrixValues });
+      else unexpanded.set(id, { producers: [{ id, specIndex, matrixValues }], before: specs.length });
+    },
     reportIds() {
+      const all = new Map(duplicates);
+      for (const [id, { producers }] of unexpanded) {
+        const first = firstPosition.get(id);
+        const list =
+          first === undefined
+            ? producers
+            : [...(all.get(id) ?? [{ ...producerAt(first), id }]), ...producers];
+        // In manifest order (a stable sort keeps a matrix entry's own order), as if all had expanded.
+        if (list.length > 1)
+          all.set(
+            id,
+            list.sort((a, b) => a.specIndex - b.specIndex),
+          );
+      }
+      const order = (id: string) => firstPosition.get(id) ?? unexpanded.get(id)!.before;
       return reportDuplicateIds(loaded, {
-        duplicates: [...duplicates.values()].sort(
-          (a, b) => firstPosition.get(a[0]!.id)! - firstPosition.get(b[0]!.id)!,
-        ),
+        duplicates: [...all.values()].sort((a, b) => order(a[0]!.id) - order(b[0]!.id)),
         caseGroups: collectCaseGroups(folded, firstPosition),
         specIndexOf: (id) => specs.at(firstPosition.get(id)!),
       });
