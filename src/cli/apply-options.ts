@@ -6,7 +6,7 @@ import type { ExecuteOptions } from '../execute/options.js';
 import type { RetryOverrides } from '../manifest/types.js';
 import type { CommandContext } from './context.js';
 import { parseNumberOption, readPollInterval } from './parse-options.js';
-import { readStateDir } from './run-options.js';
+import { readOutputFlag, readStateDir } from './run-options.js';
 import type { WriteTarget } from './preflight.js';
 import { resolveStateDir, uploadCachePathFor } from '../state/state-dir.js';
 import { readTargeting } from './targeting-options.js';
@@ -85,7 +85,8 @@ export function resolveOutputDir(
   options: Record<string, unknown>,
   run: { manifestDir: string; manifestOutput: string | undefined; pipeline: string },
 ): string {
-  const flag = typeof options.output === 'string' ? resolve(ctx.cwd, options.output) : undefined;
+  const given = readOutputFlag(options);
+  const flag = given === undefined ? undefined : resolve(ctx.cwd, given);
   const fromManifest =
     run.manifestOutput === undefined
       ? undefined
@@ -118,8 +119,8 @@ export function applyWriteTargets(
     targets.push({ path: ctx.global.logFile, kind: 'file', what: '--log-file', noLinks: true });
   const { stateDir } = readStateDir(options);
   if (run === undefined) {
-    if (download && typeof options.output === 'string')
-      targets.push({ path: options.output, kind: 'dir', what: '--output' });
+    const output = readOutputFlag(options);
+    if (download && output !== undefined) targets.push({ path: output, kind: 'dir', what: '--output' });
     if (stateDir !== undefined) targets.push({ path: stateDir, kind: 'dir', what: '--state-dir' });
     return targets;
   }

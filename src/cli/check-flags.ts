@@ -2,6 +2,7 @@ import { UsageError } from '../errors.js';
 import { DEFAULT_BASE_URL } from '../service/config.js';
 import type { GlobalOptions } from './context.js';
 import { parseNumberOption, parseStringOption, readPollInterval } from './parse-options.js';
+import { readRunId } from './run-options.js';
 
 /** The service's advice: poll every 3 to 5 seconds (spec 4.4). Faster is refused against it. */
 export const MIN_POLL_INTERVAL_MS = 1000;
@@ -16,15 +17,11 @@ export function checkFlagValues(
   options: Record<string, unknown>,
   context: { global: GlobalOptions; env: NodeJS.ProcessEnv },
 ): void {
-  if (context.global.simTimeScale !== undefined) {
-    parseNumberOption('sim-time-scale', context.global.simTimeScale, { min: 0.0001, max: 100 });
-  }
   parseNumberOption('max-jobs', options.maxJobs, { min: 1, integer: true });
   if (command === 'plan' || command === 'apply') {
     parseNumberOption('max-credits', options.maxCredits, { min: 0 });
-    checkNotEmpty('run', options.run);
   }
-  if (command === 'status') checkNotEmpty('run', options.run);
+  readRunId(options);
   if (command === 'apply') {
     parseNumberOption('concurrency', options.concurrency, { min: 1, max: 4, integer: true });
     parseNumberOption('first-poll', options.firstPoll, { min: 0, integer: true });
@@ -35,12 +32,6 @@ export function checkFlagValues(
     parseNumberOption('port', options.port, { min: 0, max: 65535, integer: true });
     parseNumberOption('time-scale', options.timeScale, { min: 0.0001, max: 100 });
     parseNumberOption('seed', options.seed, { integer: true });
-  }
-}
-
-function checkNotEmpty(flag: string, value: unknown): void {
-  if (value !== undefined && parseStringOption(value)?.trim() === '') {
-    throw new UsageError(`--${flag} expects a non-empty value, received "".`);
   }
 }
 

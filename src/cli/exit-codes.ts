@@ -1,9 +1,23 @@
 /** The help text's exit code table; the README carries the same table. */
 export const EXIT_CODE_HELP = `Exit codes:
   0    success (apply: every job done)
-  1    some jobs failed or are still running, or the service could not be used;
-       apply/status: a paid job's results are not all saved (downloading)
+  1    some jobs failed or are still running, the service could not be used, or the confirmation
+       was declined; apply/status: a paid job's results are not all saved (downloading)
   2    invalid input or usage (manifest errors, unknown command or option)
   3    insufficient credits, or over the budget / --max-credits
   4    authentication failed (HTTP 401/403, or no API key)
-  130  interrupted (Ctrl-C)`;
+  130  interrupted (Ctrl-C) before every job was done
+  143  stopped by SIGTERM before every job was done`;
+
+/**
+ * The help text's environment section; the README's "Environment" section carries the same. A flag
+ * wins over its variable, the variable over the manifest and the built-in default.
+ */
+export const ENVIRONMENT_HELP = `Environment:
+  MEDIAGEN_API_KEY    the service's API key (or --api-key-file)
+  MEDIAGEN_BASE_URL   the service's base URL (or --base-url)
+  RUNNER_STATE_DIR    default of --state-dir (not read with --simulate)
+  RUNNER_OUTPUT       default of --output (not read with --simulate)
+  RUNNER_CACHE_DIR    the runner's cache folder
+  NO_COLOR            turn colors off (as --no-color)
+  A flag wins over its variable; a variable that is set but empty is an error.`;

@@ -21,6 +21,10 @@ export const GLOBAL_FLAGS_BY_COMMAND: Readonly<Record<string, readonly string[]>
   apply: SERVICE_FLAGS,
   status: [],
   simulate: [],
+  runs: [],
+  // They read no service, but the API key's value, to keep it out of what they render.
+  render: ['api-key-file'],
+  report: ['api-key-file'],
 };
 const ALWAYS = new Set(['no-color', 'color', 'help', 'h', 'version', 'v']);
 
@@ -88,7 +92,8 @@ export function checkWrittenFlags(input: {
   const globals = new Set(input.globalOptions.flatMap(namesOf));
   const used = GLOBAL_FLAGS_BY_COMMAND[input.command];
   const known = [...own, ...globals].filter((name) => name.length > 1);
-  for (const flag of writtenFlags(input.argv)) {
+  const given = writtenFlags(input.argv);
+  for (const flag of given) {
     if (own.has(flag) || ALWAYS.has(flag)) continue;
     const written = flag.length === 1 ? `-${flag}` : `--${flag}`;
     if (globals.has(flag)) {
@@ -97,12 +102,17 @@ export function checkWrittenFlags(input: {
       continue;
     }
     const nearest = suggestClosest(flag, known);
+    const json = flag === 'json' && own.has('format') ? 'JSON output is `--format json` here. ' : '';
     throw new UsageError(`Unknown option \`${written}\` for \`runner ${input.command}\`.`, {
       hint:
-        nearest === undefined
-          ? `See \`runner ${input.command} --help\`.`
+        nearest === undefined || json !== ''
+          ? `${json}See \`runner ${input.command} --help\`.`
           : `Did you mean \`--${nearest}\`? See \`runner ${input.command} --help\`.`,
     });
+  }
+  const readsScale = used === undefined || used.includes('sim-time-scale');
+  if (readsScale && given.includes('sim-time-scale') && !given.includes('simulate')) {
+    warnings.push('--sim-time-scale has no effect without --simulate; it is ignored.');
   }
   return warnings;
 }

@@ -2,13 +2,16 @@ import { join } from 'node:path';
 import { cac } from 'cac';
 import { ExitCode, UsageError } from '../errors.js';
 import type { CommandContext, GlobalOptions } from './context.js';
-import { EXIT_CODE_HELP } from './exit-codes.js';
+import { ENVIRONMENT_HELP, EXIT_CODE_HELP } from './exit-codes.js';
 import { createOutput, type Output } from './output.js';
 import { readPackageInfo } from './package-info.js';
 import { reportError } from './report-error.js';
 import { checkFlagValues } from './check-flags.js';
+import { parseNumberOption } from './parse-options.js';
 import { askYesNo } from './confirm.js';
-import { checkWrittenFlags, joinNegativeValues, tidyHelpOptions } from './flags.js';
+import { checkWrittenFlags, joinNegativeValues, namesOf, tidyHelpOptions } from './flags.js';
+import { keepValuesAsWritten, readWrittenValues } from './written-values.js';
+import { applyEnvDefaults } from './env-defaults.js';
 import { suggestClosest } from '../suggest.js';
 import { declareSharedFlags } from './shared-flags.js';
 import { runnerCacheDir } from './cache-dir.js';
@@ -23,6 +26,8 @@ export interface CliIO {
 }
 
 type Action = (ctx: CommandContext, args: string[], options: Record<string, unknown>) => Promise<number>;
+
+const STATE_DIR_HELP = 'State folder (default: env RUNNER_STATE_DIR, else .runner/ beside the manifest)';
 
 /** Commands are loaded on demand so `runner --help` stays fast. */
 const commands: Record<string, { load: () => Promise<Action> }> = {
@@ -68,6 +73,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
         ? { ...section, body: tidyHelpOptions(cli.matchedCommand?.name, section.body) }
         : section,
     ),
+    { title: '', body: ENVIRONMENT_HELP },
     { title: '', body: EXIT_CODE_HELP },
   ]);
   cli.version(readPackageInfo().version);
@@ -92,6 +98,13 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
       }
       throw unknownCommand(name);
     }
+    const matched = [...cli.globalCommand.options, ...cli.matchedCommand.options];
+    keepValuesAsWritten(cli.options, readWrittenValues(args, matched), matched);
+    applyEnvDefaults(cli.options, {
+      takes: new Set(cli.matchedCommand.options.flatMap(namesOf)),
+      env: io.env,
+      simulate: cli.options.simulate === true,
+    });
     const ignored = checkWrittenFlags({
       command: cli.matchedCommand.name,
       argv: args,
@@ -162,23 +175,27 @@ function declareCommands(
     .option('--format <format>', 'text, json or markdown', { default: 'text' })
     .option('--out <file>', 'Also write the report to a file')
     .option('--run <id>', 'Compare against the state of this run id', { type: [String] })
-    .option('--state-dir <dir>', 'State folder (default: .runner/ beside the manifest)')
+    .option('--state-dir <dir>', STATE_DIR_HELP)
     .option('--offline', 'Do not contact the service (needs --catalog; the balance is not checked)')
     .option('--max-credits <n>', "Check against this cap on the run's spending, as apply --max-credits does")
     .option('--retry-failed', 'Count jobs that failed permanently as to run, as apply --retry-failed does')
     .option('--resend-uncertain', 'Count unanswered creates as to run, as apply --resend-uncertain does')
     .option('--show <what>', '"payloads": also print each job\'s rendered prompt and params')
     .option('--out-plan <file>', 'Save the exact plan (JSON, mode 0600) for `runner apply FILE`')
+    .option(
+      '--output <dir>',
+      'With --out-plan: the download folder the plan fixes for apply (env RUNNER_OUTPUT)',
+    )
     .example('runner plan pipelines/nightly-social.yaml --format markdown --out plan.md')
     .action(capture('plan'));
 
   manifestCommand('apply', 'Run the jobs: at most 4 at once, resumable, never paying twice for one job')
     .option('--yes, -y', 'Do not ask for confirmation on a terminal')
     .option('--run <id>', 'Run id; the same id resumes the same run (default: "default")', { type: [String] })
-    .option('--state-dir <dir>', 'State folder (default: .runner/ beside the manifest)')
+    .option('--state-dir <dir>', STATE_DIR_HELP)
     .option(
       '--output <dir>',
-      'Download folder (default: manifest `output`, else runner-output/<pipeline>/ beside the manifest)',
+      'Download folder (default: env RUNNER_OUTPUT, else manifest `output`, else runner-output/<pipeline>/ beside the manifest)',
     )
     .option('--no-download', 'Record result URLs without downloading the files')
     .option(
@@ -214,7 +231,7 @@ function declareCommands(
   cli
     .command('status <manifest>', 'Show every job of a run from its state: status, attempts, cost, files')
     .option('--run <id>', 'Run id (default: "default")', { type: [String] })
-    .option('--state-dir <dir>', 'State folder (default: .runner/ beside the manifest)')
+    .option('--state-dir <dir>', STATE_DIR_HELP)
     .option('--json', 'Print JSON')
     .action(capture('status'));
 
@@ -223,7 +240,7 @@ function declareCommands(
       'runs <manifest>',
       "List the runs of the manifest's pipeline that have state: id, start, counts, credits",
     )
-    .option('--state-dir <dir>', 'State folder (default: .runner/ beside the manifest)')
+    .option('--state-dir <dir>', STATE_DIR_HELP)
     .option('--json', 'Print JSON')
     .example('runner runs pipelines/nightly-social.yaml --state-dir .runner-state')
     .action(capture('runs'));
@@ -255,8 +272,8 @@ function declareCommands(
   cli
     .command('report <manifest>', 'Write a self-contained HTML gallery of what a run made (opens from disk)')
     .option('--run <id>', 'Run id (default: "default")', { type: [String] })
-    .option('--state-dir <dir>', 'State folder (default: .runner/ beside the manifest)')
-    .option('--output <dir>', 'Download folder of the run (default: as apply)')
+    .option('--state-dir <dir>', STATE_DIR_HELP)
+    .option('--output <dir>', 'Download folder of the run (default: as apply, env RUNNER_OUTPUT included)')
     .option('--out <file>', 'Where to write the page (default: report.html in the download folder)')
     .example('runner report pipelines/demo.yaml --run 2026-11-23 --out report.html')
     .action(capture('report'));
@@ -267,7 +284,8 @@ function pickGlobal(options: Record<string, unknown>): GlobalOptions {
   if (typeof options.baseUrl === 'string') global.baseUrl = options.baseUrl;
   if (typeof options.apiKeyFile === 'string') global.apiKeyFile = options.apiKeyFile;
   if (options.simulate === true) global.simulate = true;
-  if (options.simTimeScale !== undefined) global.simTimeScale = Number(options.simTimeScale);
+  const simTimeScale = parseNumberOption('sim-time-scale', options.simTimeScale, { min: 0.0001, max: 100 });
+  if (simTimeScale !== undefined) global.simTimeScale = simTimeScale;
   if (typeof options.logFile === 'string') global.logFile = options.logFile;
   if (options.color === false) global.color = false;
   return global;

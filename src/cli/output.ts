@@ -10,7 +10,11 @@ export interface Output {
   readonly color: boolean;
   /** Whether stderr is a terminal (progress views draw there). */
   readonly interactive: boolean;
-  /** Columns for tables: the terminal's, else `COLUMNS`, else 100. */
+  /**
+   * Columns for tables and notes. On a terminal: its width, else `COLUMNS`, else 100 (a pty that
+   * reports 0 columns counts as unknown). Not on a terminal (a pipe, a file, a CI log): no limit, so
+   * paths and job ids are never cut.
+   */
   readonly width: number;
   out(text: string): void;
   err(text: string): void;
@@ -75,8 +79,7 @@ export function createOutput(options: {
   const color = shouldUseColor(options.env, options.stdout, options.colorFlag);
   const interactive =
     options.stderr.isTTY === true && options.env.CI !== 'true' && options.env.TERM !== 'dumb';
-  const fromEnv = Number(options.env.COLUMNS);
-  const width = options.stdout.columns ?? (Number.isInteger(fromEnv) && fromEnv > 0 ? fromEnv : 100);
+  const width = tableWidth(options.stdout, options.env);
   const stdoutGone = watchReaderGone(options.stdout);
   const stderrGone = watchReaderGone(options.stderr);
   const line = (text: string) => (text.endsWith('\n') ? text : `${text}\n`);
@@ -109,6 +112,13 @@ export function createOutput(options: {
     },
     style: createStyle(color),
   };
+}
+
+function tableWidth(stdout: Output['stdout'], env: NodeJS.ProcessEnv): number {
+  if (stdout.isTTY !== true) return Number.POSITIVE_INFINITY;
+  if (stdout.columns !== undefined && stdout.columns > 0) return stdout.columns;
+  const fromEnv = Number(env.COLUMNS);
+  return Number.isInteger(fromEnv) && fromEnv > 0 ? fromEnv : 100;
 }
 
 /**

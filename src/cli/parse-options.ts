@@ -22,7 +22,10 @@ export function parseNumberOption(
           : min === -Infinity
             ? `${what} of at most ${max}`
             : `${what} from ${min} to ${max}`;
-    throw new UsageError(`--${flag} expects ${range}, received ${JSON.stringify(value)}.`);
+    // A number as written reads plainly (`received 8`); anything else is quoted (`received "abc"`).
+    const received =
+      typeof value === 'string' && Number.isFinite(Number(value)) ? value : JSON.stringify(value);
+    throw new UsageError(`--${flag} expects ${range}, received ${received}.`);
   }
   return number;
 }

@@ -1,11 +1,38 @@
+import { UsageError } from '../errors.js';
 import { parseStringOption } from './parse-options.js';
 
-/** The run id of apply/plan/status: `--run`, default `default`. */
+/**
+ * What a run id may be: it names a folder of the state (`<root>/<pipeline>/<run>/`), so only
+ * letters, digits, `.`, `_` and `-`, starting with a letter or digit, at most 120 characters. Anything
+ * else used to be rewritten into such a name (`../x` → `__x`), so two different ids could share one
+ * run's state; now it is refused.
+ */
+const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,119}$/;
+
+/** The run id of apply/plan/status/report: `--run`, default `default`. Refuses ids that are not {@link RUN_ID}. */
 export function readRunId(options: Record<string, unknown>): string {
-  return parseStringOption(options.run) ?? 'default';
+  const runId = parseStringOption(options.run);
+  if (runId === undefined) return 'default';
+  checkRunId(runId);
+  return runId;
 }
 
-/** `--state-dir`, when given. */
+/** Throws a usage error (exit 2) for a run id that cannot name a state folder as written. */
+export function checkRunId(runId: string): void {
+  if (RUN_ID.test(runId)) return;
+  throw new UsageError(
+    `--run expects letters, digits, ".", "_" and "-", starting with a letter or digit (at most 120); received ${JSON.stringify(runId)}.`,
+    { hint: 'The run id names a folder of the state, e.g. `--run 2026-11-22` or `--run nightly.3`.' },
+  );
+}
+
+/** `--state-dir` (or RUNNER_STATE_DIR, see ./env-defaults.ts), when given. */
 export function readStateDir(options: Record<string, unknown>): { stateDir?: string } {
-  return typeof options.stateDir === 'string' ? { stateDir: options.stateDir } : {};
+  const stateDir = parseStringOption(options.stateDir);
+  return stateDir === undefined ? {} : { stateDir };
+}
+
+/** `--output` (or RUNNER_OUTPUT, see ./env-defaults.ts), when given. */
+export function readOutputFlag(options: Record<string, unknown>): string | undefined {
+  return parseStringOption(options.output);
 }

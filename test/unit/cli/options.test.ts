@@ -110,11 +110,19 @@ describe('shouldUseColor', () => {
 });
 
 describe('createOutput width', () => {
-  const stream = (columns?: number) =>
-    Object.assign(new PassThrough(), columns === undefined ? {} : { columns, isTTY: true });
-  it('takes the terminal width, else COLUMNS, else 100', () => {
-    expect(createOutput({ env: {}, stdout: stream(132), stderr: stream() }).width).toBe(132);
-    expect(createOutput({ env: { COLUMNS: '80' }, stdout: stream(), stderr: stream() }).width).toBe(80);
-    expect(createOutput({ env: { COLUMNS: 'wide' }, stdout: stream(), stderr: stream() }).width).toBe(100);
+  const tty = (columns?: number) =>
+    Object.assign(new PassThrough(), { isTTY: true }, columns === undefined ? {} : { columns });
+  const pipe = () => new PassThrough();
+  it('on a terminal takes its width, else COLUMNS, else 100; a 0-column pty counts as unknown', () => {
+    expect(createOutput({ env: {}, stdout: tty(132), stderr: pipe() }).width).toBe(132);
+    expect(createOutput({ env: { COLUMNS: '80' }, stdout: tty(), stderr: pipe() }).width).toBe(80);
+    expect(createOutput({ env: { COLUMNS: 'wide' }, stdout: tty(), stderr: pipe() }).width).toBe(100);
+    expect(createOutput({ env: {}, stdout: tty(0), stderr: pipe() }).width).toBe(100);
+  });
+  it('does not cut output that goes to a pipe or a file (CI logs), whatever COLUMNS says', () => {
+    expect(createOutput({ env: {}, stdout: pipe(), stderr: pipe() }).width).toBe(Number.POSITIVE_INFINITY);
+    expect(createOutput({ env: { COLUMNS: '80' }, stdout: pipe(), stderr: pipe() }).width).toBe(
+      Number.POSITIVE_INFINITY,
+    );
   });
 });
