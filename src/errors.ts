@@ -52,6 +52,8 @@ export const ExitCode = {
   Credits: 3,
   Authentication: 4,
   Interrupted: 130,
+  /** Stopped by SIGTERM (128 + 15), e.g. a CI runner cancelling the job. */
+  Terminated: 143,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 

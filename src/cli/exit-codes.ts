@@ -14,10 +14,10 @@ export const EXIT_CODE_HELP = `Exit codes:
  * wins over its variable, the variable over the manifest and the built-in default.
  */
 export const ENVIRONMENT_HELP = `Environment:
-  MEDIAGEN_API_KEY    the service's API key (or --api-key-file)
-  MEDIAGEN_BASE_URL   the service's base URL (or --base-url)
-  RUNNER_STATE_DIR    default of --state-dir (not read with --simulate)
-  RUNNER_OUTPUT       default of --output (not read with --simulate)
+  MEDIAGEN_API_KEY    the service's API key
+  MEDIAGEN_BASE_URL   the service's base URL
+  RUNNER_STATE_DIR    default state folder (of --state-dir; not read by simulated runs)
+  RUNNER_OUTPUT       default download folder (of --output; not read by simulated runs)
   RUNNER_CACHE_DIR    the runner's cache folder
-  NO_COLOR            turn colors off (as --no-color)
+  NO_COLOR            turn colors off
   A flag wins over its variable; a variable that is set but empty is an error.`;

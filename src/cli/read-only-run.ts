@@ -12,6 +12,7 @@ import { peekRunDate, runDateOf } from './run-date.js';
 import { readSecretGuard } from './read-secrets.js';
 import { SIMULATED_STATE_NOTE } from './simulated-state-note.js';
 import { readRunId, readStateDir } from './run-options.js';
+import { rerunCommand } from './rerun-command.js';
 import { readTargeting, selectTargets } from './targeting-options.js';
 import { loadVarOverrides, readVarFlags } from './var-options.js';
 
@@ -52,7 +53,7 @@ export async function readRunForReading(
   if (loaded === undefined || varInput.issues.some((issue) => issue.severity === 'error')) {
     return { issues: [...varInput.issues, ...offline.issues] };
   }
-  const replay = await readExistingRunState(ctx, addressOf(loaded.manifest.name));
+  const replay = await readExistingRunState(ctx, addressOf(loaded.manifest.name), options);
   const runDate = runDateOf(replay.runs);
   if (runDate !== offline.date) offline = await expand(runDate);
   const targeted = targetRunJobs(
@@ -73,21 +74,25 @@ export async function readRunForReading(
 async function readExistingRunState(
   ctx: Pick<CommandContext, 'output'>,
   where: RunAddress,
+  options: Record<string, unknown>,
 ): Promise<ReplayResult> {
   const { location, exists, replay } = await readRunState(where);
-  if (!exists) throw await noStateError(where, location.dir);
+  if (!exists) throw await noStateError(where, location.dir, options);
   for (const warning of [...location.warnings, ...replay.warnings])
     ctx.output.err(`${ctx.output.style.yellow('warning')} ${warning}`);
   return replay;
 }
 
-async function noStateError(where: RunAddress, dir: string): Promise<RunnerError> {
+async function noStateError(
+  where: RunAddress,
+  dir: string,
+  options: Record<string, unknown>,
+): Promise<RunnerError> {
   const { runs } = await listRuns(where);
-  const stateFlag = where.stateDir === undefined ? '' : ` --state-dir ${where.stateDir}`;
   const known =
     runs.length === 0
-      ? `No run of pipeline "${where.pipeline}" has state there yet: \`runner apply ${where.manifestFile}\` starts one, against the service (paid). ${SIMULATED_STATE_NOTE}`
-      : `Runs with state: ${runs.map((run) => run.runId).join(', ')} (see \`runner runs ${where.manifestFile}${stateFlag}\`); pick one with --run.`;
+      ? `No run of pipeline "${where.pipeline}" has state there yet: \`${rerunCommand('apply', where.manifestFile, options, {})}\` starts one, against the service (paid). ${SIMULATED_STATE_NOTE}`
+      : `Runs with state: ${runs.map((run) => run.runId).join(', ')} (see \`${rerunCommand('runs', where.manifestFile, options, {})}\`); pick one with --run.`;
   return new RunnerError(
     'STATE_NOT_FOUND',
     `Run "${where.runId}" of pipeline "${where.pipeline}" has no state: ${dir} holds no journal.`,

@@ -4,15 +4,21 @@ import { buildSavedPlan, sha256 } from '../plan/saved-plan.js';
 import type { CommandContext } from './context.js';
 import type { Prepared } from './prepare-plan.js';
 import { readPrepareOptions } from './prepare-plan.js';
-import { readRunId } from './run-options.js';
-import { manifestPathForPlan, writeSavedPlan } from './saved-plan-io.js';
+import { readOutputFlag, readRunId, readStateDir } from './run-options.js';
+import { folderPathForPlan, manifestPathForPlan, writeSavedPlan } from './saved-plan-io.js';
+import { parseNumberOption } from './parse-options.js';
+import { rerunCommand } from './rerun-command.js';
 import { NO_TARGETING } from '../plan/select-jobs.js';
 import { loadVarOverrides } from './var-options.js';
 import type { JobState } from '../state/job-state.js';
 
-/** `plan --out-plan FILE`: writes the exact plan for a later `runner apply FILE`. */
+/**
+ * `plan --out-plan FILE`: writes the exact plan for a later `runner apply FILE`, with everything that
+ * decided it (run, state and download folders, targeting, vars, --max-credits, --retry-failed,
+ * --resend-uncertain) and what it decided for each job, so the apply needs none of the flags again.
+ */
 export async function savePlanIfAsked(
-  ctx: Pick<CommandContext, 'output'>,
+  ctx: Pick<CommandContext, 'output' | 'cwd' | 'global'>,
   options: Record<string, unknown>,
   manifestFile: string,
   prepared: Extract<Prepared, { ok: true }>,
@@ -22,6 +28,9 @@ export async function savePlanIfAsked(
   const outPlan = typeof options.outPlan === 'string' ? options.outPlan : undefined;
   if (outPlan === undefined) return;
   const prepareOptions = readPrepareOptions(manifestFile, options, prepared.date);
+  const { stateDir } = readStateDir(options);
+  const output = readOutputFlag(options);
+  const maxCredits = parseNumberOption('max-credits', options.maxCredits, { min: 0 });
   const declared = prepared.loaded.manifest.vars ?? {};
   const overrides = await loadVarOverrides(prepareOptions.varFlags ?? { vars: [], varFiles: [] });
   const vars: Record<string, string | number | boolean> = {};
@@ -39,6 +48,8 @@ export async function savePlanIfAsked(
     },
     runId: readRunId(options),
     date: prepared.date,
+    state: stateDir === undefined ? {} : { dir: folderPathForPlan(outPlan, stateDir, ctx.cwd) },
+    ...(output === undefined ? {} : { output: folderPathForPlan(outPlan, output, ctx.cwd) }),
     inputs: {
       targeting: prepareOptions.targeting ?? NO_TARGETING,
       replaceAfterAttempts: Object.fromEntries(
@@ -46,9 +57,14 @@ export async function savePlanIfAsked(
       ),
       vars,
       ...(prepareOptions.maxJobs === undefined ? {} : { maxJobs: prepareOptions.maxJobs }),
+      ...(maxCredits === undefined ? {} : { maxCredits }),
+      retryFailed: options.retryFailed === true,
+      resendUncertain: options.resendUncertain === true,
     },
     now: new Date(),
   });
   await writeSavedPlan(outPlan, saved);
-  ctx.output.err(`Saved the plan to ${outPlan}; \`runner apply ${outPlan}\` applies exactly it.`);
+  ctx.output.err(
+    `Saved the plan to ${outPlan}; \`${rerunCommand('apply', outPlan, {}, ctx.global)}\` applies exactly it (its run, state, targeting and options included).`,
+  );
 }

@@ -1,18 +1,23 @@
 import { chmod, readFile, writeFile } from 'node:fs/promises';
-import { dirname, relative, resolve, sep } from 'node:path';
+import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { RunnerError, UsageError } from '../errors.js';
 import { PRIVATE_FILE_MODE } from '../file-modes.js';
 import {
+  compareDecisions,
   compareManifest,
   compareSavedPlan,
   isSavedPlan,
   sha256,
   SAVED_PLAN_KIND,
+  SAVED_PLAN_VERSION,
   type SavedPlan,
 } from '../plan/saved-plan.js';
+import type { JobCost } from '../plan/cost-report.js';
 import type { Plan } from '../plan/types.js';
 import type { Model } from '../service/types.js';
-import { parseStringOption } from './parse-options.js';
+import { runnerDirFor } from '../state/state-dir.js';
+import { parseNumberOption, parseStringOption } from './parse-options.js';
+import { readOutputFlag, readStateDir } from './run-options.js';
 
 /** Changes listed one by one when apply refuses a saved plan; the rest are counted. */
 const LISTED_CHANGES = 20;
@@ -40,6 +45,19 @@ export function manifestPathForPlan(planFile: string, manifestFile: string): str
 }
 
 /**
+ * A folder to store in a plan written to `planFile` (the state or download folder): as given when
+ * absolute (a CI cache path stays put), else relative to the plan's folder with `/`, like the manifest.
+ */
+export function folderPathForPlan(planFile: string, folder: string, cwd: string): string {
+  if (isAbsolute(folder)) return folder;
+  return (
+    relative(dirname(resolve(cwd, planFile)), resolve(cwd, folder))
+      .split(sep)
+      .join('/') || '.'
+  );
+}
+
+/**
  * The saved plan in `file`, told apart from a manifest by its content (a JSON object with
  * `kind: "runner-plan"`), whatever the file is called; undefined for anything else (a manifest).
  */
@@ -58,23 +76,64 @@ export async function readSavedPlanIfAny(file: string): Promise<SavedPlan | unde
     return undefined;
   }
   if (isSavedPlan(value)) return value;
-  const kind = (value as { kind?: unknown } | null)?.kind;
+  const { kind, schemaVersion } = (value ?? {}) as { kind?: unknown; schemaVersion?: unknown };
   if (kind === SAVED_PLAN_KIND) {
-    throw new RunnerError('INVALID_INPUT', `${file} is a saved plan this runner cannot read.`, {
-      hint: 'Make the plan again with this version: `runner plan MANIFEST --out-plan FILE`.',
+    const why =
+      typeof schemaVersion === 'number' && schemaVersion < SAVED_PLAN_VERSION
+        ? `it is of saved plan version ${schemaVersion}, made by an earlier runner, which did not record the state, download folder and options the plan was made with (this runner applies version ${SAVED_PLAN_VERSION})`
+        : typeof schemaVersion === 'number' && schemaVersion > SAVED_PLAN_VERSION
+          ? `it is of saved plan version ${schemaVersion}, made by a newer runner (this one reads version ${SAVED_PLAN_VERSION})`
+          : `it is not a saved plan of version ${SAVED_PLAN_VERSION} (schemaVersion ${JSON.stringify(schemaVersion)}, or fields missing)`;
+    throw new RunnerError('INVALID_INPUT', `Not applying ${file}: ${why}. No job was created.`, {
+      hint: 'Make the plan again with this runner: `runner plan MANIFEST --out-plan FILE` (with the same --run, --state-dir and other options).',
     });
   }
   return undefined;
 }
 
 /**
- * The manifest path and flags for applying a saved plan: the plan fixes the run, the targeting and the
- * vars; giving them again is a usage error rather than a silent override.
+ * `validate` and `plan` take a manifest: given a saved plan (told by its content), they say so
+ * instead of listing the plan's JSON as a manifest's schema errors.
+ */
+export async function refuseSavedPlanAsManifest(file: string, command: string): Promise<void> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch {
+    return;
+  }
+  if (!text.trimStart().startsWith('{') || !text.includes(SAVED_PLAN_KIND)) return;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return;
+  }
+  const plan = (value ?? {}) as { kind?: unknown; manifest?: { path?: unknown } };
+  if (plan.kind !== SAVED_PLAN_KIND) return;
+  const manifest =
+    typeof plan.manifest?.path === 'string'
+      ? resolve(dirname(resolve(file)), plan.manifest.path)
+      : 'MANIFEST';
+  throw new UsageError(
+    `${file} is a saved plan (made by \`runner plan --out-plan\`), not a manifest: \`runner ${command}\` reads manifests.`,
+    {
+      hint: `Apply the plan with \`runner apply ${file}\`, or ${command} its manifest: \`runner ${command} ${manifest}\`.`,
+    },
+  );
+}
+
+/**
+ * The manifest path and flags for applying a saved plan: the plan fixes the run, the state and
+ * download folders, the targeting, the vars, `--max-credits`, `--retry-failed` and
+ * `--resend-uncertain`. Giving those again is allowed only when they say the same (RUNNER_STATE_DIR
+ * and RUNNER_OUTPUT count as given); anything else is refused (exit 2), never a silent override.
  */
 export function savedPlanInputs(
   planFile: string,
   saved: SavedPlan,
   options: Record<string, unknown>,
+  cwd: string,
 ): { manifestFile: string; options: Record<string, unknown> } {
   const fixed = ['only', 'exclude', 'replace', 'var', 'varFile', 'maxJobs'].filter(
     (name) => options[name] !== undefined,
@@ -88,12 +147,53 @@ export function savedPlanInputs(
   if (run !== undefined && run !== saved.runId) {
     throw new UsageError(`The saved plan is for run "${saved.runId}", not "${run}".`);
   }
-  const { targeting, vars, maxJobs } = saved.inputs;
+  const planDir = dirname(resolve(cwd, planFile));
+  const manifestFile = resolve(planDir, saved.manifest.path);
+  const { targeting, vars, maxJobs, maxCredits, retryFailed, resendUncertain } = saved.inputs;
+  const stateRoot = saved.state.dir === undefined ? undefined : resolve(planDir, saved.state.dir);
+  const output = saved.output === undefined ? undefined : resolve(planDir, saved.output);
+  const contradictions: string[] = [];
+  const givenState = readStateDir(options).stateDir;
+  const planState = stateRoot ?? runnerDirFor(manifestFile);
+  if (givenState !== undefined && resolve(cwd, givenState) !== planState) {
+    contradictions.push(
+      `--state-dir (or RUNNER_STATE_DIR) ${givenState}: the plan was made against the state in ${planState}`,
+    );
+  }
+  const givenOutput = readOutputFlag(options);
+  if (givenOutput !== undefined && resolve(cwd, givenOutput) !== output) {
+    contradictions.push(
+      `--output (or RUNNER_OUTPUT) ${givenOutput}: the plan downloads to ${output ?? "apply's default folder (give --output to `runner plan` to choose one)"}`,
+    );
+  }
+  const givenCap = parseNumberOption('max-credits', options.maxCredits, { min: 0 });
+  if (givenCap !== undefined && givenCap !== maxCredits) {
+    contradictions.push(
+      `--max-credits ${givenCap}: the plan was made with ${maxCredits === undefined ? 'no --max-credits' : `--max-credits ${maxCredits}`}`,
+    );
+  }
+  if (options.retryFailed === true && !retryFailed)
+    contradictions.push('--retry-failed: the plan was made without it');
+  if (options.resendUncertain === true && !resendUncertain)
+    contradictions.push('--resend-uncertain: the plan was made without it');
+  if (contradictions.length > 0) {
+    throw new UsageError(
+      `Not applying ${planFile}: options given to apply contradict the saved plan:${contradictions.map((line) => `\n  - ${line}`).join('')}\nNo job was created.`,
+      {
+        hint: `Apply the plan as it was made (\`runner apply ${planFile}\` with none of these), or make a new plan with these options.`,
+      },
+    );
+  }
   return {
-    manifestFile: resolve(dirname(resolve(planFile)), saved.manifest.path),
+    manifestFile,
     options: {
       ...options,
       run: saved.runId,
+      stateDir: stateRoot,
+      output,
+      maxCredits,
+      retryFailed,
+      resendUncertain,
       only: targeting.only,
       exclude: targeting.exclude,
       replace: targeting.replace,
@@ -141,4 +241,34 @@ export async function refuseChangedPlan(
     `Not applying ${planFile}: ${changes.length} thing${changes.length === 1 ? '' : 's'} changed since the plan was made (${saved.createdAt}):${listed.join('')}${more}\nNo job was created.`,
     { hint: 'Review the change and make a new plan: `runner plan MANIFEST --out-plan FILE`.' },
   );
+}
+
+/**
+ * Refuses (exit 2, nothing created), Terraform's "saved plan is stale", when apply would create a job
+ * the saved plan did not: the state changed since the plan was made, or apply reads another state.
+ * Returns a note when some of the plan's jobs are no longer to run (an earlier apply of the same plan
+ * made them): the rest runs, spending less than the plan said, never more.
+ */
+export function refuseStalePlan(
+  planFile: string,
+  saved: SavedPlan,
+  now: { jobs: Iterable<Pick<JobCost, 'id' | 'state' | 'toRun'>>; stateDir: string },
+): string | undefined {
+  const { stale, settled } = compareDecisions(saved, now.jobs);
+  const plannedToRun = saved.jobs.filter((job) => job.toRun).length;
+  if (stale.length > 0) {
+    const listed = stale
+      .slice(0, LISTED_CHANGES)
+      .map((job) => `\n  - ${job.id}: ${job.planned} in the plan, ${job.now} now`);
+    const more = stale.length > LISTED_CHANGES ? `\n  … and ${stale.length - LISTED_CHANGES} more` : '';
+    throw new RunnerError(
+      'INVALID_INPUT',
+      `Not applying ${planFile}: the saved plan is stale. It creates ${plannedToRun} of ${saved.jobs.length} jobs; against the state in ${now.stateDir} apply would also create ${stale.length} the plan did not:${listed.join('')}${more}\nNo job was created.`,
+      {
+        hint: 'The run state changed since the plan was made (or this is another state folder). Make a new plan against it: `runner plan MANIFEST --out-plan FILE` with the same --run and --state-dir.',
+      },
+    );
+  }
+  if (settled.length === 0) return undefined;
+  return `${settled.length} of the plan's ${plannedToRun} jobs to create were made since the plan (an earlier apply of it); they are not created again.`;
 }

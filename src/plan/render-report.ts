@@ -97,7 +97,8 @@ export function renderReportText(report: CostReportView, options: TextRenderOpti
     lines.push(
       '',
       ...report.notes.flatMap((note) =>
-        wrapText(`Note: ${note}`, width, '      ').map((l) => paint('dim', l)),
+        // Prose still wraps when the width is unlimited (not a terminal): only tables are never cut.
+        wrapText(`Note: ${note}`, Number.isFinite(width) ? width : 100, '      ').map((l) => paint('dim', l)),
       ),
     );
   }

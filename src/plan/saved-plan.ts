@@ -1,7 +1,7 @@
 import { hash } from 'node:crypto';
 import { readCredits } from '../service/credit-cost.js';
 import type { Model } from '../service/types.js';
-import type { CostReport } from './cost-report.js';
+import type { CostReport, JobCost, JobStateClass } from './cost-report.js';
 import { canonicalJson } from './payload-hash.js';
 import { snapshotPayload, type PayloadSnapshot } from './payload-diff.js';
 import type { Targeting } from './select-jobs.js';
@@ -9,6 +9,13 @@ import type { Plan } from './types.js';
 
 /** Marks a JSON file as a saved plan; `apply` tells plans from manifests by this, not by extension. */
 export const SAVED_PLAN_KIND = 'runner-plan';
+
+/**
+ * The saved plan's format version. 2 added where the plan was made (state folder, download folder),
+ * the options that decided it (`--max-credits`, `--retry-failed`, `--resend-uncertain`) and each job's
+ * decision; a version 1 plan lacks them, so it cannot be applied safely and is refused.
+ */
+export const SAVED_PLAN_VERSION = 2;
 
 /** A model as the plan priced it: its price and a fingerprint of its config (the input form). */
 export interface ModelFingerprint {
@@ -25,7 +32,7 @@ export interface ModelFingerprint {
  * JSON output; fields are only ever added within a version.
  */
 export interface SavedPlan {
-  schemaVersion: 1;
+  schemaVersion: typeof SAVED_PLAN_VERSION;
   kind: typeof SAVED_PLAN_KIND;
   createdAt: string;
   pipeline: string;
@@ -41,7 +48,15 @@ export interface SavedPlan {
     /** SHA-256 of the manifest's bytes. */
     sha256: string;
   };
-  /** The inputs besides the manifest that shaped the jobs. */
+  /**
+   * The state the plan was read against: `dir` is the state folder (`--state-dir` or RUNNER_STATE_DIR),
+   * absolute as given or relative to the plan file's folder; absent: `.runner/` beside the manifest.
+   * Apply reads this state, and refuses a `--state-dir` that names another.
+   */
+  state: { dir?: string };
+  /** The download folder (`--output` or RUNNER_OUTPUT) as `state.dir`; absent: apply's default. */
+  output?: string;
+  /** The inputs besides the manifest that shaped the jobs and what is done with them. */
   inputs: {
     targeting: Targeting;
     /**
@@ -52,11 +67,28 @@ export interface SavedPlan {
     /** Var overrides (`--var`, `--var-file`) of declared vars, as name → value. */
     vars: Record<string, string | number | boolean>;
     maxJobs?: number;
+    /** `--max-credits`. */
+    maxCredits?: number;
+    /** `--retry-failed`. */
+    retryFailed: boolean;
+    /** `--resend-uncertain`. */
+    resendUncertain: boolean;
   };
   /** Every model the plan uses. */
   models: Record<string, ModelFingerprint>;
   credits: { total: number; toRun: number; needed: number };
-  jobs: (PayloadSnapshot & { id: string; payloadHash: string; estimatedCredits: number })[];
+  /**
+   * Every job of the plan with its payload and what the plan decided for it: `state` against the run's
+   * state then, `toRun` whether apply creates it. Apply refuses the plan when it would create a job the
+   * plan did not (the state changed since, or it is another state).
+   */
+  jobs: (PayloadSnapshot & {
+    id: string;
+    payloadHash: string;
+    estimatedCredits: number;
+    state: JobStateClass;
+    toRun: boolean;
+  })[];
 }
 
 /** SHA-256 (hex) of some bytes or text. */
@@ -75,14 +107,18 @@ export function fingerprintModel(model: Model): ModelFingerprint {
 /** Builds the saved plan from a prepared plan and its cost report. Pure. */
 export function buildSavedPlan(input: {
   plan: Plan;
-  report: CostReport;
+  report: Pick<CostReport, 'credits'> & { jobList: Iterable<Pick<JobCost, 'id' | 'state' | 'toRun'>> };
   catalog: readonly Model[];
   manifest: SavedPlan['manifest'];
   runId: string;
   date: string;
+  state: SavedPlan['state'];
+  output?: string;
   inputs: SavedPlan['inputs'];
   now: Date;
 }): SavedPlan {
+  const decided = new Map<string, Pick<JobCost, 'state' | 'toRun'>>();
+  for (const job of input.report.jobList) decided.set(job.id, { state: job.state, toRun: job.toRun });
   const bySlug = new Map(input.catalog.map((model) => [model.slug, model] as const));
   const models: Record<string, ModelFingerprint> = {};
   for (const job of input.plan.jobs) {
@@ -90,13 +126,15 @@ export function buildSavedPlan(input: {
     if (model !== undefined && models[job.model] === undefined) models[job.model] = fingerprintModel(model);
   }
   return {
-    schemaVersion: 1,
+    schemaVersion: SAVED_PLAN_VERSION,
     kind: SAVED_PLAN_KIND,
     createdAt: input.now.toISOString(),
     pipeline: input.plan.pipeline,
     runId: input.runId,
     date: input.date,
     manifest: input.manifest,
+    state: input.state,
+    ...(input.output === undefined ? {} : { output: input.output }),
     inputs: input.inputs,
     models,
     credits: {
@@ -109,8 +147,39 @@ export function buildSavedPlan(input: {
       ...snapshotPayload(job),
       payloadHash: job.payloadHash,
       estimatedCredits: job.estimatedCredits,
+      // A job missing from the report (none is) counts as to run: the stale check then never misses it.
+      state: decided.get(job.id)?.state ?? 'new',
+      toRun: decided.get(job.id)?.toRun ?? true,
     })),
   };
+}
+
+/** A job apply would create that the saved plan did not: how the plan saw it and how it stands now. */
+export interface StaleJob {
+  id: string;
+  planned: JobStateClass;
+  now: JobStateClass;
+}
+
+/**
+ * The jobs apply would create now that the saved plan said it would not (`stale`; any is a reason to
+ * refuse), and those the plan would create that are no longer to run (`settled`: an earlier apply of
+ * the same plan made them, so running the rest spends less than reviewed, never more). Pure.
+ */
+export function compareDecisions(
+  saved: SavedPlan,
+  now: Iterable<Pick<JobCost, 'id' | 'state' | 'toRun'>>,
+): { stale: StaleJob[]; settled: string[] } {
+  const planned = new Map(saved.jobs.map((job) => [job.id, job] as const));
+  const stale: StaleJob[] = [];
+  const settled: string[] = [];
+  for (const job of now) {
+    const before = planned.get(job.id);
+    if (job.toRun && before?.toRun !== true)
+      stale.push({ id: job.id, planned: before?.state ?? 'new', now: job.state });
+    if (!job.toRun && before?.toRun === true) settled.push(job.id);
+  }
+  return { stale, settled };
 }
 
 /**
@@ -179,9 +248,15 @@ export function replacementsStillDue(saved: SavedPlan, attemptsNow: (id: string)
   return saved.inputs.targeting.replace.filter((id) => attemptsNow(id) === (after[id] ?? attemptsNow(id)));
 }
 
-/** Whether parsed JSON is a saved plan (by content: `kind` and `schemaVersion`). */
+/** Whether parsed JSON is a saved plan of this version (by content: `kind` and `schemaVersion`). */
 export function isSavedPlan(value: unknown): value is SavedPlan {
   if (typeof value !== 'object' || value === null) return false;
   const plan = value as Partial<SavedPlan>;
-  return plan.kind === SAVED_PLAN_KIND && plan.schemaVersion === 1 && Array.isArray(plan.jobs);
+  return (
+    plan.kind === SAVED_PLAN_KIND &&
+    plan.schemaVersion === SAVED_PLAN_VERSION &&
+    Array.isArray(plan.jobs) &&
+    typeof plan.state === 'object' &&
+    plan.state !== null
+  );
 }

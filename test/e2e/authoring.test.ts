@@ -64,7 +64,7 @@ describe('authoring features (built binary against the simulator)', () => {
       schemaVersion: number;
       jobs: { id: string; prompt: string }[];
     };
-    expect(saved.schemaVersion).toBe(1);
+    expect(saved.schemaVersion).toBe(2);
     expect(saved.jobs.map((job) => job.prompt)).toEqual([
       'A detailed ink painting of a fox by Zeta',
       'A detailed oil painting of a fox by Zeta',

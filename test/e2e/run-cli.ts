@@ -28,6 +28,8 @@ export interface KillableCli {
   readonly result: Promise<CliResult>;
   /** Sends SIGKILL now (no cleanup runs in the child: the crash case). No-op once it has exited. */
   kill(): void;
+  /** Sends `signal` (SIGINT: a Ctrl-C; SIGTERM: a CI cancel). No-op once it has exited. */
+  interrupt(signal: 'SIGINT' | 'SIGTERM'): void;
 }
 
 /**
@@ -64,6 +66,9 @@ export function startCli(
     result,
     kill: () => {
       if (!exited && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    },
+    interrupt: (signal) => {
+      if (!exited && child.exitCode === null && child.signalCode === null) child.kill(signal);
     },
   };
 }

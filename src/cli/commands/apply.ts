@@ -25,7 +25,8 @@ import { ProgressModel } from '../render/progress-model.js';
 import { createProgressReporter } from '../render/progress-view.js';
 import { readRunId, readStateDir } from '../run-options.js';
 import { readTargeting } from '../targeting-options.js';
-import { readSavedPlanIfAny, refuseChangedPlan, savedPlanInputs } from '../saved-plan-io.js';
+import { readSavedPlanIfAny, refuseChangedPlan, refuseStalePlan, savedPlanInputs } from '../saved-plan-io.js';
+import { rerunCommand, type RerunCommandName } from '../rerun-command.js';
 import { replacementsStillDue } from '../../plan/saved-plan.js';
 import { addTargetingToReport, describeLeftOut } from '../../plan/targeting-report.js';
 
@@ -47,10 +48,18 @@ export async function runApply(ctx: CommandContext, args: string[], flags: Recor
   // `apply plan.json`: a saved plan (told by its content) fixes the manifest, run, targeting and vars.
   const saved = await readSavedPlanIfAny(target);
   const { manifestFile, options } =
-    saved === undefined ? { manifestFile: target, options: flags } : savedPlanInputs(target, saved, flags);
+    saved === undefined
+      ? { manifestFile: target, options: flags }
+      : savedPlanInputs(target, saved, flags, ctx.cwd);
   if (saved !== undefined) await refuseChangedPlan(target, saved, { manifestFile });
   const runId = readRunId(options);
   const downloadOnly = readDownloadOnly(options);
+  const rerun = (
+    command: RerunCommandName,
+    file: string,
+    given: Record<string, unknown> = options,
+    extra: string[] = [],
+  ) => rerunCommand(command, file, given, ctx.global, extra);
   await preflightTargets(applyWriteTargets(ctx, options), ctx.cwd);
   const logger = createLogger(ctx.global.logFile);
   const connection = await connect(
@@ -113,10 +122,15 @@ export async function runApply(ctx: CommandContext, args: string[], flags: Recor
           ...(maxCredits === undefined ? {} : { maxCredits }),
         });
         const report = addTargetingToReport(costed, targeting, prepared.leftOut);
+        if (saved !== undefined) {
+          const settled = refuseStalePlan(target, saved, { jobs: report.jobList, stateDir: state.dir });
+          if (settled !== undefined) ctx.output.err(settled);
+        }
         const leftOut = describeLeftOut(report);
         if (leftOut !== undefined && (!ctx.canPrompt || options.yes === true)) ctx.output.err(leftOut);
         refuseOverspending(ctx, report, manifestFile);
-        if (!(await confirmApply(ctx, report, manifestFile, options.yes === true))) return ExitCode.Success;
+        // Declining is not success (Terraform exits 1 too): a script must not read "nothing applied" as done.
+        if (!(await confirmApply(ctx, report, manifestFile, options.yes === true))) return ExitCode.Failure;
       }
 
       const executeOptions = readExecuteOptions(ctx, options, {
@@ -131,7 +145,19 @@ export async function runApply(ctx: CommandContext, args: string[], flags: Recor
       if (downloadOnly) executeOptions.downloadOnly = true;
       await state.lock.verify();
       const startedAt = Date.now();
-      const summary = await executeWithProgress(ctx, plan, executeOptions, {
+      const hints = {
+        // A saved plan resumes as itself (it carries every option); the rest as the manifest with its flags.
+        again: saved === undefined ? rerun('apply', manifestFile) : rerun('apply', target, {}),
+        resend: rerun('apply', manifestFile, options, ['--resend-uncertain']),
+        // A simulated apply's state is in a temporary folder: status finds it only with its --state-dir.
+        status: rerun('status', manifestFile, {
+          ...options,
+          ...(simulated && readStateDir(options).stateDir === undefined
+            ? { stateDir: location.stateDir }
+            : {}),
+        }),
+      };
+      const { summary, signal } = await executeWithProgress(ctx, plan, executeOptions, hints.again, {
         client: connection.client,
         journal: state.journal,
         state: state.jobs,
@@ -156,8 +182,8 @@ export async function runApply(ctx: CommandContext, args: string[], flags: Recor
               {
                 outputDir: executeOptions.outputDir,
                 stateDir: state.dir,
-                manifestFile,
                 runId,
+                hints,
                 temporaryState,
                 ...(temporaryState && location.stateDir !== undefined
                   ? { temporaryStateRoot: location.stateDir }
@@ -167,6 +193,8 @@ export async function runApply(ctx: CommandContext, args: string[], flags: Recor
             ),
       );
       ctx.output[options.json === true ? 'err' : 'out'](outputsNote);
+      // Interrupted by SIGTERM (a CI runner cancelling the job) exits 143 as shells report it, not 130.
+      if (summary.exitReason === 'interrupted' && signal === 'SIGTERM') return ExitCode.Terminated;
       return EXIT_CODES[summary.exitReason];
     } finally {
       await state.close();
@@ -246,22 +274,26 @@ async function confirmApply(
   return confirmed;
 }
 
-/** Runs the executor with the progress view and Ctrl-C handling around it. */
+/**
+ * Runs the executor with the progress view and Ctrl-C / SIGTERM handling around it; `resume` is the
+ * command a second signal tells the user to run. Also says which signal stopped the run, if any.
+ */
 async function executeWithProgress(
   ctx: CommandContext,
   plan: Plan,
   options: ExecuteOptions,
+  resume: string,
   deps: Omit<ExecuteDeps, 'signal'>,
-): Promise<ExecutionSummary> {
+): Promise<{ summary: ExecutionSummary; signal: NodeJS.Signals | undefined }> {
   const model = new ProgressModel(
     plan.jobs.map((job) => job.id),
     options.concurrency ?? 4,
     Date.now,
   );
   const progress = createProgressReporter(ctx.output, model);
-  const interrupts = handleInterrupts((line) => progress.note(line));
+  const interrupts = handleInterrupts((line) => progress.note(line), resume);
   try {
-    return await executePlan(
+    const summary = await executePlan(
       plan,
       {
         ...deps,
@@ -273,6 +305,7 @@ async function executeWithProgress(
       },
       options,
     );
+    return { summary, signal: interrupts.received() };
   } finally {
     interrupts.dispose();
     progress.finish();

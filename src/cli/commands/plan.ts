@@ -23,6 +23,7 @@ import { readRunId, readStateDir } from '../run-options.js';
 import { readTargeting } from '../targeting-options.js';
 import { addPayloadsToReport, readShowOption } from '../plan-show.js';
 import { savePlanIfAsked } from '../save-plan.js';
+import { refuseSavedPlanAsManifest } from '../saved-plan-io.js';
 import { addChangesToReport, addTargetingToReport } from '../../plan/targeting-report.js';
 
 const FORMATS = ['text', 'json', 'markdown'] as const;
@@ -45,6 +46,7 @@ export async function runPlan(ctx: CommandContext, args: string[], options: Reco
     throw new UsageError('--offline needs --catalog FILE (save one with `runner models --json > FILE`).');
   }
   const maxCredits = parseNumberOption('max-credits', options.maxCredits, { min: 0 });
+  await refuseSavedPlanAsManifest(manifestFile, 'plan');
   await preflightTargets(planWriteTargets(ctx, options), ctx.cwd);
   const connection = offline ? undefined : await connect(ctx);
   try {

@@ -4,6 +4,7 @@ import type { CommandContext } from '../context.js';
 import { readRunForReading } from '../read-only-run.js';
 import { renderIssues } from '../render/issues.js';
 import { renderStatus } from '../render/status.js';
+import { rerunCommand } from '../rerun-command.js';
 
 /**
  * `runner status FILE`: every job of a run from its state journal, read-only (no lock, no network).
@@ -25,7 +26,10 @@ export async function runStatus(ctx: CommandContext, args: string[], options: Re
   ctx.output.out(
     options.json === true
       ? JSON.stringify(view, null, 2)
-      : renderStatus(view, ctx.output.style, ctx.output.width),
+      : renderStatus(view, ctx.output.style, ctx.output.width, {
+          resend: rerunCommand('apply', manifestFile, options, ctx.global, ['--resend-uncertain']),
+          downloadOnly: rerunCommand('apply', manifestFile, options, ctx.global, ['--download-only']),
+        }),
   );
   // Results owed by done jobs are not saved yet: not a finished run, for scripts too (#20.8).
   return view.totals.downloading > 0 ? ExitCode.Failure : ExitCode.Success;

@@ -2,6 +2,7 @@ import { ExitCode } from '../../errors.js';
 import { withConnection } from '../connect.js';
 import type { CommandContext } from '../context.js';
 import { preparePlan, readPrepareOptions } from '../prepare-plan.js';
+import { refuseSavedPlanAsManifest } from '../saved-plan-io.js';
 import { isGithubActions, renderAnnotations } from '../render/annotations.js';
 import { issuesToJson, renderIssues } from '../render/issues.js';
 
@@ -12,6 +13,7 @@ import { issuesToJson, renderIssues } from '../render/issues.js';
  */
 export async function runValidate(ctx: CommandContext, args: string[], options: Record<string, unknown>) {
   const [manifestFile = ''] = args;
+  await refuseSavedPlanAsManifest(manifestFile, 'validate');
   const prepared = await preparePlan(ctx, readPrepareOptions(manifestFile, options), () =>
     withConnection(ctx, ({ client }) => client.listModels()),
   );

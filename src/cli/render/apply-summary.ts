@@ -7,8 +7,9 @@ export function renderApplySummary(
   context: {
     outputDir: string | undefined;
     stateDir: string;
-    manifestFile: string;
     runId: string;
+    /** The commands the next steps name, with the flags that locate this run (./rerun-command.ts). */
+    hints: { again: string; resend: string; status: string };
     /** With --simulate the state lives only as long as the in-process simulator. */
     temporaryState?: boolean;
     /**
@@ -45,17 +46,12 @@ export function renderApplySummary(
   if (context.outputDir !== undefined && counts.done > 0) lines.push(`Results: ${context.outputDir}`);
   const stateNote = context.temporaryState === true ? ' (temporary: the in-process simulator is gone)' : '';
   lines.push(style.dim(`State: ${context.stateDir}${stateNote}`));
-  const runFlag = context.runId === 'default' ? '' : ` --run ${context.runId}`;
-  const stateFlag =
-    context.temporaryStateRoot === undefined ? '' : ` --state-dir ${shellWord(context.temporaryStateRoot)}`;
-  if (stateFlag !== '') {
+  const { again, resend, status } = context.hints;
+  if (context.temporaryStateRoot !== undefined) {
     lines.push(
-      style.dim(
-        `See this run with \`runner status ${context.manifestFile}${runFlag}${stateFlag}\` (or \`runs\`, \`report\`, with the same --state-dir).`,
-      ),
+      style.dim(`See this run with \`${status}\` (or \`runs\`, \`report\`, with the same --state-dir).`),
     );
   }
-  const again = `runner apply ${context.manifestFile}${runFlag}`;
   const next: string[] = [];
   if (
     context.temporaryState !== true &&
@@ -69,20 +65,11 @@ export function renderApplySummary(
     );
   }
   if (counts.uncertain > 0) {
-    next.push(
-      `Uncertain jobs may already exist and be paid for; \`${again} --resend-uncertain\` sends them again.`,
-    );
+    next.push(`Uncertain jobs may already exist and be paid for; \`${resend}\` sends them again.`);
   }
   if (counts.failed > 0) {
-    next.push(
-      `See \`runner status ${context.manifestFile}${runFlag}${stateFlag}\` for each failure and its advice.`,
-    );
+    next.push(`See \`${status}\` for each failure and its advice.`);
   }
   for (const line of next) lines.push(style.dim(line));
   return lines.join('\n');
-}
-
-/** `word` as one shell word: as is when it holds only characters no shell treats specially, else quoted. */
-function shellWord(word: string): string {
-  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
 }

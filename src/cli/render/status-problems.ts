@@ -16,11 +16,15 @@ const CREATE_REFUSAL_ADVICE: Readonly<Record<string, string>> = {
  * The text view's section on jobs that need attention (#7.5): for each failed, uncertain or deferred
  * job its error text, then what to do about it (the advice for its failure kind).
  */
-export function renderStatusProblems(jobs: readonly JobStatusView[], style: Style): string[] {
+export function renderStatusProblems(
+  jobs: readonly JobStatusView[],
+  style: Style,
+  commands: { resend: string; downloadOnly: string },
+): string[] {
   const lines: string[] = [];
   for (const job of jobs) {
     if (job.status === 'downloading') {
-      lines.push(...describeOwed(job, style));
+      lines.push(...describeOwed(job, style, commands.downloadOnly));
       continue;
     }
     if (job.status !== 'failed' && job.status !== 'uncertain' && job.status !== 'deferred') continue;
@@ -28,26 +32,26 @@ export function renderStatusProblems(jobs: readonly JobStatusView[], style: Styl
     const error = job.error === undefined ? '' : `: ${oneLine(job.error)}`;
     const line = `  ${job.id} (${label})${error}`;
     lines.push(job.status === 'failed' ? style.red(line) : style.yellow(line));
-    const advice = adviceFor(job);
+    const advice = adviceFor(job, commands.resend);
     if (advice !== undefined) lines.push(style.dim(`    ${advice}`));
   }
   return lines.length === 0 ? [] : ['', style.bold('Needs attention:'), ...lines];
 }
 
 /** A done job whose results are not all saved: what is owed, until when, and how to fetch it (#20.8). */
-function describeOwed(job: JobStatusView, style: Style): string[] {
+function describeOwed(job: JobStatusView, style: Style, downloadCommand: string): string[] {
   const until = job.resultsExpireAt === undefined ? '' : `; the links expire ${job.resultsExpireAt}`;
   return [
     style.yellow(`  ${job.id} (downloading): paid, ${job.resultsOwed ?? 0} result(s) not saved${until}`),
     style.dim(
-      '    `runner apply --download-only` (with the same manifest, --run, --state-dir and --output) fetches them; it creates and pays nothing.',
+      `    \`${downloadCommand}\` (with the run's --output, if it had one) fetches them; it creates and pays nothing.`,
     ),
   ];
 }
 
-function adviceFor(job: JobStatusView): string | undefined {
+function adviceFor(job: JobStatusView, resendCommand: string): string | undefined {
   if (job.status === 'uncertain') {
-    return 'It may exist and be paid for: check the service first; `runner apply --resend-uncertain` sends it again.';
+    return `It may exist and be paid for: check the service first; \`${resendCommand}\` sends it again.`;
   }
   if (job.status === 'deferred') {
     const kind = job.failureKind === undefined ? undefined : kindAdvice(job.failureKind);

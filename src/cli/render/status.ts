@@ -3,8 +3,20 @@ import type { StatusView } from '../../state/status-view.js';
 import type { Style } from '../output.js';
 import { renderStatusProblems } from './status-problems.js';
 
-/** `runner status` as a table, then each job that needs attention with its error and advice. */
-export function renderStatus(view: StatusView, style: Style, width = 120): string {
+/**
+ * `runner status` as a table, then each job that needs attention with its error and advice;
+ * `commands` are the apply commands, with the run's flags, that re-send uncertain jobs and fetch
+ * owed results.
+ */
+export function renderStatus(
+  view: StatusView,
+  style: Style,
+  width = 120,
+  commands = {
+    resend: 'runner apply MANIFEST --resend-uncertain',
+    downloadOnly: 'runner apply MANIFEST --download-only',
+  },
+): string {
   if (view.jobs.length === 0) return 'No jobs.';
   const rows = view.jobs.map((job) => [
     job.id,
@@ -37,7 +49,7 @@ export function renderStatus(view: StatusView, style: Style, width = 120): strin
     ...colored,
     '',
     `${totals.jobs} jobs: ${counts}. Credits spent: ${totals.creditsSpent}.`,
-    ...renderStatusProblems(view.jobs, style),
+    ...renderStatusProblems(view.jobs, style, commands),
   ].join('\n');
 }
 

@@ -27,7 +27,12 @@ describe('renderApplySummary', () => {
   it('tells credits of this apply from credits of the whole run (a run id may take several applies)', () => {
     const text = renderApplySummary(
       summary({}),
-      { outputDir: '/out', stateDir: '/state/p/night-1', manifestFile: 'p.yaml', runId: 'night-1' },
+      {
+        outputDir: '/out',
+        stateDir: '/state/p/night-1',
+        runId: 'night-1',
+        hints: { again: 'runner apply p.yaml', resend: 'r', status: 's' },
+      },
       createStyle(false),
     );
     expect(text).toContain('Credits spent: 8 by this apply, 12 in run night-1 so far.');

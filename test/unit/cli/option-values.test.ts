@@ -1,3 +1,5 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -105,6 +107,22 @@ describe('empty or odd option values are refused, never replaced (#20.9)', () =>
     );
     expect(scale.stderr).toContain('--sim-time-scale has no effect without --simulate');
   });
+
+  it('says a saved plan given to validate or plan is a saved plan', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'runner-values-'));
+    const file = join(dir, 'plan.json');
+    await writeFile(
+      file,
+      JSON.stringify({ kind: 'runner-plan', schemaVersion: 2, manifest: { path: 'm.yaml' } }),
+    );
+    for (const command of ['validate', 'plan']) {
+      const result = await run([command, file], env);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(`${file} is a saved plan`);
+      expect(result.stderr).toContain(`runner apply ${file}`);
+      expect(result.stderr).toContain(join(dir, 'm.yaml'));
+    }
+  });
 });
 
 describe('readWrittenValues / keepValuesAsWritten', () => {
@@ -132,5 +150,28 @@ describe('readWrittenValues / keepValuesAsWritten', () => {
   it('lets an optional value be left out, but never be empty', () => {
     expect(() => readWrittenValues(['--report', '--yes'], declared)).not.toThrow();
     expect(() => readWrittenValues(['--report', ''], declared)).toThrow('--report expects a value');
+  });
+});
+
+describe('declining the confirmation (#20.10)', () => {
+  it('exits 1, not 0: a script must not read "declined" as "done"', async () => {
+    const terminal = <T extends object>(stream: T) => Object.assign(stream, { isTTY: true, columns: 100 });
+    const stdin = terminal(new PassThrough());
+    const stderr = terminal(new PassThrough());
+    let err = '';
+    stderr.on('data', (chunk: Buffer) => {
+      err += chunk.toString();
+      if (err.includes('[y/N]')) stdin.write('n\n');
+    });
+    // --simulate: the state goes to a temporary folder, never beside the repo's demo manifest.
+    const code = await runCli(['apply', DEMO, '--simulate'], {
+      env: { NO_COLOR: '1', ...testCacheEnv },
+      cwd: process.cwd(),
+      stdin,
+      stdout: new PassThrough(),
+      stderr,
+    });
+    expect(err).toContain('Nothing was applied.');
+    expect(code).toBe(1);
   });
 });

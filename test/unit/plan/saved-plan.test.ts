@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { CostReport } from '../../../src/plan/cost-report.js';
 import {
   buildSavedPlan,
+  compareDecisions,
   compareSavedPlan,
   isSavedPlan,
   replacementsStillDue,
@@ -28,7 +29,13 @@ const model = (creditCost: number, max = 4): Model => ({
   creditCost,
   config: { n: { type: 'number', label: 'N', min: 1, max } },
 });
-const report = { credits: { total: 8, toRun: 8, needed: 8 } } as CostReport;
+const report = {
+  credits: { total: 8, toRun: 4, needed: 4 },
+  jobList: [
+    { id: 'a', state: 'done', toRun: false },
+    { id: 'b', state: 'new', toRun: true },
+  ],
+} as unknown as CostReport;
 
 const saved = buildSavedPlan({
   plan: plan([job('a', 'x'), job('b', 'y')]),
@@ -37,17 +44,37 @@ const saved = buildSavedPlan({
   manifest: { file: 'm.yaml', path: 'm.yaml', sha256: 'aaa' },
   runId: 'r',
   date: '2026-11-21',
-  inputs: { targeting: { only: [], exclude: [], replace: [] }, vars: {} },
+  state: { dir: 'state' },
+  inputs: {
+    targeting: { only: [], exclude: [], replace: [] },
+    vars: {},
+    maxCredits: 50,
+    retryFailed: false,
+    resendUncertain: false,
+  },
   now: new Date('2026-11-21T10:00:00Z'),
 });
 
 describe('saved plans (#10.1)', () => {
   it('holds the jobs with payloads and hashes, and fingerprints only the models used', () => {
     expect(isSavedPlan(JSON.parse(JSON.stringify(saved)))).toBe(true);
+    expect(saved.schemaVersion).toBe(2);
+    // Version 1 recorded neither the state nor the options that decided it: not applicable.
+    expect(isSavedPlan({ ...saved, schemaVersion: 1 })).toBe(false);
+    expect(isSavedPlan({ kind: 'runner-plan', schemaVersion: 3, state: {}, jobs: [] })).toBe(false);
     expect(isSavedPlan({ kind: 'runner-plan', schemaVersion: 2, jobs: [] })).toBe(false);
     expect(Object.keys(saved.models)).toEqual(['img']);
     expect(saved.jobs[0]).toMatchObject({ id: 'a', prompt: 'x', params: { n: 1 }, payloadHash: sha256('x') });
-    expect(saved.credits.needed).toBe(8);
+    expect(saved.credits.needed).toBe(4);
+  });
+
+  it("records where it was made, the options that decided it and each job's decision", () => {
+    expect(saved.state).toEqual({ dir: 'state' });
+    expect(saved.inputs).toMatchObject({ maxCredits: 50, retryFailed: false, resendUncertain: false });
+    expect(saved.jobs.map(({ id, state, toRun }) => ({ id, state, toRun }))).toEqual([
+      { id: 'a', state: 'done', toRun: false },
+      { id: 'b', state: 'new', toRun: true },
+    ]);
   });
 
   it('finds nothing changed when the same plan is made again', () => {
@@ -84,5 +111,34 @@ describe('replacementsStillDue', () => {
     };
     const attempts: Record<string, number> = { a: 1, b: 2 };
     expect(replacementsStillDue(withReplace, (id) => attempts[id] ?? 0)).toEqual(['a']);
+  });
+});
+
+describe('compareDecisions (#20.2)', () => {
+  it('finds nothing stale when apply would do what the plan said', () => {
+    const now = [
+      { id: 'a', state: 'done', toRun: false },
+      { id: 'b', state: 'new', toRun: true },
+    ] as const;
+    expect(compareDecisions(saved, now)).toEqual({ stale: [], settled: [] });
+  });
+
+  it('calls stale every job apply would create that the plan did not (another or an older state)', () => {
+    const now = [
+      { id: 'a', state: 'new', toRun: true },
+      { id: 'b', state: 'new', toRun: true },
+    ] as const;
+    expect(compareDecisions(saved, now)).toEqual({
+      stale: [{ id: 'a', planned: 'done', now: 'new' }],
+      settled: [],
+    });
+  });
+
+  it('lets a job the plan would create be done since (an earlier apply of the same plan)', () => {
+    const now = [
+      { id: 'a', state: 'done', toRun: false },
+      { id: 'b', state: 'done', toRun: false },
+    ] as const;
+    expect(compareDecisions(saved, now)).toEqual({ stale: [], settled: ['b'] });
   });
 });

@@ -1,0 +1,70 @@
+import type { GlobalOptions } from './context.js';
+import { parseStringOption } from './parse-options.js';
+
+/** Commands a hint may tell the user to run. */
+export type RerunCommandName = 'apply' | 'plan' | 'status' | 'report' | 'runs';
+
+/**
+ * The flags a hint repeats, per command: those that locate the run's state and results (`--run`,
+ * `--state-dir`, `--output`) and those that shape its jobs (vars, targeting, caps). Left out on
+ * purpose: `--replace` and `--retry-failed` (repeating them would pay for those jobs again) and
+ * `--resend-uncertain` (a hint adds it only where it means it).
+ */
+const REPEATED: Record<RerunCommandName, readonly string[]> = {
+  apply: ['run', 'state-dir', 'output', 'var', 'var-file', 'only', 'exclude', 'max-credits', 'max-jobs'],
+  plan: ['run', 'state-dir', 'output', 'var', 'var-file', 'only', 'exclude', 'max-credits', 'max-jobs'],
+  status: ['run', 'state-dir', 'var', 'var-file'],
+  report: ['run', 'state-dir', 'output', 'var', 'var-file'],
+  runs: ['state-dir'],
+};
+
+/** Commands that talk to the service, so repeat how they reach it. */
+const CONNECTED = new Set<RerunCommandName>(['apply', 'plan']);
+
+/**
+ * The command line a hint shows ("run `runner apply m.yaml --run night1 --state-dir s` again"), with
+ * every flag of the command that locates the run and shapes its jobs as it was given (flag or
+ * environment default), shell-quoted, so following the hint reaches the same state and pays for
+ * nothing twice. `extra` is appended (e.g. `--resend-uncertain`).
+ */
+export function rerunCommand(
+  command: RerunCommandName,
+  target: string,
+  options: Record<string, unknown>,
+  global: Pick<GlobalOptions, 'simulate' | 'baseUrl' | 'apiKeyFile'>,
+  extra: readonly string[] = [],
+): string {
+  const words = ['runner', command, target];
+  for (const flag of REPEATED[command]) {
+    const value = options[camelCase(flag)];
+    const values = Array.isArray(value) ? value : [value];
+    const texts =
+      flag === 'var' || flag === 'var-file' || flag === 'only' || flag === 'exclude'
+        ? values.map(parseStringOption)
+        : [parseStringOption(value)];
+    for (const text of texts) {
+      if (text === undefined || (flag === 'run' && text === 'default')) continue;
+      words.push(`--${flag}`, text);
+    }
+  }
+  if (CONNECTED.has(command)) {
+    if (global.simulate === true) words.push('--simulate');
+    if (global.baseUrl !== undefined) words.push('--base-url', global.baseUrl);
+    if (global.apiKeyFile !== undefined) words.push('--api-key-file', global.apiKeyFile);
+  }
+  words.push(...extra);
+  return words.map(shellQuote).join(' ');
+}
+
+/**
+ * A word as a POSIX shell reads it back unchanged: as is when it holds only safe characters, else
+ * in single quotes (a `'` inside becomes `'\''`).
+ */
+export function shellQuote(word: string): string {
+  if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(word)) return word;
+  return `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+function camelCase(flag: string): string {
+  return flag.replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase());
+}
