@@ -10,6 +10,7 @@ import { readOutputFlag, readStateDir } from './run-options.js';
 import type { WriteTarget } from './preflight.js';
 import { resolveStateDir, uploadCachePathFor } from '../state/state-dir.js';
 import { readTargeting } from './targeting-options.js';
+import { OUTPUT_ROOT_ENV } from './env-defaults.js';
 
 /**
  * Where the run's state lives. An in-process simulator forgets its jobs and uploads when the process
@@ -31,7 +32,7 @@ export async function stateLocation(
  * policy is scaled like the simulator's clock, so the demo shows the real policy, only faster.
  */
 export function readExecuteOptions(
-  ctx: Pick<CommandContext, 'cwd'>,
+  ctx: OutputContext,
   options: Record<string, unknown>,
   run: {
     runId: string;
@@ -76,12 +77,17 @@ export function readExecuteOptions(
   return executeOptions;
 }
 
+/** What the output folder depends on besides the flags: the working folder, RUNNER_OUTPUT, --simulate. */
+export type OutputContext = Pick<CommandContext, 'cwd'> & Partial<Pick<CommandContext, 'env' | 'global'>>;
+
 /**
- * The download folder: `--output`, else the manifest's `output:`, else `runner-output/<pipeline>/`
- * beside the manifest. The results index and the report go there even with `--no-download`.
+ * The download folder: `--output`, else the manifest's `output:`, else `<root>/<pipeline>/` where root
+ * is RUNNER_OUTPUT (not read with `--simulate`) or `runner-output/` beside the manifest. RUNNER_OUTPUT
+ * is a root, like RUNNER_STATE_DIR, so pipelines that share it never share a folder. The results index
+ * and the report go there even with `--no-download`.
  */
 export function resolveOutputDir(
-  ctx: Pick<CommandContext, 'cwd'>,
+  ctx: OutputContext,
   options: Record<string, unknown>,
   run: { manifestDir: string; manifestOutput: string | undefined; pipeline: string },
 ): string {
@@ -93,7 +99,9 @@ export function resolveOutputDir(
       : isAbsolute(run.manifestOutput)
         ? run.manifestOutput
         : join(run.manifestDir, run.manifestOutput);
-  return flag ?? fromManifest ?? join(run.manifestDir, 'runner-output', run.pipeline);
+  const envRoot = ctx.global?.simulate === true ? undefined : ctx.env?.[OUTPUT_ROOT_ENV];
+  const root = envRoot === undefined ? join(run.manifestDir, 'runner-output') : resolve(ctx.cwd, envRoot);
+  return flag ?? fromManifest ?? join(root, run.pipeline);
 }
 
 /**
@@ -102,7 +110,7 @@ export function resolveOutputDir(
  * cache, as apply will use them; with `--simulate` the state lives in a fresh temporary folder.
  */
 export function applyWriteTargets(
-  ctx: Pick<CommandContext, 'cwd' | 'global'>,
+  ctx: OutputContext & Pick<CommandContext, 'global'>,
   options: Record<string, unknown>,
   run?: {
     manifestFile: string;

@@ -38,7 +38,7 @@ export function resolveReportFile(
  * the run's state after the executor stopped. Returns the files written.
  */
 export async function writeApplyOutputs(
-  ctx: Pick<CommandContext, 'cwd' | 'env'>,
+  ctx: Pick<CommandContext, 'cwd' | 'env'> & Partial<Pick<CommandContext, 'global'>>,
   options: Record<string, unknown>,
   run: {
     plan: Plan;
@@ -108,7 +108,7 @@ function reportJobsOf(jobs: readonly PlannedJob[]): ReportJobList {
  * not be written (the jobs ran all the same: a report problem does not change apply's exit code).
  */
 export async function reportApplyOutputs(
-  ctx: Pick<CommandContext, 'cwd' | 'env'>,
+  ctx: Parameters<typeof writeApplyOutputs>[0],
   options: Record<string, unknown>,
   run: Parameters<typeof writeApplyOutputs>[2],
 ): Promise<string> {

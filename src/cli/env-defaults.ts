@@ -1,19 +1,26 @@
 import { UsageError } from '../errors.js';
 
 /**
- * Environment defaults of flags, so a shell or a CI job can set where state and results live once
- * instead of repeating the flags on every command. The order is: the flag, then the variable, then
- * the built-in default (for `--output`, the manifest's `output:` comes after the variable). A state
- * backend given by URL would be one more row here.
+ * Environment defaults of flags, so a shell or a CI job can set where state lives once instead of
+ * repeating the flag on every command: the flag wins, then the variable, then the built-in default.
+ * A state backend given by URL would be one more row here.
  */
 export const ENV_DEFAULTS: readonly { env: string; option: string; flag: string }[] = [
   { env: 'RUNNER_STATE_DIR', option: 'stateDir', flag: 'state-dir' },
-  { env: 'RUNNER_OUTPUT', option: 'output', flag: 'output' },
 ];
 
 /**
+ * The root of default download folders (`<root>/<pipeline>/`), instead of `runner-output/` beside the
+ * manifest. Not a default of `--output` (which names the download folder itself): pipelines sharing
+ * the variable must not share one folder. `--output` and the manifest's `output:` win over it; read
+ * by ./apply-options.ts (resolveOutputDir), checked here with the others.
+ */
+export const OUTPUT_ROOT_ENV = 'RUNNER_OUTPUT';
+
+/**
  * Fills `options` from the environment for each flag of {@link ENV_DEFAULTS} the command takes and the
- * command line did not give. A variable that is set but empty (`RUNNER_STATE_DIR=$UNSET`) is refused
+ * command line did not give, and checks {@link OUTPUT_ROOT_ENV} for commands that write or read
+ * downloads. A variable that is set but empty (`RUNNER_STATE_DIR=$UNSET`) is refused
  * rather than read as "not set": it would quietly put the state somewhere else. With `--simulate` the
  * variables are not read: the in-process simulator forgets its jobs at exit, so its runs must not
  * land in the state and output folders of real runs.
@@ -23,14 +30,19 @@ export function applyEnvDefaults(
   input: { takes: ReadonlySet<string>; env: NodeJS.ProcessEnv; simulate: boolean },
 ): void {
   if (input.simulate) return;
+  const setButEmpty = input.env[OUTPUT_ROOT_ENV]?.trim() === '';
+  if (input.takes.has('output') && setButEmpty)
+    throw emptyVariable(OUTPUT_ROOT_ENV, 'the root of download folders');
   for (const { env, option, flag } of ENV_DEFAULTS) {
     const value = input.env[env];
     if (!input.takes.has(flag) || options[option] !== undefined || value === undefined) continue;
-    if (value.trim() === '') {
-      throw new UsageError(`${env} is set but empty.`, {
-        hint: `Unset it, or set it to a folder (it stands for --${flag} when that is not given).`,
-      });
-    }
+    if (value.trim() === '') throw emptyVariable(env, `--${flag} when that is not given`);
     options[option] = value;
   }
+}
+
+function emptyVariable(env: string, standsFor: string): UsageError {
+  return new UsageError(`${env} is set but empty.`, {
+    hint: `Unset it, or set it to a folder (it stands for ${standsFor}).`,
+  });
 }

@@ -17,7 +17,7 @@ export const ENVIRONMENT_HELP = `Environment:
   MEDIAGEN_API_KEY    the service's API key
   MEDIAGEN_BASE_URL   the service's base URL
   RUNNER_STATE_DIR    default state folder (of --state-dir; not read by simulated runs)
-  RUNNER_OUTPUT       default download folder (of --output; not read by simulated runs)
+  RUNNER_OUTPUT       root of default download folders, <root>/<pipeline>/ (not read by simulated runs)
   RUNNER_CACHE_DIR    the runner's cache folder
   NO_COLOR            turn colors off
   A flag wins over its variable; a variable that is set but empty is an error.`;

@@ -182,10 +182,7 @@ function declareCommands(
     .option('--resend-uncertain', 'Count unanswered creates as to run, as apply --resend-uncertain does')
     .option('--show <what>', '"payloads": also print each job\'s rendered prompt and params')
     .option('--out-plan <file>', 'Save the exact plan (JSON, mode 0600) for `runner apply FILE`')
-    .option(
-      '--output <dir>',
-      'With --out-plan: the download folder the plan fixes for apply (env RUNNER_OUTPUT)',
-    )
+    .option('--output <dir>', 'With --out-plan: the download folder the plan fixes for apply')
     .example('runner plan pipelines/nightly-social.yaml --format markdown --out plan.md')
     .action(capture('plan'));
 
@@ -195,7 +192,7 @@ function declareCommands(
     .option('--state-dir <dir>', STATE_DIR_HELP)
     .option(
       '--output <dir>',
-      'Download folder (default: env RUNNER_OUTPUT, else manifest `output`, else runner-output/<pipeline>/ beside the manifest)',
+      'Download folder (default: manifest `output`, else runner-output/<pipeline>/ beside the manifest, or $RUNNER_OUTPUT/<pipeline>/)',
     )
     .option('--no-download', 'Record result URLs without downloading the files')
     .option(
@@ -273,7 +270,7 @@ function declareCommands(
     .command('report <manifest>', 'Write a self-contained HTML gallery of what a run made (opens from disk)')
     .option('--run <id>', 'Run id (default: "default")', { type: [String] })
     .option('--state-dir <dir>', STATE_DIR_HELP)
-    .option('--output <dir>', 'Download folder of the run (default: as apply, env RUNNER_OUTPUT included)')
+    .option('--output <dir>', 'Download folder of the run (default: as apply)')
     .option('--out <file>', 'Where to write the page (default: report.html in the download folder)')
     .example('runner report pipelines/demo.yaml --run 2026-11-23 --out report.html')
     .action(capture('report'));

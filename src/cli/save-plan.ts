@@ -8,6 +8,7 @@ import { readOutputFlag, readRunId, readStateDir } from './run-options.js';
 import { folderPathForPlan, manifestPathForPlan, writeSavedPlan } from './saved-plan-io.js';
 import { parseNumberOption } from './parse-options.js';
 import { rerunCommand } from './rerun-command.js';
+import { OUTPUT_ROOT_ENV } from './env-defaults.js';
 import { NO_TARGETING } from '../plan/select-jobs.js';
 import { loadVarOverrides } from './var-options.js';
 import type { JobState } from '../state/job-state.js';
@@ -18,7 +19,7 @@ import type { JobState } from '../state/job-state.js';
  * --resend-uncertain) and what it decided for each job, so the apply needs none of the flags again.
  */
 export async function savePlanIfAsked(
-  ctx: Pick<CommandContext, 'output' | 'cwd' | 'global'>,
+  ctx: Pick<CommandContext, 'output' | 'cwd' | 'global' | 'env'>,
   options: Record<string, unknown>,
   manifestFile: string,
   prepared: Extract<Prepared, { ok: true }>,
@@ -30,6 +31,7 @@ export async function savePlanIfAsked(
   const prepareOptions = readPrepareOptions(manifestFile, options, prepared.date);
   const { stateDir } = readStateDir(options);
   const output = readOutputFlag(options);
+  const outputRoot = ctx.global.simulate === true ? undefined : ctx.env[OUTPUT_ROOT_ENV];
   const maxCredits = parseNumberOption('max-credits', options.maxCredits, { min: 0 });
   const declared = prepared.loaded.manifest.vars ?? {};
   const overrides = await loadVarOverrides(prepareOptions.varFlags ?? { vars: [], varFiles: [] });
@@ -50,6 +52,7 @@ export async function savePlanIfAsked(
     date: prepared.date,
     state: stateDir === undefined ? {} : { dir: folderPathForPlan(outPlan, stateDir, ctx.cwd) },
     ...(output === undefined ? {} : { output: folderPathForPlan(outPlan, output, ctx.cwd) }),
+    ...(outputRoot === undefined ? {} : { outputRoot: folderPathForPlan(outPlan, outputRoot, ctx.cwd) }),
     inputs: {
       targeting: prepareOptions.targeting ?? NO_TARGETING,
       replaceAfterAttempts: Object.fromEntries(

@@ -127,14 +127,15 @@ export async function refuseSavedPlanAsManifest(file: string, command: string): 
  * The manifest path and flags for applying a saved plan: the plan fixes the run, the state and
  * download folders, the targeting, the vars, `--max-credits`, `--retry-failed` and
  * `--resend-uncertain`. Giving those again is allowed only when they say the same (RUNNER_STATE_DIR
- * and RUNNER_OUTPUT count as given); anything else is refused (exit 2), never a silent override.
+ * counts as given: the state decides what is paid); anything else is refused (exit 2), never a silent
+ * override. `outputRoot` is the plan's RUNNER_OUTPUT, for apply to use in place of its own.
  */
 export function savedPlanInputs(
   planFile: string,
   saved: SavedPlan,
   options: Record<string, unknown>,
   cwd: string,
-): { manifestFile: string; options: Record<string, unknown> } {
+): { manifestFile: string; options: Record<string, unknown>; outputRoot: string | undefined } {
   const fixed = ['only', 'exclude', 'replace', 'var', 'varFile', 'maxJobs'].filter(
     (name) => options[name] !== undefined,
   );
@@ -163,7 +164,7 @@ export function savedPlanInputs(
   const givenOutput = readOutputFlag(options);
   if (givenOutput !== undefined && resolve(cwd, givenOutput) !== output) {
     contradictions.push(
-      `--output (or RUNNER_OUTPUT) ${givenOutput}: the plan downloads to ${output ?? "apply's default folder (give --output to `runner plan` to choose one)"}`,
+      `--output ${givenOutput}: the plan downloads to ${output ?? "apply's default folder (give --output to `runner plan` to choose one)"}`,
     );
   }
   const givenCap = parseNumberOption('max-credits', options.maxCredits, { min: 0 });
@@ -186,6 +187,7 @@ export function savedPlanInputs(
   }
   return {
     manifestFile,
+    outputRoot: saved.outputRoot === undefined ? undefined : resolve(planDir, saved.outputRoot),
     options: {
       ...options,
       run: saved.runId,

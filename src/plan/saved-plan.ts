@@ -54,8 +54,13 @@ export interface SavedPlan {
    * Apply reads this state, and refuses a `--state-dir` that names another.
    */
   state: { dir?: string };
-  /** The download folder (`--output` or RUNNER_OUTPUT) as `state.dir`; absent: apply's default. */
+  /** The download folder (`--output`), absolute or relative like `state.dir`; absent: apply's default. */
   output?: string;
+  /**
+   * RUNNER_OUTPUT when the plan was made (the root of default download folders), like `state.dir`:
+   * apply uses it in place of its own RUNNER_OUTPUT, so the default folder is the one the plan showed.
+   */
+  outputRoot?: string;
   /** The inputs besides the manifest that shaped the jobs and what is done with them. */
   inputs: {
     targeting: Targeting;
@@ -114,6 +119,7 @@ export function buildSavedPlan(input: {
   date: string;
   state: SavedPlan['state'];
   output?: string;
+  outputRoot?: string;
   inputs: SavedPlan['inputs'];
   now: Date;
 }): SavedPlan {
@@ -135,6 +141,7 @@ export function buildSavedPlan(input: {
     manifest: input.manifest,
     state: input.state,
     ...(input.output === undefined ? {} : { output: input.output }),
+    ...(input.outputRoot === undefined ? {} : { outputRoot: input.outputRoot }),
     inputs: input.inputs,
     models,
     credits: {

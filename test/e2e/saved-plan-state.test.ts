@@ -155,6 +155,25 @@ describe('a saved plan carries the run, the state and the options that decided i
     expect(created()).toBe(before);
   });
 
+  it("keeps the RUNNER_OUTPUT it was made with; apply's own is not read", async () => {
+    const planFile = join(dir, 'p-output.json');
+    const planned = await runCli(
+      ['plan', file, '--run', 'night1', '--state-dir', stateDir, '--out-plan', planFile],
+      { env: { ...env, RUNNER_OUTPUT: join(dir, 'root-a') } },
+    );
+    expect(planned.code, planned.stderr).toBe(0);
+    const saved = JSON.parse(await readFile(planFile, 'utf8')) as { outputRoot?: string };
+    expect(saved.outputRoot).toBe(join(dir, 'root-a'));
+    const applied = await runCli(['apply', planFile, '--yes', ...FAST], {
+      env: { ...env, RUNNER_OUTPUT: join(dir, 'root-b') },
+    });
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(applied.stderr).toContain(
+      `RUNNER_OUTPUT is not read: the saved plan fixes the download folder (made with ${join(dir, 'root-a')})`,
+    );
+    expect(applied.stdout + applied.stderr).not.toContain('root-b');
+  });
+
   it('refuses a plan gone stale (its state was lost since): exit 2, "stale", nothing created', async () => {
     const planFile = join(dir, 'p-stale.json');
     const planned = await runCli(

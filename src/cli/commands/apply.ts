@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { systemClock } from '../../clock.js';
 import { ExitCode, RunnerError, UsageError } from '../../errors.js';
 import type { ExecutionSummary, ExitReason } from '../../execute/events.js';
@@ -27,6 +28,7 @@ import { readRunId, readStateDir } from '../run-options.js';
 import { readTargeting } from '../targeting-options.js';
 import { readSavedPlanIfAny, refuseChangedPlan, refuseStalePlan, savedPlanInputs } from '../saved-plan-io.js';
 import { rerunCommand, type RerunCommandName } from '../rerun-command.js';
+import { OUTPUT_ROOT_ENV } from '../env-defaults.js';
 import { replacementsStillDue } from '../../plan/saved-plan.js';
 import { addTargetingToReport, describeLeftOut } from '../../plan/targeting-report.js';
 
@@ -47,10 +49,11 @@ export async function runApply(ctx: CommandContext, args: string[], flags: Recor
   const [target = ''] = args;
   // `apply plan.json`: a saved plan (told by its content) fixes the manifest, run, targeting and vars.
   const saved = await readSavedPlanIfAny(target);
-  const { manifestFile, options } =
+  const { manifestFile, options, outputRoot } =
     saved === undefined
-      ? { manifestFile: target, options: flags }
+      ? { manifestFile: target, options: flags, outputRoot: undefined }
       : savedPlanInputs(target, saved, flags, ctx.cwd);
+  if (saved !== undefined) ctx = useSavedOutputRoot(ctx, outputRoot);
   if (saved !== undefined) await refuseChangedPlan(target, saved, { manifestFile });
   const runId = readRunId(options);
   const downloadOnly = readDownloadOnly(options);
@@ -337,6 +340,24 @@ function reportInvalid(
   ctx.output.err(renderIssues(prepared.issues, manifestFile, ctx.output.style));
   ctx.output.err('No job was created.');
   return ExitCode.InvalidInput;
+}
+
+/**
+ * A saved plan's RUNNER_OUTPUT (`root`, undefined when it was made without one) stands in for this
+ * shell's, so apply's default download folder is the one the plan was made for; a different one in
+ * this shell is named in a warning.
+ */
+function useSavedOutputRoot(ctx: CommandContext, root: string | undefined): CommandContext {
+  const own = ctx.env[OUTPUT_ROOT_ENV];
+  if (own !== undefined && resolve(ctx.cwd, own) !== root) {
+    ctx.output.err(
+      `${ctx.output.style.yellow('warning')} ${OUTPUT_ROOT_ENV} is not read: the saved plan fixes the download folder (${root === undefined ? 'made without it' : `made with ${root}`}).`,
+    );
+  }
+  const env = { ...ctx.env };
+  if (root === undefined) delete env[OUTPUT_ROOT_ENV];
+  else env[OUTPUT_ROOT_ENV] = root;
+  return { ...ctx, env };
 }
 
 /**

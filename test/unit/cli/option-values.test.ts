@@ -73,6 +73,9 @@ describe('empty or odd option values are refused, never replaced (#20.9)', () =>
     const result = await run(['runs', DEMO], { ...env, RUNNER_STATE_DIR: '' });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('RUNNER_STATE_DIR is set but empty.');
+    const output = await run(['report', DEMO], { ...env, RUNNER_OUTPUT: ' ' });
+    expect(output.code).toBe(2);
+    expect(output.stderr).toContain('RUNNER_OUTPUT is set but empty.');
   });
 
   it('keeps numeric-looking values as written: --state-dir 007 is the folder "007", not 7', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseFaultSpec } from '../../../src/cli/commands/simulate.js';
-import { readExecuteOptions } from '../../../src/cli/apply-options.js';
+import { readExecuteOptions, resolveOutputDir } from '../../../src/cli/apply-options.js';
 import { PassThrough } from 'node:stream';
 import { createOutput, shouldUseColor } from '../../../src/cli/output.js';
 import { parseNumberOption, parseStringOption } from '../../../src/cli/parse-options.js';
@@ -124,5 +124,21 @@ describe('createOutput width', () => {
     expect(createOutput({ env: { COLUMNS: '80' }, stdout: pipe(), stderr: pipe() }).width).toBe(
       Number.POSITIVE_INFINITY,
     );
+  });
+});
+
+describe('resolveOutputDir and RUNNER_OUTPUT (#20.3)', () => {
+  const where = { manifestDir: '/m', manifestOutput: undefined, pipeline: 'p' };
+  it('takes RUNNER_OUTPUT as the root of default folders, one folder per pipeline', () => {
+    const ctx = { cwd: '/cwd', env: { RUNNER_OUTPUT: 'out' }, global: {} };
+    expect(resolveOutputDir(ctx, {}, where)).toBe('/cwd/out/p');
+    expect(resolveOutputDir({ ...ctx, env: {} }, {}, where)).toBe('/m/runner-output/p');
+  });
+
+  it('lets --output and the manifest output win over it, and ignores it with --simulate', () => {
+    const ctx = { cwd: '/cwd', env: { RUNNER_OUTPUT: '/r' }, global: {} };
+    expect(resolveOutputDir(ctx, { output: 'o' }, where)).toBe('/cwd/o');
+    expect(resolveOutputDir(ctx, {}, { ...where, manifestOutput: 'mine' })).toBe('/m/mine');
+    expect(resolveOutputDir({ ...ctx, global: { simulate: true } }, {}, where)).toBe('/m/runner-output/p');
   });
 });
