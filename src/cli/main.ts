@@ -12,6 +12,7 @@ import { askYesNo } from './confirm.js';
 import { checkWrittenFlags, joinNegativeValues, namesOf, tidyHelpOptions } from './flags.js';
 import { keepValuesAsWritten, readWrittenValues } from './written-values.js';
 import { applyEnvDefaults } from './env-defaults.js';
+import { applyProjectConfig } from './project-config.js';
 import { suggestClosest } from '../suggest.js';
 import { declareSharedFlags } from './shared-flags.js';
 import { runnerCacheDir } from './cache-dir.js';
@@ -100,11 +101,9 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     }
     const matched = [...cli.globalCommand.options, ...cli.matchedCommand.options];
     keepValuesAsWritten(cli.options, readWrittenValues(args, matched), matched);
-    applyEnvDefaults(cli.options, {
-      takes: new Set(cli.matchedCommand.options.flatMap(namesOf)),
-      env: io.env,
-      simulate: cli.options.simulate === true,
-    });
+    const takes = new Set(cli.matchedCommand.options.flatMap(namesOf));
+    const simulate = cli.options.simulate === true;
+    applyEnvDefaults(cli.options, { takes, env: io.env, simulate });
     const ignored = checkWrittenFlags({
       command: cli.matchedCommand.name,
       argv: args,
@@ -118,10 +117,17 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     if (entry === undefined) throw new Error(`command ${pending.name} has no implementation`);
     const action = await entry.load();
     const global = pickGlobal(cli.options);
-    checkFlagValues(pending.name, pending.options, { global, env: io.env });
+    // Flag > environment > runner.config.yaml beside the manifest > default.
+    const env = await applyProjectConfig(pending.options, {
+      manifestFile: pending.args[0],
+      takes,
+      env: io.env,
+      simulate,
+    });
+    checkFlagValues(pending.name, pending.options, { global, env });
     // Model configs' validators are kept between runs, so most commands never load ajv's compiler.
     useValidatorCache(join(runnerCacheDir(io.env, io.cwd), 'config-validators'));
-    const ctx = createContext(io, output, global);
+    const ctx = createContext({ ...io, env }, output, global);
     code = await action(ctx, pending.args, pending.options);
   } catch (error) {
     code = reportError(asUsageError(error), output, io.env);
