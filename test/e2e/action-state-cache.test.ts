@@ -205,6 +205,7 @@ describe("the action's scripts", () => {
             MANIFEST: 'pipelines/night ly.yaml',
             RUN_ID: '42',
             OUTPUT: 'out',
+            STATE: 'pipelines/.runner',
             MAX_CREDITS: maxCredits,
             TIME_LIMIT: limit,
             MEDIAGEN_BASE_URL: '',
@@ -212,7 +213,8 @@ describe("the action's scripts", () => {
         })
       ).stdout.trim();
     const args =
-      'apply pipelines/night ly.yaml --run 42 --yes --output out --report out/report.html --junit out/junit.xml --log-file out/apply.log';
+      // --state-dir: the folder the action caches, whatever RUNNER_STATE_DIR or runner.config.yaml say.
+      'apply pipelines/night ly.yaml --run 42 --state-dir pipelines/.runner --yes --output out --report out/report.html --junit out/junit.xml --log-file out/apply.log';
     expect(await applyWith('', '')).toBe(`runner ${args}`);
     expect(await applyWith('110', '400')).toBe(
       `timeout --signal=INT --kill-after=120 110m\nrunner ${args} --max-credits 400`,
