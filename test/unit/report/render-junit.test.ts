@@ -37,7 +37,9 @@ describe('renderJunit', () => {
   it('skips deferred, uncertain and unfinished jobs with the reason', () => {
     expect(xml).toMatch(/name="busy"[^>]*>\s*<skipped message="deferred \(QUOTA_EXHAUSTED\): /);
     expect(xml).toMatch(/name="lost"[^>]*>\s*<skipped message="uncertain: the answer was lost\. /);
-    expect(xml).toMatch(/name="never"[^>]*>\s*<skipped message="not finished \(status pending\); a later apply of this run/);
+    expect(xml).toMatch(
+      /name="never"[^>]*>\s*<skipped message="not finished \(status pending\); a later apply of this run/,
+    );
   });
 
   it('escapes markup and drops characters XML cannot carry', () => {
