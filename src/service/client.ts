@@ -165,6 +165,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
           ...signalOf(callOptions),
         },
         'job-creation',
+        readIdAsJobId,
       );
       return toJobCreation(data);
     },
@@ -196,6 +197,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
           ...signalOf(callOptions),
         },
         'job-record',
+        readIdAsJobId,
       );
       return buildJobRecord(data);
     },
@@ -287,6 +289,21 @@ function explainNotFound(error: unknown, baseUrl: string): unknown {
 
 function signalOf(options: { signal?: AbortSignal } | undefined): { signal?: AbortSignal } {
   return options?.signal === undefined ? {} : { signal: options.signal };
+}
+
+/**
+ * A create or poll answer that names the job `id` instead of `jobId` (a shape a public client of the
+ * service reads, issue #20.11): the job is paid by then, so refusing the answer would leave it "sent,
+ * answer lost". `jobId` wins when both are there; a numeric `id` is read as its decimal text.
+ */
+function readIdAsJobId(data: unknown): void {
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) return;
+  const record = data as Record<string, unknown>;
+  if (record.jobId !== undefined && record.jobId !== null) return;
+  const { id } = record;
+  if ((typeof id === 'string' && id !== '') || (typeof id === 'number' && Number.isFinite(id))) {
+    record.jobId = String(id);
+  }
 }
 
 /** Spec 2.5: the balance carries the account's key in full. It goes before anything else sees the data. */
