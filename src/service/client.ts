@@ -18,11 +18,18 @@ import { createHttp, DEFAULT_MAX_RESPONSE_BYTES, describeUrl, readHeader } from 
 import { buildJobRecord, readReportedCost, toChargeSource, type RawJobRecord } from './job-status.js';
 import { capText } from './cap-text.js';
 import { createRateLimitGate } from './rate-limit-gate.js';
+import { createSecretRedactor, isRedactedUrl } from './secret-redactor.js';
 import { runWithRetry } from './retry-loop.js';
 import { DEFAULT_RETRY_OPTIONS, type RetryOptions } from './retry-policy.js';
 import { checkSchema, type ApiSchemaName } from './schemas.js';
-import type { ClientEvent, CreateJobRequest, ListedJob, ServiceClient } from './service-client.js';
-import type { Balance, JobCreation, Model, PresignedUpload, Subscription } from './types.js';
+import type {
+  ClientEvent,
+  CreateJobRequest,
+  DownloadOptions,
+  ListedJob,
+  ServiceClient,
+} from './service-client.js';
+import type { Balance, JobCreation, JobRecord, Model, PresignedUpload, Subscription } from './types.js';
 import type { Dispatcher } from 'undici';
 
 export interface ServiceClientOptions {
@@ -67,16 +74,21 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
   });
   const clock = options.clock ?? systemClock;
   const gate = createRateLimitGate(clock);
+  // Every answer, error and event passes through it before the caller sees it (issue #24.6).
+  const redactor = createSecretRedactor(options.apiKey);
+  const userOnEvent = options.onEvent;
+  const onEvent =
+    userOnEvent === undefined ? undefined : (event: ClientEvent) => userOnEvent(redactor.redactData(event));
   const deps: ApiRequestDeps = {
     http,
-    apiKey: options.apiKey,
+    secrets: redactor.secrets,
     clock,
     gate,
     maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
     totalDeadlineMs: options.callDeadlineMs ?? DEFAULT_CALL_DEADLINE_MS,
     random: options.random ?? Math.random,
     retry: { ...DEFAULT_RETRY_OPTIONS, ...options.retry },
-    ...(options.onEvent === undefined ? {} : { onEvent: options.onEvent }),
+    ...(onEvent === undefined ? {} : { onEvent }),
   };
   const retryBase = {
     clock: deps.clock,
@@ -99,6 +111,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       throw explainNotFound(error, options.baseUrl);
     }
     prepare?.(data);
+    data = redactor.redactData(data);
     const check = checkSchema<T>(schema, data, 'data');
     if (!check.ok) {
       throw new UnexpectedResponseError(
@@ -110,7 +123,44 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     return check.value;
   }
 
-  return {
+  async function getJob(jobId: string, callOptions?: { signal?: AbortSignal }): Promise<JobRecord> {
+    const data = await call<RawJobRecord>(
+      {
+        method: 'GET',
+        path: `/jobs/${encodeURIComponent(jobId)}`,
+        safety: 'safe',
+        ...signalOf(callOptions),
+      },
+      'job-record',
+      readIdAsJobId,
+    );
+    return buildJobRecord(data);
+  }
+
+  /**
+   * The URL to fetch for a result URL the caller holds. One the redactor redacted (it held a key) is
+   * fetched by its real form, kept in memory only; in a later process (a resumed run) the job is
+   * polled again, which gives the real URL afresh, matched by its redacted form or else by position.
+   */
+  async function resolveResultUrl(url: string, callOptions: DownloadOptions | undefined): Promise<string> {
+    if (!isRedactedUrl(url)) return url;
+    const known = redactor.realUrl(url);
+    if (known !== undefined) return known;
+    if (callOptions?.jobId !== undefined) {
+      const record = await getJob(callOptions.jobId, callOptions);
+      const fresh =
+        redactor.realUrl(url) ??
+        (callOptions.resultIndex === undefined ? undefined : record.resultUrls[callOptions.resultIndex]);
+      if (fresh !== undefined) return redactor.realUrl(fresh) ?? fresh;
+    }
+    throw new UnexpectedResponseError(
+      { method: 'GET', path: describeUrl(url) },
+      {},
+      'this result URL held the API key, so only a redacted copy was kept, and the service no longer lists it for the job',
+    );
+  }
+
+  const client: ServiceClient = {
     async listModels(query, callOptions) {
       return call<Model[]>(
         {
@@ -129,7 +179,11 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       const data = await call<RawBalance>(
         { ...context, safety: 'safe', ...signalOf(callOptions) },
         'balance',
-        dropApiKey,
+        (raw) => {
+          // The legacy key is redacted from everything read after it, as the API key is.
+          redactor.addSecret((raw as { apiKey?: unknown } | null)?.apiKey);
+          dropApiKey(raw);
+        },
       );
       return toBalance(data, context);
     },
@@ -185,22 +239,10 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
         if (error instanceof NotFoundError) return undefined;
         throw error;
       }
-      return readListedJobs(data, { method: 'GET', path });
+      return readListedJobs(redactor.redactData(data), { method: 'GET', path });
     },
 
-    async getJob(jobId, callOptions) {
-      const data = await call<RawJobRecord>(
-        {
-          method: 'GET',
-          path: `/jobs/${encodeURIComponent(jobId)}`,
-          safety: 'safe',
-          ...signalOf(callOptions),
-        },
-        'job-record',
-        readIdAsJobId,
-      );
-      return buildJobRecord(data);
-    },
+    getJob,
 
     async uploadImage(file, callOptions) {
       const presigned = await call<PresignedUpload>(
@@ -246,6 +288,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     },
 
     async downloadFile(url, destinationPath, callOptions) {
+      const realUrl = await resolveResultUrl(url, callOptions);
       return downloadToFile(
         {
           http,
@@ -255,7 +298,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
           staleParts,
           ...(options.openResultFile === undefined ? {} : { openFile: options.openResultFile }),
         },
-        url,
+        realUrl,
         destinationPath,
         callOptions?.signal,
       );
@@ -265,6 +308,25 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       await http.close();
     },
   };
+  return redactErrors(client, redactor.redactError);
+}
+
+/** The client with every error of every method passed through `redact` (a download's URL, an echo). */
+function redactErrors(client: ServiceClient, redact: (error: unknown) => unknown): ServiceClient {
+  const guarded: Record<string, unknown> = {};
+  for (const [name, method] of Object.entries(client) as [
+    string,
+    (...args: unknown[]) => Promise<unknown>,
+  ][]) {
+    guarded[name] = async (...args: unknown[]) => {
+      try {
+        return await method(...args);
+      } catch (error) {
+        throw redact(error);
+      }
+    };
+  }
+  return guarded as unknown as ServiceClient;
 }
 
 /**

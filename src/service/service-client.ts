@@ -6,6 +6,16 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
+/** Options of a result download. */
+export interface DownloadOptions extends CallOptions {
+  /**
+   * The service's job id and the result's position among its results: a result URL that held the API
+   * key is kept only redacted, and a later process fetches it by polling this job again (issue #24.6).
+   */
+  jobId?: string;
+  resultIndex?: number;
+}
+
 export interface CreateJobRequest {
   kind: JobKind;
   /** The full body from the kind's adapter (without `idempotencyKey`). */
@@ -65,12 +75,13 @@ export interface ServiceClient {
   ): Promise<string>;
   /**
    * Streams a result file to `destinationPath` via a temporary file and rename.
-   * The API key is sent only to the service's own origin, never to a result host.
+   * The API key is sent only to the service's own origin, never to a result host. `url` is a result
+   * URL as the client returned it (redacted when it held a key; see {@link DownloadOptions}).
    */
   downloadFile(
     url: string,
     destinationPath: string,
-    options?: CallOptions,
+    options?: DownloadOptions,
   ): Promise<{ bytes: number; sha256: string }>;
   /** Closes the keep-alive agent. */
   close(): Promise<void>;

@@ -3,6 +3,7 @@ import type { SimulatorCore } from './core.js';
 import { handleCreate, type CreateEndpoint } from './create-job.js';
 import { shapeBalance, shapeJobRecord, shapeModels, shapeSubscription } from './dialect.js';
 import { answerData, answerError, isPlainObject, type Answer } from './http-util.js';
+import { resultPathPrefix } from './echo-key.js';
 import { describeJob, reportStatus } from './jobs.js';
 
 /** What a route handler gets: path parameters, the parsed JSON body (if any) and the URL. */
@@ -67,7 +68,11 @@ function getJob(core: SimulatorCore, { params }: RouteContext): Answer {
   if (job === undefined) return answerError(404, `job '${jobId}' not found`, 'JOB_NOT_FOUND');
   core.counters.pollsPerJob[jobId] = (core.counters.pollsPerJob[jobId] ?? 0) + 1;
   return answerData(
-    shapeJobRecord(describeJob(job, now, core.origin), core.options.dialect, core.options.hostile),
+    shapeJobRecord(
+      describeJob(job, now, `${core.origin}${resultPathPrefix(core)}`),
+      core.options.dialect,
+      core.options.hostile,
+    ),
   );
 }
 

@@ -58,6 +58,11 @@ export interface SimulatorOptions {
   jobListing?: boolean;
   /** The simulator's time source (only `now()` is used; the lifecycle is computed lazily). @default Date.now */
   clock?: Pick<Clock, 'now'>;
+  /**
+   * A careless service (issue #24.6): every error text ends with the API key and the legacy key, and
+   * result URLs carry the API key in their path (served only so). @default false
+   */
+  echoApiKey?: boolean;
   /** Answer shapes beyond the spec (api-notes); absent: the spec's shapes. */
   dialect?: Dialect;
   /** Huge and slow answers; absent: none. */
