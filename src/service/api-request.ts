@@ -28,6 +28,11 @@ export interface ApiRequestDeps {
   random: () => number;
   retry: RetryOptions;
   onEvent?: (event: ClientEvent) => void;
+  /**
+   * Told of every answer's `Date` header (the service's clock, in ms) with the local times the request
+   * was sent and answered, to measure the clock offset (issue #24.8).
+   */
+  onServiceDate?: (serviceMs: number, sentAt: number, answeredAt: number) => void;
   /** Shared by every request of the client: a 429 pauses them all. */
   gate?: RateLimitGate;
   /** Largest JSON answer read; a larger one is an error. */
@@ -122,6 +127,8 @@ function sendWithRetry(
       },
       async (response) => {
         const text = await readTextCapped(response, deps.maxResponseBytes, context);
+        const serviceMs = Date.parse(readHeader(response, 'date') ?? '');
+        if (Number.isFinite(serviceMs)) deps.onServiceDate?.(serviceMs, startedAt, deps.clock.now());
         deps.onEvent?.({
           type: 'request',
           method: call.method,

@@ -79,9 +79,14 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
   const userOnEvent = options.onEvent;
   const onEvent =
     userOnEvent === undefined ? undefined : (event: ClientEvent) => userOnEvent(redactor.redactData(event));
+  // The service's clock minus ours, from the latest `Date` header (whole seconds: +500 ms centres it).
+  let clockOffsetMs: number | undefined;
   const deps: ApiRequestDeps = {
     http,
     secrets: redactor.secrets,
+    onServiceDate: (serviceMs, sentAt, answeredAt) => {
+      clockOffsetMs = serviceMs + 500 - (sentAt + answeredAt) / 2;
+    },
     clock,
     gate,
     maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
@@ -226,12 +231,17 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
 
     async findRecentJobs(query, callOptions) {
       const path = '/jobs';
+      // `since` is read on the service's clock: asked for with a margin, then filtered on ours.
+      const since =
+        clockOffsetMs === undefined
+          ? query.since - UNKNOWN_OFFSET_MARGIN_MS
+          : query.since + clockOffsetMs - 60_000;
       let data: unknown;
       try {
         data = await requestApi(deps, {
           method: 'GET',
           path,
-          query: { since: new Date(query.since).toISOString() },
+          query: { since: new Date(since).toISOString() },
           safety: 'safe',
           ...signalOf(callOptions),
         });
@@ -239,7 +249,12 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
         if (error instanceof NotFoundError) return undefined;
         throw error;
       }
-      return readListedJobs(redactor.redactData(data), { method: 'GET', path });
+      const listed = readListedJobs(redactor.redactData(data), { method: 'GET', path }, clockOffsetMs ?? 0);
+      return listed.filter((job) => job.createdAt === undefined || job.createdAt >= query.since);
+    },
+
+    serviceClockOffsetMs() {
+      return clockOffsetMs;
     },
 
     getJob,
@@ -314,16 +329,19 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
 /** The client with every error of every method passed through `redact` (a download's URL, an echo). */
 function redactErrors(client: ServiceClient, redact: (error: unknown) => unknown): ServiceClient {
   const guarded: Record<string, unknown> = {};
-  for (const [name, method] of Object.entries(client) as [
-    string,
-    (...args: unknown[]) => Promise<unknown>,
-  ][]) {
-    guarded[name] = async (...args: unknown[]) => {
+  for (const [name, method] of Object.entries(client) as [string, (...args: unknown[]) => unknown][]) {
+    guarded[name] = (...args: unknown[]) => {
+      let result: unknown;
       try {
-        return await method(...args);
+        result = method(...args);
       } catch (error) {
         throw redact(error);
       }
+      return result instanceof Promise
+        ? result.catch((error: unknown) => {
+            throw redact(error);
+          })
+        : result;
     };
   }
   return guarded as unknown as ServiceClient;
@@ -440,8 +458,14 @@ function toJobCreation(raw: RawJobCreation): JobCreation {
   return creation;
 }
 
-/** A listing is read loosely (its shape is not in the spec) but never silently: a non-list is refused. */
-function readListedJobs(data: unknown, context: RequestContext): ListedJob[] {
+/** A listing asked for before any answer showed the service's clock reaches a day further back. */
+const UNKNOWN_OFFSET_MARGIN_MS = 24 * 3600 * 1000;
+
+/**
+ * A listing is read loosely (its shape is not in the spec) but never silently: a non-list is refused.
+ * `createdAt` is moved from the service's clock to ours by `offsetMs` (service minus local).
+ */
+function readListedJobs(data: unknown, context: RequestContext, offsetMs: number): ListedJob[] {
   const items = Array.isArray(data)
     ? (data as unknown[])
     : Array.isArray((data as { jobs?: unknown } | null)?.jobs)
@@ -459,7 +483,9 @@ function readListedJobs(data: unknown, context: RequestContext): ListedJob[] {
     if (typeof raw.model === 'string') job.model = raw.model;
     if (typeof raw.prompt === 'string') job.prompt = raw.prompt;
     const created = typeof raw.createdAt === 'number' ? raw.createdAt : Date.parse(String(raw.createdAt));
-    if (Number.isFinite(created)) job.createdAt = created;
+    if (Number.isFinite(created)) job.createdAt = created - offsetMs;
+    if (raw.payload !== null && typeof raw.payload === 'object' && !Array.isArray(raw.payload))
+      job.payload = raw.payload as Record<string, unknown>;
     jobs.push(job);
   }
   return jobs;

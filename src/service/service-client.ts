@@ -66,6 +66,11 @@ export interface ServiceClient {
    */
   findRecentJobs?(query: { since: number }, options?: CallOptions): Promise<ListedJob[] | undefined>;
   /**
+   * How far the service's clock is ahead of this machine's (negative: behind), in ms, as measured from
+   * the `Date` header of its latest answer (to about a second); `undefined` before any answer had one.
+   */
+  serviceClockOffsetMs?(): number | undefined;
+  /**
    * The upload flow (spec 4.6, api-notes): presign, then PUT the bytes to `sasUrl`.
    * Returns the `publicUrl` to put in `referenceImages`.
    */
@@ -92,6 +97,11 @@ export interface ListedJob {
   jobId: string;
   model?: string;
   prompt?: string;
-  /** Milliseconds since the epoch, when the listing gives it. */
+  /**
+   * When the service made the job, on THIS machine's clock (ms since the epoch): the listing's time
+   * corrected by the clock offset measured from the service's `Date` header. Absent when not listed.
+   */
   createdAt?: number;
+  /** The create's body as the listing shows it (without `idempotencyKey`), when it does. */
+  payload?: Record<string, unknown>;
 }

@@ -81,17 +81,20 @@ function listJobs(core: SimulatorCore, { url }: RouteContext): Answer {
   if (!core.options.jobListing) return answerError(404, 'no such endpoint: GET /api/v2/jobs', 'NOT_FOUND');
   const now = core.now();
   core.engine.advance(now);
+  // Times on the service's own clock, which may be off (`clockOffsetMs`).
+  const offset = core.options.clockOffsetMs;
   const since = Date.parse(url.searchParams.get('since') ?? '');
   const jobs = core.engine
     .all()
-    .filter((job) => !Number.isFinite(since) || job.createdAt >= since)
+    .filter((job) => !Number.isFinite(since) || job.createdAt + offset >= since)
     .map((job) => ({
       jobId: job.jobId,
       kind: job.kind,
       model: job.model,
       prompt: job.prompt ?? null,
+      payload: job.payload ?? null,
       status: reportStatus(job),
-      createdAt: new Date(job.createdAt).toISOString(),
+      createdAt: new Date(job.createdAt + offset).toISOString(),
     }));
   return answerData(jobs);
 }

@@ -33,6 +33,7 @@ export interface ResolvedOptions {
   hostile: HostileOptions;
   jobListing: boolean;
   echoApiKey: boolean;
+  clockOffsetMs: number;
 }
 
 /** Everything the routes share: the account, the jobs, the stores and the counters. */
@@ -78,6 +79,7 @@ export function resolveOptions(options: SimulatorOptions): ResolvedOptions {
     hostile: options.hostile ?? {},
     jobListing: options.jobListing ?? false,
     echoApiKey: options.echoApiKey ?? false,
+    clockOffsetMs: options.clockOffsetMs ?? 0,
   };
 }
 

@@ -14,6 +14,8 @@ export interface SimJob {
   kind: string;
   model: string;
   prompt: string | undefined;
+  /** The create's body without its `idempotencyKey`, as the job listing shows it. */
+  payload?: Record<string, unknown>;
   /** The image param `aspectRatio`, for the shape of the placeholder results. */
   aspectRatio?: string;
   /** Extension of the result files. */

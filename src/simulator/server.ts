@@ -23,6 +23,16 @@ import type { AccountPatch, Simulator, SimulatorOptions } from './types.js';
 const API_BASE = '/api/v2';
 const MAX_JSON_BYTES = 1024 * 1024;
 
+/**
+ * Every API answer as the service words it: the keys echoed when asked (`echoApiKey`) and a `Date`
+ * header on the service's own clock (`clockOffsetMs`), from which a client can measure the offset.
+ */
+function finishAnswer(core: SimulatorCore, answer: Answer): Answer {
+  const echoed = echoKeyInAnswer(core, answer);
+  const date = new Date(core.now() + core.options.clockOffsetMs).toUTCString();
+  return { ...echoed, headers: { ...echoed.headers, date } };
+}
+
 function injectFault(core: SimulatorCore, kind: FaultKind, response: ServerResponse): void {
   core.counters.faultsInjected[kind] += 1;
   if (kind === 'reset') {
@@ -33,11 +43,11 @@ function injectFault(core: SimulatorCore, kind: FaultKind, response: ServerRespo
     const retryAfter = String(core.options.retryAfterSeconds);
     writeAnswer(
       response,
-      echoKeyInAnswer(core, answerError(429, 'too many requests', null, { 'retry-after': retryAfter })),
+      finishAnswer(core, answerError(429, 'too many requests', null, { 'retry-after': retryAfter })),
     );
     return;
   }
-  writeAnswer(response, echoKeyInAnswer(core, answerError(500, 'internal server error', null)));
+  writeAnswer(response, finishAnswer(core, answerError(500, 'internal server error', null)));
 }
 
 function isAuthorized(core: SimulatorCore, request: IncomingMessage): boolean {
@@ -66,21 +76,21 @@ async function handleApi(core: SimulatorCore, request: IncomingMessage, response
     const retryAfter = String(core.rateLimit.retryAfterSeconds);
     writeAnswer(
       response,
-      echoKeyInAnswer(core, answerError(429, 'too many requests', null, { 'retry-after': retryAfter })),
+      finishAnswer(core, answerError(429, 'too many requests', null, { 'retry-after': retryAfter })),
     );
     return;
   }
   if (!isAuthorized(core, request)) {
     writeAnswer(
       response,
-      echoKeyInAnswer(core, answerError(401, 'missing or invalid API key (X-Api-Key)', 'UNAUTHORIZED')),
+      finishAnswer(core, answerError(401, 'missing or invalid API key (X-Api-Key)', 'UNAUTHORIZED')),
     );
     return;
   }
   if (matched === undefined) {
     writeAnswer(
       response,
-      echoKeyInAnswer(core, answerError(404, `no such endpoint: ${method} ${url.pathname}`, 'NOT_FOUND')),
+      finishAnswer(core, answerError(404, `no such endpoint: ${method} ${url.pathname}`, 'NOT_FOUND')),
     );
     return;
   }
@@ -88,7 +98,7 @@ async function handleApi(core: SimulatorCore, request: IncomingMessage, response
   if (method === 'POST') {
     body = parseJsonBody(await readBody(request, MAX_JSON_BYTES));
     if (body instanceof Error) {
-      writeAnswer(response, echoKeyInAnswer(core, answerError(400, body.message, 'INVALID_REQUEST')));
+      writeAnswer(response, finishAnswer(core, answerError(400, body.message, 'INVALID_REQUEST')));
       return;
     }
   }
@@ -96,8 +106,8 @@ async function handleApi(core: SimulatorCore, request: IncomingMessage, response
   const { dripPollMs } = core.options.hostile;
   if (fault.kind !== null) injectFault(core, fault.kind, response);
   else if (dripPollMs !== undefined && matched.route.template === '/jobs/{jobId}')
-    writeDripped(response, echoKeyInAnswer(core, answer), dripPollMs);
-  else writeAnswer(response, echoKeyInAnswer(core, answer));
+    writeDripped(response, finishAnswer(core, answer), dripPollMs);
+  else writeAnswer(response, finishAnswer(core, answer));
 }
 
 /** Hostile sizes (issue #11): padded `data` on success, a padded `error` on failure. */
