@@ -478,6 +478,7 @@ function readListedJobs(data: unknown, context: RequestContext, offsetMs: number
   for (const item of items) {
     if (typeof item !== 'object' || item === null) continue;
     const raw = item as Record<string, unknown>;
+    readIdAsJobId(raw);
     if (typeof raw.jobId !== 'string' || raw.jobId === '') continue;
     const job: ListedJob = { jobId: raw.jobId };
     if (typeof raw.model === 'string') job.model = raw.model;

@@ -88,7 +88,7 @@ function listJobs(core: SimulatorCore, { url }: RouteContext): Answer {
     .all()
     .filter((job) => !Number.isFinite(since) || job.createdAt + offset >= since)
     .map((job) => ({
-      jobId: job.jobId,
+      [core.options.dialect.jobIdField ?? 'jobId']: job.jobId,
       kind: job.kind,
       model: job.model,
       prompt: job.prompt ?? null,

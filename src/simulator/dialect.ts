@@ -17,8 +17,8 @@ export interface Dialect {
   /** Create answers: `full` (spec 2.6) or `job-id-only`. @default 'full' */
   creation?: 'full' | 'job-id-only';
   /**
-   * The field that names the job in create and poll answers: `jobId` (spec 2.6) or `id`, as a public
-   * client of the service reads it (issue #20.11). @default 'jobId'
+   * The field that names the job in create and poll answers and the job listing: `jobId` (spec 2.6)
+   * or `id`, as a public client of the service reads it (issue #20.11). @default 'jobId'
    */
   jobIdField?: 'jobId' | 'id';
   /**
