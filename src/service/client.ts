@@ -279,7 +279,8 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
           http.send(
             {
               method: 'PUT',
-              url: presigned.sasUrl,
+              // A signed link that held a key was redacted on arrival: the PUT needs its real form.
+              url: redactor.realUrl(presigned.sasUrl) ?? presigned.sasUrl,
               context,
               headers: { 'x-ms-blob-type': 'BlockBlob', 'content-type': file.contentType },
               body: file.bytes,
@@ -299,6 +300,8 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
             },
           ),
       );
+      // A public link that held a key stays redacted: it is stored in the upload cache, and a reference
+      // the service cannot fetch only makes it refuse the create (spec 4.3 rule 1: nothing is paid).
       return presigned.publicUrl;
     },
 
