@@ -170,4 +170,33 @@ jobs:
     expect(simulator.stats().faultsInjected.rateLimit).toBeGreaterThan(0);
     expect(await readFile(join(dir, 'apply.log'), 'utf8')).toContain('[REDACTED]');
   });
+
+  it('downloads a result whose URL held the key in a later apply, which holds only the redacted URL', async () => {
+    const file = join(dir, 'later.yaml');
+    await writeFile(
+      file,
+      `version: 1
+name: key-echo-later
+jobs:
+  - id: later
+    kind: image
+    model: chatgpt-image-sangtao
+    prompt: A detailed studio photograph of a milk jug on a marble counter
+`,
+    );
+    const env = { MEDIAGEN_BASE_URL: simulator.baseUrl, MEDIAGEN_API_KEY: API_KEY };
+    const common = ['--state-dir', join(dir, 'later-state'), '--output', join(dir, 'later-out'), ...FAST];
+    const createdBefore = simulator.stats().jobsCreated;
+    const first = await runCli(['apply', file, ...common, '--no-download'], { env });
+    expect(first.code, first.stderr).toBe(0);
+    const polls = simulator.stats().requests['GET /jobs/{jobId}'] ?? 0;
+    const second = await runCli(['apply', file, ...common], { env });
+    expect(second.code, second.stderr).toBe(0);
+    const files = await listFilesDeep(join(dir, 'later-out'));
+    expect(files.filter((path) => path.endsWith('.png'))).toHaveLength(1);
+    // The job was polled again for its real URL; nothing was created again.
+    expect(simulator.stats().requests['GET /jobs/{jobId}'] ?? 0).toBeGreaterThan(polls);
+    expect(simulator.stats().jobsCreated).toBe(createdBefore + 1);
+    expect(first.stdout + first.stderr + second.stdout + second.stderr).not.toContain(MARKER);
+  });
 });
