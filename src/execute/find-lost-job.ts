@@ -125,7 +125,7 @@ function describeClock(offsetMs: number | undefined): string {
   const seconds = Math.round(Math.abs(offsetMs) / 1000);
   if (seconds < 2) return "the service's clock agrees with ours";
   const amount = seconds >= 120 ? `${Math.round(seconds / 60)} min` : `${seconds} s`;
-  return `the service's clock is ${amount} ${offsetMs < 0 ? 'behind' : 'ahead of'} ours (allowed for)`;
+  return `the service's clock is ${amount} ${offsetMs < 0 ? 'behind' : 'ahead of'} ours, allowed for`;
 }
 
 /**
