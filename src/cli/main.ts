@@ -163,6 +163,9 @@ function declareCommands(
     .option('--api-key <key>', 'The API key the simulator accepts', { default: 'sim-key-0000' })
     .option('--dialect <spec>', 'Answer shapes beyond the spec, e.g. "balance=credits-only,numbersAsStrings"')
     .option('--hostile <spec>', 'Huge/slow answers, e.g. "errorTextBytes=100000,dripPollMs=500"')
+    .option('--job-listing', 'Serve GET /jobs?since= (not in the spec; without it, 404)')
+    .option('--clock-offset <seconds>', "The service's clock ahead (+) or behind (-) the real time")
+    .option('--echo-api-key', 'Echo the keys in every error text and the API key in result URLs')
     .action(capture('simulate'));
 
   const manifestCommand = (name: string, description: string) =>

@@ -12,6 +12,8 @@ import { OUTPUT_ROOT_ENV } from './env-defaults.js';
 import { NO_TARGETING } from '../plan/select-jobs.js';
 import { loadVarOverrides } from './var-options.js';
 import type { JobState } from '../state/job-state.js';
+import { redactSecrets, secretValues } from '../manifest/secret-guard.js';
+import { readSecretGuard } from './read-secrets.js';
 
 /**
  * `plan --out-plan FILE`: writes the exact plan for a later `runner apply FILE`, with everything that
@@ -66,7 +68,10 @@ export async function savePlanIfAsked(
     },
     now: new Date(),
   });
-  await writeSavedPlan(outPlan, saved);
+  // The key may arrive through `--var` (or a var file, a path, a job id): the plan file holds it only as
+  // [REDACTED], as expansion renders it into the jobs, so applying the plan sends the same payloads.
+  const { value: redacted } = redactSecrets(saved, secretValues(await readSecretGuard(ctx)));
+  await writeSavedPlan(outPlan, redacted);
   ctx.output.err(
     `Saved the plan to ${outPlan}; \`${rerunCommand('apply', outPlan, {}, ctx.global)}\` applies exactly it (its run, state, targeting and options included).`,
   );

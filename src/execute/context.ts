@@ -6,6 +6,7 @@ import type { JournalWriter } from '../state/journal.js';
 import type { JournalEntry, JournalRecord } from '../state/records.js';
 import type { StateSnapshots } from '../state/snapshot-schedule.js';
 import { applyJournalRecord } from '../state/replay.js';
+import type { OtherRunsJobs } from '../state/other-runs-jobs.js';
 import type { UploadCache } from '../state/upload-cache.js';
 import type { Budget } from './budget.js';
 import type { JobLimiter } from './concurrency.js';
@@ -20,6 +21,8 @@ export interface ExecutionContext {
   readonly clock: Clock;
   readonly random: () => number;
   readonly uploadCache: UploadCache;
+  /** What the other runs of the pipeline hold (`ExecuteDeps.readOtherRuns`). */
+  readonly readOtherRuns?: () => Promise<OtherRunsJobs>;
   readonly uploadsInFlight: Map<string, Promise<string>>;
   readonly budget: Budget;
   readonly limiter: JobLimiter;
@@ -67,6 +70,7 @@ export function createExecutionContext(input: {
   clock: Clock;
   random: () => number;
   uploadCache: UploadCache;
+  readOtherRuns?: () => Promise<OtherRunsJobs>;
   budget: Budget;
   limiter: JobLimiter;
   jobs: Map<string, JobState>;
@@ -91,6 +95,7 @@ export function createExecutionContext(input: {
     clock: input.clock,
     random: input.random,
     uploadCache: input.uploadCache,
+    ...(input.readOtherRuns === undefined ? {} : { readOtherRuns: input.readOtherRuns }),
     uploadsInFlight: new Map(),
     budget: input.budget,
     limiter: input.limiter,

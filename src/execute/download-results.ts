@@ -45,7 +45,12 @@ export async function downloadResults(
     let saved: { file: string; bytes: number; sha256: string } | undefined;
     try {
       let file = resolveOutputPath(outputDir, buildOutputName(job.id, index, url, job.kind));
-      const { bytes, sha256 } = await ctx.client.downloadFile(url, file, { signal: ctx.downloadSignal });
+      const { bytes, sha256 } = await ctx.client.downloadFile(url, file, {
+        signal: ctx.downloadSignal,
+        // A URL kept redacted (it held the key) is fetched by polling the job again after a restart.
+        ...(last.jobId === undefined ? {} : { jobId: last.jobId }),
+        resultIndex: index,
+      });
       if (extensionFromUrl(url) === undefined) file = await renameByContent(outputDir, file, job, index, url);
       saved = { file, bytes, sha256 };
     } catch (error) {

@@ -44,6 +44,7 @@ export async function executePlan(
     clock: deps.clock,
     random: deps.random ?? Math.random,
     uploadCache: deps.uploadCache,
+    ...(deps.readOtherRuns === undefined ? {} : { readOtherRuns: deps.readOtherRuns }),
     budget: createBudget(resolved.maxCredits, alreadySpent),
     limiter,
     jobs,

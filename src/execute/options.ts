@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.js';
 import type { ServiceClient } from '../service/service-client.js';
 import type { JobState } from '../state/job-state.js';
+import type { OtherRunsJobs } from '../state/other-runs-jobs.js';
 import type { JournalWriter } from '../state/journal.js';
 import type { StateSnapshots } from '../state/snapshot-schedule.js';
 import type { UploadCache } from '../state/upload-cache.js';
@@ -24,6 +25,11 @@ export interface ExecuteDeps {
   /** [0, 1) for poll jitter. @default Math.random */
   random?: () => number;
   uploadCache: UploadCache;
+  /**
+   * What the other runs of the pipeline hold (their journals), read when a lost create is looked for:
+   * a job another run holds is never adopted (issue #24.8). Absent: only this run's state is known.
+   */
+  readOtherRuns?: () => Promise<OtherRunsJobs>;
   onEvent(event: ExecutionEvent): void;
   /** Aborted on the first Ctrl-C: stop creating, keep polling open jobs until they finish. */
   signal: AbortSignal;

@@ -22,11 +22,17 @@ import type { ClientEvent } from './service-client.js';
 
 export interface ApiRequestDeps {
   http: Http;
-  apiKey: string;
+  /** The keys to take out of error texts (the API key, and the legacy key once read). */
+  secrets: () => readonly string[];
   clock: Clock;
   random: () => number;
   retry: RetryOptions;
   onEvent?: (event: ClientEvent) => void;
+  /**
+   * Told of every answer's `Date` header (the service's clock, in ms) with the local times the request
+   * was sent and answered, to measure the clock offset (issue #24.8).
+   */
+  onServiceDate?: (serviceMs: number, sentAt: number, answeredAt: number) => void;
   /** Shared by every request of the client: a 429 pauses them all. */
   gate?: RateLimitGate;
   /** Largest JSON answer read; a larger one is an error. */
@@ -121,6 +127,8 @@ function sendWithRetry(
       },
       async (response) => {
         const text = await readTextCapped(response, deps.maxResponseBytes, context);
+        const serviceMs = Date.parse(readHeader(response, 'date') ?? '');
+        if (Number.isFinite(serviceMs)) deps.onServiceDate?.(serviceMs, startedAt, deps.clock.now());
         deps.onEvent?.({
           type: 'request',
           method: call.method,
@@ -128,7 +136,7 @@ function sendWithRetry(
           status: response.status,
           durationMs: deps.clock.now() - startedAt,
         });
-        return readEnvelope(response, text, context, deps.apiKey);
+        return readEnvelope(response, text, context, deps.secrets());
       },
     );
   });
@@ -138,7 +146,7 @@ function readEnvelope(
   response: HttpResponse,
   text: string,
   context: RequestContext,
-  apiKey: string,
+  secrets: readonly string[],
 ): unknown {
   const ok = response.status >= 200 && response.status < 300;
   let parsed: unknown;
@@ -154,7 +162,7 @@ function readEnvelope(
     }
     parsed = undefined;
   }
-  const answer = readAnswer(response, parsed, apiKey);
+  const answer = readAnswer(response, parsed, secrets);
   if (!ok) throw createHttpError(context, answer);
 
   const check = checkSchema<{ success: boolean; data?: unknown }>('envelope', parsed, 'body');
@@ -167,16 +175,17 @@ function readEnvelope(
 const MAX_MESSAGE_LENGTH = 500;
 
 /** The envelope's error fields read leniently: an error page without JSON still maps by status. */
-function readAnswer(response: HttpResponse, parsed: unknown, apiKey: string): ServiceAnswer {
+function readAnswer(response: HttpResponse, parsed: unknown, secrets: readonly string[]): ServiceAnswer {
   const answer: ServiceAnswer = { status: response.status };
   const retryAfter = readHeader(response, 'retry-after');
   if (retryAfter !== undefined) answer.retryAfter = retryAfter;
   if (parsed !== null && typeof parsed === 'object') {
     const { error, errorCode } = parsed as { error?: unknown; errorCode?: unknown };
     if (typeof errorCode === 'string' && errorCode !== '')
-      answer.errorCode = capText(scrubSecrets(errorCode, [apiKey]), 200);
+      answer.errorCode = capText(scrubSecrets(errorCode, secrets), 200);
     if (typeof error === 'string' && error !== '') {
-      const scrubbed = scrubSecrets(error, [apiKey]);
+      // Before capping: a cap in the middle of a key would leave part of it.
+      const scrubbed = scrubSecrets(error, secrets);
       answer.serviceMessage = capText(scrubbed, MAX_MESSAGE_LENGTH);
     }
   }

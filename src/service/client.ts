@@ -18,11 +18,18 @@ import { createHttp, DEFAULT_MAX_RESPONSE_BYTES, describeUrl, readHeader } from 
 import { buildJobRecord, readReportedCost, toChargeSource, type RawJobRecord } from './job-status.js';
 import { capText } from './cap-text.js';
 import { createRateLimitGate } from './rate-limit-gate.js';
+import { createSecretRedactor, isRedactedUrl } from './secret-redactor.js';
 import { runWithRetry } from './retry-loop.js';
 import { DEFAULT_RETRY_OPTIONS, type RetryOptions } from './retry-policy.js';
 import { checkSchema, type ApiSchemaName } from './schemas.js';
-import type { ClientEvent, CreateJobRequest, ListedJob, ServiceClient } from './service-client.js';
-import type { Balance, JobCreation, Model, PresignedUpload, Subscription } from './types.js';
+import type {
+  ClientEvent,
+  CreateJobRequest,
+  DownloadOptions,
+  ListedJob,
+  ServiceClient,
+} from './service-client.js';
+import type { Balance, JobCreation, JobRecord, Model, PresignedUpload, Subscription } from './types.js';
 import type { Dispatcher } from 'undici';
 
 export interface ServiceClientOptions {
@@ -67,16 +74,26 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
   });
   const clock = options.clock ?? systemClock;
   const gate = createRateLimitGate(clock);
+  // Every answer, error and event passes through it before the caller sees it (issue #24.6).
+  const redactor = createSecretRedactor(options.apiKey);
+  const userOnEvent = options.onEvent;
+  const onEvent =
+    userOnEvent === undefined ? undefined : (event: ClientEvent) => userOnEvent(redactor.redactData(event));
+  // The service's clock minus ours, from the latest `Date` header (whole seconds: +500 ms centres it).
+  let clockOffsetMs: number | undefined;
   const deps: ApiRequestDeps = {
     http,
-    apiKey: options.apiKey,
+    secrets: redactor.secrets,
+    onServiceDate: (serviceMs, sentAt, answeredAt) => {
+      clockOffsetMs = serviceMs + 500 - (sentAt + answeredAt) / 2;
+    },
     clock,
     gate,
     maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
     totalDeadlineMs: options.callDeadlineMs ?? DEFAULT_CALL_DEADLINE_MS,
     random: options.random ?? Math.random,
     retry: { ...DEFAULT_RETRY_OPTIONS, ...options.retry },
-    ...(options.onEvent === undefined ? {} : { onEvent: options.onEvent }),
+    ...(onEvent === undefined ? {} : { onEvent }),
   };
   const retryBase = {
     clock: deps.clock,
@@ -99,6 +116,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       throw explainNotFound(error, options.baseUrl);
     }
     prepare?.(data);
+    data = redactor.redactData(data);
     const check = checkSchema<T>(schema, data, 'data');
     if (!check.ok) {
       throw new UnexpectedResponseError(
@@ -110,7 +128,44 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     return check.value;
   }
 
-  return {
+  async function getJob(jobId: string, callOptions?: { signal?: AbortSignal }): Promise<JobRecord> {
+    const data = await call<RawJobRecord>(
+      {
+        method: 'GET',
+        path: `/jobs/${encodeURIComponent(jobId)}`,
+        safety: 'safe',
+        ...signalOf(callOptions),
+      },
+      'job-record',
+      readIdAsJobId,
+    );
+    return buildJobRecord(data);
+  }
+
+  /**
+   * The URL to fetch for a result URL the caller holds. One the redactor redacted (it held a key) is
+   * fetched by its real form, kept in memory only; in a later process (a resumed run) the job is
+   * polled again, which gives the real URL afresh, matched by its redacted form or else by position.
+   */
+  async function resolveResultUrl(url: string, callOptions: DownloadOptions | undefined): Promise<string> {
+    if (!isRedactedUrl(url)) return url;
+    const known = redactor.realUrl(url);
+    if (known !== undefined) return known;
+    if (callOptions?.jobId !== undefined) {
+      const record = await getJob(callOptions.jobId, callOptions);
+      const fresh =
+        redactor.realUrl(url) ??
+        (callOptions.resultIndex === undefined ? undefined : record.resultUrls[callOptions.resultIndex]);
+      if (fresh !== undefined) return redactor.realUrl(fresh) ?? fresh;
+    }
+    throw new UnexpectedResponseError(
+      { method: 'GET', path: describeUrl(url) },
+      {},
+      'this result URL held the API key, so only a redacted copy was kept, and the service no longer lists it for the job',
+    );
+  }
+
+  const client: ServiceClient = {
     async listModels(query, callOptions) {
       return call<Model[]>(
         {
@@ -129,7 +184,11 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       const data = await call<RawBalance>(
         { ...context, safety: 'safe', ...signalOf(callOptions) },
         'balance',
-        dropApiKey,
+        (raw) => {
+          // The legacy key is redacted from everything read after it, as the API key is.
+          redactor.addSecret((raw as { apiKey?: unknown } | null)?.apiKey);
+          dropApiKey(raw);
+        },
       );
       return toBalance(data, context);
     },
@@ -165,18 +224,24 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
           ...signalOf(callOptions),
         },
         'job-creation',
+        readIdAsJobId,
       );
       return toJobCreation(data);
     },
 
     async findRecentJobs(query, callOptions) {
       const path = '/jobs';
+      // `since` is read on the service's clock: asked for with a margin, then filtered on ours.
+      const since =
+        clockOffsetMs === undefined
+          ? query.since - UNKNOWN_OFFSET_MARGIN_MS
+          : query.since + clockOffsetMs - 60_000;
       let data: unknown;
       try {
         data = await requestApi(deps, {
           method: 'GET',
           path,
-          query: { since: new Date(query.since).toISOString() },
+          query: { since: new Date(since).toISOString() },
           safety: 'safe',
           ...signalOf(callOptions),
         });
@@ -184,21 +249,15 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
         if (error instanceof NotFoundError) return undefined;
         throw error;
       }
-      return readListedJobs(data, { method: 'GET', path });
+      const listed = readListedJobs(redactor.redactData(data), { method: 'GET', path }, clockOffsetMs ?? 0);
+      return listed.filter((job) => job.createdAt === undefined || job.createdAt >= query.since);
     },
 
-    async getJob(jobId, callOptions) {
-      const data = await call<RawJobRecord>(
-        {
-          method: 'GET',
-          path: `/jobs/${encodeURIComponent(jobId)}`,
-          safety: 'safe',
-          ...signalOf(callOptions),
-        },
-        'job-record',
-      );
-      return buildJobRecord(data);
+    serviceClockOffsetMs() {
+      return clockOffsetMs;
     },
+
+    getJob,
 
     async uploadImage(file, callOptions) {
       const presigned = await call<PresignedUpload>(
@@ -220,7 +279,8 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
           http.send(
             {
               method: 'PUT',
-              url: presigned.sasUrl,
+              // A signed link that held a key was redacted on arrival: the PUT needs its real form.
+              url: redactor.realUrl(presigned.sasUrl) ?? presigned.sasUrl,
               context,
               headers: { 'x-ms-blob-type': 'BlockBlob', 'content-type': file.contentType },
               body: file.bytes,
@@ -240,10 +300,13 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
             },
           ),
       );
+      // A public link that held a key stays redacted: it is stored in the upload cache, and a reference
+      // the service cannot fetch only makes it refuse the create (spec 4.3 rule 1: nothing is paid).
       return presigned.publicUrl;
     },
 
     async downloadFile(url, destinationPath, callOptions) {
+      const realUrl = await resolveResultUrl(url, callOptions);
       return downloadToFile(
         {
           http,
@@ -253,7 +316,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
           staleParts,
           ...(options.openResultFile === undefined ? {} : { openFile: options.openResultFile }),
         },
-        url,
+        realUrl,
         destinationPath,
         callOptions?.signal,
       );
@@ -263,6 +326,28 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       await http.close();
     },
   };
+  return redactErrors(client, redactor.redactError);
+}
+
+/** The client with every error of every method passed through `redact` (a download's URL, an echo). */
+function redactErrors(client: ServiceClient, redact: (error: unknown) => unknown): ServiceClient {
+  const guarded: Record<string, unknown> = {};
+  for (const [name, method] of Object.entries(client) as [string, (...args: unknown[]) => unknown][]) {
+    guarded[name] = (...args: unknown[]) => {
+      let result: unknown;
+      try {
+        result = method(...args);
+      } catch (error) {
+        throw redact(error);
+      }
+      return result instanceof Promise
+        ? result.catch((error: unknown) => {
+            throw redact(error);
+          })
+        : result;
+    };
+  }
+  return guarded as unknown as ServiceClient;
 }
 
 /**
@@ -287,6 +372,21 @@ function explainNotFound(error: unknown, baseUrl: string): unknown {
 
 function signalOf(options: { signal?: AbortSignal } | undefined): { signal?: AbortSignal } {
   return options?.signal === undefined ? {} : { signal: options.signal };
+}
+
+/**
+ * A create or poll answer that names the job `id` instead of `jobId` (a shape a public client of the
+ * service reads, issue #20.11): the job is paid by then, so refusing the answer would leave it "sent,
+ * answer lost". `jobId` wins when both are there; a numeric `id` is read as its decimal text.
+ */
+function readIdAsJobId(data: unknown): void {
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) return;
+  const record = data as Record<string, unknown>;
+  if (record.jobId !== undefined && record.jobId !== null) return;
+  const { id } = record;
+  if ((typeof id === 'string' && id !== '') || (typeof id === 'number' && Number.isFinite(id))) {
+    record.jobId = String(id);
+  }
 }
 
 /** Spec 2.5: the balance carries the account's key in full. It goes before anything else sees the data. */
@@ -361,8 +461,14 @@ function toJobCreation(raw: RawJobCreation): JobCreation {
   return creation;
 }
 
-/** A listing is read loosely (its shape is not in the spec) but never silently: a non-list is refused. */
-function readListedJobs(data: unknown, context: RequestContext): ListedJob[] {
+/** A listing asked for before any answer showed the service's clock reaches a day further back. */
+const UNKNOWN_OFFSET_MARGIN_MS = 24 * 3600 * 1000;
+
+/**
+ * A listing is read loosely (its shape is not in the spec) but never silently: a non-list is refused.
+ * `createdAt` is moved from the service's clock to ours by `offsetMs` (service minus local).
+ */
+function readListedJobs(data: unknown, context: RequestContext, offsetMs: number): ListedJob[] {
   const items = Array.isArray(data)
     ? (data as unknown[])
     : Array.isArray((data as { jobs?: unknown } | null)?.jobs)
@@ -375,12 +481,15 @@ function readListedJobs(data: unknown, context: RequestContext): ListedJob[] {
   for (const item of items) {
     if (typeof item !== 'object' || item === null) continue;
     const raw = item as Record<string, unknown>;
+    readIdAsJobId(raw);
     if (typeof raw.jobId !== 'string' || raw.jobId === '') continue;
     const job: ListedJob = { jobId: raw.jobId };
     if (typeof raw.model === 'string') job.model = raw.model;
     if (typeof raw.prompt === 'string') job.prompt = raw.prompt;
     const created = typeof raw.createdAt === 'number' ? raw.createdAt : Date.parse(String(raw.createdAt));
-    if (Number.isFinite(created)) job.createdAt = created;
+    if (Number.isFinite(created)) job.createdAt = created - offsetMs;
+    if (raw.payload !== null && typeof raw.payload === 'object' && !Array.isArray(raw.payload))
+      job.payload = raw.payload as Record<string, unknown>;
     jobs.push(job);
   }
   return jobs;

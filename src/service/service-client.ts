@@ -6,6 +6,16 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
+/** Options of a result download. */
+export interface DownloadOptions extends CallOptions {
+  /**
+   * The service's job id and the result's position among its results: a result URL that held the API
+   * key is kept only redacted, and a later process fetches it by polling this job again (issue #24.6).
+   */
+  jobId?: string;
+  resultIndex?: number;
+}
+
 export interface CreateJobRequest {
   kind: JobKind;
   /** The full body from the kind's adapter (without `idempotencyKey`). */
@@ -56,6 +66,11 @@ export interface ServiceClient {
    */
   findRecentJobs?(query: { since: number }, options?: CallOptions): Promise<ListedJob[] | undefined>;
   /**
+   * How far the service's clock is ahead of this machine's (negative: behind), in ms, as measured from
+   * the `Date` header of its latest answer (to about a second); `undefined` before any answer had one.
+   */
+  serviceClockOffsetMs?(): number | undefined;
+  /**
    * The upload flow (spec 4.6, api-notes): presign, then PUT the bytes to `sasUrl`.
    * Returns the `publicUrl` to put in `referenceImages`.
    */
@@ -65,12 +80,13 @@ export interface ServiceClient {
   ): Promise<string>;
   /**
    * Streams a result file to `destinationPath` via a temporary file and rename.
-   * The API key is sent only to the service's own origin, never to a result host.
+   * The API key is sent only to the service's own origin, never to a result host. `url` is a result
+   * URL as the client returned it (redacted when it held a key; see {@link DownloadOptions}).
    */
   downloadFile(
     url: string,
     destinationPath: string,
-    options?: CallOptions,
+    options?: DownloadOptions,
   ): Promise<{ bytes: number; sha256: string }>;
   /** Closes the keep-alive agent. */
   close(): Promise<void>;
@@ -81,6 +97,11 @@ export interface ListedJob {
   jobId: string;
   model?: string;
   prompt?: string;
-  /** Milliseconds since the epoch, when the listing gives it. */
+  /**
+   * When the service made the job, on THIS machine's clock (ms since the epoch): the listing's time
+   * corrected by the clock offset measured from the service's `Date` header. Absent when not listed.
+   */
   createdAt?: number;
+  /** The create's body as the listing shows it (without `idempotencyKey`), when it does. */
+  payload?: Record<string, unknown>;
 }

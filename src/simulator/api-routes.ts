@@ -3,6 +3,7 @@ import type { SimulatorCore } from './core.js';
 import { handleCreate, type CreateEndpoint } from './create-job.js';
 import { shapeBalance, shapeJobRecord, shapeModels, shapeSubscription } from './dialect.js';
 import { answerData, answerError, isPlainObject, type Answer } from './http-util.js';
+import { resultPathPrefix } from './echo-key.js';
 import { describeJob, reportStatus } from './jobs.js';
 
 /** What a route handler gets: path parameters, the parsed JSON body (if any) and the URL. */
@@ -67,7 +68,11 @@ function getJob(core: SimulatorCore, { params }: RouteContext): Answer {
   if (job === undefined) return answerError(404, `job '${jobId}' not found`, 'JOB_NOT_FOUND');
   core.counters.pollsPerJob[jobId] = (core.counters.pollsPerJob[jobId] ?? 0) + 1;
   return answerData(
-    shapeJobRecord(describeJob(job, now, core.origin), core.options.dialect, core.options.hostile),
+    shapeJobRecord(
+      describeJob(job, now, `${core.origin}${resultPathPrefix(core)}`),
+      core.options.dialect,
+      core.options.hostile,
+    ),
   );
 }
 
@@ -76,17 +81,20 @@ function listJobs(core: SimulatorCore, { url }: RouteContext): Answer {
   if (!core.options.jobListing) return answerError(404, 'no such endpoint: GET /api/v2/jobs', 'NOT_FOUND');
   const now = core.now();
   core.engine.advance(now);
+  // Times on the service's own clock, which may be off (`clockOffsetMs`).
+  const offset = core.options.clockOffsetMs;
   const since = Date.parse(url.searchParams.get('since') ?? '');
   const jobs = core.engine
     .all()
-    .filter((job) => !Number.isFinite(since) || job.createdAt >= since)
+    .filter((job) => !Number.isFinite(since) || job.createdAt + offset >= since)
     .map((job) => ({
-      jobId: job.jobId,
+      [core.options.dialect.jobIdField ?? 'jobId']: job.jobId,
       kind: job.kind,
       model: job.model,
       prompt: job.prompt ?? null,
+      payload: job.payload ?? null,
       status: reportStatus(job),
-      createdAt: new Date(job.createdAt).toISOString(),
+      createdAt: new Date(job.createdAt + offset).toISOString(),
     }));
   return answerData(jobs);
 }

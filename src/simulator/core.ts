@@ -32,6 +32,8 @@ export interface ResolvedOptions {
   dialect: Dialect;
   hostile: HostileOptions;
   jobListing: boolean;
+  echoApiKey: boolean;
+  clockOffsetMs: number;
 }
 
 /** Everything the routes share: the account, the jobs, the stores and the counters. */
@@ -76,6 +78,8 @@ export function resolveOptions(options: SimulatorOptions): ResolvedOptions {
     dialect: options.dialect ?? {},
     hostile: options.hostile ?? {},
     jobListing: options.jobListing ?? false,
+    echoApiKey: options.echoApiKey ?? false,
+    clockOffsetMs: options.clockOffsetMs ?? 0,
   };
 }
 

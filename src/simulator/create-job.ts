@@ -135,6 +135,7 @@ export function handleCreate(core: SimulatorCore, endpoint: CreateEndpoint, body
     kind: endpoint.kind,
     model: model.slug,
     prompt,
+    payload: Object.fromEntries(Object.entries(body).filter(([field]) => field !== 'idempotencyKey')),
     resultExt: isImage ? (body.format === 'jpeg' ? 'jpeg' : 'png') : 'mp4',
     ...(typeof body.aspectRatio === 'string' ? { aspectRatio: body.aspectRatio } : {}),
     ...(key === undefined ? {} : { idempotencyKey: key }),

@@ -17,6 +17,11 @@ export interface Dialect {
   /** Create answers: `full` (spec 2.6) or `job-id-only`. @default 'full' */
   creation?: 'full' | 'job-id-only';
   /**
+   * The field that names the job in create and poll answers and the job listing: `jobId` (spec 2.6)
+   * or `id`, as a public client of the service reads it (issue #20.11). @default 'jobId'
+   */
+  jobIdField?: 'jobId' | 'id';
+  /**
    * Where a completed job names its results: `both` (`resultUrl` + `resultImages`), `result-url`,
    * `result-urls` (array), `result-image` (singular), `none` (no result field at all).
    * @default 'both'
@@ -117,7 +122,7 @@ export function shapeSubscription(
 /** The create answer in the dialect's shape. */
 export function shapeCreation(full: Json, dialect: Dialect): Json {
   const shaped = dialect.creation === 'job-id-only' ? { jobId: full.jobId } : full;
-  return rewriteReportedCost(maybeStringify(shaped, dialect), dialect);
+  return rewriteReportedCost(maybeStringify(renameJobId(shaped, dialect), dialect), dialect);
 }
 
 /** The model list with the dialect's `catalogCosts` shown instead of the real prices. */
@@ -170,7 +175,7 @@ export function shapeJobRecord(record: Json, dialect: Dialect, hostile: HostileO
         break;
     }
   }
-  return rewriteReportedCost(maybeStringify(shaped, dialect), dialect);
+  return rewriteReportedCost(maybeStringify(renameJobId(shaped, dialect), dialect), dialect);
 }
 
 /** `resultsOnApi`: each `/__results/<jobId>/<n>.<ext>` link becomes a balance request on the API. */
@@ -183,6 +188,13 @@ function pointResultsAtApi(record: Json): void {
   };
   record.resultUrl = move(record.resultUrl);
   if (Array.isArray(record.resultImages)) record.resultImages = record.resultImages.map(move);
+}
+
+/** The answer with `jobId` renamed to `id` when the dialect names the job so (first, as a client sees it). */
+function renameJobId(answer: Json, dialect: Dialect): Json {
+  if (dialect.jobIdField !== 'id' || !('jobId' in answer)) return answer;
+  const { jobId, ...rest } = answer;
+  return { id: jobId, ...rest };
 }
 
 /** An error message padded to the hostile size, if any. */
@@ -215,6 +227,7 @@ export function stringifyNumbers(value: unknown): unknown {
 const DIALECT_VALUES: Record<string, readonly string[]> = {
   balance: ['full', 'available-only', 'credits-only', 'none'],
   creation: ['full', 'job-id-only'],
+  jobIdField: ['jobId', 'id'],
   results: ['both', 'result-url', 'result-urls', 'result-image', 'none'],
   failureText: ['error', 'errorMessage', 'step'],
   quotaCapability: ['category', 'model-slug'],

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { SimulatorCore } from './core.js';
+import { resultPathPrefix } from './echo-key.js';
 import { answerError, readBody, type Answer } from './http-util.js';
 import { CONTENT_TYPES, renderJpeg, renderPng } from './media.js';
 import { renderMp4 } from './video.js';
@@ -22,7 +23,9 @@ export function resolveOwnFile(
     const upload = core.uploads.get(decodeURIComponent(file[1] ?? ''));
     return upload?.bytes === undefined ? undefined : { bytes: upload.bytes, contentType: upload.contentType };
   }
-  const result = /^\/__results\/([^/]+)\/(\d+)\.(png|jpeg|mp4)$/.exec(pathname);
+  const prefix = resultPathPrefix(core);
+  if (!pathname.startsWith(`${prefix}/`)) return undefined;
+  const result = /^\/([^/]+)\/(\d+)\.(png|jpeg|mp4)$/.exec(pathname.slice(prefix.length));
   if (!result) return undefined;
   core.engine.advance(core.now());
   const job = core.engine.get(decodeURIComponent(result[1] ?? ''));

@@ -14,6 +14,8 @@ export interface SimJob {
   kind: string;
   model: string;
   prompt: string | undefined;
+  /** The create's body without its `idempotencyKey`, as the job listing shows it. */
+  payload?: Record<string, unknown>;
   /** The image param `aspectRatio`, for the shape of the placeholder results. */
   aspectRatio?: string;
   /** Extension of the result files. */
@@ -132,8 +134,8 @@ export function computeProgress(job: SimJob, now: number): number {
   return Math.max(0, Math.min(99, Math.floor(((now - job.startedAt) / job.durationMs) * 100)));
 }
 
-/** The polled job record (api-notes) of `job` at `now`; result links are under `origin`. */
-export function describeJob(job: SimJob, now: number, origin: string): Record<string, unknown> {
+/** The polled job record (api-notes) of `job` at `now`; result links are under `resultBase`. */
+export function describeJob(job: SimJob, now: number, resultBase: string): Record<string, unknown> {
   const record: Record<string, unknown> = {
     jobId: job.jobId,
     status: reportStatus(job),
@@ -150,7 +152,7 @@ export function describeJob(job: SimJob, now: number, origin: string): Record<st
   } else if (job.state === 'complete' && job.outcome.type === 'complete') {
     const urls = Array.from(
       { length: job.outcome.imageCount },
-      (_, i) => `${origin}/__results/${job.jobId}/${i + 1}.${job.resultExt}`,
+      (_, i) => `${resultBase}/${job.jobId}/${i + 1}.${job.resultExt}`,
     );
     record.resultUrl = urls[0];
     record.resultImages = urls;

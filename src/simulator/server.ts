@@ -4,6 +4,7 @@ import { patchAccount } from './accounting.js';
 import { matchRoute } from './api-routes.js';
 import { collectStats, createSimulatorCore, type SimulatorCore } from './core.js';
 import { padData, padText } from './dialect.js';
+import { echoKeyInAnswer } from './echo-key.js';
 import type { FaultKind } from './faults.js';
 import { serveFile, storeBlob } from './files.js';
 import {
@@ -22,6 +23,16 @@ import type { AccountPatch, Simulator, SimulatorOptions } from './types.js';
 const API_BASE = '/api/v2';
 const MAX_JSON_BYTES = 1024 * 1024;
 
+/**
+ * Every API answer as the service words it: the keys echoed when asked (`echoApiKey`) and a `Date`
+ * header on the service's own clock (`clockOffsetMs`), from which a client can measure the offset.
+ */
+function finishAnswer(core: SimulatorCore, answer: Answer): Answer {
+  const echoed = echoKeyInAnswer(core, answer);
+  const date = new Date(core.now() + core.options.clockOffsetMs).toUTCString();
+  return { ...echoed, headers: { ...echoed.headers, date } };
+}
+
 function injectFault(core: SimulatorCore, kind: FaultKind, response: ServerResponse): void {
   core.counters.faultsInjected[kind] += 1;
   if (kind === 'reset') {
@@ -30,10 +41,13 @@ function injectFault(core: SimulatorCore, kind: FaultKind, response: ServerRespo
   }
   if (kind === 'rateLimit') {
     const retryAfter = String(core.options.retryAfterSeconds);
-    writeAnswer(response, answerError(429, 'too many requests', null, { 'retry-after': retryAfter }));
+    writeAnswer(
+      response,
+      finishAnswer(core, answerError(429, 'too many requests', null, { 'retry-after': retryAfter })),
+    );
     return;
   }
-  writeAnswer(response, answerError(500, 'internal server error', null));
+  writeAnswer(response, finishAnswer(core, answerError(500, 'internal server error', null)));
 }
 
 function isAuthorized(core: SimulatorCore, request: IncomingMessage): boolean {
@@ -60,22 +74,31 @@ async function handleApi(core: SimulatorCore, request: IncomingMessage, response
     core.rateLimit.remaining -= 1;
     core.counters.rateLimitedOnDemand += 1;
     const retryAfter = String(core.rateLimit.retryAfterSeconds);
-    writeAnswer(response, answerError(429, 'too many requests', null, { 'retry-after': retryAfter }));
+    writeAnswer(
+      response,
+      finishAnswer(core, answerError(429, 'too many requests', null, { 'retry-after': retryAfter })),
+    );
     return;
   }
   if (!isAuthorized(core, request)) {
-    writeAnswer(response, answerError(401, 'missing or invalid API key (X-Api-Key)', 'UNAUTHORIZED'));
+    writeAnswer(
+      response,
+      finishAnswer(core, answerError(401, 'missing or invalid API key (X-Api-Key)', 'UNAUTHORIZED')),
+    );
     return;
   }
   if (matched === undefined) {
-    writeAnswer(response, answerError(404, `no such endpoint: ${method} ${url.pathname}`, 'NOT_FOUND'));
+    writeAnswer(
+      response,
+      finishAnswer(core, answerError(404, `no such endpoint: ${method} ${url.pathname}`, 'NOT_FOUND')),
+    );
     return;
   }
   let body: unknown;
   if (method === 'POST') {
     body = parseJsonBody(await readBody(request, MAX_JSON_BYTES));
     if (body instanceof Error) {
-      writeAnswer(response, answerError(400, body.message, 'INVALID_REQUEST'));
+      writeAnswer(response, finishAnswer(core, answerError(400, body.message, 'INVALID_REQUEST')));
       return;
     }
   }
@@ -83,8 +106,8 @@ async function handleApi(core: SimulatorCore, request: IncomingMessage, response
   const { dripPollMs } = core.options.hostile;
   if (fault.kind !== null) injectFault(core, fault.kind, response);
   else if (dripPollMs !== undefined && matched.route.template === '/jobs/{jobId}')
-    writeDripped(response, answer, dripPollMs);
-  else writeAnswer(response, answer);
+    writeDripped(response, finishAnswer(core, answer), dripPollMs);
+  else writeAnswer(response, finishAnswer(core, answer));
 }
 
 /** Hostile sizes (issue #11): padded `data` on success, a padded `error` on failure. */

@@ -56,8 +56,19 @@ export interface SimulatorOptions {
    * then answers 404 like this simulator does without the option (issue #11.9). @default false
    */
   jobListing?: boolean;
+  /**
+   * How far the service's clock is ahead of (positive) or behind (negative) the simulator's own time, in
+   * real milliseconds (not time-scaled): the job listing's `createdAt` and `since`, and every API
+   * answer's `Date` header, use the service's clock (issue #24.8). @default 0
+   */
+  clockOffsetMs?: number;
   /** The simulator's time source (only `now()` is used; the lifecycle is computed lazily). @default Date.now */
   clock?: Pick<Clock, 'now'>;
+  /**
+   * A careless service (issue #24.6): every error text ends with the API key and the legacy key, and
+   * result URLs carry the API key in their path (served only so). @default false
+   */
+  echoApiKey?: boolean;
   /** Answer shapes beyond the spec (api-notes); absent: the spec's shapes. */
   dialect?: Dialect;
   /** Huge and slow answers; absent: none. */

@@ -99,6 +99,17 @@ describe('the CLI against service dialects', () => {
     expect(written.filter((file) => !isRunIndexFile(file))).toEqual([]);
   });
 
+  it('follows a job that create and poll answers name `id` instead of `jobId`, paying once each (#20.11)', async () => {
+    const { dir, file, env, sim } = await setup(imageManifest(2), { dialect: { jobIdField: 'id' } });
+    const result = await runCli(['apply', file, ...FAST, '--output', join(dir, 'out')], { env });
+    expect(result.code, result.stderr).toBe(0);
+    expect(sim.stats().jobsCreated).toBe(2);
+    expect(result.stdout + result.stderr).not.toMatch(/unexpected|uncertain/i);
+    const again = await runCli(['apply', file, ...FAST, '--output', join(dir, 'out')], { env });
+    expect(again.code, again.stderr).toBe(0);
+    expect(sim.stats().jobsCreated).toBe(2);
+  });
+
   it('rejects a --dialect it cannot read with exit 2', async () => {
     const result = await runCli(['simulate', '--port', '0', '--dialect', 'balance=maybe']);
     expect(result.code).toBe(2);

@@ -6,6 +6,7 @@ import type { Simulator } from '../../src/simulator/types.js';
 import { makeWorkDir, readStatus, simulatorEnv } from './apply-fixtures.js';
 import { runCli } from './run-cli.js';
 import { runCliKilledWhen } from './run-cli-killable.js';
+import { readOtherRunsJobs } from '../../src/state/other-runs-jobs.js';
 
 const TIME_SCALE = 0.005;
 const FAST = ['--yes', '--poll-interval', '15-25', '--first-poll', '50'];
@@ -66,13 +67,22 @@ jobs:
     }
   });
 
-  it('finds the lost job through the recent-jobs listing when the service has one (#11.9)', async () => {
-    const sim = (simulator = await startSimulator({ timeScale: TIME_SCALE, jobListing: true }));
-    const dir = await makeWorkDir('video-lost-listed');
-    const file = join(dir, 'pipeline.yaml');
-    await writeFile(
-      file,
-      `version: 1
+  it.each([
+    ['in step with ours', 0],
+    ['10 min behind ours (#24.8)', -600_000],
+  ])(
+    'finds the lost job through the recent-jobs listing, the service clock %s (#11.9)',
+    async (_, clockOffsetMs) => {
+      const sim = (simulator = await startSimulator({
+        timeScale: TIME_SCALE,
+        jobListing: true,
+        clockOffsetMs,
+      }));
+      const dir = await makeWorkDir('video-lost-listed');
+      const file = join(dir, 'pipeline.yaml');
+      await writeFile(
+        file,
+        `version: 1
 name: video-lost-listed
 jobs:
   - id: teaser
@@ -81,18 +91,63 @@ jobs:
     prompt: A short teaser about winter drinks at the corner cafe
     params: { script: "Winter is here.", sceneCount: 2 }
 `,
+      );
+      const env = simulatorEnv(sim);
+      const stateDir = join(dir, 'state');
+      const apply = ['apply', file, '--state-dir', stateDir, ...FAST];
+      const killed = await runCliKilledWhen(apply, () => sim.stats().jobsCreated >= 1, { env });
+      expect(killed.killed).toBe(true);
+
+      // Whether or not the job id was journaled before the kill, the re-run ends with that one job.
+      const again = await runCli(apply, { env });
+      expect(again.code).toBe(0);
+      expect(sim.stats().jobsCreated).toBe(1);
+      const status = await readStatus(file, stateDir, env);
+      expect(status.jobs[0]).toMatchObject({
+        id: 'teaser',
+        status: 'done',
+        jobId: sim.stats().jobs[0]?.jobId,
+      });
+    },
+  );
+
+  it('never adopts the job of another run of the same pipeline (#24.8)', async () => {
+    const sim = (simulator = await startSimulator({ timeScale: TIME_SCALE, jobListing: true }));
+    const dir = await makeWorkDir('video-lost-runs');
+    const file = join(dir, 'pipeline.yaml');
+    await writeFile(
+      file,
+      `version: 1
+name: video-lost-runs
+jobs:
+  - id: teaser
+    kind: voiceover-video
+    model: voiceover-standard
+    prompt: A short teaser about spring drinks at the corner cafe
+    params: { script: "Spring is here.", sceneCount: 2 }
+`,
     );
     const env = simulatorEnv(sim);
     const stateDir = join(dir, 'state');
-    const apply = ['apply', file, '--state-dir', stateDir, ...FAST];
-    const killed = await runCliKilledWhen(apply, () => sim.stats().jobsCreated >= 1, { env });
+    const run = (id: string) => ['apply', file, '--run', id, '--state-dir', stateDir, ...FAST];
+    // Run r2 makes and holds its job; run r1 is killed the moment the service accepts its own create.
+    const r2 = await runCli(run('r2'), { env });
+    expect(r2.code, r2.stderr).toBe(0);
+    const held = await readOtherRunsJobs({
+      manifestFile: file,
+      pipeline: 'video-lost-runs',
+      stateDir,
+      ownRunDir: join(stateDir, 'video-lost-runs', 'r1'),
+    });
+    expect([...held.jobIds]).toEqual([sim.stats().jobs[0]?.jobId]);
+    const killed = await runCliKilledWhen(run('r1'), () => sim.stats().jobsCreated >= 2, { env });
     expect(killed.killed).toBe(true);
-
-    // Whether or not the job id was journaled before the kill, the re-run ends with that one job.
-    const again = await runCli(apply, { env });
-    expect(again.code).toBe(0);
-    expect(sim.stats().jobsCreated).toBe(1);
-    const status = await readStatus(file, stateDir, env);
-    expect(status.jobs[0]).toMatchObject({ id: 'teaser', status: 'done', jobId: sim.stats().jobs[0]?.jobId });
+    // Both jobs are listed with the same payload: r1 follows its own, never r2's, and pays nothing more.
+    const again = await runCli(run('r1'), { env });
+    expect(again.code, again.stderr).toBe(0);
+    expect(sim.stats().jobsCreated).toBe(2);
+    const status = await runCli(['status', file, '--run', 'r1', '--state-dir', stateDir, '--json'], { env });
+    const view = JSON.parse(status.stdout) as { jobs: { id: string; status: string; jobId?: string }[] };
+    expect(view.jobs[0]).toMatchObject({ status: 'done', jobId: sim.stats().jobs[1]?.jobId });
   });
 });

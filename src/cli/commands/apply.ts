@@ -8,6 +8,7 @@ import type { CostReportView } from '../../plan/job-table.js';
 import type { Plan } from '../../plan/types.js';
 import { renderReportText } from '../../plan/render-report.js';
 import { openRunState } from '../../state/open-run-state.js';
+import { readOtherRunsJobs } from '../../state/other-runs-jobs.js';
 import { sharePlanStrings } from '../../state/share-plan-strings.js';
 import { readClientLimits } from '../client-limits.js';
 import { connect } from '../connect.js';
@@ -167,6 +168,9 @@ export async function runApply(ctx: CommandContext, args: string[], flags: Recor
         clock: systemClock,
         uploadCache: state.uploadCache,
         snapshots: state.snapshots,
+        // A lost create never adopts a job another run of the pipeline holds (issue #24.8).
+        readOtherRuns: () =>
+          readOtherRunsJobs({ manifestFile, pipeline: plan.pipeline, ...location, ownRunDir: state.dir }),
         onEvent: (event) => logger.info({ event }, event.type),
       });
       logger.info({ summary: { counts: summary.counts, exitReason: summary.exitReason } }, 'apply finished');

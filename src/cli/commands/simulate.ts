@@ -51,7 +51,19 @@ export async function runSimulate(ctx: CommandContext, _args: string[], options:
       hint: 'Expected NAME=N pairs with NAME one of errorTextBytes, paddingBytes, dripPollMs, dripDownloadMs.',
     });
   }
-  const simulator = await startSimulator({ port, timeScale, seed, faults, apiKey, dialect, hostile });
+  const clockOffset = parseNumberOption('clock-offset', options.clockOffset, { min: -86_400, max: 86_400 });
+  const simulator = await startSimulator({
+    port,
+    timeScale,
+    seed,
+    faults,
+    apiKey,
+    dialect,
+    hostile,
+    jobListing: options.jobListing === true,
+    echoApiKey: options.echoApiKey === true,
+    ...(clockOffset === undefined ? {} : { clockOffsetMs: clockOffset * 1000 }),
+  });
   const { style } = ctx.output;
   ctx.output.out(
     `Simulator listening on ${style.bold(simulator.baseUrl)} (time scale ${timeScale}, seed ${seed})`,

@@ -720,7 +720,63 @@ describe('executePlan: a video create whose answer was lost (issue #11.9)', () =
     expect(summary.counts.uncertain).toBe(1);
     expect(h.service.creates).toHaveLength(0);
     expect(types(h.events, 'job-skipped')[0]).toMatchObject({
-      detail: expect.stringMatching(/2 matching jobs/) as unknown,
+      detail: expect.stringMatching(/2 jobs of this exact payload/) as unknown,
     });
+  });
+
+  const skippedDetail = (events: ExecutionEvent[]) =>
+    String((types(events, 'job-skipped')[0] as { detail?: string } | undefined)?.detail);
+
+  /** Another run of the pipeline, as its journal reads. */
+  const otherRun =
+    (jobIds: string[], unansweredPayloads: string[] = []) =>
+    () =>
+      Promise.resolve({
+        jobIds: new Set(jobIds),
+        unansweredPayloads: new Set(unansweredPayloads),
+        unreadable: [],
+      });
+
+  it('never adopts a job that another run of the pipeline holds, and never calls a re-send safe (#24.8)', async () => {
+    const h = createExecutorHarness(tmp.path, { readOtherRuns: otherRun(['J-lost']) });
+    await journalLostCreate(h, true);
+    h.service.client.findRecentJobs = listing([{ jobId: 'J-lost', prompt: 'a video' }]);
+    const summary = await h.run(makePlan([video()]));
+    expect(summary.counts.uncertain).toBe(1);
+    expect(h.service.creates).toHaveLength(0);
+    const detail = skippedDetail(h.events);
+    expect(detail).toMatch(/lists no job of this exact payload .* does not prove none was made/);
+    expect(detail).toContain('--resend-uncertain pays again if it was made');
+    expect(detail).not.toMatch(/probably none/);
+  });
+
+  it('says it is unsure, and adopts nothing, when another run lost a create of the same payload (#24.8)', async () => {
+    const h = createExecutorHarness(tmp.path, { readOtherRuns: otherRun([], ['hash-a video']) });
+    await journalLostCreate(h, true);
+    h.service.client.findRecentJobs = listing([{ jobId: 'J-lost', prompt: 'a video' }]);
+    const summary = await h.run(makePlan([video()]));
+    expect(summary.counts.uncertain).toBe(1);
+    expect(h.service.creates).toHaveLength(0);
+    expect(skippedDetail(h.events)).toMatch(
+      /lists job J-lost of this payload, but another run .* may be theirs; not adopted/,
+    );
+  });
+
+  it('matches the exact payload: a listed job of the same prompt with other params is not this one (#24.8)', async () => {
+    const h = createHarness();
+    await journalLostCreate(h, true);
+    h.service.client.findRecentJobs = () =>
+      Promise.resolve([
+        {
+          jobId: 'J-lost',
+          model: 'video-model',
+          prompt: 'a video',
+          createdAt: 999_100,
+          payload: { model: 'video-model', prompt: 'a video', sceneCount: 9 },
+        },
+      ]);
+    const summary = await h.run(makePlan([video()]));
+    expect(summary.counts.uncertain).toBe(1);
+    expect(h.service.creates).toHaveLength(0);
   });
 });
