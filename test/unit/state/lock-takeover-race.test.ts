@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { acquireLock, type StateLock } from '../../../src/state/lock.js';
+import { readHostIdentity } from '../../../src/state/lock-identity.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -21,7 +22,7 @@ const isAlive = (pid: number) => pid >= 1000 && pid < STALE_PID;
 async function writeStaleLock(): Promise<void> {
   await writeFile(
     join(dir, 'lock'),
-    JSON.stringify({ pid: STALE_PID, hostname: hostname(), startedAt: '2026-01-01T00:00:00.000Z' }),
+    JSON.stringify({ pid: STALE_PID, ...readHostIdentity(), startedAt: '2026-01-01T00:00:00.000Z' }),
   );
 }
 
