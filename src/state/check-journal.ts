@@ -5,6 +5,7 @@ import { readJournalBatches } from './read-journal.js';
 import { createJournalReplay, JournalLineError } from './replay.js';
 import { readSnapshot } from './read-snapshot.js';
 import { SNAPSHOT_FILE, SnapshotProblem } from './snapshot-format.js';
+import { viewJobState } from './stored-job.js';
 
 /** The first line of a journal that no runner wrote, and where it starts. */
 export interface JournalProblem {
@@ -62,7 +63,9 @@ export async function checkJournal(journalPath: string): Promise<JournalCheck> {
 
 async function checkSnapshot(journalPath: string): Promise<string | undefined> {
   try {
-    await readSnapshot(join(dirname(journalPath), SNAPSHOT_FILE), journalPath);
+    const loaded = await readSnapshot(join(dirname(journalPath), SNAPSHOT_FILE), journalPath);
+    // Every job's whole state, which commands read only when they use it, checked now.
+    for (const job of loaded?.checkpoint.jobs.values() ?? []) viewJobState(job);
     return undefined;
   } catch (error) {
     if (error instanceof SnapshotProblem) return error.message;
