@@ -23,7 +23,7 @@ export interface ExecuteDeps {
    * The state's lock (`openRunState().lock`): verified before every create, so a runner whose lock
    * was taken over creates nothing more; `assertHeld`, when there, before every journal write.
    */
-  lock?: Pick<StateLock, 'verify'> & Partial<Pick<StateLock, 'assertHeld'>>;
+  lock?: Pick<StateLock, 'verify' | 'assertHeld'>;
   /** Told of every change to the live state, to write snapshots of it (`openRunState().snapshots`). */
   snapshots?: StateSnapshots;
   clock: Clock;

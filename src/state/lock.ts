@@ -59,11 +59,17 @@ export interface StateLock {
   verify(): Promise<void>;
   /**
    * Throws STATE_LOCKED when this runner already knows it lost the lock, or its lease lapsed (it was
-   * paused, or could not refresh the lock, for half the stale time). No I/O: cheap before every journal write.
+   * paused, or could not refresh the lock, for half the stale time). No I/O: cheap before every journal
+   * write. Optional: a lock without a lease of its own need not have it.
    */
-  assertHeld(): void;
+  assertHeld?(): void;
   /** Removes the lock file. Also done on process exit if never called. */
   release(): Promise<void>;
+}
+
+/** The state folder's lock: a lease, so it always knows whether it lapsed. */
+export interface FolderLock extends StateLock {
+  assertHeld(): void;
 }
 
 export interface AcquireLockOptions {
@@ -98,7 +104,7 @@ interface SeenLock {
  * Without it, two runners that both saw the same stale lock could each delete it, the second deleting
  * the first's fresh lock, and both would go on to create the same paid jobs (#11.1).
  */
-export async function acquireLock(stateDir: string, options: AcquireLockOptions = {}): Promise<StateLock> {
+export async function acquireLock(stateDir: string, options: AcquireLockOptions = {}): Promise<FolderLock> {
   const path = join(stateDir, LOCK_FILE);
   const now = options.now ?? Date.now;
   const identity = options.identity ?? readHostIdentity();
@@ -347,7 +353,7 @@ function createHandle(
   handle: FileHandle,
   warning: string | undefined,
   options: AcquireLockOptions & { now: () => number; track: boolean },
-): StateLock {
+): FolderLock {
   const { now } = options;
   const staleAfterMs = owner.staleAfterMs ?? DEFAULT_LOCK_STALE_MS;
   // Half the stale time: a contender whose clock runs up to that much ahead still waits longer.
@@ -409,16 +415,17 @@ function createHandle(
     );
   const lapsedReason = (ms: number) =>
     `it was paused or could not refresh the lock for ${formatSeconds(ms)}, so another runner may have taken it over (stale after ${formatSeconds(staleAfterMs)})`;
-  const lock: StateLock = {
+  const assertHeld = () => {
+    if (released) throw lostError('it was released');
+    if (lost === undefined && sinceBeat() > lapseMs) lost = lapsedReason(sinceBeat());
+    if (lost !== undefined) throw lostError(lost);
+  };
+  const lock: FolderLock = {
     path,
     warning,
-    assertHeld() {
-      if (released) throw lostError('it was released');
-      if (lost === undefined && sinceBeat() > lapseMs) lost = lapsedReason(sinceBeat());
-      if (lost !== undefined) throw lostError(lost);
-    },
+    assertHeld,
     async verify() {
-      lock.assertHeld();
+      assertHeld();
       const seen = await readLock(path).catch(() => undefined);
       if (seen === undefined || !isSameOwner(seen.owner, owner)) {
         lost =
@@ -427,7 +434,7 @@ function createHandle(
             : `pid ${seen.owner.pid} on ${seen.owner.hostname} (started ${seen.owner.startedAt}) took it`;
         throw lostError(lost);
       }
-      lock.assertHeld();
+      assertHeld();
     },
     async release() {
       process.removeListener('exit', onExit);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach } from 'vitest';
 import type { ExecutionEvent, ExecutionSummary } from '../../../src/execute/events.js';
 import { executePlan } from '../../../src/execute/executor.js';
-import type { ExecuteOptions } from '../../../src/execute/options.js';
+import type { ExecuteDeps, ExecuteOptions } from '../../../src/execute/options.js';
 import type { JobKind } from '../../../src/kinds/types.js';
 import type { Plan, PlannedJob } from '../../../src/plan/types.js';
 import type { ServiceClient } from '../../../src/service/service-client.js';
@@ -90,7 +90,12 @@ export interface ExecutorHarness {
  */
 export function createExecutorHarness(
   dir: string,
-  setup: { client?: ServiceClient; clock?: ReturnType<typeof createFakeClock> } = {},
+  setup: {
+    client?: ServiceClient;
+    clock?: ReturnType<typeof createFakeClock>;
+    /** The state lock, as apply passes it. */
+    lock?: ExecuteDeps['lock'];
+  } = {},
 ): ExecutorHarness {
   const service = createFakeService();
   const clock = setup.clock ?? createFakeClock();
@@ -127,6 +132,7 @@ export function createExecutorHarness(
             uploadCache,
             onEvent: (event) => events.push(event),
             signal,
+            ...(setup.lock === undefined ? {} : { lock: setup.lock }),
           },
           {
             runId: HARNESS_RUN.runId,
