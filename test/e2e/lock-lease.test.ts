@@ -8,8 +8,8 @@ import { runCli, startCli } from './run-cli.js';
 
 /** 45 s simulated image jobs take ~0.9 s real: the first apply is well inside its run when frozen. */
 const TIME_SCALE = 0.02;
-/** The lease of both applies: refreshed every 0.5 s, stale after 3 s. */
-const STALE_MS = 3_000;
+/** The lease of both applies: refreshed every second, stale after 6 s (each stops by itself after 3 s unrefreshed: room for a loaded machine). */
+const STALE_MS = 6_000;
 
 let simulator: Simulator;
 beforeAll(async () => {
@@ -80,9 +80,7 @@ describe('two containers sharing one state volume (#24.1)', () => {
     expect(resumed.stderr).toMatch(/no longer holds the lock/);
     expect(simulator.stats().jobsCreated - before).toBe(jobIds.length);
     const view = await readStatus(file, stateDir, simulatorEnv(simulator));
-    expect(
-      view.jobs.filter((job) => job.status === 'done'),
-      JSON.stringify(view.jobs.map((j) => [j.id, j.status, j.attempts])) + resumed.stderr,
-    ).toHaveLength(jobIds.length);
+    const states = view.jobs.map((job) => `${job.id} ${job.status}`);
+    expect(states).toEqual(jobIds.map((id) => `${id} done`));
   });
 });
