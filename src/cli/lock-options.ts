@@ -24,7 +24,13 @@ export function readLockOptions(env: Readonly<Record<string, string | undefined>
   }
   const faked = env.RUNNER_TEST_LOCK_IDENTITY;
   if (faked !== undefined && faked !== '') {
-    const { pid, ...identity } = JSON.parse(faked) as { pid?: number } & HostIdentity;
+    let parsed: { pid?: number } & HostIdentity;
+    try {
+      parsed = JSON.parse(faked) as { pid?: number } & HostIdentity;
+    } catch {
+      throw new UsageError(`RUNNER_TEST_LOCK_IDENTITY must be JSON; received ${JSON.stringify(faked)}.`);
+    }
+    const { pid, ...identity } = parsed;
     lock.identity = identity;
     if (pid !== undefined) lock.pid = pid;
   }

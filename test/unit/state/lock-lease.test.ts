@@ -1,9 +1,10 @@
 import { describe, it, expect, beforeEach, afterEach } from 'vitest';
 import { mkdtemp, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { acquireLock } from '../../../src/state/lock.js';
-import type { HostIdentity } from '../../../src/state/lock-identity.js';
+import { isSamePidSpace, readHostIdentity, type HostIdentity } from '../../../src/state/lock-identity.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -134,5 +135,23 @@ describe('the state lock as a lease (#24.1)', () => {
     const lock = await acquireLock(dir, { pid: 1, identity: containerB, now: later });
     expect(lock.warning).toMatch(/stale after 120 s/);
     await lock.release();
+  });
+});
+
+describe('isSamePidSpace', () => {
+  it('compares pids only where host, boot and PID namespace are each proven equal', () => {
+    expect(isSamePidSpace(containerA, containerA)).toBe(true);
+    expect(isSamePidSpace(containerA, containerB)).toBe(false);
+    expect(isSamePidSpace({ ...containerA, hostname: 'node-2' }, containerA)).toBe(false);
+    expect(isSamePidSpace({ ...containerA, bootId: 'boot-2' }, containerA)).toBe(false);
+    // Without /proc nothing is proven, not even between two equal identities.
+    expect(isSamePidSpace({ hostname: 'mac' }, { hostname: 'mac' })).toBe(false);
+    expect(isSamePidSpace({ hostname: 'node-1' }, containerA)).toBe(false);
+  });
+
+  it("reads this process's identity (boot id and namespace where /proc has them)", () => {
+    const identity = readHostIdentity();
+    expect(identity.hostname).toBe(hostname());
+    if (existsSync('/proc/self/ns/pid')) expect(identity.pidNamespace).toMatch(/^pid:\[\d+\]$/);
   });
 });
