@@ -382,6 +382,10 @@ function createHandle(
       await handle.datasync();
       beatWall = wall;
       beatMono = mono;
+      // A takeover (a contender whose clock ran ahead, a lock deleted by hand) is noticed within a
+      // beat, so journal writes stop too, not only the next create.
+      const seen = await readLock(path).catch(() => undefined);
+      if (seen === undefined || !isSameOwner(seen.owner, owner)) lost = takenReason(seen);
     } catch {
       // A missed refresh: if they keep failing, the lease lapses and this runner stops creating.
     } finally {
@@ -413,6 +417,10 @@ function createHandle(
         hint: 'Another runner may be applying the same state; let it finish, then run again to resume.',
       },
     );
+  const takenReason = (seen: SeenLock | undefined) =>
+    seen === undefined
+      ? 'the lock file is gone'
+      : `pid ${seen.owner.pid} on ${seen.owner.hostname} (started ${seen.owner.startedAt}) took it`;
   const lapsedReason = (ms: number) =>
     `it was paused or could not refresh the lock for ${formatSeconds(ms)}, so another runner may have taken it over (stale after ${formatSeconds(staleAfterMs)})`;
   const assertHeld = () => {
@@ -428,10 +436,7 @@ function createHandle(
       assertHeld();
       const seen = await readLock(path).catch(() => undefined);
       if (seen === undefined || !isSameOwner(seen.owner, owner)) {
-        lost =
-          seen === undefined
-            ? 'the lock file is gone'
-            : `pid ${seen.owner.pid} on ${seen.owner.hostname} (started ${seen.owner.startedAt}) took it`;
+        lost = takenReason(seen);
         throw lostError(lost);
       }
       assertHeld();

@@ -1,5 +1,5 @@
 import { describe, it, expect, beforeEach, afterEach } from 'vitest';
-import { mkdtemp, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, unlink, utimes, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -119,6 +119,27 @@ describe('the state lock as a lease (#24.1)', () => {
       code: 'STATE_LOCKED',
     });
     await lock.release();
+  });
+
+  it('notices within a heartbeat that another runner took the lock, so journal writes stop too', async () => {
+    const lock = await acquireLock(dir, { identity: containerA, heartbeatMs: 20 });
+    expect(() => lock.assertHeld()).not.toThrow();
+    // As a takeover does it: the stale lock removed, a new one created in its place.
+    await unlink(lock.path);
+    await writeFile(lock.path, JSON.stringify({ pid: 1, ...containerB, startedAt: 'now', token: 'b' }));
+    for (let tries = 0; tries < 300; tries++) {
+      try {
+        lock.assertHeld();
+      } catch {
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(() => lock.assertHeld()).toThrow(
+      /no longer holds the lock .*: pid 1 on node-1 \(started now\) took it/,
+    );
+    await lock.release();
+    expect(JSON.parse(await readFile(join(dir, 'lock'), 'utf8'))).toMatchObject({ token: 'b' });
   });
 
   it('uses the stale time the holder recorded', async () => {
