@@ -116,7 +116,10 @@ export function checkRecordPlace(
         ? LATE_DUPLICATE
         : `a "created" record naming job ${record.jobId}, but ${state}`;
     case 'create-failed':
-      return attempt.outcome === 'creating' ? undefined : `a "create-failed" record, but ${state}`;
+      if (attempt.outcome === 'creating') return undefined;
+      return attempt.outcome === (record.final ? 'create-failed' : 'create-refused')
+        ? LATE_DUPLICATE
+        : `a "create-failed" record, but ${state}`;
     case 'uncertain':
       return FINISHED.has(attempt.outcome) ? `an "uncertain" record, but ${state}` : undefined;
     case 'status':
@@ -129,8 +132,22 @@ export function checkRecordPlace(
       if (attempt.outcome === 'open' || attempt.outcome === 'uncertain') return undefined;
       // A poll's status, or a completion, written again late by a paused runner changes nothing.
       if (record.type === 'status' && FINISHED.has(attempt.outcome)) return LATE_DUPLICATE;
-      if (record.type === 'completed' && attempt.outcome === 'done') return LATE_DUPLICATE;
+      if (attempt.outcome === sameOutcome(record)) return LATE_DUPLICATE;
       return `a "${record.type}" record, but ${state}`;
+    default:
+      return undefined;
+  }
+}
+
+/** The outcome a record gives its attempt: seen again, it is a copy of what the journal holds. */
+function sameOutcome(record: JournalRecord): AttemptState['outcome'] | undefined {
+  switch (record.type) {
+    case 'completed':
+      return 'done';
+    case 'failed':
+      return record.willRetry ? 'retry' : 'failed';
+    case 'deferred':
+      return 'deferred';
     default:
       return undefined;
   }

@@ -151,6 +151,43 @@ describe('journal records checked before they change a job (#24.4)', () => {
     );
   });
 
+  it('passes over a late copy of a failure, a deferral or a refusal the journal already holds', () => {
+    const failed = {
+      type: 'failed',
+      at: 5,
+      id: 'a',
+      attempt: 1,
+      failureKind: 'X',
+      error: 'e',
+      willRetry: true,
+    };
+    const started = done.slice(0, 3);
+    expect(replayJournal(journalOf([...started, failed, failed])).warnings).toHaveLength(1);
+    // The same attempt failing for good after it was to be retried is no copy.
+    expect(replayError(journalOf([...started, failed, { ...failed, willRetry: false }])).reason).toMatch(
+      /"failed" record, but attempt 1 of job a is failed \(job J1\), to be retried/,
+    );
+    const deferred = {
+      type: 'deferred',
+      at: 5,
+      id: 'a',
+      attempt: 1,
+      failureKind: 'QUOTA_EXHAUSTED',
+      notBefore: 9,
+    };
+    expect(replayJournal(journalOf([...started, deferred, deferred])).warnings).toHaveLength(1);
+    const refused = {
+      type: 'create-failed',
+      at: 2,
+      id: 'a',
+      attempt: 1,
+      code: 'C',
+      message: 'm',
+      final: false,
+    };
+    expect(replayJournal(journalOf([...done.slice(0, 2), refused, refused])).warnings).toHaveLength(1);
+  });
+
   it('still ignores a torn last line, but refuses a complete one without its newline that is invalid', () => {
     const torn = replayJournal(`${journalOf(done)}{"type":"failed","at":5,"id":"a","attem`);
     expect(torn.jobs.get('a')?.status).toBe('done');
