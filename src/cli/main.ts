@@ -120,7 +120,8 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     const global = pickGlobal(cli.options);
     // Flag > environment > runner.config.yaml beside the manifest > default.
     const env = await applyProjectConfig(pending.options, {
-      manifestFile: pending.args[0],
+      // `runner state check FILE`: the manifest comes after the action.
+      manifestFile: pending.name === 'state' ? pending.args[1] : pending.args[0],
       takes,
       env: io.env,
       simulate,

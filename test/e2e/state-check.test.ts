@@ -1,4 +1,4 @@
-import { appendFile, readFile, readdir } from 'node:fs/promises';
+import { appendFile, readFile, readdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src/simulator/index.js';
@@ -82,6 +82,13 @@ describe('a forged journal line (#24.4)', () => {
     expect(await readFile(join(dirname(journal), copies[0] ?? ''), 'utf8')).toContain('"willRetry":"yes"');
 
     expect((await runCli(check, { env: {} })).code).toBe(0);
+    // Where the other commands find the state, this one does too: RUNNER_STATE_DIR, runner.config.yaml.
+    const located = ['state', 'check', file];
+    expect((await runCli(located, { env: { RUNNER_STATE_DIR: stateDir } })).code).toBe(0);
+    await writeFile(join(dir, 'runner.config.yaml'), 'stateDir: state\n');
+    const fromConfig = await runCli(located, { env: {} });
+    expect(fromConfig.code, fromConfig.stderr).toBe(0);
+    expect(fromConfig.stdout).toContain(`${journal}: ${lines} lines, every record sound.`);
     const resumed = await runCli(apply, { env });
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(created()).toBe(jobIds.length);
