@@ -103,6 +103,8 @@ async function main() {
       {
         client,
         journal: state.journal,
+        // As apply passes it: the lock is verified before every create (#24.1).
+        lock: state.lock,
         state: state.jobs,
         clock: systemClock,
         uploadCache: state.uploadCache,

@@ -33,6 +33,21 @@ const API_SCHEMAS = [
   'presign',
 ];
 
+const JOURNAL_RECORD_TYPES = [
+  'journal',
+  'run',
+  'intent',
+  'created',
+  'create-failed',
+  'status',
+  'completed',
+  'failed',
+  'deferred',
+  'downloaded',
+  'uncertain',
+  'interrupted',
+];
+
 /** What to generate: file name, the schemas it exports (export name → loader) and the ajv options. */
 const TARGETS = [
   {
@@ -67,6 +82,21 @@ const TARGETS = [
       API_SCHEMAS.map((name) => [camelCase(name), () => readJson(`schemas/api/${name}.schema.json`)]),
     ),
     options: { allErrors: false, strict: true, allowUnionTypes: true },
+  },
+  {
+    // One validator per journal record type: a replay checks each line against its own type's only.
+    file: 'journal-record-validators.ts',
+    sources: ['schemas/state/journal-records.schema.json'],
+    exports: Object.fromEntries(
+      JOURNAL_RECORD_TYPES.map((type) => [
+        camelCase(type),
+        async () => {
+          const { $schema, definitions } = await readJson('schemas/state/journal-records.schema.json');
+          return { $schema, ...definitions[type] };
+        },
+      ]),
+    ),
+    options: { allErrors: false, strict: true },
   },
 ];
 

@@ -20,6 +20,7 @@ export const GLOBAL_FLAGS_BY_COMMAND: Readonly<Record<string, readonly string[]>
   plan: SERVICE_FLAGS,
   apply: SERVICE_FLAGS,
   status: [],
+  state: [],
   simulate: [],
   runs: [],
   // They read no service, but the API key's value, to keep it out of what they render.

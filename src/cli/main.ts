@@ -44,6 +44,7 @@ const commands: Record<string, { load: () => Promise<Action> }> = {
   init: { load: async () => (await import('./commands/init.js')).runInit },
   schema: { load: async () => (await import('./commands/schema.js')).runSchema },
   report: { load: async () => (await import('./commands/report.js')).runReport },
+  state: { load: async () => (await import('./commands/state.js')).runState },
 };
 
 /** Runs the CLI and resolves to the exit code; never calls process.exit (see ./bin.ts). */
@@ -119,7 +120,8 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     const global = pickGlobal(cli.options);
     // Flag > environment > runner.config.yaml beside the manifest > default.
     const env = await applyProjectConfig(pending.options, {
-      manifestFile: pending.args[0],
+      // `runner state check FILE`: the manifest comes after the action.
+      manifestFile: pending.name === 'state' ? pending.args[1] : pending.args[0],
       takes,
       env: io.env,
       simulate,
@@ -283,6 +285,14 @@ function declareCommands(
     .option('--out <file>', 'Where to write the page (default: report.html in the download folder)')
     .example('runner report pipelines/demo.yaml --run 2026-11-23 --out report.html')
     .action(capture('report'));
+
+  cli
+    .command('state <action> <manifest>', "Check a run's state journal (`check`): names its first bad line")
+    .option('--run <id>', 'Run id (default: "default")', { type: [String] })
+    .option('--state-dir <dir>', 'State folder (default: .runner/ beside the manifest)')
+    .option('--repair', 'Cut the journal at its first bad line, keeping a copy of it whole')
+    .example('runner state check pipelines/nightly-social.yaml --run 2026-11-23 --repair')
+    .action(capture('state'));
 }
 
 function pickGlobal(options: Record<string, unknown>): GlobalOptions {

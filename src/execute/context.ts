@@ -3,6 +3,7 @@ import type { ServiceClient } from '../service/service-client.js';
 import type { JobState } from '../state/job-state.js';
 import { viewJobState } from '../state/stored-job.js';
 import type { JournalWriter } from '../state/journal.js';
+import type { ExecuteDeps } from './options.js';
 import type { JournalEntry, JournalRecord } from '../state/records.js';
 import type { StateSnapshots } from '../state/snapshot-schedule.js';
 import { applyJournalRecord } from '../state/replay.js';
@@ -38,6 +39,13 @@ export interface ExecutionContext {
   emit(event: ExecutionEvent): void;
   /** Journals (fsynced) and then applies the record to the live state; a failed append stops creating. */
   record(entry: JournalEntry): Promise<void>;
+  /**
+   * Verifies the state's lock before a create: false (creating and polling stopped, nothing more
+   * journaled) when this runner no longer holds it.
+   */
+  holdsLock(): Promise<boolean>;
+  /** The STATE_LOCKED error once the lock was found lost: `executePlan` ends with it. */
+  lockLost(): Error | undefined;
   /** Why no new job may be created, or undefined. */
   stopReason(): StopReason | undefined;
   stopCreating(reason: StopReason, message: string): void;
@@ -80,6 +88,7 @@ export function createExecutionContext(input: {
    */
   original?: ReadonlyMap<string, JobState>;
   journal: Pick<JournalWriter, 'append'>;
+  lock?: ExecuteDeps['lock'];
   snapshots?: StateSnapshots;
   onEvent: (event: ExecutionEvent) => void;
   /** Ctrl-C / SIGTERM (`ExecuteDeps.signal`). */
@@ -88,6 +97,16 @@ export function createExecutionContext(input: {
   const hard = new AbortController();
   let stop: StopReason | undefined;
   let beyondBudget = false;
+  let lost: Error | undefined;
+  const loseLock = (error: unknown): Error => {
+    if (lost === undefined) {
+      lost = error instanceof Error ? error : new Error(String(error));
+      ctx.stopCreating('error', lost.message);
+      // The state is another runner's now: no poll, download or journal write of this one goes on.
+      hard.abort(lost);
+    }
+    return lost;
+  };
   const ctx: ExecutionContext = {
     pipeline: input.pipeline,
     options: input.options,
@@ -107,6 +126,15 @@ export function createExecutionContext(input: {
         : AbortSignal.any([hard.signal, input.interruptSignal]),
     emit: input.onEvent,
     async record(entry) {
+      if (lost !== undefined) throw lost;
+      const assertHeld = () => {
+        try {
+          input.lock?.assertHeld?.();
+        } catch (error) {
+          throw loseLock(error);
+        }
+      };
+      assertHeld();
       let written: JournalRecord;
       try {
         written = await input.journal.append(entry);
@@ -118,10 +146,23 @@ export function createExecutionContext(input: {
         );
         throw error;
       }
+      // Again after the write: a runner paused during it must not go on to send the create it announced.
+      assertHeld();
       if (input.original !== undefined) unshare(input.jobs, input.original, written);
       applyJournalRecord(input.jobs, written);
       input.snapshots?.afterRecord(written, input.jobs);
     },
+    async holdsLock() {
+      if (lost !== undefined) return false;
+      try {
+        await input.lock?.verify();
+        return true;
+      } catch (error) {
+        loseLock(error);
+        return false;
+      }
+    },
+    lockLost: () => lost,
     stopReason: () => stop,
     stopCreating(reason, message) {
       if (reason !== 'budget') beyondBudget = true;

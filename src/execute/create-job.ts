@@ -75,6 +75,11 @@ async function sendAttempt(
     }
     return ctx.hardSignal.aborted ? blocked : 'failed';
   }
+  // Before every create, not once per run: a runner paused past its lease may have lost the state (#24.1).
+  if (!(await ctx.holdsLock())) {
+    release();
+    return blocked;
+  }
   const body = adapter.buildBody({ model: job.model, prompt: job.prompt, params });
   const idempotencyKey = adapter.idempotent
     ? deriveIdempotencyKey({

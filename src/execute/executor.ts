@@ -50,6 +50,7 @@ export async function executePlan(
     jobs,
     original: deps.state,
     journal: deps.journal,
+    ...(deps.lock === undefined ? {} : { lock: deps.lock }),
     ...(deps.snapshots === undefined ? {} : { snapshots: deps.snapshots }),
     onEvent: (event) => deps.onEvent(event),
     interruptSignal: deps.signal,
@@ -117,6 +118,9 @@ export async function executePlan(
   } finally {
     deps.signal.removeEventListener('abort', onAbort);
   }
+  // Another runner holds the state now: nothing more is written to it, not even a snapshot.
+  const lost = ctx.lockLost();
+  if (lost !== undefined) throw lost;
   if (deps.signal.aborted) await ctx.record({ type: 'interrupted', reason: 'signal' });
   for (const message of (await deps.snapshots?.finish(jobs)) ?? []) ctx.emit({ type: 'warning', message });
   return summarize(plan, ctx, results);
@@ -190,6 +194,7 @@ async function runJobSafely(ctx: ExecutionContext, job: PlannedJob): Promise<Job
   try {
     return await runJob(ctx, job);
   } catch (error) {
+    if (ctx.lockLost() !== undefined) return 'pending';
     ctx.emit({
       type: 'warning',
       id: job.id,

@@ -3,6 +3,7 @@ import type { ServiceClient } from '../service/service-client.js';
 import type { JobState } from '../state/job-state.js';
 import type { OtherRunsJobs } from '../state/other-runs-jobs.js';
 import type { JournalWriter } from '../state/journal.js';
+import type { StateLock } from '../state/lock.js';
 import type { StateSnapshots } from '../state/snapshot-schedule.js';
 import type { UploadCache } from '../state/upload-cache.js';
 import type { ExecutionEvent } from './events.js';
@@ -19,6 +20,11 @@ export interface ExecuteDeps {
    * before the first record of this run changes it.
    */
   state: ReadonlyMap<string, JobState>;
+  /**
+   * The state's lock (`openRunState().lock`): verified before every create, so a runner whose lock
+   * was taken over creates nothing more; `assertHeld`, when there, before every journal write.
+   */
+  lock?: Pick<StateLock, 'verify' | 'assertHeld'>;
   /** Told of every change to the live state, to write snapshots of it (`openRunState().snapshots`). */
   snapshots?: StateSnapshots;
   clock: Clock;

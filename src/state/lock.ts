@@ -1,12 +1,23 @@
 import { randomBytes } from 'node:crypto';
-import { readFile, open, stat, unlink } from 'node:fs/promises';
+import { readFile, open, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { readFileSync, unlinkSync } from 'node:fs';
-import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { RunnerError } from '../errors.js';
+import { isSamePidSpace, readHostIdentity, type HostIdentity } from './lock-identity.js';
 
 /** File name of the lock inside a state directory. */
 export const LOCK_FILE = 'lock';
+
+/** How often a holder refreshes its lock (rewrites it in place, which moves its modification time). */
+export const DEFAULT_LOCK_HEARTBEAT_MS = 5_000;
+
+/**
+ * A lock not refreshed for this long is stale: its holder is taken to be gone, unless its pid proves
+ * it alive (same host and PID namespace). Its holder stops creating after half of it without a
+ * refresh, so two runners whose clocks (or a network disk's) disagree by less than that never overlap.
+ */
+export const DEFAULT_LOCK_STALE_MS = 30_000;
 
 /** Locks this process holds: the same pid in a lock file is otherwise a crashed earlier run (containers reuse pids). */
 const heldHere = new Set<string>();
@@ -27,25 +38,38 @@ const ACQUIRE_PATIENCE_MS = ABANDONED_TAKEOVER_MS + 2_000;
 /** Contenders that lost a takeover round wait this long (plus jitter) before looking again. */
 const TAKEOVER_BACKOFF_MS = 15;
 
-export interface LockOwner {
+export interface LockOwner extends HostIdentity {
   pid: number;
-  hostname: string;
   startedAt: string;
   /** Random per acquisition: tells two runners with the same pid apart (containers reuse pids). */
   token?: string;
+  /** The holder's lease: stale when the lock was not refreshed for this long. */
+  staleAfterMs?: number;
 }
 
 export interface StateLock {
   readonly path: string;
-  /** Set when a stale lock (its process is gone) was taken over. */
+  /** Set when a stale lock (its process is gone, or its lease ran out) was taken over. */
   readonly warning: string | undefined;
   /**
-   * Re-reads the lock file and throws STATE_LOCKED unless it is still this runner's: called before
-   * the first create, so a runner whose lock was taken from it never pays for a job.
+   * Re-reads the lock file and throws STATE_LOCKED unless it is still this runner's and its lease
+   * has not lapsed: called before every create, so a runner whose lock was taken from it never pays
+   * for a job.
    */
   verify(): Promise<void>;
+  /**
+   * Throws STATE_LOCKED when this runner already knows it lost the lock, or its lease lapsed (it was
+   * paused, or could not refresh the lock, for half the stale time). No I/O: cheap before every journal
+   * write. Optional: a lock without a lease of its own need not have it.
+   */
+  assertHeld?(): void;
   /** Removes the lock file. Also done on process exit if never called. */
   release(): Promise<void>;
+}
+
+/** The state folder's lock: a lease, so it always knows whether it lapsed. */
+export interface FolderLock extends StateLock {
+  assertHeld(): void;
 }
 
 export interface AcquireLockOptions {
@@ -54,46 +78,74 @@ export interface AcquireLockOptions {
   /** Whether a process is alive. @default `process.kill(pid, 0)` */
   isAlive?: (pid: number) => boolean;
   now?: () => number;
+  /** Where this runner runs (tests fake containers). @default readHostIdentity() */
+  identity?: HostIdentity;
+  /** @default DEFAULT_LOCK_HEARTBEAT_MS */
+  heartbeatMs?: number;
+  /** @default DEFAULT_LOCK_STALE_MS */
+  staleAfterMs?: number;
+}
+
+/** What a contender saw of a lock: its owner and when it was last refreshed. */
+interface SeenLock {
+  owner: LockOwner;
+  mtimeMs: number;
 }
 
 /**
- * Takes the state directory's lock (`open(path, 'wx', 0o600)`). A lock whose process is gone is taken
- * over with a warning; a live one is a STATE_LOCKED error naming the pid and start time.
+ * Takes the state directory's lock (`open(path, 'wx', 0o600)`) as a lease: the holder refreshes it
+ * every `heartbeatMs`. A lock is taken over with a warning when its holder is provably gone (same host,
+ * boot and PID namespace, and its pid is not running) or its lease is stale (not refreshed for
+ * `staleAfterMs`); a live one is a STATE_LOCKED error naming the holder's pid, host and the lock's age.
+ * A pid is never compared across containers or hosts: each may run as pid 1 (#24.1).
  *
  * A takeover is a compare-and-swap, made atomic by a second exclusive file (`lock.takeover`): only
- * its holder may delete the stale lock, and only after re-reading it unchanged. Without it, two
- * runners that both saw the same stale lock could each delete it, the second deleting the first's
- * fresh lock, and both would go on to create the same paid jobs (#11.1).
+ * its holder may delete the stale lock, and only after re-reading it unchanged and still stale.
+ * Without it, two runners that both saw the same stale lock could each delete it, the second deleting
+ * the first's fresh lock, and both would go on to create the same paid jobs (#11.1).
  */
-export async function acquireLock(stateDir: string, options: AcquireLockOptions = {}): Promise<StateLock> {
+export async function acquireLock(stateDir: string, options: AcquireLockOptions = {}): Promise<FolderLock> {
   const path = join(stateDir, LOCK_FILE);
+  const now = options.now ?? Date.now;
+  const identity = options.identity ?? readHostIdentity();
+  const staleAfterMs = options.staleAfterMs ?? DEFAULT_LOCK_STALE_MS;
   const owner: LockOwner = {
     pid: options.pid ?? process.pid,
-    hostname: hostname(),
-    startedAt: new Date((options.now ?? Date.now)()).toISOString(),
+    ...identity,
+    startedAt: new Date(now()).toISOString(),
     token: randomBytes(8).toString('hex'),
+    staleAfterMs,
   };
   const isAlive = options.isAlive ?? isProcessAlive;
-  if (heldHere.has(path)) {
-    throw lockedError(stateDir, {
-      pid: process.pid,
-      hostname: owner.hostname,
-      startedAt: 'earlier in this process',
-    });
+  // A faked identity is another "container" in the same process (tests): not this process's lock.
+  const track = options.identity === undefined;
+  if (track && heldHere.has(path)) {
+    throw lockedError(
+      stateDir,
+      {
+        owner: { pid: process.pid, hostname: owner.hostname, startedAt: 'earlier in this process' },
+        mtimeMs: now(),
+      },
+      now(),
+      staleAfterMs,
+    );
   }
+  const judge = (seen: SeenLock) => judgeLock(seen, { owner, identity, isAlive, now });
   const giveUpAt = Date.now() + ACQUIRE_PATIENCE_MS;
   while (Date.now() < giveUpAt) {
-    if (await tryCreateLock(path, owner)) return createHandle(path, owner, undefined);
-    const holder = await readOwner(path);
-    if (holder === undefined) continue;
-    const sameHost = holder.hostname === owner.hostname;
-    if (sameHost && holder.pid > 0 && holder.pid !== owner.pid && isAlive(holder.pid)) {
-      throw lockedError(stateDir, holder);
-    }
-    if (!sameHost) throw lockedError(stateDir, holder);
-    if (await takeOverStaleLock(path, holder, owner)) {
-      const warning = `Took over a stale lock in ${stateDir}: runner pid ${holder.pid} (started ${holder.startedAt}) is no longer running.`;
-      return createHandle(path, owner, warning);
+    const created = await tryCreateLock(path, owner, true);
+    if (created !== undefined)
+      return createHandle(path, owner, created, undefined, { ...options, now, track });
+    const seen = await readLock(path);
+    if (seen === undefined) continue;
+    const verdict = judge(seen);
+    if (verdict === undefined)
+      throw lockedError(stateDir, seen, now(), staleAfterOf(seen.owner, staleAfterMs));
+    const taken = await takeOverStaleLock(path, seen, owner, judge);
+    if (taken !== undefined) {
+      const { pid, hostname, startedAt } = seen.owner;
+      const warning = `Took over a stale lock in ${stateDir}: runner pid ${pid} on ${hostname} (started ${startedAt}) ${verdict}.`;
+      return createHandle(path, owner, taken, warning, { ...options, now, track });
     }
     await delay(TAKEOVER_BACKOFF_MS + Math.floor(Math.random() * TAKEOVER_BACKOFF_MS));
   }
@@ -107,22 +159,59 @@ export async function acquireLock(stateDir: string, options: AcquireLockOptions 
 }
 
 /**
- * Replaces the stale lock `seen` with this runner's, unless another runner got there first. `false`:
- * lost the round (someone else is taking over, or the lock changed since it was read).
+ * Why the lock `seen` may be taken over (its holder is gone), or undefined while it is held. Its pid
+ * is believed only where it means the same process (same host, boot and PID namespace); elsewhere, and
+ * for a pid that is running but stopped refreshing the lock (frozen, or a pid reused), the lease decides.
  */
-async function takeOverStaleLock(path: string, seen: LockOwner, owner: LockOwner): Promise<boolean> {
+function judgeLock(
+  seen: SeenLock,
+  self: { owner: LockOwner; identity: HostIdentity; isAlive: (pid: number) => boolean; now: () => number },
+): string | undefined {
+  const holder = seen.owner;
+  if (holder.pid <= 0) return 'left an unreadable lock';
+  if (isSamePidSpace(holder, self.identity)) {
+    if (holder.pid === self.owner.pid) return 'is no longer running (this runner has its pid now)';
+    if (!self.isAlive(holder.pid)) return 'is no longer running';
+  }
+  const staleAfterMs = staleAfterOf(holder, self.owner.staleAfterMs ?? DEFAULT_LOCK_STALE_MS);
+  const age = self.now() - seen.mtimeMs;
+  return age > staleAfterMs
+    ? `has not refreshed it for ${formatSeconds(age)} (stale after ${formatSeconds(staleAfterMs)})`
+    : undefined;
+}
+
+/** The holder's own lease when it recorded one, else ours (a lock of an earlier release). */
+function staleAfterOf(holder: LockOwner, fallback: number): number {
+  const declared = holder.staleAfterMs;
+  return typeof declared === 'number' && Number.isFinite(declared) && declared > 0 ? declared : fallback;
+}
+
+function formatSeconds(ms: number): string {
+  return `${Math.max(0, Math.round(ms / 100) / 10)} s`;
+}
+
+/**
+ * Replaces the stale lock `seen` with this runner's, unless another runner got there first or its
+ * holder refreshed it meanwhile. Undefined: lost the round (the lock changed since it was read).
+ */
+async function takeOverStaleLock(
+  path: string,
+  seen: SeenLock,
+  owner: LockOwner,
+  judge: (seen: SeenLock) => string | undefined,
+): Promise<FileHandle | undefined> {
   const guard = `${path}.takeover`;
-  if (!(await tryCreateLock(guard, owner))) {
+  if ((await tryCreateLock(guard, owner, false)) === undefined) {
     await removeAbandonedGuard(guard);
-    return false;
+    return undefined;
   }
   try {
-    const current = await readOwner(path);
+    const current = await readLock(path);
     if (current !== undefined) {
-      if (!isSameOwner(current, seen)) return false;
+      if (!isSameOwner(current.owner, seen.owner) || judge(current) === undefined) return undefined;
       await unlink(path).catch(ignoreMissing);
     }
-    return await tryCreateLock(path, owner);
+    return await tryCreateLock(path, owner, true);
   } finally {
     await unlink(guard).catch(ignoreMissing);
   }
@@ -158,61 +247,93 @@ function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-function lockedError(stateDir: string, holder: LockOwner): RunnerError {
+function lockedError(stateDir: string, seen: SeenLock, now: number, staleAfterMs: number): RunnerError {
+  const holder = seen.owner;
   return new RunnerError(
     'STATE_LOCKED',
-    `Another runner (pid ${holder.pid} on ${holder.hostname}, started ${holder.startedAt}) is applying this pipeline's state in ${stateDir}.`,
+    `Another runner (pid ${holder.pid} on ${holder.hostname}, started ${holder.startedAt}, lock refreshed ${formatSeconds(now - seen.mtimeMs)} ago) is applying this pipeline's state in ${stateDir}.`,
     {
-      hint: `Wait for it to finish or stop it. If you are sure it is not running, delete ${join(stateDir, LOCK_FILE)}.`,
+      hint: `Wait for it to finish or stop it. A runner that stopped without removing its lock (a crash, a killed container) is taken over once its lock has not been refreshed for ${formatSeconds(staleAfterMs)}. If you are sure none is running, delete ${join(stateDir, LOCK_FILE)}.`,
     },
   );
 }
 
-async function tryCreateLock(path: string, owner: LockOwner): Promise<boolean> {
+/** Creates the lock file exclusively; the handle is kept open (`keep`) for the heartbeat's rewrites. */
+async function tryCreateLock(path: string, owner: LockOwner, keep: boolean): Promise<FileHandle | undefined> {
+  let handle: FileHandle;
   try {
-    const handle = await open(path, 'wx', 0o600);
-    try {
-      await handle.writeFile(`${JSON.stringify(owner)}\n`, 'utf8');
-      await handle.datasync();
-    } finally {
-      await handle.close();
-    }
-    return true;
+    handle = await open(path, 'wx', 0o600);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
     throw error;
   }
+  try {
+    await handle.writeFile(`${JSON.stringify(owner)}\n`, 'utf8');
+    await handle.datasync();
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+  if (keep) return handle;
+  await handle.close();
+  return handle;
 }
 
-/** `undefined` when the lock vanished meanwhile; an unreadable lock counts as stale (pid 0). */
-async function readOwner(path: string): Promise<LockOwner | undefined> {
-  let text: string;
+/**
+ * The lock and when it was last refreshed; `undefined` when it vanished meanwhile. Read through an
+ * open descriptor: opening revalidates a network disk's cached attributes (close-to-open), so the
+ * modification time is the server's latest. An unreadable lock counts as stale (pid 0) unless young.
+ */
+async function readLock(path: string): Promise<SeenLock | undefined> {
+  let handle: FileHandle;
   try {
-    text = await readFile(path, 'utf8');
+    handle = await open(path, 'r');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
+  let text: string;
+  let mtimeMs: number;
   try {
-    const value = JSON.parse(text) as Partial<LockOwner>;
-    if (typeof value.pid === 'number' && typeof value.hostname === 'string') {
-      return {
-        pid: value.pid,
-        hostname: value.hostname,
-        startedAt: String(value.startedAt ?? 'unknown'),
-        ...(typeof value.token === 'string' ? { token: value.token } : {}),
-      };
-    }
-  } catch {
-    // A crash between create and write leaves an empty lock: stale, unless it is being written now.
+    mtimeMs = (await handle.stat()).mtimeMs;
+    text = await handle.readFile('utf8');
+  } finally {
+    await handle.close();
   }
-  const age = Date.now() - (await stat(path).catch(() => ({ mtimeMs: 0 }))).mtimeMs;
-  if (age < FRESH_LOCK_MS) {
+  const owner = parseOwner(text);
+  if (owner !== undefined) return { owner, mtimeMs };
+  // A crash between create and write leaves an empty lock: stale, unless it is being written now.
+  if (Date.now() - mtimeMs < FRESH_LOCK_MS) {
     throw new RunnerError('STATE_LOCKED', `Another runner is taking the lock ${path} right now.`, {
       hint: 'Wait for it to finish; two runners cannot apply the same state at once.',
     });
   }
-  return { pid: 0, hostname: hostname(), startedAt: 'unknown' };
+  return { owner: { pid: 0, hostname: 'unknown', startedAt: 'unknown' }, mtimeMs };
+}
+
+function parseOwner(text: string): LockOwner | undefined {
+  let value: Partial<LockOwner>;
+  try {
+    value = JSON.parse(text) as Partial<LockOwner>;
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
+  if (typeof value.pid !== 'number' || typeof value.hostname !== 'string') return undefined;
+  const text_ = (field: unknown) => (typeof field === 'string' ? field : undefined);
+  const owner: LockOwner = {
+    pid: value.pid,
+    hostname: value.hostname,
+    startedAt: String(value.startedAt ?? 'unknown'),
+  };
+  const bootId = text_(value.bootId);
+  const pidNamespace = text_(value.pidNamespace);
+  const token = text_(value.token);
+  if (bootId !== undefined) owner.bootId = bootId;
+  if (pidNamespace !== undefined) owner.pidNamespace = pidNamespace;
+  if (token !== undefined) owner.token = token;
+  if (typeof value.staleAfterMs === 'number') owner.staleAfterMs = value.staleAfterMs;
+  return owner;
 }
 
 /** Whether a process with this pid exists (EPERM: it exists but belongs to someone else). */
@@ -226,8 +347,57 @@ export function isProcessAlive(pid: number): boolean {
   }
 }
 
-function createHandle(path: string, owner: LockOwner, warning: string | undefined): StateLock {
+function createHandle(
+  path: string,
+  owner: LockOwner,
+  handle: FileHandle,
+  warning: string | undefined,
+  options: AcquireLockOptions & { now: () => number; track: boolean },
+): FolderLock {
+  const { now } = options;
+  const staleAfterMs = owner.staleAfterMs ?? DEFAULT_LOCK_STALE_MS;
+  // Half the stale time: a contender whose clock runs up to that much ahead still waits longer.
+  const lapseMs = staleAfterMs / 2;
+  const bytes = Buffer.from(`${JSON.stringify(owner)}\n`, 'utf8');
   let released = false;
+  let lost: string | undefined;
+  // Both clocks: the wall clock goes on through a suspended machine, the monotonic one through a clock change.
+  let beatWall = now();
+  let beatMono = performance.now();
+  const sinceBeat = () => Math.max(now() - beatWall, performance.now() - beatMono);
+  let beating = false;
+  const beat = async () => {
+    if (beating || released || lost !== undefined) return;
+    beating = true;
+    const wall = now();
+    const mono = performance.now();
+    try {
+      if (sinceBeat() > lapseMs) {
+        lost = lapsedReason(sinceBeat());
+        return;
+      }
+      // Rewriting the same bytes in place moves the modification time, never the content. Through
+      // the descriptor: if the lock was taken over (unlinked and made anew), this writes to the old one.
+      await handle.write(bytes, 0, bytes.length, 0);
+      await handle.datasync();
+      beatWall = wall;
+      beatMono = mono;
+      // A takeover (a contender whose clock ran ahead, a lock deleted by hand) is noticed within a
+      // beat, so journal writes stop too, not only the next create.
+      const seen = await readLock(path).catch(() => undefined);
+      if (seen === undefined || !isSameOwner(seen.owner, owner)) lost = takenReason(seen);
+    } catch {
+      // A missed refresh: if they keep failing, the lease lapses and this runner stops creating.
+    } finally {
+      beating = false;
+    }
+  };
+  const timer = setInterval(() => void beat(), options.heartbeatMs ?? DEFAULT_LOCK_HEARTBEAT_MS);
+  timer.unref();
+  const stop = () => {
+    clearInterval(timer);
+    void handle.close().catch(() => undefined);
+  };
   const onExit = () => {
     if (released) return;
     released = true;
@@ -238,23 +408,43 @@ function createHandle(path: string, owner: LockOwner, warning: string | undefine
     }
   };
   process.once('exit', onExit);
-  heldHere.add(path);
-  return {
+  if (options.track) heldHere.add(path);
+  const lostError = (why: string) =>
+    new RunnerError(
+      'STATE_LOCKED',
+      `This runner no longer holds the lock ${path}: ${why}. Nothing more was created.`,
+      {
+        hint: 'Another runner may be applying the same state; let it finish, then run again to resume.',
+      },
+    );
+  const takenReason = (seen: SeenLock | undefined) =>
+    seen === undefined
+      ? 'the lock file is gone'
+      : `pid ${seen.owner.pid} on ${seen.owner.hostname} (started ${seen.owner.startedAt}) took it`;
+  const lapsedReason = (ms: number) =>
+    `it was paused or could not refresh the lock for ${formatSeconds(ms)}, so another runner may have taken it over (stale after ${formatSeconds(staleAfterMs)})`;
+  const assertHeld = () => {
+    if (released) throw lostError('it was released');
+    if (lost === undefined && sinceBeat() > lapseMs) lost = lapsedReason(sinceBeat());
+    if (lost !== undefined) throw lostError(lost);
+  };
+  const lock: FolderLock = {
     path,
     warning,
+    assertHeld,
     async verify() {
-      const holder = await readOwner(path).catch(() => undefined);
-      if (released || holder === undefined || !isSameOwner(holder, owner)) {
-        throw new RunnerError(
-          'STATE_LOCKED',
-          `This runner no longer holds the lock ${path}${holder === undefined ? '' : `: pid ${holder.pid} on ${holder.hostname} (started ${holder.startedAt}) took it`}. Nothing was created.`,
-          { hint: 'Two runners started on the same state; let the other one finish, then run again.' },
-        );
+      assertHeld();
+      const seen = await readLock(path).catch(() => undefined);
+      if (seen === undefined || !isSameOwner(seen.owner, owner)) {
+        lost = takenReason(seen);
+        throw lostError(lost);
       }
+      assertHeld();
     },
     async release() {
       process.removeListener('exit', onExit);
-      heldHere.delete(path);
+      if (options.track) heldHere.delete(path);
+      stop();
       if (released) return;
       released = true;
       // Never delete a lock that is no longer ours: that would let a third runner in beside its holder.
@@ -262,4 +452,5 @@ function createHandle(path: string, owner: LockOwner, warning: string | undefine
       if (isOwnedBy(text, owner)) await unlink(path).catch(() => undefined);
     },
   };
+  return lock;
 }

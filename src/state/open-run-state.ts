@@ -4,7 +4,7 @@ import type { Clock } from '../clock.js';
 import { systemClock } from '../clock.js';
 import type { JobState } from './job-state.js';
 import { openJournal, type JournalWriter } from './journal.js';
-import { acquireLock, type StateLock } from './lock.js';
+import { acquireLock, type AcquireLockOptions, type StateLock } from './lock.js';
 import { checkJournalIdentity, locateRunState } from './locate-run-state.js';
 import type { ReplayResult } from './replay.js';
 import { replayRunJournal } from './replay-run-journal.js';
@@ -49,12 +49,14 @@ export async function openRunState(input: {
   clock?: Clock;
   /** Fewest records between snapshots during the run. @default DEFAULT_SNAPSHOT_EVERY */
   snapshotEvery?: number;
+  /** The lock's lease timing and identity (tests fake containers). */
+  lock?: AcquireLockOptions;
 }): Promise<RunState> {
   const location = await locateRunState(input);
   const { dir } = location;
   const clock = input.clock ?? systemClock;
   await ensureStateDir(dir);
-  const lock = await acquireLock(dir);
+  const lock = await acquireLock(dir, input.lock);
   try {
     const journalPath = journalPathFor(dir);
     const reading = await replayRunJournal(journalPath);

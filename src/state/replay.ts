@@ -1,4 +1,5 @@
 import { RunnerError } from '../errors.js';
+import { checkRecordFields, checkRecordPlace, LATE_DUPLICATE } from './check-record.js';
 import { deriveJobStatus, type AttemptState, type JobState } from './job-state.js';
 import { JOURNAL_VERSION, KNOWN_RECORD_TYPES, MAX_LINE_BYTES } from './journal-format.js';
 import { readJournalBatches, type JournalLine } from './read-journal.js';
@@ -35,6 +36,26 @@ export interface UnknownTypeCount {
   type: string;
   count: number;
   firstLine: number;
+}
+
+/**
+ * A complete journal line that no runner wrote (damaged, or edited by hand): STATE_CORRUPT naming the
+ * line and what is wrong with it. Nothing is created from such a journal; `runner state check
+ * --repair` cuts it at this line.
+ */
+export class JournalLineError extends RunnerError {
+  /** 1-based line number in the journal. */
+  readonly line: number;
+  /** What is wrong with the line, without the file and line. */
+  readonly reason: string;
+
+  constructor(source: string, line: number, reason: string) {
+    super('STATE_CORRUPT', `${source} is corrupt at line ${line}: ${reason}. Nothing was created.`, {
+      hint: 'See what is wrong with `runner state check <manifest> [--run ID] [--state-dir DIR]`; `--repair` cuts the journal at the first bad line (keeping a copy) if you cannot restore the state folder from a backup. Jobs recorded after the cut are followed again from what the service still knows, or reported uncertain.',
+    });
+    this.line = line;
+    this.reason = reason;
+  }
 }
 
 /** Feeds journal lines in order, then `finish()`; see {@link replayJournal}. */
@@ -113,12 +134,10 @@ export function createJournalReplay(source = 'The state journal', from?: ReplayC
           tornWarning = `Ignored a torn last line (${line.text.length} characters) of the state journal: a crash interrupted its write.`;
           return;
         }
-        throw new RunnerError(
-          'STATE_CORRUPT',
-          `${source} is corrupt at line ${line.number}: expected one JSON record, received ${JSON.stringify(line.text.slice(0, 80))}.`,
-          {
-            hint: 'Restore the state directory from a backup, or move it away to start over (jobs already created would be created again).',
-          },
+        throw new JournalLineError(
+          source,
+          line.number,
+          `expected one JSON record, received ${JSON.stringify(line.text.slice(0, 80))}`,
         );
       }
       if (!KNOWN_RECORD_TYPES.has(record.type)) {
@@ -130,8 +149,18 @@ export function createJournalReplay(source = 'The state journal', from?: ReplayC
       if (record.type === 'journal') {
         version = checkVersion(record, line.number, source);
         header ??= { pipeline: String(record.pipeline), runId: String(record.runId), at: record.at };
+      }
+      const invalid = checkRecordFields(record);
+      if (invalid !== undefined) throw new JournalLineError(source, line.number, invalid);
+      if (record.type === 'journal') return;
+      const place = checkRecordPlace(jobs, record);
+      if (place === LATE_DUPLICATE) {
+        lineWarnings.push(
+          `Ignored line ${line.number} of the state journal: a late copy of a "${record.type}" record it already holds (a runner paused while writing it, whose lock was taken over).`,
+        );
         return;
       }
+      if (place !== undefined) throw new JournalLineError(source, line.number, place);
       applyRecord(jobs, runs, record);
     },
     checkpoint() {

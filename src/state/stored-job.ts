@@ -1,6 +1,15 @@
 import { closeSync, readSync } from 'node:fs';
 import { RunnerError } from '../errors.js';
-import type { DownloadState, JobState, JobStatus, JobSummary, SupersededDownload } from './job-state.js';
+import {
+  deriveJobStatus,
+  type AttemptOutcome,
+  type AttemptState,
+  type DownloadState,
+  type JobState,
+  type JobStatus,
+  type JobSummary,
+  type SupersededDownload,
+} from './job-state.js';
 
 /**
  * A snapshot file held open while jobs read from it keep their state on disk. The descriptor, not the
@@ -156,7 +165,13 @@ export class StoredJobState implements JobState {
       value = undefined;
     }
     const job = checkJobState(value);
-    if (job === undefined || job.id !== this.id) {
+    // The whole state must be the one its summary stands for (a replay of it gives the same status).
+    if (
+      job === undefined ||
+      job.id !== this.id ||
+      job.status !== this.summary.status ||
+      job.attempts.length !== this.summary.attempts
+    ) {
       throw new RunnerError(
         'STATE_CORRUPT',
         `The state snapshot ${this.file.path} holds no readable state for job ${this.id} at offset ${this.offset}, though its checksum matched when it was read.`,
@@ -187,7 +202,17 @@ export function checkJobState(value: unknown): JobState | undefined {
     typeof job.payloadHash !== 'string' ||
     !Array.isArray(job.attempts) ||
     !Array.isArray(job.downloads) ||
-    typeof job.status !== 'string'
+    typeof job.status !== 'string' ||
+    !job.attempts.every(isAttemptState) ||
+    !job.attempts.every(
+      (attempt, index) => index === 0 || attempt.attempt > (job.attempts?.[index - 1]?.attempt ?? 0),
+    ) ||
+    !job.downloads.every(isDownloadState) ||
+    !(
+      job.superseded === undefined ||
+      (Array.isArray(job.superseded) && job.superseded.every(isDownloadState))
+    ) ||
+    job.status !== deriveJobStatus(job.attempts)
   ) {
     return undefined;
   }
@@ -245,6 +270,72 @@ export function checkJobSummary(value: unknown): JobSummary | undefined {
     return undefined;
   }
   return summary as JobSummary;
+}
+
+const OUTCOMES: ReadonlySet<string> = new Set<AttemptOutcome>([
+  'creating',
+  'open',
+  'done',
+  'failed',
+  'retry',
+  'create-failed',
+  'create-refused',
+  'deferred',
+  'uncertain',
+]);
+
+/**
+ * An attempt of a stored job state, checked as a journal record is (#24.4): a snapshot whose checksum
+ * holds can still have been written by hand, and a wrong type here would change what is paid for.
+ */
+function isAttemptState(value: unknown): value is AttemptState {
+  const attempt = value as Partial<AttemptState> | null;
+  const optional = (field: unknown, type: string) => field === undefined || typeof field === type;
+  return (
+    typeof attempt === 'object' &&
+    attempt !== null &&
+    Number.isSafeInteger(attempt.attempt) &&
+    (attempt.attempt ?? 0) >= 1 &&
+    typeof attempt.payloadHash === 'string' &&
+    typeof attempt.intentAt === 'number' &&
+    typeof attempt.outcome === 'string' &&
+    OUTCOMES.has(attempt.outcome) &&
+    isStringList(attempt.resultUrls) &&
+    optional(attempt.jobId, 'string') &&
+    optional(attempt.idempotencyKey, 'string') &&
+    optional(attempt.createdAt, 'number') &&
+    optional(attempt.completedAt, 'number') &&
+    optional(attempt.status, 'string') &&
+    optional(attempt.progress, 'number') &&
+    optional(attempt.failureKind, 'string') &&
+    optional(attempt.error, 'string') &&
+    optional(attempt.creditCost, 'number') &&
+    optional(attempt.estimatedCredits, 'number') &&
+    optional(attempt.chargeSource, 'string') &&
+    optional(attempt.notBefore, 'number') &&
+    optional(attempt.uncertainReason, 'string') &&
+    (attempt.payload === undefined || (typeof attempt.payload === 'object' && attempt.payload !== null)) &&
+    // An attempt past its create holds the job id it was answered with.
+    (attempt.outcome === 'creating' ||
+      attempt.outcome === 'uncertain' ||
+      attempt.outcome === 'create-failed' ||
+      attempt.outcome === 'create-refused' ||
+      attempt.jobId !== undefined)
+  );
+}
+
+function isDownloadState(value: unknown): value is DownloadState {
+  const download = value as Partial<DownloadState> | null;
+  return (
+    typeof download === 'object' &&
+    download !== null &&
+    typeof download.url === 'string' &&
+    typeof download.file === 'string' &&
+    Number.isSafeInteger(download.bytes) &&
+    (download.bytes ?? -1) >= 0 &&
+    typeof download.sha256 === 'string' &&
+    typeof download.at === 'number'
+  );
 }
 
 function isStringList(value: unknown): value is string[] {

@@ -11,6 +11,7 @@ import { openRunState } from '../../state/open-run-state.js';
 import { readOtherRunsJobs } from '../../state/other-runs-jobs.js';
 import { sharePlanStrings } from '../../state/share-plan-strings.js';
 import { readClientLimits } from '../client-limits.js';
+import { readLockOptions } from '../lock-options.js';
 import { connect } from '../connect.js';
 import type { CommandContext } from '../context.js';
 import { checkCost, DEFAULT_MAX_ATTEMPTS } from '../cost-check.js';
@@ -91,6 +92,7 @@ export async function runApply(ctx: CommandContext, args: string[], flags: Recor
       runId,
       ...location,
       ...readSnapshotEvery(ctx.env),
+      ...readLockOptions(ctx.env),
     });
     try {
       for (const warning of state.warnings)
@@ -164,6 +166,7 @@ export async function runApply(ctx: CommandContext, args: string[], flags: Recor
       const { summary, signal } = await executeWithProgress(ctx, plan, executeOptions, hints.again, {
         client: connection.client,
         journal: state.journal,
+        lock: state.lock,
         state: state.jobs,
         clock: systemClock,
         uploadCache: state.uploadCache,

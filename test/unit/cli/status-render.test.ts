@@ -50,10 +50,18 @@ describe('runner status text view (#7.5)', () => {
   });
 
   it('has no such section when every job is fine, and cuts a long error to one line', () => {
-    const ok = buildStatusView(replayJournal(JSON.stringify(lines.at(-1))).jobs);
+    const ok = buildStatusView(
+      replayJournal(
+        lines
+          .slice(-3)
+          .map((line) => JSON.stringify(line))
+          .join('\n'),
+      ).jobs,
+    );
     expect(renderStatus(ok, createStyle(false))).not.toContain('Needs attention');
     const long = [
       { type: 'intent', at: 1, id: 'x', attempt: 1, payloadHash: 'h' },
+      { type: 'created', at: 1, id: 'x', attempt: 1, jobId: 'J' },
       {
         type: 'failed',
         at: 2,

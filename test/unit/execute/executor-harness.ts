@@ -94,6 +94,8 @@ export function createExecutorHarness(
     client?: ServiceClient;
     clock?: ReturnType<typeof createFakeClock>;
     readOtherRuns?: ExecuteDeps['readOtherRuns'];
+    /** The state lock, as apply passes it. */
+    lock?: ExecuteDeps['lock'];
   } = {},
 ): ExecutorHarness {
   const service = createFakeService();
@@ -132,6 +134,7 @@ export function createExecutorHarness(
             ...(setup.readOtherRuns === undefined ? {} : { readOtherRuns: setup.readOtherRuns }),
             onEvent: (event) => events.push(event),
             signal,
+            ...(setup.lock === undefined ? {} : { lock: setup.lock }),
           },
           {
             runId: HARNESS_RUN.runId,

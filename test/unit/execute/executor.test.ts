@@ -445,17 +445,21 @@ describe('executePlan', () => {
     expect(h.service.creates[0]?.idempotencyKey).toBe(h.service.creates[1]?.idempotencyKey);
   });
 
-  it('follows a journaled job id whose intent record is missing instead of paying for a new job', async () => {
+  it('refuses a journal whose job id has no intent before it (never written by a runner), creating nothing (#24.4)', async () => {
     const h = createHarness();
     h.service.jobs.set('J-old', { prompt: 'x', polls: 0, outcome: 'complete' });
     await writeFile(
       h.journalPath,
       `${JSON.stringify({ type: 'created', at: h.clock.now() - 1000, id: 'a', attempt: 1, jobId: 'J-old', creditCost: 1 })}\n`,
     );
-    const summary = await h.run(makePlan([plannedJob('a', 'x')]));
+    await expect(h.run(makePlan([plannedJob('a', 'x')]))).rejects.toMatchObject({
+      code: 'STATE_CORRUPT',
+      line: 1,
+      message: expect.stringMatching(
+        /line 1: a "created" record for attempt 1 of job a, which was never intended/,
+      ) as unknown,
+    });
     expect(h.service.creates).toHaveLength(0);
-    expect(summary.counts.done).toBe(1);
-    expect(summary.jobs[0]?.jobId).toBe('J-old');
   });
 
   it('polls again on the next apply a job whose poll once answered 404, and gets its result', async () => {

@@ -36,9 +36,10 @@ describe('payload diffs (#10.2)', () => {
 
   it('reads the last journaled payload per job and renders the diff Terraform style', () => {
     const journal = [
-      JSON.stringify({ type: 'run', at: 1 }),
+      JSON.stringify({ type: 'run', at: 1, runId: 'r', pipeline: 'p' }),
       JSON.stringify({
         type: 'intent',
+        at: 2,
         id: 'a',
         attempt: 1,
         payloadHash: 'x',
@@ -46,6 +47,7 @@ describe('payload diffs (#10.2)', () => {
       }),
       JSON.stringify({
         type: 'intent',
+        at: 3,
         id: 'a',
         attempt: 2,
         payloadHash: 'y',
@@ -53,6 +55,7 @@ describe('payload diffs (#10.2)', () => {
       }),
       JSON.stringify({
         type: 'intent',
+        at: 4,
         id: 'b',
         attempt: 1,
         payloadHash: 'z',

@@ -85,6 +85,7 @@ describe('journal robustness against huge strings (#11.5)', () => {
     const journal = await openJournal(path, { clock });
     const huge = 'E'.repeat(5_000_000);
     await journal.append({ type: 'intent', id: 'a', attempt: 1, payloadHash: 'h' });
+    await journal.append({ type: 'created', id: 'a', attempt: 1, jobId: 'job-a' });
     await journal.append({
       type: 'failed',
       id: 'a',
@@ -95,7 +96,7 @@ describe('journal robustness against huge strings (#11.5)', () => {
     });
     await journal.close();
     const lines = (await readFile(path, 'utf8')).trimEnd().split('\n');
-    expect(Buffer.byteLength(lines[1] ?? '')).toBeLessThan(MAX_TEXT_BYTES + 200);
+    expect(Buffer.byteLength(lines[2] ?? '')).toBeLessThan(MAX_TEXT_BYTES + 200);
     const error = replayJournal(lines.join('\n')).jobs.get('a')?.attempts[0]?.error ?? '';
     expect(error.startsWith('E'.repeat(MAX_TEXT_BYTES))).toBe(true);
     expect(error.endsWith(`…[truncated ${5_000_000 - MAX_TEXT_BYTES} bytes]`)).toBe(true);

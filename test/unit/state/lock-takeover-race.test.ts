@@ -3,7 +3,8 @@ import { mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { acquireLock, type StateLock } from '../../../src/state/lock.js';
+import { acquireLock, type FolderLock } from '../../../src/state/lock.js';
+import { readHostIdentity } from '../../../src/state/lock-identity.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -21,7 +22,7 @@ const isAlive = (pid: number) => pid >= 1000 && pid < STALE_PID;
 async function writeStaleLock(): Promise<void> {
   await writeFile(
     join(dir, 'lock'),
-    JSON.stringify({ pid: STALE_PID, hostname: hostname(), startedAt: '2026-01-01T00:00:00.000Z' }),
+    JSON.stringify({ pid: STALE_PID, ...readHostIdentity(), startedAt: '2026-01-01T00:00:00.000Z' }),
   );
 }
 
@@ -36,7 +37,7 @@ describe('stale lock takeover under contention (#11.1)', () => {
       });
       const settled = await Promise.allSettled(contenders);
       const winners = settled.filter(
-        (result): result is PromiseFulfilledResult<StateLock> => result.status === 'fulfilled',
+        (result): result is PromiseFulfilledResult<FolderLock> => result.status === 'fulfilled',
       );
       const losers = settled.filter((result) => result.status === 'rejected');
       expect(winners, `trial ${trial}`).toHaveLength(1);

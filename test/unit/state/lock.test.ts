@@ -1,9 +1,10 @@
 import { describe, it, expect, beforeEach, afterEach } from 'vitest';
 import { mkdtemp, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
-import { hostname, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { acquireLock, isProcessAlive } from '../../../src/state/lock.js';
+import { readHostIdentity } from '../../../src/state/lock-identity.js';
 import { isRunnerError } from '../../../src/errors.js';
 
 let dir: string;
@@ -21,9 +22,10 @@ describe('acquireLock', () => {
     const content = JSON.parse(await readFile(lock.path, 'utf8')) as Record<string, unknown>;
     expect(content).toEqual({
       pid: 1234,
-      hostname: hostname(),
+      ...readHostIdentity(),
       startedAt: '2026-01-01T00:00:00.000Z',
       token: expect.stringMatching(/^[0-9a-f]{16}$/),
+      staleAfterMs: 30_000,
     });
     expect((await stat(lock.path)).mode & 0o777).toBe(0o600);
     await lock.release();
@@ -33,7 +35,7 @@ describe('acquireLock', () => {
   it('refuses a lock held by a live process, naming its pid', async () => {
     await writeFile(
       join(dir, 'lock'),
-      JSON.stringify({ pid: 999_999, hostname: hostname(), startedAt: '2026-01-01T00:00:00.000Z' }),
+      JSON.stringify({ pid: 999_999, ...readHostIdentity(), startedAt: '2026-01-01T00:00:00.000Z' }),
     );
     let caught: unknown;
     try {
@@ -49,7 +51,7 @@ describe('acquireLock', () => {
   it('takes over a stale lock with a warning', async () => {
     await writeFile(
       join(dir, 'lock'),
-      JSON.stringify({ pid: 999_999, hostname: hostname(), startedAt: 'then' }),
+      JSON.stringify({ pid: 999_999, ...readHostIdentity(), startedAt: 'then' }),
     );
     const lock = await acquireLock(dir, { pid: 77, isAlive: () => false });
     expect(lock.warning).toMatch(/stale lock.*pid 999999/);
@@ -61,7 +63,7 @@ describe('acquireLock', () => {
   it('takes over a lock with its own pid left by a crashed earlier run (containers reuse pids)', async () => {
     await writeFile(
       join(dir, 'lock'),
-      JSON.stringify({ pid: process.pid, hostname: hostname(), startedAt: 'then' }),
+      JSON.stringify({ pid: process.pid, ...readHostIdentity(), startedAt: 'then' }),
     );
     const lock = await acquireLock(dir);
     expect(lock.warning).toMatch(/stale/);

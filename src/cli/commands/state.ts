@@ -1,0 +1,81 @@
+import { existsSync } from 'node:fs';
+import { ExitCode, RunnerError, UsageError } from '../../errors.js';
+import { loadManifest } from '../../manifest/load-manifest.js';
+import { checkJournal, cutJournal, type JournalCheck } from '../../state/check-journal.js';
+import { locateRunState } from '../../state/locate-run-state.js';
+import { acquireLock } from '../../state/lock.js';
+import { journalPathFor } from '../../state/state-dir.js';
+import type { CommandContext } from '../context.js';
+import { renderIssues } from '../render/issues.js';
+import { readRunId, readStateDir } from '../run-options.js';
+
+/**
+ * `runner state check FILE [--run R] [--state-dir S] [--repair]`: replays the run's journal from its
+ * first line with every check apply makes and names its first bad line (exit 1), or says it is sound
+ * (exit 0). `--repair` cuts the journal at that line under the state's lock, keeping the whole
+ * journal beside it, and removes a snapshot that covers the lines cut (README "Run state").
+ */
+export async function runState(ctx: CommandContext, args: string[], options: Record<string, unknown>) {
+  const [action = '', manifestFile = ''] = args;
+  if (action !== 'check') {
+    throw new UsageError(`Unknown action "${action}" of \`runner state\`; the one action is \`check\`.`, {
+      hint: 'runner state check FILE [--run ID] [--state-dir DIR] [--repair]',
+    });
+  }
+  const { loaded, issues } = await loadManifest(manifestFile);
+  if (loaded === undefined) {
+    ctx.output.err(renderIssues(issues, manifestFile, ctx.output.style));
+    return ExitCode.InvalidInput;
+  }
+  const runId = readRunId(options);
+  const location = await locateRunState({
+    manifestFile,
+    pipeline: loaded.manifest.name,
+    runId,
+    ...readStateDir(options),
+  });
+  const journalPath = journalPathFor(location.dir);
+  if (!existsSync(journalPath)) {
+    throw new RunnerError(
+      'STATE_NOT_FOUND',
+      `Run "${runId}" of pipeline "${loaded.manifest.name}" has no state: ${location.dir} holds no journal.`,
+      { hint: `See the runs that have state with \`runner runs ${manifestFile}\`.` },
+    );
+  }
+  const found = await checkJournal(journalPath);
+  report(ctx, found);
+  if (found.problem === undefined) return ExitCode.Success;
+  if (options.repair !== true) {
+    ctx.output.err(
+      `Nothing was changed. \`--repair\` cuts the journal at line ${found.problem.line} (keeping a copy of it whole): the ${found.lines} lines before it are kept; jobs recorded only after it are followed again from what the service still knows, or reported uncertain.`,
+    );
+    return ExitCode.Failure;
+  }
+  // Under the lock: no apply appends while the journal is cut.
+  const lock = await acquireLock(location.dir);
+  try {
+    const current = await checkJournal(journalPath);
+    if (current.problem === undefined) return ExitCode.Success;
+    const repair = await cutJournal(journalPath, current.problem, new Date());
+    ctx.output.out(
+      `Cut ${journalPath} at line ${current.problem.line} (byte ${current.problem.offset}); ${current.lines} lines kept. The journal as it was is in ${repair.copy}.${repair.snapshotRemoved ? ' The snapshot covered lines past the cut and was removed.' : ''}`,
+    );
+  } finally {
+    await lock.release();
+  }
+  return ExitCode.Success;
+}
+
+function report(ctx: CommandContext, found: JournalCheck): void {
+  for (const warning of found.warnings) ctx.output.err(`${ctx.output.style.yellow('warning')} ${warning}`);
+  if (found.snapshotProblem !== undefined) {
+    ctx.output.err(
+      `${ctx.output.style.yellow('warning')} The snapshot beside the journal is not used (${found.snapshotProblem}); the journal is replayed whole instead. Deleting it is safe.`,
+    );
+  }
+  if (found.problem === undefined) {
+    ctx.output.out(`${found.journalPath}: ${found.lines} lines, every record sound.`);
+    return;
+  }
+  ctx.output.out(`${found.journalPath}:${found.problem.line}: ${found.problem.reason}`);
+}

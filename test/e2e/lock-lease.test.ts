@@ -1,0 +1,86 @@
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSimulator } from '../../src/simulator/index.js';
+import type { Simulator } from '../../src/simulator/types.js';
+import { makeWorkDir, readStatus, simulatorEnv, writeImageMatrixManifest } from './apply-fixtures.js';
+import { runCli, startCli } from './run-cli.js';
+
+/** 45 s simulated image jobs take ~0.9 s real: the first apply is well inside its run when frozen. */
+const TIME_SCALE = 0.02;
+/** The lease of both applies: refreshed every second, stale after 6 s (each stops by itself after 3 s unrefreshed: room for a loaded machine). */
+const STALE_MS = 6_000;
+
+let simulator: Simulator;
+beforeAll(async () => {
+  simulator = await startSimulator({
+    timeScale: TIME_SCALE,
+    seed: 24,
+    idempotencyWindowMs: Math.ceil(600_000 / TIME_SCALE),
+    account: { subscriptionImageQuota: 0 },
+  });
+});
+afterAll(async () => {
+  await simulator.close();
+});
+
+/** Each apply runs as pid 1 of its own container: same host and boot, its own PID namespace. */
+function containerEnv(namespace: string): Record<string, string> {
+  return {
+    ...simulatorEnv(simulator),
+    RUNNER_LOCK_STALE_MS: String(STALE_MS),
+    RUNNER_TEST_LOCK_IDENTITY: JSON.stringify({
+      pid: 1,
+      hostname: 'node-1',
+      bootId: 'boot-1',
+      pidNamespace: `pid:[${namespace}]`,
+    }),
+  };
+}
+
+describe('two containers sharing one state volume (#24.1)', () => {
+  it("pay for 12 jobs exactly once: the second waits out the first's lease, the first resumes and creates nothing", async () => {
+    const dir = await makeWorkDir('lease');
+    const { file, jobIds } = await writeImageMatrixManifest(dir, {
+      name: 'lease',
+      subjects: ['fox', 'owl', 'bear', 'heron'],
+      styles: ['watercolor', 'pencil', 'oil'],
+    });
+    const stateDir = join(dir, 'state');
+    const apply = ['apply', file, '--yes', '--state-dir', stateDir, '--output', join(dir, 'out')];
+    const fast = ['--poll-interval', '20-40', '--first-poll', '30'];
+    const before = simulator.stats().jobsCreated;
+
+    const first = startCli([...apply, ...fast], { env: containerEnv('4026532001'), timeoutMs: 60_000 });
+    const pid = first.pid ?? 0;
+    for (let waited = 0; simulator.stats().jobsCreated - before < 2 && waited < 30_000; waited += 5) {
+      await sleep(5);
+    }
+    process.kill(pid, 'SIGSTOP');
+    const frozenAt = Date.now();
+    try {
+      // Same pid, another PID namespace: the first's live lease is respected, not judged by pid 1.
+      const refused = await runCli([...apply, ...fast], { env: containerEnv('4026532002') });
+      expect(refused.code, refused.stderr).toBe(1);
+      expect(refused.stderr).toMatch(
+        /Another runner \(pid 1 on node-1, started .*, lock refreshed [\d.]+ s ago\)/,
+      );
+      await sleep(Math.max(0, frozenAt + STALE_MS + 500 - Date.now()));
+      const second = await runCli([...apply, ...fast], {
+        env: containerEnv('4026532002'),
+        timeoutMs: 60_000,
+      });
+      expect(second.code, second.stderr).toBe(0);
+      expect(second.stderr).toMatch(/Took over a stale lock .*pid 1 on node-1 .*has not refreshed it/);
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+    const resumed = await first.result;
+    expect(resumed.code, resumed.stderr).toBe(1);
+    expect(resumed.stderr).toMatch(/no longer holds the lock/);
+    expect(simulator.stats().jobsCreated - before).toBe(jobIds.length);
+    const view = await readStatus(file, stateDir, simulatorEnv(simulator));
+    const states = view.jobs.map((job) => `${job.id} ${job.status}`);
+    expect(states).toEqual(jobIds.map((id) => `${id} done`));
+  });
+});
