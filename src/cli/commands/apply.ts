@@ -15,7 +15,10 @@ import type { CommandContext } from '../context.js';
 import { checkCost, DEFAULT_MAX_ATTEMPTS } from '../cost-check.js';
 import { createLogger } from '../logger.js';
 import { parseNumberOption } from '../parse-options.js';
-import { applyWriteTargets, readExecuteOptions, stateLocation } from '../apply-options.js';
+import { applyWriteTargets, readExecuteOptions, resolveOutputDir, stateLocation } from '../apply-options.js';
+import { checkOutputClaim, claimOutputDir, type OutputOwner } from '../../state/output-claim.js';
+import { readFirstRunRecord } from '../../state/read-run-start.js';
+import { recordedOutputDir } from '../../state/run-output-dir.js';
 import { preflightTargets } from '../preflight.js';
 import { preparePlan, readPrepareOptions, type Prepared, type PrepareOptions } from '../prepare-plan.js';
 import { peekRunDate, runDateOf } from '../run-date.js';
@@ -80,8 +83,18 @@ export async function runApply(ctx: CommandContext, args: string[], flags: Recor
     // `let`: released before a second plan is made (below), so a run holds one plan, not two.
     let firstTry: Prepared | undefined = await prepare(saved?.date ?? startDate);
     if (!firstTry.ok) return reportInvalid(ctx, firstTry, manifestFile);
+    const peeked = await readFirstRunRecord({
+      manifestFile,
+      pipeline: firstTry.plan.pipeline,
+      runId,
+      ...location,
+    });
     await preflightTargets(
-      applyWriteTargets(ctx, options, preflightRun(manifestFile, runId, firstTry, simulated)),
+      applyWriteTargets(
+        ctx,
+        options,
+        preflightRun(manifestFile, runId, firstTry, simulated, peeked?.outputDir),
+      ),
       ctx.cwd,
     );
     const state = await openRunState({
@@ -106,6 +119,11 @@ export async function runApply(ctx: CommandContext, args: string[], flags: Recor
       if (saved !== undefined) await refuseChangedPlan(target, saved, { manifestFile, ...prepared });
       const { plan, loaded } = prepared;
       sharePlanStrings(state.jobs, plan.jobs);
+      const outputs = await checkRunOutputDir(ctx, options, {
+        ...preflightRun(manifestFile, runId, prepared, simulated, recordedOutputDir(state.runs)),
+        stateDir: state.dir,
+        preflighted: peeked?.outputDir,
+      });
       const maxCredits = parseNumberOption('max-credits', options.maxCredits, { min: 0 });
       // A saved plan's --replace is done once: applying the same plan again must not pay again.
       if (saved !== undefined)
@@ -142,11 +160,14 @@ export async function runApply(ctx: CommandContext, args: string[], flags: Recor
         manifestDir: loaded.dir,
         manifestOutput: loaded.manifest.output,
         pipeline: plan.pipeline,
+        recordedOutputDir: outputs.recorded,
         ...(loaded.manifest.retry === undefined ? {} : { retry: loaded.manifest.retry }),
         ...(maxCredits === undefined ? {} : { maxCredits }),
       });
       if (downloadOnly) executeOptions.downloadOnly = true;
       await state.lock.verify();
+      // Its warning, if any, was given when the folder was checked (above).
+      await claimOutputDir(outputs.dir, outputs.owner);
       const startedAt = Date.now();
       const hints = {
         // A saved plan resumes as itself (it carries every option); the rest as the manifest with its flags.
@@ -172,10 +193,10 @@ export async function runApply(ctx: CommandContext, args: string[], flags: Recor
       logger.info({ summary: { counts: summary.counts, exitReason: summary.exitReason } }, 'apply finished');
       // The executor's live state, as a replay of the journal would give it (without reading it again).
       const finalState = state.snapshots.finalState() ?? state.jobs;
-      const run = { plan, loaded, runId, state: finalState, summary, startedAt };
+      const run = { plan, loaded, runId, state: finalState, summary, startedAt, outputDir: outputs.dir };
       // Loaded only now: the report code adds nothing to the start-up before the lock and the first create.
       const { reportApplyOutputs } = await import('../apply-outputs.js');
-      const outputsNote = await reportApplyOutputs(ctx, options, run);
+      const written = await reportApplyOutputs(ctx, options, run);
       const temporaryState = simulated && readStateDir(options).stateDir === undefined;
       ctx.output.out(
         options.json === true
@@ -195,10 +216,12 @@ export async function runApply(ctx: CommandContext, args: string[], flags: Recor
               ctx.output.style,
             ),
       );
-      ctx.output[options.json === true ? 'err' : 'out'](outputsNote);
+      ctx.output[written.failed || options.json === true ? 'err' : 'out'](written.note);
       // Interrupted by SIGTERM (a CI runner cancelling the job) exits 143 as shells report it, not 130.
       if (summary.exitReason === 'interrupted' && signal === 'SIGTERM') return ExitCode.Terminated;
-      return EXIT_CODES[summary.exitReason];
+      const exitCode = EXIT_CODES[summary.exitReason];
+      // A result file that could not be written is a failure of the run (README "Exit codes").
+      return written.failed && exitCode === ExitCode.Success ? ExitCode.Failure : exitCode;
     } finally {
       await state.close();
     }
@@ -320,6 +343,7 @@ function preflightRun(
   runId: string,
   prepared: Extract<Prepared, { ok: true }>,
   simulated: boolean,
+  recordedOutputDir: string | undefined,
 ) {
   const { loaded, plan } = prepared;
   return {
@@ -328,8 +352,40 @@ function preflightRun(
     runId,
     manifestDir: loaded.dir,
     manifestOutput: loaded.manifest.output,
+    manifestReport: loaded.manifest.report,
+    recordedOutputDir,
     simulated,
   };
+}
+
+/**
+ * The run's output folder, decided under the lock from its recorded state (issue 20 item 5): checked
+ * (again, when the state named another folder than the preflight saw) and its claim checked, before the
+ * plan is shown, so that a folder of another run is refused before anything is asked or paid. The
+ * claim itself is written right before the first create ({@link claimOutputDir}).
+ */
+async function checkRunOutputDir(
+  ctx: CommandContext,
+  options: Record<string, unknown>,
+  run: ReturnType<typeof preflightRun> & { stateDir: string; preflighted: string | undefined },
+): Promise<{ dir: string; recorded: string | undefined; owner: OutputOwner }> {
+  const dir = resolveOutputDir(ctx, options, run);
+  if (run.recordedOutputDir !== run.preflighted)
+    await preflightTargets([{ path: dir, kind: 'dir', what: 'output folder' }], ctx.cwd);
+  if (run.recordedOutputDir !== undefined && run.recordedOutputDir !== dir) {
+    ctx.output.err(
+      `${ctx.output.style.yellow('warning')} run "${run.runId}" wrote its results to ${run.recordedOutputDir} until now; this apply writes to ${dir} (--output). Files already downloaded stay where they are.`,
+    );
+  }
+  const owner: OutputOwner = {
+    pipeline: run.pipeline,
+    runId: run.runId,
+    stateDir: run.stateDir,
+    ...(run.simulated ? { simulated: true } : {}),
+  };
+  const warning = await checkOutputClaim(dir, owner);
+  if (warning !== undefined) ctx.output.err(`${ctx.output.style.yellow('warning')} ${warning}`);
+  return { dir, recorded: run.recordedOutputDir, owner };
 }
 
 function reportInvalid(

@@ -43,7 +43,8 @@ describe('readExecuteOptions', () => {
     expect(options.jobDeadlineMs).toBe(900_000);
     expect(options.idempotencyWindowMs).toBe(270_000);
     expect(options.onUncertain).toBe('skip');
-    expect(options.outputDir).toBe('/m/runner-output/p');
+    // A folder of the run's own (issue 20 item 5).
+    expect(options.outputDir).toBe('/m/runner-output/p/r');
   });
 
   it('scales every duration of the policy with the simulator', () => {
@@ -92,7 +93,10 @@ describe('readExecuteOptions', () => {
       concurrency: 2,
       jobDeadlineMs: 60_000,
     });
-    expect(readExecuteOptions({ cwd: '/c' }, { download: false }, run).outputDir).toBeUndefined();
+    // The results index and report still go to the run's folder, which the run records.
+    expect(readExecuteOptions({ cwd: '/c' }, { download: false }, run).outputDir).toBe(
+      '/m/runner-output/p/r',
+    );
     expect(() => readExecuteOptions({ cwd: '/c' }, { pollInterval: '5-1' }, run)).toThrow('--poll-interval');
   });
 });
@@ -128,17 +132,17 @@ describe('createOutput width', () => {
 });
 
 describe('resolveOutputDir and RUNNER_OUTPUT (#20.3)', () => {
-  const where = { manifestDir: '/m', manifestOutput: undefined, pipeline: 'p' };
-  it('takes RUNNER_OUTPUT as the root of default folders, one folder per pipeline', () => {
+  const where = { manifestDir: '/m', manifestOutput: undefined, pipeline: 'p', runId: 'r' };
+  it('takes RUNNER_OUTPUT as the root of default folders, one folder per pipeline and run', () => {
     const ctx = { cwd: '/cwd', env: { RUNNER_OUTPUT: 'out' }, global: {} };
-    expect(resolveOutputDir(ctx, {}, where)).toBe('/cwd/out/p');
-    expect(resolveOutputDir({ ...ctx, env: {} }, {}, where)).toBe('/m/runner-output/p');
+    expect(resolveOutputDir(ctx, {}, where)).toBe('/cwd/out/p/r');
+    expect(resolveOutputDir({ ...ctx, env: {} }, {}, where)).toBe('/m/runner-output/p/r');
   });
 
   it('lets --output and the manifest output win over it, and ignores it with --simulate', () => {
     const ctx = { cwd: '/cwd', env: { RUNNER_OUTPUT: '/r' }, global: {} };
     expect(resolveOutputDir(ctx, { output: 'o' }, where)).toBe('/cwd/o');
-    expect(resolveOutputDir(ctx, {}, { ...where, manifestOutput: 'mine' })).toBe('/m/mine');
-    expect(resolveOutputDir({ ...ctx, global: { simulate: true } }, {}, where)).toBe('/m/runner-output/p');
+    expect(resolveOutputDir(ctx, {}, { ...where, manifestOutput: 'mine' })).toBe('/m/mine/r');
+    expect(resolveOutputDir({ ...ctx, global: { simulate: true } }, {}, where)).toBe('/m/runner-output/p/r');
   });
 });
