@@ -43,6 +43,8 @@ export function readExecuteOptions(
     pipeline: string;
     /** The output folder the run's state recorded (a resumed run keeps it unless `--output` is given). */
     recordedOutputDir?: string | undefined;
+    /** The run's jobs, targeting aside (journaled for `runner runs`). */
+    runJobs?: number;
     maxCredits?: number;
     /** The manifest's `retry:` block. */
     retry?: RetryOverrides;
@@ -76,6 +78,7 @@ export function readExecuteOptions(
   if (firstPoll !== undefined) executeOptions.firstPollAfterMs = firstPoll;
   else if (run.timeScale !== 1) executeOptions.firstPollAfterMs = scale(10_000);
   if (run.maxCredits !== undefined) executeOptions.maxCredits = run.maxCredits;
+  if (run.runJobs !== undefined) executeOptions.runJobs = run.runJobs;
   // Set with --no-download too: the results index and the report go there, and the run records it.
   executeOptions.outputDir = resolveOutputDir(ctx, options, run);
   return executeOptions;

@@ -76,7 +76,7 @@ export async function executePlan(
     pid: process.pid,
     manifestFile: plan.manifestFile,
     ...(resolved.outputDir === undefined ? {} : { outputDir: resolved.outputDir }),
-    plannedJobs: plan.jobs.length,
+    plannedJobs: resolved.runJobs ?? plan.jobs.length,
     ...(resolved.download ? {} : { download: false }),
   });
   const downloadLimit = pLimit(4);

@@ -63,6 +63,11 @@ export interface ExecuteOptions {
    * (`apply --download-only`). Needs `download`. @default false
    */
   downloadOnly?: boolean;
+  /**
+   * How many jobs the run has, `--only` / `--exclude` aside (journaled in the run record, so that
+   * `runner runs` shows a crashed run's size). @default the plan's jobs
+   */
+  runJobs?: number;
 }
 
 export interface ResolvedOptions {
@@ -80,6 +85,7 @@ export interface ResolvedOptions {
   download: boolean;
   outputDir: string | undefined;
   downloadOnly: boolean;
+  runJobs: number | undefined;
 }
 
 /** Applies defaults and checks ranges. `budget` is the manifest's, combined with `maxCredits`. */
@@ -118,5 +124,6 @@ export function resolveExecuteOptions(options: ExecuteOptions, budget: number | 
     download: options.download ?? false,
     outputDir: options.outputDir,
     downloadOnly: options.downloadOnly ?? false,
+    runJobs: options.runJobs,
   };
 }

@@ -161,6 +161,7 @@ export async function runApply(ctx: CommandContext, args: string[], flags: Recor
         manifestOutput: loaded.manifest.output,
         pipeline: plan.pipeline,
         recordedOutputDir: outputs.recorded,
+        runJobs: plan.jobs.length + prepared.leftOut.length,
         ...(loaded.manifest.retry === undefined ? {} : { retry: loaded.manifest.retry }),
         ...(maxCredits === undefined ? {} : { maxCredits }),
       });
@@ -217,6 +218,7 @@ export async function runApply(ctx: CommandContext, args: string[], flags: Recor
             ),
       );
       ctx.output[written.failed || options.json === true ? 'err' : 'out'](written.note);
+      await warnOfUnfinishedRuns(ctx, options, { manifestFile, pipeline: plan.pipeline, runDir: state.dir });
       // Interrupted by SIGTERM (a CI runner cancelling the job) exits 143 as shells report it, not 130.
       if (summary.exitReason === 'interrupted' && signal === 'SIGTERM') return ExitCode.Terminated;
       const exitCode = EXIT_CODES[summary.exitReason];
@@ -386,6 +388,35 @@ async function checkRunOutputDir(
   const warning = await checkOutputClaim(dir, owner);
   if (warning !== undefined) ctx.output.err(`${ctx.output.style.yellow('warning')} ${warning}`);
   return { dir, recorded: run.recordedOutputDir, owner };
+}
+
+/**
+ * Other runs of the pipeline that left paid jobs open or results unsaved (a crashed apply): named, with
+ * the command that finishes each (issue 20 item 7). After the run, so it adds nothing before the
+ * first create; reading them cannot fail the apply.
+ */
+async function warnOfUnfinishedRuns(
+  ctx: CommandContext,
+  options: Record<string, unknown>,
+  run: { manifestFile: string; pipeline: string; runDir: string },
+): Promise<void> {
+  const { stateDir } = readStateDir(options);
+  try {
+    const { listRuns } = await import('../../state/list-runs.js');
+    const { renderUnfinishedRuns } = await import('../render/unfinished-runs.js');
+    const { runs } = await listRuns({
+      manifestFile: run.manifestFile,
+      pipeline: run.pipeline,
+      ...(stateDir === undefined ? {} : { stateDir }),
+      exceptDir: run.runDir,
+    });
+    const where = { manifestFile: run.manifestFile, stateDir };
+    for (const line of renderUnfinishedRuns(runs, where, ctx.output.style)) ctx.output.err(line);
+  } catch (error) {
+    ctx.output.err(
+      `${ctx.output.style.yellow('warning')} could not look for other runs left unfinished: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
 }
 
 function reportInvalid(

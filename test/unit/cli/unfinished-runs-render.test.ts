@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { quoteArg, renderUnfinishedRuns } from '../../../src/cli/render/unfinished-runs.js';
+import type { RunSummary } from '../../../src/state/list-runs.js';
+
+const style = { yellow: (text: string) => text };
+
+function run(runId: string, unfinished: RunSummary['unfinished'], outputDir?: string): RunSummary {
+  return {
+    runId,
+    applies: 1,
+    counts: { jobs: 8, pending: 0, creating: 0, open: 0, done: 0, failed: 0, deferred: 0, uncertain: 0 },
+    creditsSpent: 0,
+    dir: `/s/p/${runId}`,
+    unfinished,
+    warnings: [],
+    ...(outputDir === undefined ? {} : { outputDir }),
+  };
+}
+
+describe('renderUnfinishedRuns', () => {
+  it('says nothing of finished runs', () => {
+    expect(
+      renderUnfinishedRuns(
+        [run('n1', { open: 0, undownloaded: 0, ids: [] })],
+        { manifestFile: 'm.yaml' },
+        style,
+      ),
+    ).toEqual([]);
+  });
+
+  it('finishes a few jobs with --only, naming the state and output folders', () => {
+    const [line] = renderUnfinishedRuns(
+      [run('k1', { open: 1, undownloaded: 1, ids: ['a b', 'c'] }, '/out/k 1')],
+      { manifestFile: 'm.yaml', stateDir: 'st' },
+      style,
+    );
+    expect(line).toContain('run "k1" has 1 paid job still open and 1 done job with results not downloaded');
+    expect(line).toContain(
+      "Finish it with: runner apply m.yaml --run k1 --state-dir st --output '/out/k 1' --only 'a b' --only c (follows them",
+    );
+  });
+
+  it('resumes the whole run when it left more jobs than it lists', () => {
+    const [line] = renderUnfinishedRuns(
+      [run('k2', { open: 12, undownloaded: 0, ids: ['a', 'b'] })],
+      { manifestFile: 'm.yaml' },
+      style,
+    );
+    expect(line).toContain('Finish it with: runner apply m.yaml --run k2 (resumes that run');
+  });
+
+  it('quotes shell words only when needed', () => {
+    expect(quoteArg('pipelines/a-b_c.yaml')).toBe('pipelines/a-b_c.yaml');
+    expect(quoteArg("it's")).toBe(`'it'\\''s'`);
+  });
+});
