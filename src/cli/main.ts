@@ -241,7 +241,7 @@ function declareCommands(
   cli
     .command(
       'runs <manifest>',
-      "List the runs of the manifest's pipeline that have state: id, start, counts, credits",
+      "List the runs of the manifest's pipeline that have state: id, start, jobs, counts, credits; name runs left with paid jobs open",
     )
     .option('--state-dir <dir>', STATE_DIR_HELP)
     .option('--json', 'Print JSON')
