@@ -94,4 +94,43 @@ describe('runs left unfinished by a crash (built binary)', () => {
     const k1After = (JSON.parse(after.stdout) as RunsView).runs.find((run) => run.runId === 'k1');
     expect(k1After).toMatchObject({ counts: { jobs: 8, done: 4, pending: 4 }, unfinished: { open: 0 } });
   });
+
+  it('names a run whose results were not downloaded, and --download-only fetches them creating nothing', async () => {
+    const dir = await makeWorkDir('undownloaded');
+    const { file: manifest } = await writeImageMatrixManifest(dir, {
+      name: 'owed',
+      subjects: ['fox', 'owl'],
+      styles: ['ink'],
+    });
+    // Result links that refuse the download: both jobs are done and paid, their files owed.
+    simulator.setHostile({ resultStatus: 403 });
+    const first = await runCli(['apply', manifest, '--run', 'u1', '--yes', ...FAST], { env, cwd: dir });
+    simulator.setHostile({});
+    expect(first.code).toBe(1);
+    const made = creates();
+
+    const second = await runCli(
+      ['apply', manifest, '--run', 'u2', '--only', 'img-fox-ink', '--yes', ...FAST],
+      {
+        env,
+        cwd: dir,
+      },
+    );
+    expect(second.code, second.stderr).toBe(0);
+    const hint =
+      /run "u1" has 2 done jobs with results not downloaded.*Finish it with: (runner apply .*?--download-only)/.exec(
+        second.stderr,
+      );
+    expect(hint, second.stderr).not.toBeNull();
+    const finish = await runCli([...(hint?.[1] ?? '').split(' ').slice(1), ...FAST], { env, cwd: dir });
+    expect(finish.code, finish.stderr).toBe(0);
+    expect(creates()).toBe(made + 1);
+    const u1Dir = join(dir, 'runner-output', 'owed', 'u1');
+    expect((await readdir(u1Dir)).filter((file) => file.endsWith('.png')).sort()).toEqual([
+      'img-fox-ink.png',
+      'img-owl-ink.png',
+    ]);
+    const runs = await runCli(['runs', manifest], { env, cwd: dir });
+    expect(runs.stderr).not.toContain('not downloaded');
+  });
 });

@@ -37,10 +37,13 @@ export function renderUnfinishedRuns(
       ...(run.outputDir === undefined ? [] : ['--output', quoteArg(run.outputDir)]),
     ].join(' ');
     const whole = ids.length === open + undownloaded;
-    const finish = whole
-      ? `${command} ${ids.map((id) => `--only ${quoteArg(id)}`).join(' ')}` +
-        ' (follows them to their end and downloads their results)'
-      : `${command} (resumes that run: it also creates its jobs not started yet; add --only ID to keep to some)`;
+    const finish =
+      open === 0
+        ? `${command} --download-only (downloads them; it creates and pays nothing)`
+        : whole
+          ? `${command} ${ids.map((id) => `--only ${quoteArg(id)}`).join(' ')}` +
+            ' (follows them to their end and downloads their results)'
+          : `${command} (resumes that run: it also creates its jobs not started yet; add --only ID to keep to some)`;
     lines.push(
       `${style.yellow('warning')} run "${run.runId}" has ${parts.join(' and ')}, left by an apply that did not finish it; the service deletes results 7 days after a job completes. Finish it with: ${finish}`,
     );

@@ -49,6 +49,16 @@ describe('renderUnfinishedRuns', () => {
     expect(line).toContain('Finish it with: runner apply m.yaml --run k2 (resumes that run');
   });
 
+  it('downloads owed results only, creating nothing, when no job is open', () => {
+    const [line] = renderUnfinishedRuns(
+      [run('k3', { open: 0, undownloaded: 2, ids: ['a', 'b'] }, '/out/k3')],
+      { manifestFile: 'm.yaml' },
+      style,
+    );
+    expect(line).toContain('2 done jobs with results not downloaded');
+    expect(line).toContain('Finish it with: runner apply m.yaml --run k3 --output /out/k3 --download-only');
+  });
+
   it('quotes shell words only when needed', () => {
     expect(quoteArg('pipelines/a-b_c.yaml')).toBe('pipelines/a-b_c.yaml');
     expect(quoteArg("it's")).toBe(`'it'\\''s'`);
