@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, open, readFile, rename } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RunnerError } from '../errors.js';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../file-modes.js';
@@ -81,6 +81,21 @@ export async function claimOutputDir(
   owner: OutputOwner,
   what = 'The output folder',
 ): Promise<string | undefined> {
+  try {
+    return await writeClaim(dir, owner, what);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (error instanceof RunnerError || code === undefined) throw error;
+    // A full disk (ENOSPC), a read-only mount: the run's results could not be saved either.
+    throw new RunnerError(
+      'INVALID_INPUT',
+      `${what} ${dir} cannot be written: its claim file ${OUTPUT_CLAIM_FILE} could not be saved (${code}: ${(error as Error).message}). Nothing was created or paid.`,
+      { hint: 'Free space on that disk or choose another --output, then run again.', cause: error },
+    );
+  }
+}
+
+async function writeClaim(dir: string, owner: OutputOwner, what: string): Promise<string | undefined> {
   const file = join(dir, OUTPUT_CLAIM_FILE);
   await mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
   const text = `${JSON.stringify({ schemaVersion: 1, ...owner }, null, 2)}\n`;
@@ -88,43 +103,59 @@ export async function claimOutputDir(
     const decision = await decide(dir, owner);
     if (decision.verdict === 'refuse') throw refusal(dir, decision.reason, what);
     if (decision.verdict === 'mine') return undefined;
-    if (!existsSync(file)) {
+    // No claim was there: only an exclusive create may make one (another run may be making its own).
+    if (!decision.existed) {
+      let handle: FileHandle;
       try {
-        const handle = await open(file, 'wx', PRIVATE_FILE_MODE);
-        try {
-          await handle.writeFile(text, 'utf8');
-          await handle.sync();
-        } finally {
-          await handle.close();
-        }
-        return decision.warning;
+        handle = await open(file, 'wx', PRIVATE_FILE_MODE);
       } catch (error) {
         // Another run created it between the check and now: judge its claim.
         if ((error as NodeJS.ErrnoException).code === 'EEXIST') continue;
         throw error;
       }
-    }
-    const temporary = `${file}.${process.pid}.tmp`;
-    const handle = await open(temporary, 'w', PRIVATE_FILE_MODE);
-    try {
-      await handle.writeFile(text, 'utf8');
-      await handle.sync();
-    } finally {
+      try {
+        await handle.writeFile(text, 'utf8');
+        await handle.sync();
+      } catch (error) {
+        // A claim cut short (a full disk) would refuse every later run, this one's too: not left.
+        await handle.close().catch(() => undefined);
+        await rm(file, { force: true });
+        throw error;
+      }
       await handle.close();
+      return decision.warning;
     }
-    await rename(temporary, file);
+    // A claim this run may take over (its own run id whose state is gone, a simulated run's).
+    const temporary = `${file}.${process.pid}.tmp`;
+    try {
+      const handle = await open(temporary, 'w', PRIVATE_FILE_MODE);
+      try {
+        await handle.writeFile(text, 'utf8');
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await rename(temporary, file);
+    } catch (error) {
+      await rm(temporary, { force: true });
+      throw error;
+    }
     return decision.warning;
   }
   throw refusal(dir, 'other runs keep claiming it at the same time', what);
 }
 
-async function decide(dir: string, owner: OutputOwner): Promise<ClaimVerdict> {
+async function decide(dir: string, owner: OutputOwner): Promise<ClaimVerdict & { existed: boolean }> {
   const existing = await readOutputClaim(dir);
   if (existing === 'unreadable') {
-    return { verdict: 'refuse', reason: `its ${OUTPUT_CLAIM_FILE} cannot be read as a run's claim` };
+    return {
+      verdict: 'refuse',
+      reason: `its ${OUTPUT_CLAIM_FILE} cannot be read as a run's claim (another run may be writing it now)`,
+      existed: true,
+    };
   }
   const stateExists = existing !== undefined && existsSync(join(existing.stateDir, JOURNAL_FILE));
-  return judgeOutputClaim(existing, owner, stateExists);
+  return { ...judgeOutputClaim(existing, owner, stateExists), existed: existing !== undefined };
 }
 
 /** The claim in `dir`, undefined when there is none, `unreadable` when the file is not one. */

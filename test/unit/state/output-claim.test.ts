@@ -48,22 +48,25 @@ describe('claimOutputDir', () => {
   });
   afterEach(() => rm(dir, { recursive: true, force: true }));
 
-  it('of two runs claiming one folder at once, exactly one wins', async () => {
-    const out = join(dir, 'out');
+  it('of runs claiming one folder at once, exactly one wins (and its claim stays)', async () => {
     const stateOf = async (run: string) => {
       const stateDir = join(dir, 'state', run);
       await mkdir(stateDir, { recursive: true });
       await writeFile(join(stateDir, 'journal.jsonl'), '');
       return { pipeline: 'p', runId: run, stateDir };
     };
-    const owners = await Promise.all(['a', 'b', 'c', 'd'].map(stateOf));
-    const outcomes = await Promise.allSettled(owners.map((owner) => claimOutputDir(out, owner)));
-    expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
-    const winner = owners[outcomes.findIndex((outcome) => outcome.status === 'fulfilled')];
-    const claim = JSON.parse(await readFile(join(out, OUTPUT_CLAIM_FILE), 'utf8')) as OutputOwner;
-    expect(claim.runId).toBe(winner?.runId);
-    // The winner claims it again (a resume) without complaint.
-    await expect(claimOutputDir(out, winner ?? owners[0]!)).resolves.toBeUndefined();
+    const owners = await Promise.all(['a', 'b', 'c', 'd', 'e', 'f'].map(stateOf));
+    // Rounds, so that the interleavings vary: the check, the exclusive create and the write of each.
+    for (let round = 0; round < 25; round++) {
+      const out = join(dir, `out-${round}`);
+      const outcomes = await Promise.allSettled(owners.map((owner) => claimOutputDir(out, owner)));
+      const winners = owners.filter((_, index) => outcomes[index]?.status === 'fulfilled');
+      expect(winners).toHaveLength(1);
+      const claim = JSON.parse(await readFile(join(out, OUTPUT_CLAIM_FILE), 'utf8')) as OutputOwner;
+      expect(claim.runId).toBe(winners[0]?.runId);
+      // The winner claims it again (a resume) without complaint.
+      await expect(claimOutputDir(out, winners[0] ?? n1)).resolves.toBeUndefined();
+    }
   });
 
   it('refuses a folder whose claim file cannot be read', async () => {
