@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseFaultSpec } from '../../../src/cli/commands/simulate.js';
-import { readExecuteOptions, resolveOutputDir } from '../../../src/cli/apply-options.js';
+import { applyWriteTargets, readExecuteOptions, resolveOutputDir } from '../../../src/cli/apply-options.js';
 import { PassThrough } from 'node:stream';
 import { createOutput, shouldUseColor } from '../../../src/cli/output.js';
 import { parseNumberOption, parseStringOption } from '../../../src/cli/parse-options.js';
@@ -144,5 +144,58 @@ describe('resolveOutputDir and RUNNER_OUTPUT (#20.3)', () => {
     expect(resolveOutputDir(ctx, { output: 'o' }, where)).toBe('/cwd/o');
     expect(resolveOutputDir(ctx, {}, { ...where, manifestOutput: 'mine' })).toBe('/m/mine/r');
     expect(resolveOutputDir({ ...ctx, global: { simulate: true } }, {}, where)).toBe('/m/runner-output/p/r');
+  });
+});
+
+describe('resolveOutputDir (issue 20 item 5: a folder per run)', () => {
+  const where = { manifestDir: '/m', manifestOutput: undefined, pipeline: 'p', runId: 'n1' };
+
+  it('gives every run its own folder under the default and under manifest `output:`', () => {
+    expect(resolveOutputDir({ cwd: '/c' }, {}, where)).toBe('/m/runner-output/p/n1');
+    expect(resolveOutputDir({ cwd: '/c' }, {}, { ...where, runId: 'n3' })).toBe('/m/runner-output/p/n3');
+    expect(resolveOutputDir({ cwd: '/c' }, {}, { ...where, manifestOutput: 'out' })).toBe('/m/out/n1');
+    expect(resolveOutputDir({ cwd: '/c' }, {}, { ...where, runId: '../x' })).toBe('/m/runner-output/p/__x');
+  });
+
+  it('uses --output as named, else the folder the run recorded', () => {
+    expect(resolveOutputDir({ cwd: '/c' }, { output: 'mine' }, where)).toBe('/c/mine');
+    expect(resolveOutputDir({ cwd: '/c' }, {}, { ...where, recordedOutputDir: '/kept' })).toBe('/kept');
+    expect(
+      resolveOutputDir({ cwd: '/c' }, { output: 'mine' }, { ...where, recordedOutputDir: '/kept' }),
+    ).toBe('/c/mine');
+  });
+});
+
+describe('applyWriteTargets', () => {
+  const ctx = { cwd: '/c', global: {}, env: {} };
+  const run = {
+    manifestFile: '/m/p.yaml',
+    manifestDir: '/m',
+    manifestOutput: undefined,
+    pipeline: 'p',
+    runId: 'r',
+    simulated: false,
+  };
+
+  it('checks --junit, --report and GITHUB_STEP_SUMMARY before any request', () => {
+    const targets = applyWriteTargets(
+      { ...ctx, env: { GITHUB_STEP_SUMMARY: '/gh/summary.md' } },
+      { junit: 'j.xml', report: 'r.html' },
+    );
+    expect(targets.map((target) => [target.what, target.path])).toEqual([
+      ['--junit', 'j.xml'],
+      ['GITHUB_STEP_SUMMARY', '/gh/summary.md'],
+      ['--report', 'r.html'],
+    ]);
+  });
+
+  it('keeps the upload cache in --state-dir, and checks a report the manifest moves', () => {
+    const targets = applyWriteTargets(ctx, { stateDir: '/s' }, { ...run, manifestReport: 'pages/r.html' });
+    expect(targets.map((target) => [target.what, target.path])).toEqual([
+      ['output folder', '/m/runner-output/p/r'],
+      ['report', '/m/pages/r.html'],
+      ['state folder', '/s/p/r'],
+      ['upload cache', '/s/uploads.json'],
+    ]);
   });
 });
