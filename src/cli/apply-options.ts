@@ -168,7 +168,7 @@ export function applyWriteTargets(
   if (ctx.global.logFile !== undefined)
     targets.push({ path: ctx.global.logFile, kind: 'file', what: '--log-file', noLinks: true });
   const junit = parseStringOption(options.junit);
-  if (junit !== undefined) targets.push({ path: junit, kind: 'file', what: '--junit' });
+  if (junit !== undefined) targets.push({ path: junit, kind: 'file', what: '--junit', replaced: true });
   const summary = ctx.env.GITHUB_STEP_SUMMARY;
   if (summary !== undefined && summary !== '')
     targets.push({ path: summary, kind: 'file', what: 'GITHUB_STEP_SUMMARY' });
@@ -177,7 +177,7 @@ export function applyWriteTargets(
     const output = readOutputFlag(options);
     if (output !== undefined) targets.push({ path: output, kind: 'dir', what: '--output' });
     const report = typeof options.report === 'string' ? parseStringOption(options.report) : undefined;
-    if (report !== undefined) targets.push({ path: report, kind: 'file', what: '--report' });
+    if (report !== undefined) targets.push({ path: report, kind: 'file', what: '--report', replaced: true });
     if (stateDir !== undefined) targets.push({ path: stateDir, kind: 'dir', what: '--state-dir' });
     return targets;
   }
@@ -192,7 +192,7 @@ export function applyWriteTargets(
   );
   // The default report.html lies in the output folder, checked above.
   if (report !== undefined && dirname(report) !== outputDir)
-    targets.push({ path: report, kind: 'file', what: 'report' });
+    targets.push({ path: report, kind: 'file', what: 'report', replaced: true });
   if (stateDir !== undefined || !run.simulated) {
     targets.push({
       path: resolveStateDir({

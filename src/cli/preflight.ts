@@ -13,6 +13,11 @@ export interface WriteTarget {
   what: string;
   /** Refused when it is a symbolic link: the command opens it with O_NOFOLLOW (src/no-follow.ts). */
   noLinks?: boolean;
+  /**
+   * A file written whole to a temporary sibling and renamed over the path (the report, JUnit): an
+   * existing one must be a regular file, not a device or a pipe that the rename would replace.
+   */
+  replaced?: boolean;
 }
 
 /**
@@ -53,6 +58,8 @@ async function checkTarget(target: WriteTarget): Promise<string | undefined> {
     if (found !== undefined) {
       if (target.kind === 'dir' && !found.isDirectory()) return 'is a file, a folder is expected';
       if (target.kind === 'file' && found.isDirectory()) return 'is a folder, a file is expected';
+      if (target.replaced === true && !found.isFile())
+        return 'is not a regular file (a device or a pipe?): it would be replaced, not written to';
       // A file there (a log, /dev/null) is written in place; a folder must hold ordinary files.
       const special = target.kind === 'dir' ? await specialFileSystemOf(target.path) : undefined;
       if (special !== undefined) return `is on the ${special} file system, which holds no ordinary files`;

@@ -208,6 +208,7 @@ describe('result files checked before paying (built binary)', () => {
   it.each([
     ['--junit under a file', ['--junit', 'a-file/junit.xml'], /--junit .*a-file\/junit.xml: cannot be made/],
     ['--junit that is a folder', ['--junit', '.'], /--junit .*: is a folder, a file is expected/],
+    ['--report that is a device', ['--report', '/dev/null'], /--report \/dev\/null: is not a regular file/],
     ['--report under a file', ['--report', 'a-file/r.html'], /--report .*a-file\/r.html: cannot be made/],
     [
       '--junit under /proc',

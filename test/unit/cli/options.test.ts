@@ -182,6 +182,10 @@ describe('applyWriteTargets', () => {
       { ...ctx, env: { GITHUB_STEP_SUMMARY: '/gh/summary.md' } },
       { junit: 'j.xml', report: 'r.html' },
     );
+    expect(targets.filter((target) => target.replaced === true).map((target) => target.what)).toEqual([
+      '--junit',
+      '--report',
+    ]);
     expect(targets.map((target) => [target.what, target.path])).toEqual([
       ['--junit', 'j.xml'],
       ['GITHUB_STEP_SUMMARY', '/gh/summary.md'],
