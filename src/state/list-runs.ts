@@ -29,6 +29,11 @@ export interface RunSummary {
   dir: string;
   /** The output folder the run recorded (absent for runs of earlier releases). */
   outputDir?: string;
+  /**
+   * The folder holding the run's files: `outputDir`, or for a run of an earlier release the folder of a
+   * file it downloaded (only with `listRuns`'s `findFiles`; not in `runs --json`).
+   */
+  filesDir?: string;
   /** Paid work left unfinished: open jobs, results not saved (src/state/unfinished-work.ts). */
   unfinished: UnfinishedWork;
   /** Set when reading the journal warned (torn line, unknown records) or failed. */
@@ -60,6 +65,8 @@ export async function listRuns(input: {
   plannedJobs?: number;
   /** A run folder not to read (the caller's own run, already in hand). */
   exceptDir?: string;
+  /** Also find where runs of earlier releases put their files ({@link RunSummary.filesDir}). */
+  findFiles?: boolean;
 }): Promise<RunsView> {
   const root = resolveStateRoot(input);
   const pipelineDir = resolvePipelineDir(input);
@@ -76,7 +83,8 @@ export async function listRuns(input: {
   if (input.stateDir !== undefined && root !== input.exceptDir && existsSync(join(root, JOURNAL_FILE)))
     dirs.push(root);
   const runs: RunSummary[] = [];
-  for (const dir of dirs) runs.push(...(await summarizeRunDir(dir, input.pipeline, input.plannedJobs)));
+  for (const dir of dirs)
+    runs.push(...(await summarizeRunDir(dir, input.pipeline, input.plannedJobs, input.findFiles === true)));
   runs.sort((a, b) => (a.startedAt ?? '').localeCompare(b.startedAt ?? '') || a.runId.localeCompare(b.runId));
   return { schemaVersion: 1, pipeline: input.pipeline, stateRoot: root, runs };
 }
@@ -85,6 +93,7 @@ async function summarizeRunDir(
   dir: string,
   pipeline: string,
   plannedJobs: number | undefined,
+  findFiles: boolean,
 ): Promise<RunSummary[]> {
   let replay: ReplayResult;
   try {
@@ -116,6 +125,8 @@ async function summarizeRunDir(
   }
   const outputDir = recordedOutputDir(replay.runs);
   if (outputDir !== undefined) summary.outputDir = outputDir;
+  const filesDir = findFiles ? recordedOutputDir(replay.runs, replay.jobs) : undefined;
+  if (filesDir !== undefined) summary.filesDir = filesDir;
   summary.unfinished = findUnfinishedWork(replay.jobs, last?.download !== false);
   return [summary];
 }

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src/simulator/index.js';
@@ -152,6 +152,40 @@ describe('a folder of its own for each run (built binary)', () => {
     );
     expect(other.code).toBe(2);
     expect(creates()).toBe(made);
+  });
+
+  it('refuses a folder where a run of an earlier release (no claim, no recorded folder) saved its files', async () => {
+    const dir = await makeWorkDir('legacy-output');
+    const { file: manifest } = await writeImageMatrixManifest(dir, {
+      name: 'legacy',
+      subjects: ['elk'],
+      styles: ['ink'],
+    });
+    const old = await runCli(['apply', manifest, ...FAST, '--run', 'old', '--output', 'shared'], {
+      env,
+      cwd: dir,
+    });
+    expect(old.code, old.stderr).toBe(0);
+    // As an earlier release left it: no claim file, no folder in the run record, no snapshot.
+    const runDir = join(dir, '.runner', 'legacy', 'old');
+    await rm(join(dir, 'shared', '.runner-run.json'));
+    await rm(join(runDir, 'snapshot.jsonl'), { force: true });
+    const journal = await readFile(join(runDir, 'journal.jsonl'), 'utf8');
+    await writeFile(join(runDir, 'journal.jsonl'), journal.replace(/,"outputDir":"[^"]*"/g, ''));
+    const hash = await hashFile(join(dir, 'shared', 'img-elk-ink.png'));
+    const made = creates();
+
+    const next = await runCli(['apply', manifest, ...FAST, '--run', 'new', '--output', 'shared'], {
+      env,
+      cwd: dir,
+    });
+    expect(next.code).toBe(2);
+    expect(next.stderr).toMatch(/holds files recorded by run "old"/);
+    expect(creates()).toBe(made);
+    expect(await hashFile(join(dir, 'shared', 'img-elk-ink.png'))).toBe(hash);
+    // Its own folder (the default) is fine.
+    const own = await runCli(['apply', manifest, ...FAST, '--run', 'new'], { env, cwd: dir });
+    expect(own.code, own.stderr).toBe(0);
   });
 
   it("--replace in one run moves only that run's own file to .superseded, never another run's", async () => {

@@ -15,8 +15,9 @@ import type { CommandContext } from '../context.js';
 import { checkCost, DEFAULT_MAX_ATTEMPTS } from '../cost-check.js';
 import { createLogger } from '../logger.js';
 import { parseNumberOption } from '../parse-options.js';
-import { applyWriteTargets, readExecuteOptions, resolveOutputDir, stateLocation } from '../apply-options.js';
-import { checkOutputClaim, claimOutputDir, type OutputOwner } from '../../state/output-claim.js';
+import { applyWriteTargets, readExecuteOptions, stateLocation } from '../apply-options.js';
+import { claimOutputDir } from '../../state/output-claim.js';
+import { checkRunOutputDir } from '../check-output-dir.js';
 import { readFirstRunRecord } from '../../state/read-run-start.js';
 import { recordedOutputDir } from '../../state/run-output-dir.js';
 import { preflightTargets } from '../preflight.js';
@@ -122,6 +123,7 @@ export async function runApply(ctx: CommandContext, args: string[], flags: Recor
       const outputs = await checkRunOutputDir(ctx, options, {
         ...preflightRun(manifestFile, runId, prepared, simulated, recordedOutputDir(state.runs)),
         stateDir: state.dir,
+        stateRoot: readStateDir(options).stateDir,
         preflighted: peeked?.outputDir,
       });
       const maxCredits = parseNumberOption('max-credits', options.maxCredits, { min: 0 });
@@ -218,6 +220,7 @@ export async function runApply(ctx: CommandContext, args: string[], flags: Recor
             ),
       );
       ctx.output[written.failed || options.json === true ? 'err' : 'out'](written.note);
+      const { warnOfUnfinishedRuns } = await import('../warn-unfinished-runs.js');
       await warnOfUnfinishedRuns(ctx, options, { manifestFile, pipeline: plan.pipeline, runDir: state.dir });
       // Interrupted by SIGTERM (a CI runner cancelling the job) exits 143 as shells report it, not 130.
       if (summary.exitReason === 'interrupted' && signal === 'SIGTERM') return ExitCode.Terminated;
@@ -358,65 +361,6 @@ function preflightRun(
     recordedOutputDir,
     simulated,
   };
-}
-
-/**
- * The run's output folder, decided under the lock from its recorded state (issue 20 item 5): checked
- * (again, when the state named another folder than the preflight saw) and its claim checked, before the
- * plan is shown, so that a folder of another run is refused before anything is asked or paid. The
- * claim itself is written right before the first create ({@link claimOutputDir}).
- */
-async function checkRunOutputDir(
-  ctx: CommandContext,
-  options: Record<string, unknown>,
-  run: ReturnType<typeof preflightRun> & { stateDir: string; preflighted: string | undefined },
-): Promise<{ dir: string; recorded: string | undefined; owner: OutputOwner }> {
-  const dir = resolveOutputDir(ctx, options, run);
-  if (run.recordedOutputDir !== run.preflighted)
-    await preflightTargets([{ path: dir, kind: 'dir', what: 'output folder' }], ctx.cwd);
-  if (run.recordedOutputDir !== undefined && run.recordedOutputDir !== dir) {
-    ctx.output.err(
-      `${ctx.output.style.yellow('warning')} run "${run.runId}" wrote its results to ${run.recordedOutputDir} until now; this apply writes to ${dir} (--output). Files already downloaded stay where they are.`,
-    );
-  }
-  const owner: OutputOwner = {
-    pipeline: run.pipeline,
-    runId: run.runId,
-    stateDir: run.stateDir,
-    ...(run.simulated ? { simulated: true } : {}),
-  };
-  const warning = await checkOutputClaim(dir, owner);
-  if (warning !== undefined) ctx.output.err(`${ctx.output.style.yellow('warning')} ${warning}`);
-  return { dir, recorded: run.recordedOutputDir, owner };
-}
-
-/**
- * Other runs of the pipeline that left paid jobs open or results unsaved (a crashed apply): named, with
- * the command that finishes each (issue 20 item 7). After the run, so it adds nothing before the
- * first create; reading them cannot fail the apply.
- */
-async function warnOfUnfinishedRuns(
-  ctx: CommandContext,
-  options: Record<string, unknown>,
-  run: { manifestFile: string; pipeline: string; runDir: string },
-): Promise<void> {
-  const { stateDir } = readStateDir(options);
-  try {
-    const { listRuns } = await import('../../state/list-runs.js');
-    const { renderUnfinishedRuns } = await import('../render/unfinished-runs.js');
-    const { runs } = await listRuns({
-      manifestFile: run.manifestFile,
-      pipeline: run.pipeline,
-      ...(stateDir === undefined ? {} : { stateDir }),
-      exceptDir: run.runDir,
-    });
-    const where = { manifestFile: run.manifestFile, stateDir };
-    for (const line of renderUnfinishedRuns(runs, where, ctx.output.style)) ctx.output.err(line);
-  } catch (error) {
-    ctx.output.err(
-      `${ctx.output.style.yellow('warning')} could not look for other runs left unfinished: ${error instanceof Error ? error.message : String(error)}`,
-    );
-  }
 }
 
 function reportInvalid(
