@@ -31,7 +31,12 @@ export interface WriteTarget {
  * Root is not refused by permission bits, so as root a folder without write permission passes here;
  * the first write then fails with the same clear path error, still before that step's create.
  */
-export async function preflightTargets(targets: readonly WriteTarget[], cwd: string): Promise<void> {
+export async function preflightTargets(
+  targets: readonly WriteTarget[],
+  cwd: string,
+  /** Mode of the folders made. @default PRIVATE_DIR_MODE (0700); `runner init` makes ordinary ones. */
+  dirMode = PRIVATE_DIR_MODE,
+): Promise<void> {
   const problems: string[] = [];
   const toMake: { path: string }[] = [];
   for (const target of targets) {
@@ -48,7 +53,7 @@ export async function preflightTargets(targets: readonly WriteTarget[], cwd: str
       { hint: 'Fix or change these paths and run again.' },
     );
   }
-  for (const folder of toMake) await mkdir(folder.path, { recursive: true, mode: PRIVATE_DIR_MODE });
+  for (const folder of toMake) await mkdir(folder.path, { recursive: true, mode: dirMode });
 }
 
 async function checkTarget(target: WriteTarget): Promise<string | undefined> {

@@ -322,6 +322,17 @@ describe('result files checked before paying (built binary)', () => {
     expect(files.filter((file) => file.endsWith('.tmp'))).toEqual([]);
   });
 
+  it('init under /proc is refused at once, not a mkdir that never ends', async () => {
+    const result = await runCli(
+      ['init', '/proc/runner-test/new.yaml', '--model', 'chatgpt-image-sangtao', '--simulate'],
+      { cwd: dir, timeoutMs: 20_000 },
+    );
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toMatch(
+      /manifest \/proc\/runner-test\/new.yaml: cannot be made: \/proc is on the proc/,
+    );
+  });
+
   it('apply --state-dir makes nothing beside the manifest', async () => {
     const sub = join(dir, 'no-dot-runner');
     await mkdir(sub);
