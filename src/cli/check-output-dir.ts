@@ -1,6 +1,5 @@
 import { readdir } from 'node:fs/promises';
 import { RunnerError } from '../errors.js';
-import { listRuns } from '../state/list-runs.js';
 import {
   checkOutputClaim,
   OUTPUT_CLAIM_FILE,
@@ -78,6 +77,8 @@ async function refuseFolderOfOtherRuns(
   },
 ): Promise<void> {
   if ((await readOutputClaim(dir)) !== undefined || !(await holdsFiles(dir))) return;
+  // Loaded only here: most applies write a claimed or a new folder and never list the runs.
+  const { listRuns } = await import('../state/list-runs.js');
   const { runs } = await listRuns({
     manifestFile: run.manifestFile,
     pipeline: run.pipeline,
