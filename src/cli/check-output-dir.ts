@@ -1,5 +1,8 @@
+import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { RunnerError } from '../errors.js';
+import { JOURNAL_FILE } from '../state/journal.js';
 import {
   checkOutputClaim,
   OUTPUT_CLAIM_FILE,
@@ -86,7 +89,14 @@ async function refuseFolderOfOtherRuns(
     exceptDir: run.stateDir,
     findFiles: true,
   });
-  const others = runs.filter((other) => other.filesDir === dir && other.runId !== run.runId);
+  // A folder of the same path may be a new one (a CI checkout each night, its state restored): only
+  // files still there that a run recorded are protected.
+  const others: typeof runs = [];
+  for (const other of runs) {
+    const candidate = other.filesDir === dir || other.outputDir === dir;
+    if (candidate && other.runId !== run.runId && (await holdsRecordedFile(other.dir, dir)))
+      others.push(other);
+  }
   if (others.length === 0) return;
   throw new RunnerError(
     'INVALID_INPUT',
@@ -95,6 +105,17 @@ async function refuseFolderOfOtherRuns(
       hint: `Give this run a folder of its own (leave --output out: the default is a folder per run), or move those files away first. (A folder claimed in ${OUTPUT_CLAIM_FILE} is never shared.)`,
     },
   );
+}
+
+/** Whether a file the run in `runDir` downloaded into `dir` is still there. */
+async function holdsRecordedFile(runDir: string, dir: string): Promise<boolean> {
+  const { replayRunJournal } = await import('../state/replay-run-journal.js');
+  const { replay } = await replayRunJournal(join(runDir, JOURNAL_FILE));
+  for (const job of replay.jobs.values()) {
+    const files = job.storedSummary?.()?.files ?? job.downloads.map((download) => download.file);
+    for (const file of files) if (dirname(file) === dir && existsSync(file)) return true;
+  }
+  return false;
 }
 
 async function holdsFiles(dir: string): Promise<boolean> {

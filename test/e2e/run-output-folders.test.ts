@@ -188,6 +188,28 @@ describe('a folder of its own for each run (built binary)', () => {
     expect(own.code, own.stderr).toBe(0);
   });
 
+  it('lets each night of CI use the same --output when the folder is new each time (state restored)', async () => {
+    const dir = await makeWorkDir('ci-nights');
+    const { file: manifest } = await writeImageMatrixManifest(dir, {
+      name: 'ci',
+      subjects: ['owl'],
+      styles: ['oil'],
+    });
+    const night = (run: string) =>
+      runCli(['apply', manifest, ...FAST, '--run', run, '--output', 'out', '--state-dir', 'cache'], {
+        env,
+        cwd: dir,
+      });
+    expect((await night('1')).code).toBe(0);
+    // The next night's checkout: no output folder, the state from the cache, a plan written first.
+    await rm(join(dir, 'out'), { recursive: true });
+    await mkdir(join(dir, 'out'));
+    await writeFile(join(dir, 'out', 'plan.md'), '# plan');
+    const second = await night('2');
+    expect(second.code, second.stderr).toBe(0);
+    expect(await listFiles(join(dir, 'out'))).toEqual(expect.arrayContaining(['plan.md', 'img-owl-oil.png']));
+  });
+
   it("--replace in one run moves only that run's own file to .superseded, never another run's", async () => {
     const dir = await makeWorkDir('replace-other-run');
     const { file: manifest } = await writeImageMatrixManifest(dir, {
