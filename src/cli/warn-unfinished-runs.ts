@@ -9,7 +9,7 @@ import { readStateDir } from './run-options.js';
  * before the first create; reading the other runs cannot fail the apply.
  */
 export async function warnOfUnfinishedRuns(
-  ctx: Pick<CommandContext, 'output'>,
+  ctx: Pick<CommandContext, 'output' | 'global'>,
   options: Record<string, unknown>,
   run: { manifestFile: string; pipeline: string; runDir: string },
 ): Promise<void> {
@@ -21,7 +21,7 @@ export async function warnOfUnfinishedRuns(
       ...(stateDir === undefined ? {} : { stateDir }),
       exceptDir: run.runDir,
     });
-    const where = { manifestFile: run.manifestFile, stateDir };
+    const where = { manifestFile: run.manifestFile, options, global: ctx.global };
     for (const line of renderUnfinishedRuns(runs, where, ctx.output.style)) ctx.output.err(line);
   } catch (error) {
     ctx.output.err(

@@ -82,6 +82,7 @@ describe('runs left unfinished by a crash (built binary)', () => {
     const command = hint?.[1] ?? '';
     expect(command).toContain(`--state-dir ${stateDir}`);
     expect(command).toContain(`--output ${join(dir, 'out-k1')}`);
+    expect(command).toContain('--max-credits 0');
 
     // Following it (as typed, plus the test's fast polling) finishes k1's open jobs and creates nothing.
     const finish = await runCli([...command.split(' ').slice(1), ...FAST], { env, cwd: dir });

@@ -220,8 +220,15 @@ export async function runApply(ctx: CommandContext, args: string[], flags: Recor
             ),
       );
       ctx.output[written.failed || options.json === true ? 'err' : 'out'](written.note);
-      const { warnOfUnfinishedRuns } = await import('../warn-unfinished-runs.js');
-      await warnOfUnfinishedRuns(ctx, options, { manifestFile, pipeline: plan.pipeline, runDir: state.dir });
+      // A simulated run's state is its own temporary folder: the runs that cost money are elsewhere.
+      if (!simulated) {
+        const { warnOfUnfinishedRuns } = await import('../warn-unfinished-runs.js');
+        await warnOfUnfinishedRuns(ctx, options, {
+          manifestFile,
+          pipeline: plan.pipeline,
+          runDir: state.dir,
+        });
+      }
       // Interrupted by SIGTERM (a CI runner cancelling the job) exits 143 as shells report it, not 130.
       if (summary.exitReason === 'interrupted' && signal === 'SIGTERM') return ExitCode.Terminated;
       const exitCode = EXIT_CODES[summary.exitReason];

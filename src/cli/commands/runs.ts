@@ -34,7 +34,8 @@ export async function runRuns(ctx: CommandContext, args: string[], options: Reco
       ? JSON.stringify(view, null, 2)
       : renderRuns(view, ctx.output.style, ctx.output.width),
   );
-  for (const line of renderUnfinishedRuns(view.runs, { manifestFile, stateDir }, ctx.output.style))
-    ctx.output.err(line);
+  // `runs` does not reach the service: the hint's apply finds it as the environment says.
+  const where = { manifestFile, options: { stateDir }, global: {} };
+  for (const line of renderUnfinishedRuns(view.runs, where, ctx.output.style)) ctx.output.err(line);
   return ExitCode.Success;
 }

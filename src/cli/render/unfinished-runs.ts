@@ -1,17 +1,27 @@
 import type { RunSummary } from '../../state/list-runs.js';
+import type { GlobalOptions } from '../context.js';
 import type { Style } from '../output.js';
+import { rerunCommand } from '../rerun-command.js';
 
-/** What locates the runs for the command a hint gives: the manifest and `--state-dir` as typed. */
+/**
+ * What the command a hint gives repeats: the manifest, the options of the command that warns (its
+ * `--state-dir` and, for apply, its vars: the run's jobs are rendered with them) and how it reached
+ * the service.
+ */
 export interface RunLocation {
   manifestFile: string;
-  stateDir?: string | undefined;
+  options: Record<string, unknown>;
+  global: Pick<GlobalOptions, 'simulate' | 'baseUrl' | 'apiKeyFile'>;
 }
 
 /**
  * Warnings for runs that left paid work unfinished (issue 20 item 7): open jobs a crashed apply never
  * followed, results never saved. Each says what is at stake (the service deletes results 7 days after
  * a job completes) and gives the exact command that finishes it, with the options that find the run's
- * state and output folder. Empty when every run is finished.
+ * state and output folder: `--download-only` when only results are owed; else `--only` each open job
+ * with `--max-credits 0`, so that following it follows those jobs and pays for nothing new (a job the
+ * manifest changed since would be refused, exit 3, before any create); a run that left more jobs than
+ * a hint lists is resumed whole. Empty when every run is finished.
  */
 export function renderUnfinishedRuns(
   runs: readonly RunSummary[],
@@ -28,30 +38,24 @@ export function renderUnfinishedRuns(
         ? []
         : [`${undownloaded} done job${undownloaded === 1 ? '' : 's'} with results not downloaded`]),
     ];
-    const command = [
-      'runner apply',
-      quoteArg(where.manifestFile),
-      '--run',
-      quoteArg(run.runId),
-      ...(where.stateDir === undefined ? [] : ['--state-dir', quoteArg(where.stateDir)]),
-      ...(run.outputDir === undefined ? [] : ['--output', quoteArg(run.outputDir)]),
-    ].join(' ');
-    const whole = ids.length === open + undownloaded;
+    const options = {
+      var: where.options.var,
+      varFile: where.options.varFile,
+      stateDir: where.options.stateDir,
+      run: run.runId,
+      ...(run.outputDir === undefined ? {} : { output: run.outputDir }),
+    };
+    const command = (extra: Record<string, unknown>, flags: string[] = []) =>
+      rerunCommand('apply', where.manifestFile, { ...options, ...extra }, where.global, flags);
     const finish =
       open === 0
-        ? `${command} --download-only (downloads them; it creates and pays nothing)`
-        : whole
-          ? `${command} ${ids.map((id) => `--only ${quoteArg(id)}`).join(' ')}` +
-            ' (follows them to their end and downloads their results)'
-          : `${command} (resumes that run: it also creates its jobs not started yet; add --only ID to keep to some)`;
+        ? `${command({}, ['--download-only'])} (downloads them; it creates and pays nothing)`
+        : ids.length === open + undownloaded
+          ? `${command({ only: ids, maxCredits: '0' })} (follows them to their end and downloads their results; --max-credits 0: nothing new is paid)`
+          : `${command({})} (resumes that run: it also creates its jobs not started yet; add --only ID to keep to some)`;
     lines.push(
       `${style.yellow('warning')} run "${run.runId}" has ${parts.join(' and ')}, left by an apply that did not finish it; the service deletes results 7 days after a job completes. Finish it with: ${finish}`,
     );
   }
   return lines;
-}
-
-/** A word for a POSIX shell: as it is when it is safe, else in single quotes. */
-export function quoteArg(word: string): string {
-  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { quoteArg, renderUnfinishedRuns } from '../../../src/cli/render/unfinished-runs.js';
+import { renderUnfinishedRuns } from '../../../src/cli/render/unfinished-runs.js';
 import type { RunSummary } from '../../../src/state/list-runs.js';
 
 const style = { yellow: (text: string) => text };
+const plain = { manifestFile: 'm.yaml', options: {}, global: {} };
 
 function run(runId: string, unfinished: RunSummary['unfinished'], outputDir?: string): RunSummary {
   return {
@@ -19,31 +20,31 @@ function run(runId: string, unfinished: RunSummary['unfinished'], outputDir?: st
 
 describe('renderUnfinishedRuns', () => {
   it('says nothing of finished runs', () => {
-    expect(
-      renderUnfinishedRuns(
-        [run('n1', { open: 0, undownloaded: 0, ids: [] })],
-        { manifestFile: 'm.yaml' },
-        style,
-      ),
-    ).toEqual([]);
+    expect(renderUnfinishedRuns([run('n1', { open: 0, undownloaded: 0, ids: [] })], plain, style)).toEqual(
+      [],
+    );
   });
 
-  it('finishes a few jobs with --only, naming the state and output folders', () => {
+  it('finishes a few jobs with --only and --max-credits 0, naming the state and output folders and the service', () => {
     const [line] = renderUnfinishedRuns(
       [run('k1', { open: 1, undownloaded: 1, ids: ['a b', 'c'] }, '/out/k 1')],
-      { manifestFile: 'm.yaml', stateDir: 'st' },
+      {
+        manifestFile: 'm.yaml',
+        options: { stateDir: 'st', var: ['x=1'], run: 'today', output: 'elsewhere' },
+        global: { baseUrl: 'https://svc.example/api/v2' },
+      },
       style,
     );
     expect(line).toContain('run "k1" has 1 paid job still open and 1 done job with results not downloaded');
     expect(line).toContain(
-      "Finish it with: runner apply m.yaml --run k1 --state-dir st --output '/out/k 1' --only 'a b' --only c (follows them",
+      "Finish it with: runner apply m.yaml --run k1 --state-dir st --output '/out/k 1' --var x=1 --only 'a b' --only c --max-credits 0 --base-url https://svc.example/api/v2 (follows them",
     );
   });
 
   it('resumes the whole run when it left more jobs than it lists', () => {
     const [line] = renderUnfinishedRuns(
       [run('k2', { open: 12, undownloaded: 0, ids: ['a', 'b'] })],
-      { manifestFile: 'm.yaml' },
+      plain,
       style,
     );
     expect(line).toContain('Finish it with: runner apply m.yaml --run k2 (resumes that run');
@@ -52,15 +53,10 @@ describe('renderUnfinishedRuns', () => {
   it('downloads owed results only, creating nothing, when no job is open', () => {
     const [line] = renderUnfinishedRuns(
       [run('k3', { open: 0, undownloaded: 2, ids: ['a', 'b'] }, '/out/k3')],
-      { manifestFile: 'm.yaml' },
+      plain,
       style,
     );
     expect(line).toContain('2 done jobs with results not downloaded');
     expect(line).toContain('Finish it with: runner apply m.yaml --run k3 --output /out/k3 --download-only');
-  });
-
-  it('quotes shell words only when needed', () => {
-    expect(quoteArg('pipelines/a-b_c.yaml')).toBe('pipelines/a-b_c.yaml');
-    expect(quoteArg("it's")).toBe(`'it'\\''s'`);
   });
 });
