@@ -198,7 +198,7 @@ function declareCommands(
     .option('--state-dir <dir>', STATE_DIR_HELP)
     .option(
       '--output <dir>',
-      "This run's output folder, used as given and kept for this run alone (default: a folder per run, <output:>/<run>/ or <root>/<pipeline>/<run>/, root $RUNNER_OUTPUT or runner-output/ beside the manifest)",
+      "This run's output folder, used as given and kept for this run alone (default: a folder per run, <output:>/<run>/, else runner-output/<pipeline>/<run>/ beside the manifest or $RUNNER_OUTPUT/<pipeline>/<run>/)",
     )
     .option('--no-download', 'Record result URLs without downloading the files')
     .option(
