@@ -1,14 +1,15 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { isAbsolute, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { DEFAULT_RETRY_POLICY } from '../execute/failure-policy.js';
 import type { ExecuteOptions } from '../execute/options.js';
 import type { RetryOverrides } from '../manifest/types.js';
 import type { CommandContext } from './context.js';
-import { parseNumberOption, readPollInterval } from './parse-options.js';
+import { parseNumberOption, parseStringOption, readPollInterval } from './parse-options.js';
 import { readOutputFlag, readStateDir } from './run-options.js';
 import type { WriteTarget } from './preflight.js';
-import { resolveStateDir, uploadCachePathFor } from '../state/state-dir.js';
+import { resolveStateDir, resolveStateRoot, toSafeSegment, uploadCachePathFor } from '../state/state-dir.js';
+import { UPLOAD_CACHE_FILE } from '../state/upload-cache.js';
 import { readTargeting } from './targeting-options.js';
 import { OUTPUT_ROOT_ENV } from './env-defaults.js';
 
@@ -40,6 +41,10 @@ export function readExecuteOptions(
     manifestDir: string;
     manifestOutput: string | undefined;
     pipeline: string;
+    /** The output folder the run's state recorded (a resumed run keeps it unless `--output` is given). */
+    recordedOutputDir?: string | undefined;
+    /** The run's jobs, targeting aside (journaled for `runner runs`). */
+    runJobs?: number;
     maxCredits?: number;
     /** The manifest's `retry:` block. */
     retry?: RetryOverrides;
@@ -73,67 +78,121 @@ export function readExecuteOptions(
   if (firstPoll !== undefined) executeOptions.firstPollAfterMs = firstPoll;
   else if (run.timeScale !== 1) executeOptions.firstPollAfterMs = scale(10_000);
   if (run.maxCredits !== undefined) executeOptions.maxCredits = run.maxCredits;
-  if (executeOptions.download === true) executeOptions.outputDir = resolveOutputDir(ctx, options, run);
+  if (run.runJobs !== undefined) executeOptions.runJobs = run.runJobs;
+  // Set with --no-download too: the results index and the report go there, and the run records it.
+  executeOptions.outputDir = resolveOutputDir(ctx, options, run);
   return executeOptions;
 }
 
 /** What the output folder depends on besides the flags: the working folder, RUNNER_OUTPUT, --simulate. */
 export type OutputContext = Pick<CommandContext, 'cwd'> & Partial<Pick<CommandContext, 'env' | 'global'>>;
 
+/** What decides a run's output folder (see {@link resolveOutputDir}). */
+export interface OutputDirInput {
+  manifestDir: string;
+  manifestOutput: string | undefined;
+  pipeline: string;
+  runId: string;
+  /** The folder the run's state recorded, if any. */
+  recordedOutputDir?: string | undefined;
+}
+
 /**
- * The download folder: `--output`, else the manifest's `output:`, else `<root>/<pipeline>/` where root
- * is RUNNER_OUTPUT (not read with `--simulate`) or `runner-output/` beside the manifest. RUNNER_OUTPUT
- * is a root, like RUNNER_STATE_DIR, so pipelines that share it never share a folder. The results index
- * and the report go there even with `--no-download`.
+ * The run's own output folder (issue 20 item 5), where its downloads, results index and report go:
+ * - `--output DIR`: DIR itself, as named (a folder of this run's own: a claim file in it refuses
+ *   any other run, see src/state/output-claim.ts);
+ * - else the folder the run's state recorded (a resumed run stays where it started);
+ * - else `<output:>/<run>/` (the manifest's `output:`, relative to the manifest) or
+ *   `<root>/<pipeline>/<run>/`, root RUNNER_OUTPUT (not read with `--simulate`) or `runner-output/`
+ *   beside the manifest: shared by every run (RUNNER_OUTPUT by every pipeline), so each gets a folder.
  */
 export function resolveOutputDir(
   ctx: OutputContext,
   options: Record<string, unknown>,
-  run: { manifestDir: string; manifestOutput: string | undefined; pipeline: string },
+  run: OutputDirInput,
 ): string {
-  const given = readOutputFlag(options);
-  const flag = given === undefined ? undefined : resolve(ctx.cwd, given);
-  const fromManifest =
+  const flag = readOutputFlag(options);
+  if (flag !== undefined) return resolve(ctx.cwd, flag);
+  if (run.recordedOutputDir !== undefined) return run.recordedOutputDir;
+  const envRoot = ctx.global?.simulate === true ? undefined : ctx.env?.[OUTPUT_ROOT_ENV];
+  const defaultRoot =
+    envRoot === undefined ? join(run.manifestDir, 'runner-output') : resolve(ctx.cwd, envRoot);
+  const root =
     run.manifestOutput === undefined
-      ? undefined
+      ? join(defaultRoot, toSafeSegment(run.pipeline))
       : isAbsolute(run.manifestOutput)
         ? run.manifestOutput
         : join(run.manifestDir, run.manifestOutput);
-  const envRoot = ctx.global?.simulate === true ? undefined : ctx.env?.[OUTPUT_ROOT_ENV];
-  const root = envRoot === undefined ? join(run.manifestDir, 'runner-output') : resolve(ctx.cwd, envRoot);
-  return flag ?? fromManifest ?? join(root, run.pipeline);
+  return join(root, toSafeSegment(run.runId));
 }
 
 /**
- * What apply will write, for the preflight. Without `run`: the paths the flags name (checked before
- * any request). With it (the manifest read): also the output folder, the state folder and the upload
- * cache, as apply will use them; with `--simulate` the state lives in a fresh temporary folder.
+ * Where apply's HTML report goes: `--no-report` or manifest `report: false` turn it off; `--report FILE`
+ * (relative to the working folder) or manifest `report: PATH` (relative to the manifest) move it; by
+ * default `report.html` in the run's output folder.
+ */
+export function resolveReportFile(
+  ctx: Pick<CommandContext, 'cwd'>,
+  options: Record<string, unknown>,
+  manifest: { report?: boolean | string | undefined },
+  where: { manifestDir: string; resultsDir: string },
+): string | undefined {
+  if (options.report === false) return undefined;
+  const flag = parseStringOption(options.report);
+  if (flag !== undefined && options.report !== true) return resolve(ctx.cwd, flag);
+  if (manifest.report === false) return undefined;
+  if (typeof manifest.report === 'string') {
+    return isAbsolute(manifest.report) ? manifest.report : join(where.manifestDir, manifest.report);
+  }
+  return join(where.resultsDir, 'report.html');
+}
+
+/**
+ * What apply will write, for the preflight. Without `run`: the paths the flags and the environment
+ * name (checked before any request). With it (the manifest read): also the output folder, the report
+ * the manifest names, the state folder and the upload cache, as apply will use them; with `--simulate`
+ * the state lives in a fresh temporary folder. The results index, `--junit`, the report and
+ * `GITHUB_STEP_SUMMARY` are written after the run: checked here, before anything is paid.
  */
 export function applyWriteTargets(
-  ctx: OutputContext & Pick<CommandContext, 'global'>,
+  ctx: OutputContext & Pick<CommandContext, 'global' | 'env'>,
   options: Record<string, unknown>,
-  run?: {
+  run?: OutputDirInput & {
     manifestFile: string;
-    pipeline: string;
-    runId: string;
-    manifestDir: string;
-    manifestOutput: string | undefined;
+    /** The manifest's `report:`. */
+    manifestReport?: boolean | string | undefined;
     simulated: boolean;
   },
 ): WriteTarget[] {
-  const download = options.download !== false;
   const targets: WriteTarget[] = [];
   if (ctx.global.logFile !== undefined)
     targets.push({ path: ctx.global.logFile, kind: 'file', what: '--log-file', noLinks: true });
+  const junit = parseStringOption(options.junit);
+  if (junit !== undefined) targets.push({ path: junit, kind: 'file', what: '--junit', replaced: true });
+  const summary = ctx.env.GITHUB_STEP_SUMMARY;
+  if (summary !== undefined && summary !== '')
+    targets.push({ path: summary, kind: 'file', what: 'GITHUB_STEP_SUMMARY' });
   const { stateDir } = readStateDir(options);
   if (run === undefined) {
     const output = readOutputFlag(options);
-    if (download && output !== undefined) targets.push({ path: output, kind: 'dir', what: '--output' });
+    if (output !== undefined) targets.push({ path: output, kind: 'dir', what: '--output' });
+    const report = typeof options.report === 'string' ? parseStringOption(options.report) : undefined;
+    if (report !== undefined) targets.push({ path: report, kind: 'file', what: '--report', replaced: true });
     if (stateDir !== undefined) targets.push({ path: stateDir, kind: 'dir', what: '--state-dir' });
     return targets;
   }
-  if (download)
-    targets.push({ path: resolveOutputDir(ctx, options, run), kind: 'dir', what: 'output folder' });
+  // The results index goes to the output folder with --no-download too.
+  const outputDir = resolveOutputDir(ctx, options, run);
+  targets.push({ path: outputDir, kind: 'dir', what: 'output folder' });
+  const report = resolveReportFile(
+    ctx,
+    options,
+    { report: run.manifestReport },
+    { manifestDir: run.manifestDir, resultsDir: outputDir },
+  );
+  // The default report.html lies in the output folder, checked above.
+  if (report !== undefined && dirname(report) !== outputDir)
+    targets.push({ path: report, kind: 'file', what: 'report', replaced: true });
   if (stateDir !== undefined || !run.simulated) {
     targets.push({
       path: resolveStateDir({
@@ -146,7 +205,13 @@ export function applyWriteTargets(
       what: 'state folder',
     });
   }
-  if (!run.simulated)
-    targets.push({ path: uploadCachePathFor(run.manifestFile), kind: 'file', what: 'upload cache' });
+  if (!run.simulated) {
+    // With --state-dir the upload cache lives there too: nothing is made beside the manifest.
+    const uploadCache =
+      stateDir === undefined
+        ? uploadCachePathFor(run.manifestFile)
+        : join(resolveStateRoot({ manifestFile: run.manifestFile, stateDir }), UPLOAD_CACHE_FILE);
+    targets.push({ path: uploadCache, kind: 'file', what: 'upload cache' });
+  }
   return targets;
 }

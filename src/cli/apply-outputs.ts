@@ -1,9 +1,9 @@
 import { appendFile } from 'node:fs/promises';
 import { PRIVATE_FILE_MODE } from '../file-modes.js';
-import { isAbsolute, join, relative, resolve } from 'node:path';
+import { isAbsolute, relative, resolve } from 'node:path';
 import type { ExecutionSummary } from '../execute/events.js';
-import type { LoadedManifest, Manifest } from '../manifest/types.js';
-import { resolveOutputDir } from './apply-options.js';
+import type { LoadedManifest } from '../manifest/types.js';
+import { resolveReportFile } from './apply-options.js';
 import type { Plan, PlannedJob } from '../plan/types.js';
 import { renderApplyMarkdown } from '../report/render-apply-markdown.js';
 import { buildReportData, type ReportJobList } from '../report/report-data.js';
@@ -11,27 +11,9 @@ import { writeReportFiles, type ReportFiles } from '../report/write-report-files
 import type { JobState } from '../state/job-state.js';
 import type { CommandContext } from './context.js';
 import { parseStringOption } from './parse-options.js';
+import { describeSystemError } from './system-errors.js';
 
-/**
- * Where apply's HTML report goes: `--no-report` or manifest `report: false` turn it off; `--report FILE`
- * (relative to the working folder) or manifest `report: PATH` (relative to the manifest) move it; by
- * default `report.html` in the download folder.
- */
-export function resolveReportFile(
-  ctx: Pick<CommandContext, 'cwd'>,
-  options: Record<string, unknown>,
-  manifest: Pick<Manifest, 'report'>,
-  where: { manifestDir: string; resultsDir: string },
-): string | undefined {
-  if (options.report === false) return undefined;
-  const flag = parseStringOption(options.report);
-  if (flag !== undefined && options.report !== true) return resolve(ctx.cwd, flag);
-  if (manifest.report === false) return undefined;
-  if (typeof manifest.report === 'string') {
-    return isAbsolute(manifest.report) ? manifest.report : join(where.manifestDir, manifest.report);
-  }
-  return join(where.resultsDir, 'report.html');
-}
+export { resolveReportFile } from './apply-options.js';
 
 /**
  * The end of an apply: results index, HTML report, `--junit` XML and the GitHub step summary, all from
@@ -48,6 +30,8 @@ export async function writeApplyOutputs(
     state: ReadonlyMap<string, JobState>;
     summary: ExecutionSummary;
     startedAt: number;
+    /** The run's output folder (as the executor used and journaled it). */
+    outputDir: string;
   },
 ): Promise<ReportFiles> {
   const data = buildReportData({
@@ -59,11 +43,7 @@ export async function writeApplyOutputs(
     now: new Date(),
   });
   const { manifest, dir: manifestDir } = run.loaded;
-  const resultsDir = resolveOutputDir(ctx, options, {
-    manifestDir,
-    manifestOutput: manifest.output,
-    pipeline: run.plan.pipeline,
-  });
+  const resultsDir = run.outputDir;
   const junit = parseStringOption(options.junit);
   const files = await writeReportFiles(
     data,
@@ -77,15 +57,19 @@ export async function writeApplyOutputs(
   // GitHub Actions shows this file on the run's summary page (like `runner plan`).
   const summaryFile = ctx.env.GITHUB_STEP_SUMMARY;
   if (summaryFile !== undefined && summaryFile !== '') {
-    await appendFile(
-      summaryFile,
-      renderApplyMarkdown(run.summary, data, {
-        ...(files.report === undefined ? {} : { report: files.report }),
-        results: files.resultsJson,
-      }),
-      // Private when the runner creates it (an existing file keeps its mode).
-      { mode: PRIVATE_FILE_MODE },
-    );
+    try {
+      await appendFile(
+        summaryFile,
+        renderApplyMarkdown(run.summary, data, {
+          ...(files.report === undefined ? {} : { report: files.report }),
+          results: files.resultsJson,
+        }),
+        // Private when the runner creates it (an existing file keeps its mode).
+        { mode: PRIVATE_FILE_MODE },
+      );
+    } catch (error) {
+      files.failures.push({ file: summaryFile, message: errorText(error) });
+    }
   }
   return files;
 }
@@ -104,27 +88,49 @@ function reportJobsOf(jobs: readonly PlannedJob[]): ReportJobList {
 }
 
 /**
- * {@link writeApplyOutputs}, rendered for the terminal: the paths written, or a warning when they could
- * not be written (the jobs ran all the same: a report problem does not change apply's exit code).
+ * {@link writeApplyOutputs}, rendered for the terminal: the paths written, and an error naming each
+ * file that could not be written. `failed` is true then: apply exits 1 (unless it already exits with
+ * another failure), since a run whose results index or report is missing did not finish its work; the
+ * jobs themselves are in the state, and `runner report` writes the report again.
  */
 export async function reportApplyOutputs(
   ctx: Parameters<typeof writeApplyOutputs>[0],
   options: Record<string, unknown>,
   run: Parameters<typeof writeApplyOutputs>[2],
-): Promise<string> {
+): Promise<{ note: string; failed: boolean }> {
+  const show = (file: string) => {
+    const near = relative(ctx.cwd, file);
+    return near.startsWith('..') || isAbsolute(near) ? file : near;
+  };
+  let files: ReportFiles;
   try {
-    const files = await writeApplyOutputs(ctx, options, run);
-    const show = (file: string) => {
-      const near = relative(ctx.cwd, file);
-      return near.startsWith('..') || isAbsolute(near) ? file : near;
-    };
-    // The report comes last: the line a person looks for at the end of a run.
-    return [
-      `Results index: ${show(files.resultsJson)} (and results.csv)`,
-      ...(files.junit === undefined ? [] : [`JUnit: ${show(files.junit)}`]),
-      ...(files.report === undefined ? [] : [`Report: ${show(files.report)}`]),
-    ].join('\n');
+    files = await writeApplyOutputs(ctx, options, run);
   } catch (error) {
-    return `warning: the report and results index could not be written: ${error instanceof Error ? error.message : String(error)}`;
+    return {
+      note: `error: the results index and the report could not be written: ${errorText(error)}`,
+      failed: true,
+    };
   }
+  const failed = new Set(files.failures.map((failure) => failure.file));
+  const written = (file: string) => !failed.has(file);
+  // The report comes last: the line a person looks for at the end of a run.
+  const lines = [
+    ...(written(files.resultsJson) && written(files.resultsCsv)
+      ? [`Results index: ${show(files.resultsJson)} (and results.csv)`]
+      : []),
+    ...(files.junit === undefined ? [] : [`JUnit: ${show(files.junit)}`]),
+    ...(files.report === undefined ? [] : [`Report: ${show(files.report)}`]),
+    ...files.failures.map((failure) => `error: could not write ${show(failure.file)}: ${failure.message}`),
+  ];
+  if (files.failures.length > 0) {
+    lines.push(
+      `The jobs' state is saved; \`runner report\` writes the report again from it once the path is fixed.`,
+    );
+  }
+  return { note: lines.join('\n'), failed: files.failures.length > 0 };
+}
+
+function errorText(error: unknown): string {
+  const described = describeSystemError(error);
+  return described instanceof Error ? described.message : String(described);
 }

@@ -2,7 +2,8 @@
 export const EXIT_CODE_HELP = `Exit codes:
   0    success (apply: every job done)
   1    some jobs failed or are still running, the service could not be used, or the confirmation
-       was declined; apply/status: a paid job's results are not all saved (downloading)
+       was declined; apply/status: a paid job's results are not all saved (downloading);
+       apply: a result file (results index, report, JUnit) could not be written
   2    invalid input or usage (manifest errors, unknown command or option)
   3    insufficient credits, or over the budget / --max-credits
   4    authentication failed (HTTP 401/403, or no API key)

@@ -203,7 +203,7 @@ function declareCommands(
     .option('--state-dir <dir>', STATE_DIR_HELP)
     .option(
       '--output <dir>',
-      'Download folder (default: manifest `output`, else runner-output/<pipeline>/ beside the manifest, or $RUNNER_OUTPUT/<pipeline>/)',
+      "This run's output folder, used as given and kept for this run alone (default: a folder per run, <output:>/<run>/, else runner-output/<pipeline>/<run>/ beside the manifest or $RUNNER_OUTPUT/<pipeline>/<run>/)",
     )
     .option('--no-download', 'Record result URLs without downloading the files')
     .option(
@@ -246,7 +246,7 @@ function declareCommands(
   cli
     .command(
       'runs <manifest>',
-      "List the runs of the manifest's pipeline that have state: id, start, counts, credits",
+      "List the runs of the manifest's pipeline that have state: id, start, jobs, counts, credits; name runs left with paid jobs open",
     )
     .option('--state-dir <dir>', STATE_DIR_HELP)
     .option('--json', 'Print JSON')
@@ -281,7 +281,7 @@ function declareCommands(
     .command('report <manifest>', 'Write a self-contained HTML gallery of what a run made (opens from disk)')
     .option('--run <id>', 'Run id (default: "default")', { type: [String] })
     .option('--state-dir <dir>', STATE_DIR_HELP)
-    .option('--output <dir>', 'Download folder of the run (default: as apply)')
+    .option('--output <dir>', 'Output folder of a run of an earlier release (a run records its own)')
     .option('--out <file>', 'Where to write the page (default: report.html in the download folder)')
     .example('runner report pipelines/demo.yaml --run 2026-11-23 --out report.html')
     .action(capture('report'));

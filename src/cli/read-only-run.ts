@@ -5,6 +5,7 @@ import type { Targeting } from '../plan/select-jobs.js';
 import type { JobState } from '../state/job-state.js';
 import { listRuns } from '../state/list-runs.js';
 import { readRunState } from '../state/read-run-state.js';
+import { recordedOutputDir } from '../state/run-output-dir.js';
 import type { ReplayResult } from '../state/replay.js';
 import type { RunAddress } from '../state/state-dir.js';
 import type { CommandContext } from './context.js';
@@ -24,6 +25,8 @@ export interface RunForReading {
   jobs: ExpandedJob[];
   /** The state of the kept jobs, including jobs the manifest no longer lists. */
   state: ReadonlyMap<string, JobState>;
+  /** The output folder the run recorded (or, for a run of an earlier release, where it downloaded). */
+  recordedOutputDir: string | undefined;
 }
 
 /**
@@ -63,7 +66,13 @@ export async function readRunForReading(
   );
   if ('issues' in targeted) return { issues: targeted.issues };
   const kept = new Set(targeted.planIds);
-  return { loaded, runId, jobs: offline.jobs.filter((job) => kept.has(job.id)), state: targeted.jobs };
+  return {
+    loaded,
+    runId,
+    jobs: offline.jobs.filter((job) => kept.has(job.id)),
+    state: targeted.jobs,
+    recordedOutputDir: recordedOutputDir(replay.runs, replay.jobs),
+  };
 }
 
 /**

@@ -77,6 +77,9 @@ export async function executePlan(
     pipeline: plan.pipeline,
     pid: process.pid,
     manifestFile: plan.manifestFile,
+    ...(resolved.outputDir === undefined ? {} : { outputDir: resolved.outputDir }),
+    plannedJobs: resolved.runJobs ?? plan.jobs.length,
+    ...(resolved.download ? {} : { download: false }),
   });
   const downloadLimit = pLimit(4);
   const results = new Map<string, JobResult>();

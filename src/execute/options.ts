@@ -75,6 +75,11 @@ export interface ExecuteOptions {
    * (`apply --download-only`). Needs `download`. @default false
    */
   downloadOnly?: boolean;
+  /**
+   * How many jobs the run has, `--only` / `--exclude` aside (journaled in the run record, so that
+   * `runner runs` shows a crashed run's size). @default the plan's jobs
+   */
+  runJobs?: number;
 }
 
 export interface ResolvedOptions {
@@ -92,6 +97,7 @@ export interface ResolvedOptions {
   download: boolean;
   outputDir: string | undefined;
   downloadOnly: boolean;
+  runJobs: number | undefined;
 }
 
 /** Applies defaults and checks ranges. `budget` is the manifest's, combined with `maxCredits`. */
@@ -130,5 +136,6 @@ export function resolveExecuteOptions(options: ExecuteOptions, budget: number | 
     download: options.download ?? false,
     outputDir: options.outputDir,
     downloadOnly: options.downloadOnly ?? false,
+    runJobs: options.runJobs,
   };
 }

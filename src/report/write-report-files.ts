@@ -18,6 +18,11 @@ export interface ReportFiles {
   resultsCsv: string;
   report?: string;
   junit?: string;
+  /**
+   * The files that could not be written, each with the reason (their temporary files removed, any
+   * earlier version left as it was). The others are written all the same.
+   */
+  failures: { file: string; message: string }[];
 }
 
 /**
@@ -26,6 +31,8 @@ export interface ReportFiles {
  * (or a crash) never sees half a file. All of them are written in one pass over the entries: making
  * an entry reads its job's state (from the state snapshot, for a job of an earlier apply), which for
  * 100,000 jobs took ~0.8 s a pass. (JUnit's totals come first, from the entries' statuses alone.)
+ * A file that cannot be written (its folder is a file, the disk is full) does not stop the others: it
+ * is left out, its temporary file removed, and named in `failures`.
  */
 export async function writeReportFiles(
   data: ReportData,
@@ -36,6 +43,7 @@ export async function writeReportFiles(
   const files: ReportFiles = {
     resultsJson: join(where.resultsDir, 'results.json'),
     resultsCsv: join(where.resultsDir, 'results.csv'),
+    failures: [],
   };
   const formats = new Map<string, PiecewiseFormat<JobPieces>>([
     [files.resultsJson, ofRows(resultsJsonFormat(resultsIndexHeader(header)))],
@@ -46,24 +54,46 @@ export async function writeReportFiles(
   }
   if (where.junitFile !== undefined)
     formats.set(where.junitFile, ofEntries(junitFormat(data, durationSeconds)));
-  const outputs: { format: PiecewiseFormat<JobPieces>; writer: WholeFileWriter }[] = [];
-  try {
-    for (const [file, format] of formats) outputs.push({ format, writer: await WholeFileWriter.open(file) });
-    for (const { format, writer } of outputs) writer.add(format.head());
-    for (const entry of entries) {
-      const job: JobPieces = { entry, rows: resultRowsOf(entry, where.resultsDir) };
-      for (const { format, writer } of outputs) writer.add(format.item(job));
-      if (outputs.some(({ writer }) => writer.isFull())) {
-        await Promise.all(outputs.map(({ writer }) => writer.flush()));
+  let outputs: { file: string; format: PiecewiseFormat<JobPieces>; writer: WholeFileWriter }[] = [];
+  const fail = async (file: string, error: unknown, writer?: WholeFileWriter) => {
+    files.failures.push({ file, message: error instanceof Error ? error.message : String(error) });
+    outputs = outputs.filter((output) => output.file !== file);
+    await writer?.discard();
+  };
+  /** Runs `step` on every file still written; a file whose step fails is dropped. */
+  const forEach = async (step: (output: (typeof outputs)[number]) => Promise<void> | void) => {
+    for (const output of [...outputs]) {
+      try {
+        await step(output);
+      } catch (error) {
+        await fail(output.file, error, output.writer);
       }
     }
-    for (const { format, writer } of outputs) writer.add(format.tail());
-    for (const { writer } of outputs) await writer.commit();
+  };
+  try {
+    for (const [file, format] of formats) {
+      try {
+        outputs.push({ file, format, writer: await WholeFileWriter.open(file) });
+      } catch (error) {
+        await fail(file, error);
+      }
+    }
+    await forEach(({ format, writer }) => writer.add(format.head()));
+    for (const entry of entries) {
+      if (outputs.length === 0) break;
+      const job: JobPieces = { entry, rows: resultRowsOf(entry, where.resultsDir) };
+      for (const { format, writer } of outputs) writer.add(format.item(job));
+      if (outputs.some(({ writer }) => writer.isFull())) await forEach(({ writer }) => writer.flush());
+    }
+    await forEach(({ format, writer }) => writer.add(format.tail()));
+    await forEach(({ writer }) => writer.commit());
   } finally {
-    for (const { writer } of outputs) await writer.close();
+    // Only an exception of the entries' own (a state that cannot be read) reaches here with files open.
+    for (const { writer } of outputs) await writer.discard();
   }
-  if (where.reportFile !== undefined) files.report = where.reportFile;
-  if (where.junitFile !== undefined) files.junit = where.junitFile;
+  const failed = new Set(files.failures.map((failure) => failure.file));
+  if (where.reportFile !== undefined && !failed.has(where.reportFile)) files.report = where.reportFile;
+  if (where.junitFile !== undefined && !failed.has(where.junitFile)) files.junit = where.junitFile;
   return files;
 }
 
@@ -97,7 +127,7 @@ export async function writeWholeInPieces(file: string, pieces: Iterable<string>)
     }
     await writer.commit();
   } finally {
-    await writer.close();
+    await writer.discard();
   }
 }
 
@@ -158,6 +188,16 @@ class WholeFileWriter {
   /** Closes the file; a file not committed (a failed write) takes its temporary with it. */
   async close(): Promise<void> {
     await this.closeHandle();
+    if (!this.committed) await rm(this.temporary, { force: true });
+  }
+
+  /** {@link close}, for a file given up on: an error closing it does not keep its temporary. */
+  async discard(): Promise<void> {
+    try {
+      await this.closeHandle();
+    } catch {
+      // Closing a file whose write failed may fail too: the temporary is removed all the same.
+    }
     if (!this.committed) await rm(this.temporary, { force: true });
   }
 

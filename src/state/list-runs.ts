@@ -6,7 +6,9 @@ import { JOURNAL_FILE } from './journal.js';
 import { listJournalOwners } from './locate-run-state.js';
 import type { ReplayResult } from './replay.js';
 import { replayRunJournal } from './replay-run-journal.js';
+import { recordedOutputDir } from './run-output-dir.js';
 import { resolvePipelineDir, resolveStateRoot } from './state-dir.js';
+import { findUnfinishedWork, type UnfinishedWork } from './unfinished-work.js';
 
 /** One run of a pipeline as `runner runs` shows it. */
 export interface RunSummary {
@@ -17,10 +19,23 @@ export interface RunSummary {
   lastAppliedAt?: string;
   /** How many times `apply` ran on this state. */
   applies: number;
-  /** Jobs the journal knows, by status (jobs of the manifest that never ran are not counted). */
+  /**
+   * The run's jobs by status: `jobs` is the size of the latest apply's plan (else `plannedJobs` of the
+   * caller, the manifest's jobs today) when that is more than the journal knows, and the jobs never
+   * started are counted `pending`.
+   */
   counts: Record<JobStatus, number> & { jobs: number };
   creditsSpent: number;
   dir: string;
+  /** The output folder the run recorded (absent for runs of earlier releases). */
+  outputDir?: string;
+  /**
+   * The folder holding the run's files: `outputDir`, or for a run of an earlier release the folder of a
+   * file it downloaded (only with `listRuns`'s `findFiles`; not in `runs --json`).
+   */
+  filesDir?: string;
+  /** Paid work left unfinished: open jobs, results not saved (src/state/unfinished-work.ts). */
+  unfinished: UnfinishedWork;
   /** Set when reading the journal warned (torn line, unknown records) or failed. */
   warnings: string[];
 }
@@ -29,7 +44,7 @@ export interface RunSummary {
  * The JSON of `runner runs --json` (version 1):
  * `{ schemaVersion: 1, pipeline, stateRoot, runs: [{ runId, startedAt?, lastAppliedAt?, applies,
  *    counts: { jobs, pending, creating, open, done, failed, deferred, uncertain }, creditsSpent, dir,
- *    warnings }] }`, runs oldest first.
+ *    outputDir?, unfinished: { open, undownloaded, ids }, warnings }] }`, runs oldest first.
  */
 export interface RunsView {
   schemaVersion: 1;
@@ -46,27 +61,40 @@ export async function listRuns(input: {
   manifestFile: string;
   pipeline: string;
   stateDir?: string;
+  /** The run size to show for a run whose journal does not record it (the manifest's jobs today). */
+  plannedJobs?: number;
+  /** A run folder not to read (the caller's own run, already in hand). */
+  exceptDir?: string;
+  /** Also find where runs of earlier releases put their files ({@link RunSummary.filesDir}). */
+  findFiles?: boolean;
 }): Promise<RunsView> {
   const root = resolveStateRoot(input);
   const pipelineDir = resolvePipelineDir(input);
   const dirs: string[] = [];
   try {
     for (const entry of await readdir(pipelineDir, { withFileTypes: true })) {
-      if (entry.isDirectory() && existsSync(join(pipelineDir, entry.name, JOURNAL_FILE))) {
-        dirs.push(join(pipelineDir, entry.name));
-      }
+      const dir = join(pipelineDir, entry.name);
+      if (entry.isDirectory() && dir !== input.exceptDir && existsSync(join(dir, JOURNAL_FILE)))
+        dirs.push(dir);
     }
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
-  if (input.stateDir !== undefined && existsSync(join(root, JOURNAL_FILE))) dirs.push(root);
+  if (input.stateDir !== undefined && root !== input.exceptDir && existsSync(join(root, JOURNAL_FILE)))
+    dirs.push(root);
   const runs: RunSummary[] = [];
-  for (const dir of dirs) runs.push(...(await summarizeRunDir(dir, input.pipeline)));
+  for (const dir of dirs)
+    runs.push(...(await summarizeRunDir(dir, input.pipeline, input.plannedJobs, input.findFiles === true)));
   runs.sort((a, b) => (a.startedAt ?? '').localeCompare(b.startedAt ?? '') || a.runId.localeCompare(b.runId));
   return { schemaVersion: 1, pipeline: input.pipeline, stateRoot: root, runs };
 }
 
-async function summarizeRunDir(dir: string, pipeline: string): Promise<RunSummary[]> {
+async function summarizeRunDir(
+  dir: string,
+  pipeline: string,
+  plannedJobs: number | undefined,
+  findFiles: boolean,
+): Promise<RunSummary[]> {
   let replay: ReplayResult;
   try {
     ({ replay } = await replayRunJournal(join(dir, JOURNAL_FILE)));
@@ -89,6 +117,17 @@ async function summarizeRunDir(dir: string, pipeline: string): Promise<RunSummar
     summary.counts[job.status]++;
     summary.creditsSpent += sumChargedCredits(job);
   }
+  // The journal knows only the jobs an apply started: a run killed after 4 creates of 8 has 8 jobs.
+  const planned = last?.plannedJobs ?? plannedJobs;
+  if (typeof planned === 'number' && planned > summary.counts.jobs) {
+    summary.counts.pending += planned - summary.counts.jobs;
+    summary.counts.jobs = planned;
+  }
+  const outputDir = recordedOutputDir(replay.runs);
+  if (outputDir !== undefined) summary.outputDir = outputDir;
+  const filesDir = findFiles ? recordedOutputDir(replay.runs, replay.jobs) : undefined;
+  if (filesDir !== undefined) summary.filesDir = filesDir;
+  summary.unfinished = findUnfinishedWork(replay.jobs, last?.download !== false);
   return [summary];
 }
 
@@ -99,6 +138,7 @@ function emptySummary(dir: string, runId: string): RunSummary {
     counts: { jobs: 0, pending: 0, creating: 0, open: 0, done: 0, failed: 0, deferred: 0, uncertain: 0 },
     creditsSpent: 0,
     dir,
+    unfinished: { open: 0, undownloaded: 0, ids: [] },
     warnings: [],
   };
 }

@@ -9,14 +9,31 @@ import { parseJournalLine } from './replay.js';
  * the run's state, replayed under the lock, stays what decides (a run record is never rewritten).
  */
 export async function readRunStart(input: RunAddress): Promise<number | undefined> {
+  return (await readFirstRunRecord(input))?.at;
+}
+
+/**
+ * The first `run` record of a run's journal (see {@link readRunStart}), its fields checked: `at`, and
+ * `outputDir` (the output folder the run started with: a hint for the preflight before the lock).
+ */
+export async function readFirstRunRecord(
+  input: RunAddress,
+): Promise<{ at?: number; outputDir?: string } | undefined> {
   const journalPath = journalPathFor(resolveStateDir(input));
   try {
     for await (const line of readJournalLines(journalPath)) {
       // The header, then the first run's record: a journal's first lines (or an entry of one, cut short).
       if (line.number > HEAD_LINES || line.text === undefined) return undefined;
       const record = parseJournalLine(line.text);
-      // A file on disk: its `at` is checked, not trusted.
-      if (record?.type === 'run') return typeof record.at === 'number' ? record.at : undefined;
+      // A file on disk: its fields are checked, not trusted.
+      if (record?.type === 'run') {
+        return {
+          ...(typeof record.at === 'number' ? { at: record.at } : {}),
+          ...(typeof record.outputDir === 'string' && record.outputDir !== ''
+            ? { outputDir: record.outputDir }
+            : {}),
+        };
+      }
     }
   } catch {
     // Unreadable now: the replay under the lock says so, with the error a user can act on.

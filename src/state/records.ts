@@ -39,6 +39,15 @@ export interface RunRecord {
   pipeline: string;
   pid: number;
   manifestFile: string;
+  /**
+   * The folder this apply wrote the run's results, results index and report to (absolute). Absent in
+   * journals of earlier releases; `status`, `report` and a resumed apply use the latest one given.
+   */
+  outputDir?: string;
+  /** How many jobs this apply's plan had (the run's size, where the journal knows only those started). */
+  plannedJobs?: number;
+  /** False when this apply ran with `--no-download` (results are not owed to the output folder). */
+  download?: boolean;
 }
 
 /** Written and fsynced BEFORE the create request is sent. */

@@ -9,8 +9,10 @@ import { RESULT_RETENTION_MS } from '../service/job-status.js';
  *   totals: { jobs, pending, creating, open, done, downloading, failed, deferred, uncertain, creditsSpent },
  *   jobs: [{ id, status, attempts, jobId?, serviceStatus?, progress?, failureKind?, error?,
  *            notBefore?, creditCost, chargeSource?, resultsOwed?, resultsExpireAt?,
- *            files: [{ file, bytes, sha256 }] }] }
+ *            files: [{ file, bytes, sha256 }] }],
+ *   outputDir? }
  * ```
+ * `outputDir` (added by `runner status`) is the output folder the run recorded.
  * `creditCost` counts credits charged by attempts that were not refunded; `notBefore` is an ISO time.
  * `downloading`: the service finished (and charged) the job but `resultsOwed` of its results are not
  * downloaded; their links expire at `resultsExpireAt` (7 days after completion, api-notes).

@@ -193,5 +193,5 @@ export async function listFilesDeep(dir: string): Promise<string[]> {
  * HTML report and the results index (written whole, by rename: no temporary is ever left).
  */
 export function isRunIndexFile(file: string): boolean {
-  return /(^|[/\\])(report\.html|results\.json|results\.csv)$/.test(file);
+  return /(^|[/\\])(report\.html|results\.json|results\.csv|\.runner-run\.json)$/.test(file);
 }

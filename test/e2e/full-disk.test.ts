@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
-import { readdir, readFile, rm } from 'node:fs/promises';
+import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src/simulator/index.js';
 import type { Simulator } from '../../src/simulator/types.js';
+import { OUTPUT_CLAIM_FILE } from '../../src/state/output-claim.js';
 import type { StatusView } from '../../src/state/status-view.js';
 import { canMountTinyDisk, fillDisk, mountTinyDisk } from '../tiny-disk.js';
 import { makeWorkDir, simulatorEnv, writeImageMatrixManifest } from './apply-fixtures.js';
@@ -47,7 +48,20 @@ describe.skipIf(!canMountTinyDisk)('apply with its output folder on a full disk'
     const where = ['--state-dir', join(dir, 'state'), '--output', disk.path, '--no-report'];
     // No room: the first result cannot be saved; the second job may be created meanwhile (its slot is
     // free once the first completes), the third never is.
-    const filler = await fillDisk(disk.path, 'filler');
+    let filler = await fillDisk(disk.path, 'filler');
+
+    // An output folder that cannot take the run's claim (#20.5) is refused before the first create.
+    const refused = await runCli(['apply', file, ...where, ...FAST], { env });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/could not be saved \(ENOSPC/);
+    expect(refused.stderr).toContain('Nothing was created or paid.');
+    expect(simulator.stats().jobsCreated).toBe(0);
+    expect(await listAll(disk.path)).toEqual(['filler']);
+    // The disk that fills up during a run: the folder holds the run's claim from its start.
+    await rm(filler);
+    const owner = { pipeline: 'full', runId: 'default', stateDir: join(dir, 'state', 'full', 'default') };
+    await writeFile(join(disk.path, OUTPUT_CLAIM_FILE), JSON.stringify(owner));
+    filler = await fillDisk(disk.path, 'filler');
 
     const first = await runCli(['apply', file, ...where, ...FAST], { env });
     expect(first.code).toBe(1);

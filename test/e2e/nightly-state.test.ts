@@ -108,9 +108,9 @@ describe('nightly runs with one persistent --state-dir (#7)', () => {
 
       // Everything written is private to the user (#11.8).
       const written = await listFilesDeep(join(dir, 'out'));
-      // Six results, and each night's report and results index beside them.
+      // Six results, and each night's report, results index and folder claim beside them.
       expect(written.filter((file) => !isRunIndexFile(file))).toHaveLength(6);
-      expect(written.filter(isRunIndexFile)).toHaveLength(6);
+      expect(written.filter(isRunIndexFile)).toHaveLength(8);
       for (const file of written) expect(await modeOf(file), file).toBe(0o600);
       expect(await modeOf(join(dir, 'out', '2026-11-22'))).toBe(0o700);
       for (const stateFile of await listFilesDeep(stateDir))

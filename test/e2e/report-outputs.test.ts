@@ -51,7 +51,7 @@ jobs:
       env: { ...env, GITHUB_STEP_SUMMARY: summaryFile },
     });
     expect(result.code, result.stderr).toBe(1);
-    const outputDir = join(dir, 'runner-output', 'outputs');
+    const outputDir = join(dir, 'runner-output', 'outputs', 'n1');
     expect(result.stdout.trimEnd().split('\n').at(-1)).toBe(`Report: ${join(outputDir, 'report.html')}`);
 
     const index = JSON.parse(await readFile(join(outputDir, 'results.json'), 'utf8')) as ResultsIndex;
@@ -94,7 +94,7 @@ jobs:
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout.trim()).toBe(`Report: ${out}`);
     const html = await readFile(out, 'utf8');
-    expect(html).toContain('"href":"../runner-output/outputs/ad-latte.png"');
+    expect(html).toContain('"href":"../runner-output/outputs/n1/ad-latte.png"');
     expect(html).toContain('"failureKind":"PROMPT_UNCLEAR"');
   });
 

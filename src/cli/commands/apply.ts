@@ -18,6 +18,10 @@ import { checkCost, DEFAULT_MAX_ATTEMPTS } from '../cost-check.js';
 import { createLogger } from '../logger.js';
 import { parseNumberOption } from '../parse-options.js';
 import { applyWriteTargets, readExecuteOptions, stateLocation } from '../apply-options.js';
+import { claimOutputDir } from '../../state/output-claim.js';
+import { checkRunOutputDir } from '../check-output-dir.js';
+import { readFirstRunRecord } from '../../state/read-run-start.js';
+import { recordedOutputDir } from '../../state/run-output-dir.js';
 import { preflightTargets } from '../preflight.js';
 import { preparePlan, readPrepareOptions, type Prepared, type PrepareOptions } from '../prepare-plan.js';
 import { peekRunDate, runDateOf } from '../run-date.js';
@@ -82,8 +86,18 @@ export async function runApply(ctx: CommandContext, args: string[], flags: Recor
     // `let`: released before a second plan is made (below), so a run holds one plan, not two.
     let firstTry: Prepared | undefined = await prepare(saved?.date ?? startDate);
     if (!firstTry.ok) return reportInvalid(ctx, firstTry, manifestFile);
+    const peeked = await readFirstRunRecord({
+      manifestFile,
+      pipeline: firstTry.plan.pipeline,
+      runId,
+      ...location,
+    });
     await preflightTargets(
-      applyWriteTargets(ctx, options, preflightRun(manifestFile, runId, firstTry, simulated)),
+      applyWriteTargets(
+        ctx,
+        options,
+        preflightRun(manifestFile, runId, firstTry, simulated, peeked?.outputDir),
+      ),
       ctx.cwd,
     );
     const state = await openRunState({
@@ -109,6 +123,12 @@ export async function runApply(ctx: CommandContext, args: string[], flags: Recor
       if (saved !== undefined) await refuseChangedPlan(target, saved, { manifestFile, ...prepared });
       const { plan, loaded } = prepared;
       sharePlanStrings(state.jobs, plan.jobs);
+      const outputs = await checkRunOutputDir(ctx, options, {
+        ...preflightRun(manifestFile, runId, prepared, simulated, recordedOutputDir(state.runs)),
+        stateDir: state.dir,
+        stateRoot: readStateDir(options).stateDir,
+        preflighted: peeked?.outputDir,
+      });
       const maxCredits = parseNumberOption('max-credits', options.maxCredits, { min: 0 });
       // A saved plan's --replace is done once: applying the same plan again must not pay again.
       if (saved !== undefined)
@@ -145,11 +165,15 @@ export async function runApply(ctx: CommandContext, args: string[], flags: Recor
         manifestDir: loaded.dir,
         manifestOutput: loaded.manifest.output,
         pipeline: plan.pipeline,
+        recordedOutputDir: outputs.recorded,
+        runJobs: plan.jobs.length + prepared.leftOut.length,
         ...(loaded.manifest.retry === undefined ? {} : { retry: loaded.manifest.retry }),
         ...(maxCredits === undefined ? {} : { maxCredits }),
       });
       if (downloadOnly) executeOptions.downloadOnly = true;
       await state.lock.verify();
+      // Its warning, if any, was given when the folder was checked (above).
+      await claimOutputDir(outputs.dir, outputs.owner);
       const startedAt = Date.now();
       const hints = {
         // A saved plan resumes as itself (it carries every option); the rest as the manifest with its flags.
@@ -179,10 +203,10 @@ export async function runApply(ctx: CommandContext, args: string[], flags: Recor
       logger.info({ summary: { counts: summary.counts, exitReason: summary.exitReason } }, 'apply finished');
       // The executor's live state, as a replay of the journal would give it (without reading it again).
       const finalState = state.snapshots.finalState() ?? state.jobs;
-      const run = { plan, loaded, runId, state: finalState, summary, startedAt };
+      const run = { plan, loaded, runId, state: finalState, summary, startedAt, outputDir: outputs.dir };
       // Loaded only now: the report code adds nothing to the start-up before the lock and the first create.
       const { reportApplyOutputs } = await import('../apply-outputs.js');
-      const outputsNote = await reportApplyOutputs(ctx, options, run);
+      const written = await reportApplyOutputs(ctx, options, run);
       const temporaryState = simulated && readStateDir(options).stateDir === undefined;
       ctx.output.out(
         options.json === true
@@ -202,10 +226,21 @@ export async function runApply(ctx: CommandContext, args: string[], flags: Recor
               ctx.output.style,
             ),
       );
-      ctx.output[options.json === true ? 'err' : 'out'](outputsNote);
+      ctx.output[written.failed || options.json === true ? 'err' : 'out'](written.note);
+      // A simulated run's state is its own temporary folder: the runs that cost money are elsewhere.
+      if (!simulated) {
+        const { warnOfUnfinishedRuns } = await import('../warn-unfinished-runs.js');
+        await warnOfUnfinishedRuns(ctx, options, {
+          manifestFile,
+          pipeline: plan.pipeline,
+          runDir: state.dir,
+        });
+      }
       // Interrupted by SIGTERM (a CI runner cancelling the job) exits 143 as shells report it, not 130.
       if (summary.exitReason === 'interrupted' && signal === 'SIGTERM') return ExitCode.Terminated;
-      return EXIT_CODES[summary.exitReason];
+      const exitCode = EXIT_CODES[summary.exitReason];
+      // A result file that could not be written is a failure of the run (README "Exit codes").
+      return written.failed && exitCode === ExitCode.Success ? ExitCode.Failure : exitCode;
     } finally {
       await state.close();
     }
@@ -327,6 +362,7 @@ function preflightRun(
   runId: string,
   prepared: Extract<Prepared, { ok: true }>,
   simulated: boolean,
+  recordedOutputDir: string | undefined,
 ) {
   const { loaded, plan } = prepared;
   return {
@@ -335,6 +371,8 @@ function preflightRun(
     runId,
     manifestDir: loaded.dir,
     manifestOutput: loaded.manifest.output,
+    manifestReport: loaded.manifest.report,
+    recordedOutputDir,
     simulated,
   };
 }

@@ -1,7 +1,8 @@
-import { access, mkdir, writeFile } from 'node:fs/promises';
+import { access, writeFile } from 'node:fs/promises';
 import { basename, dirname, extname, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadCatalog } from '../../catalog/load-catalog.js';
+import { preflightTargets } from '../preflight.js';
 import { scaffoldManifest } from '../../catalog/scaffold-manifest.js';
 import { isRunnableModel } from '../../kinds/index.js';
 import { ExitCode, UsageError } from '../../errors.js';
@@ -50,8 +51,9 @@ export async function runInit(ctx: CommandContext, args: string[], options: Reco
     .join('/');
   const text = scaffoldManifest({ model, name: pipelineName(file), schemaPath });
   // A new manifest often starts a new folder (`runner init pipelines/nightly.yaml`): make it, as the
-  // user asked for a file there, instead of failing on the file with the folder's ENOENT.
-  await mkdir(dirname(resolve(file)), { recursive: true });
+  // user asked for a file there, instead of failing on the file with the folder's ENOENT. Checked
+  // first like every path a command writes (a file in the way, /proc where mkdir never ends).
+  await preflightTargets([{ path: file, kind: 'file', what: 'manifest' }], ctx.cwd, 0o777);
   await writeFile(file, text, options.force === true ? {} : { flag: 'wx' });
   ctx.output.err(
     `Wrote ${file} for ${model.slug}. Next: \`runner validate ${file}\`, then \`runner plan ${file}\`.`,

@@ -22,10 +22,21 @@ export async function runReport(ctx: CommandContext, args: string[], options: Re
     return ExitCode.InvalidInput;
   }
   const { loaded } = run;
-  const resultsDir = resolveOutputDir(ctx, options, {
+  // The folder the run used, not today's --output: its report sits beside its own results.
+  // (--output names the folder of a run of an earlier release, which recorded none.)
+  const recorded = run.recordedOutputDir;
+  const flag = parseStringOption(options.output);
+  if (recorded !== undefined && flag !== undefined && resolve(ctx.cwd, flag) !== recorded) {
+    ctx.output.err(
+      `${ctx.output.style.yellow('warning')} run "${run.runId}" wrote its results to ${recorded}: --output ${flag} is ignored (--out writes the page elsewhere).`,
+    );
+  }
+  const resultsDir = resolveOutputDir(ctx, recorded === undefined ? options : {}, {
     manifestDir: loaded.dir,
     manifestOutput: loaded.manifest.output,
     pipeline: loaded.manifest.name,
+    runId: run.runId,
+    recordedOutputDir: recorded,
   });
   const out = parseStringOption(options.out);
   const file = out === undefined ? join(resultsDir, 'report.html') : resolve(ctx.cwd, out);

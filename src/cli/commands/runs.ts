@@ -5,6 +5,7 @@ import type { CommandContext } from '../context.js';
 import { todayUtc } from '../prepare-plan.js';
 import { renderIssues } from '../render/issues.js';
 import { renderRuns } from '../render/runs.js';
+import { renderUnfinishedRuns } from '../render/unfinished-runs.js';
 import { readStateDir } from '../run-options.js';
 
 /** `runner runs FILE`: every run of the manifest's pipeline that has state, read-only (no lock, no network). */
@@ -16,7 +17,14 @@ export async function runRuns(ctx: CommandContext, args: string[], options: Reco
     ctx.output.err(renderIssues(offline.issues, manifestFile, ctx.output.style));
     return ExitCode.InvalidInput;
   }
-  const view = await listRuns({ manifestFile, pipeline: loaded.manifest.name, ...readStateDir(options) });
+  const { stateDir } = readStateDir(options);
+  const view = await listRuns({
+    manifestFile,
+    pipeline: loaded.manifest.name,
+    ...(stateDir === undefined ? {} : { stateDir }),
+    // A run's size, for runs of earlier releases whose journal does not record it.
+    plannedJobs: offline.jobs.length,
+  });
   for (const run of view.runs) {
     for (const warning of run.warnings)
       ctx.output.err(`${ctx.output.style.yellow('warning')} run ${run.runId}: ${warning}`);
@@ -26,5 +34,8 @@ export async function runRuns(ctx: CommandContext, args: string[], options: Reco
       ? JSON.stringify(view, null, 2)
       : renderRuns(view, ctx.output.style, ctx.output.width),
   );
+  // `runs` does not reach the service: the hint's apply finds it as the environment says.
+  const where = { manifestFile, options: { stateDir }, global: {} };
+  for (const line of renderUnfinishedRuns(view.runs, where, ctx.output.style)) ctx.output.err(line);
   return ExitCode.Success;
 }

@@ -23,13 +23,15 @@ export async function runStatus(ctx: CommandContext, args: string[], options: Re
     run.state,
     run.jobs.map((job) => job.id),
   );
+  // The run's own output folder (as it recorded it), where its files and report are.
+  const outputDir = run.recordedOutputDir;
   ctx.output.out(
     options.json === true
-      ? JSON.stringify(view, null, 2)
+      ? JSON.stringify(outputDir === undefined ? view : { ...view, outputDir }, null, 2)
       : renderStatus(view, ctx.output.style, ctx.output.width, {
           resend: rerunCommand('apply', manifestFile, options, ctx.global, ['--resend-uncertain']),
           downloadOnly: rerunCommand('apply', manifestFile, options, ctx.global, ['--download-only']),
-        }),
+        }) + (outputDir === undefined ? '' : `\nOutput folder: ${outputDir}`),
   );
   // Results owed by done jobs are not saved yet: not a finished run, for scripts too (#20.8).
   return view.totals.downloading > 0 ? ExitCode.Failure : ExitCode.Success;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseFaultSpec } from '../../../src/cli/commands/simulate.js';
-import { readExecuteOptions, resolveOutputDir } from '../../../src/cli/apply-options.js';
+import { applyWriteTargets, readExecuteOptions, resolveOutputDir } from '../../../src/cli/apply-options.js';
 import { PassThrough } from 'node:stream';
 import { createOutput, shouldUseColor } from '../../../src/cli/output.js';
 import { parseNumberOption, parseStringOption } from '../../../src/cli/parse-options.js';
@@ -43,7 +43,8 @@ describe('readExecuteOptions', () => {
     expect(options.jobDeadlineMs).toBe(900_000);
     expect(options.idempotencyWindowMs).toBe(270_000);
     expect(options.onUncertain).toBe('skip');
-    expect(options.outputDir).toBe('/m/runner-output/p');
+    // A folder of the run's own (issue 20 item 5).
+    expect(options.outputDir).toBe('/m/runner-output/p/r');
   });
 
   it('scales every duration of the policy with the simulator', () => {
@@ -92,7 +93,10 @@ describe('readExecuteOptions', () => {
       concurrency: 2,
       jobDeadlineMs: 60_000,
     });
-    expect(readExecuteOptions({ cwd: '/c' }, { download: false }, run).outputDir).toBeUndefined();
+    // The results index and report still go to the run's folder, which the run records.
+    expect(readExecuteOptions({ cwd: '/c' }, { download: false }, run).outputDir).toBe(
+      '/m/runner-output/p/r',
+    );
     expect(() => readExecuteOptions({ cwd: '/c' }, { pollInterval: '5-1' }, run)).toThrow('--poll-interval');
   });
 });
@@ -128,17 +132,74 @@ describe('createOutput width', () => {
 });
 
 describe('resolveOutputDir and RUNNER_OUTPUT (#20.3)', () => {
-  const where = { manifestDir: '/m', manifestOutput: undefined, pipeline: 'p' };
-  it('takes RUNNER_OUTPUT as the root of default folders, one folder per pipeline', () => {
+  const where = { manifestDir: '/m', manifestOutput: undefined, pipeline: 'p', runId: 'r' };
+  it('takes RUNNER_OUTPUT as the root of default folders, one folder per pipeline and run', () => {
     const ctx = { cwd: '/cwd', env: { RUNNER_OUTPUT: 'out' }, global: {} };
-    expect(resolveOutputDir(ctx, {}, where)).toBe('/cwd/out/p');
-    expect(resolveOutputDir({ ...ctx, env: {} }, {}, where)).toBe('/m/runner-output/p');
+    expect(resolveOutputDir(ctx, {}, where)).toBe('/cwd/out/p/r');
+    expect(resolveOutputDir({ ...ctx, env: {} }, {}, where)).toBe('/m/runner-output/p/r');
   });
 
   it('lets --output and the manifest output win over it, and ignores it with --simulate', () => {
     const ctx = { cwd: '/cwd', env: { RUNNER_OUTPUT: '/r' }, global: {} };
     expect(resolveOutputDir(ctx, { output: 'o' }, where)).toBe('/cwd/o');
-    expect(resolveOutputDir(ctx, {}, { ...where, manifestOutput: 'mine' })).toBe('/m/mine');
-    expect(resolveOutputDir({ ...ctx, global: { simulate: true } }, {}, where)).toBe('/m/runner-output/p');
+    expect(resolveOutputDir(ctx, {}, { ...where, manifestOutput: 'mine' })).toBe('/m/mine/r');
+    expect(resolveOutputDir({ ...ctx, global: { simulate: true } }, {}, where)).toBe('/m/runner-output/p/r');
+  });
+});
+
+describe('resolveOutputDir (issue 20 item 5: a folder per run)', () => {
+  const where = { manifestDir: '/m', manifestOutput: undefined, pipeline: 'p', runId: 'n1' };
+
+  it('gives every run its own folder under the default and under manifest `output:`', () => {
+    expect(resolveOutputDir({ cwd: '/c' }, {}, where)).toBe('/m/runner-output/p/n1');
+    expect(resolveOutputDir({ cwd: '/c' }, {}, { ...where, runId: 'n3' })).toBe('/m/runner-output/p/n3');
+    expect(resolveOutputDir({ cwd: '/c' }, {}, { ...where, manifestOutput: 'out' })).toBe('/m/out/n1');
+    expect(resolveOutputDir({ cwd: '/c' }, {}, { ...where, runId: '../x' })).toBe('/m/runner-output/p/__x');
+  });
+
+  it('uses --output as named, else the folder the run recorded', () => {
+    expect(resolveOutputDir({ cwd: '/c' }, { output: 'mine' }, where)).toBe('/c/mine');
+    expect(resolveOutputDir({ cwd: '/c' }, {}, { ...where, recordedOutputDir: '/kept' })).toBe('/kept');
+    expect(
+      resolveOutputDir({ cwd: '/c' }, { output: 'mine' }, { ...where, recordedOutputDir: '/kept' }),
+    ).toBe('/c/mine');
+  });
+});
+
+describe('applyWriteTargets', () => {
+  const ctx = { cwd: '/c', global: {}, env: {} };
+  const run = {
+    manifestFile: '/m/p.yaml',
+    manifestDir: '/m',
+    manifestOutput: undefined,
+    pipeline: 'p',
+    runId: 'r',
+    simulated: false,
+  };
+
+  it('checks --junit, --report and GITHUB_STEP_SUMMARY before any request', () => {
+    const targets = applyWriteTargets(
+      { ...ctx, env: { GITHUB_STEP_SUMMARY: '/gh/summary.md' } },
+      { junit: 'j.xml', report: 'r.html' },
+    );
+    expect(targets.filter((target) => target.replaced === true).map((target) => target.what)).toEqual([
+      '--junit',
+      '--report',
+    ]);
+    expect(targets.map((target) => [target.what, target.path])).toEqual([
+      ['--junit', 'j.xml'],
+      ['GITHUB_STEP_SUMMARY', '/gh/summary.md'],
+      ['--report', 'r.html'],
+    ]);
+  });
+
+  it('keeps the upload cache in --state-dir, and checks a report the manifest moves', () => {
+    const targets = applyWriteTargets(ctx, { stateDir: '/s' }, { ...run, manifestReport: 'pages/r.html' });
+    expect(targets.map((target) => [target.what, target.path])).toEqual([
+      ['output folder', '/m/runner-output/p/r'],
+      ['report', '/m/pages/r.html'],
+      ['state folder', '/s/p/r'],
+      ['upload cache', '/s/uploads.json'],
+    ]);
   });
 });

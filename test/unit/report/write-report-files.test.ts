@@ -1,5 +1,5 @@
 import { describe, it, expect, afterEach, beforeEach } from 'vitest';
-import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { renderReportHtml } from '../../../src/report/render-html.js';
@@ -22,10 +22,10 @@ describe('writeReportFiles', () => {
     // A folder where the JUnit file should go: its temporary is written, the rename fails.
     const junitFile = join(dir, 'junit.xml');
     await mkdir(junitFile);
-    const error = await writeReportFiles(sampleDataAsBuilt(), { resultsDir: dir, junitFile }).catch(
-      (e: unknown) => e,
-    );
-    expect((error as { code?: string }).code).toMatch(/^E/);
+    // The file is named among the failures (the others are written: see below).
+    const files = await writeReportFiles(sampleDataAsBuilt(), { resultsDir: dir, junitFile });
+    expect(files.failures.map((failure) => failure.file)).toEqual([junitFile]);
+    expect(files.failures[0]?.message).toMatch(/EISDIR|directory/);
     expect((await readdir(dir)).filter((name) => name.endsWith('.tmp'))).toEqual([]);
   });
 
@@ -71,5 +71,26 @@ describe('writeReportFiles', () => {
     expect(await readFile(files.resultsJson, 'utf8')).toBe(`${JSON.stringify(index, null, 2)}\n`);
     expect(await readFile(files.resultsCsv, 'utf8')).toBe(renderResultsCsv(index));
     expect(await readFile(join(dir, 'report.html'), 'utf8')).toBe(renderReportHtml(empty, dir));
+  });
+
+  it('writes the others when one file cannot be written, names it, and leaves no temporary file', async () => {
+    const built = sampleDataAsBuilt();
+    await mkdir(join(dir, 'results.json'));
+    await writeFile(join(dir, 'blocker'), 'a file where a folder is expected');
+    const files = await writeReportFiles(built, {
+      resultsDir: dir,
+      reportFile: join(dir, 'report.html'),
+      junitFile: join(dir, 'blocker', 'junit.xml'),
+    });
+    expect(files.failures.map((failure) => failure.file).sort()).toEqual([
+      join(dir, 'blocker', 'junit.xml'),
+      join(dir, 'results.json'),
+    ]);
+    expect(files.junit).toBeUndefined();
+    expect(files.report).toBe(join(dir, 'report.html'));
+    expect(await readFile(files.resultsCsv, 'utf8')).toContain('id');
+    expect(await readFile(join(dir, 'report.html'), 'utf8')).toContain('<html');
+    expect((await readdir(dir)).sort()).toEqual(['blocker', 'report.html', 'results.csv', 'results.json']);
+    expect(await readdir(join(dir, 'results.json'))).toEqual([]);
   });
 });

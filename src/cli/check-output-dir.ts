@@ -1,0 +1,127 @@
+import { existsSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { RunnerError } from '../errors.js';
+import { JOURNAL_FILE } from '../state/journal.js';
+import {
+  checkOutputClaim,
+  OUTPUT_CLAIM_FILE,
+  readOutputClaim,
+  type OutputOwner,
+} from '../state/output-claim.js';
+import { resolveOutputDir, type OutputDirInput } from './apply-options.js';
+import type { CommandContext } from './context.js';
+import { preflightTargets } from './preflight.js';
+
+/** The run's output folder as apply decided it, and the owner it claims it for. */
+export interface RunOutputDir {
+  dir: string;
+  /** The folder the run's state recorded, if any. */
+  recorded: string | undefined;
+  owner: OutputOwner;
+}
+
+/**
+ * The run's output folder, decided under the lock from its recorded state (issue 20 item 5): checked
+ * (again, when the state named another folder than the preflight saw), its claim checked, and an
+ * unclaimed folder that already holds files checked against the other runs of the pipeline (a folder
+ * of an earlier release, where runs shared one folder): all before the plan is shown, so a folder of
+ * another run is refused before anything is asked or paid. The claim itself is written right before
+ * the first create (`claimOutputDir`).
+ */
+export async function checkRunOutputDir(
+  ctx: Pick<CommandContext, 'cwd' | 'output'>,
+  options: Record<string, unknown>,
+  run: OutputDirInput & {
+    manifestFile: string;
+    /** The run's state folder. */
+    stateDir: string;
+    /** `--state-dir` (the state root), when given. */
+    stateRoot: string | undefined;
+    simulated: boolean;
+    /** The folder the preflight before the lock checked for the run's recorded one. */
+    preflighted: string | undefined;
+  },
+): Promise<RunOutputDir> {
+  const dir = resolveOutputDir(ctx, options, run);
+  if (run.recordedOutputDir !== run.preflighted)
+    await preflightTargets([{ path: dir, kind: 'dir', what: 'output folder' }], ctx.cwd);
+  const warn = (message: string) => ctx.output.err(`${ctx.output.style.yellow('warning')} ${message}`);
+  if (run.recordedOutputDir !== undefined && run.recordedOutputDir !== dir) {
+    warn(
+      `run "${run.runId}" wrote its results to ${run.recordedOutputDir} until now; this apply writes to ${dir} (--output). Files already downloaded stay where they are.`,
+    );
+  }
+  const owner: OutputOwner = {
+    pipeline: run.pipeline,
+    runId: run.runId,
+    stateDir: run.stateDir,
+    ...(run.simulated ? { simulated: true } : {}),
+  };
+  const warning = await checkOutputClaim(dir, owner);
+  if (warning !== undefined) warn(warning);
+  if (!run.simulated) await refuseFolderOfOtherRuns(dir, run);
+  return { dir, recorded: run.recordedOutputDir, owner };
+}
+
+/**
+ * An unclaimed folder with files in it may hold results of runs of earlier releases (they shared one
+ * folder per pipeline, and wrote no claim): refused when another run of the pipeline in this state
+ * folder recorded files there. A new or empty folder has nothing to protect, and is not looked into.
+ */
+async function refuseFolderOfOtherRuns(
+  dir: string,
+  run: {
+    manifestFile: string;
+    pipeline: string;
+    runId: string;
+    stateDir: string;
+    stateRoot: string | undefined;
+  },
+): Promise<void> {
+  if ((await readOutputClaim(dir)) !== undefined || !(await holdsFiles(dir))) return;
+  // Loaded only here: most applies write a claimed or a new folder and never list the runs.
+  const { listRuns } = await import('../state/list-runs.js');
+  const { runs } = await listRuns({
+    manifestFile: run.manifestFile,
+    pipeline: run.pipeline,
+    ...(run.stateRoot === undefined ? {} : { stateDir: run.stateRoot }),
+    exceptDir: run.stateDir,
+    findFiles: true,
+  });
+  // A folder of the same path may be a new one (a CI checkout each night, its state restored): only
+  // files still there that a run recorded are protected.
+  const others: typeof runs = [];
+  for (const other of runs) {
+    const candidate = other.filesDir === dir || other.outputDir === dir;
+    if (candidate && other.runId !== run.runId && (await holdsRecordedFile(other.dir, dir)))
+      others.push(other);
+  }
+  if (others.length === 0) return;
+  throw new RunnerError(
+    'INVALID_INPUT',
+    `The output folder ${dir} cannot be used by run "${run.runId}": it holds files recorded by run${others.length === 1 ? '' : 's'} ${others.map((other) => `"${other.runId}"`).join(', ')} of pipeline "${run.pipeline}". Each run writes its own folder, so that no run overwrites (or moves aside) another run's paid results. Nothing was created or paid.`,
+    {
+      hint: `Give this run a folder of its own (leave --output out: the default is a folder per run), or move those files away first. (A folder claimed in ${OUTPUT_CLAIM_FILE} is never shared.)`,
+    },
+  );
+}
+
+/** Whether a file the run in `runDir` downloaded into `dir` is still there. */
+async function holdsRecordedFile(runDir: string, dir: string): Promise<boolean> {
+  const { replayRunJournal } = await import('../state/replay-run-journal.js');
+  const { replay } = await replayRunJournal(join(runDir, JOURNAL_FILE));
+  for (const job of replay.jobs.values()) {
+    const files = job.storedSummary?.()?.files ?? job.downloads.map((download) => download.file);
+    for (const file of files) if (dirname(file) === dir && existsSync(file)) return true;
+  }
+  return false;
+}
+
+async function holdsFiles(dir: string): Promise<boolean> {
+  try {
+    return (await readdir(dir)).length > 0;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,31 @@
+import { listRuns } from '../state/list-runs.js';
+import type { CommandContext } from './context.js';
+import { renderUnfinishedRuns } from './render/unfinished-runs.js';
+import { readStateDir } from './run-options.js';
+
+/**
+ * Other runs of the pipeline that left paid jobs open or results unsaved (a crashed apply): named, with
+ * the command that finishes each (issue 20 item 7). Apply calls it after its run, so it adds nothing
+ * before the first create; reading the other runs cannot fail the apply.
+ */
+export async function warnOfUnfinishedRuns(
+  ctx: Pick<CommandContext, 'output' | 'global'>,
+  options: Record<string, unknown>,
+  run: { manifestFile: string; pipeline: string; runDir: string },
+): Promise<void> {
+  const { stateDir } = readStateDir(options);
+  try {
+    const { runs } = await listRuns({
+      manifestFile: run.manifestFile,
+      pipeline: run.pipeline,
+      ...(stateDir === undefined ? {} : { stateDir }),
+      exceptDir: run.runDir,
+    });
+    const where = { manifestFile: run.manifestFile, options, global: ctx.global };
+    for (const line of renderUnfinishedRuns(runs, where, ctx.output.style)) ctx.output.err(line);
+  } catch (error) {
+    ctx.output.err(
+      `${ctx.output.style.yellow('warning')} could not look for other runs left unfinished: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+}

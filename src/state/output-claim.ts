@@ -1,0 +1,199 @@
+import { existsSync } from 'node:fs';
+import { mkdir, open, readFile, rename, rm, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import { RunnerError } from '../errors.js';
+import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../file-modes.js';
+import { JOURNAL_FILE } from './journal.js';
+
+/** The file in an output folder naming the run that writes there. */
+export const OUTPUT_CLAIM_FILE = '.runner-run.json';
+
+/** The run an output folder belongs to, as its claim file records it. */
+export interface OutputOwner {
+  pipeline: string;
+  runId: string;
+  /** The run's state folder (absolute): two state folders with the same run id are two runs. */
+  stateDir: string;
+  /** A run against the in-process simulator (`--simulate`): its results cost nothing. */
+  simulated?: boolean;
+}
+
+/** What {@link judgeOutputClaim} decides for a run that would write where `existing` claimed. */
+export type ClaimVerdict =
+  { verdict: 'mine' } | { verdict: 'take-over'; warning?: string } | { verdict: 'refuse'; reason: string };
+
+/**
+ * Whether `owner` may write into a folder that `existing` claimed (issue 20 item 5: one run's results
+ * never overwrite, or move aside, files another run recorded). Pure; `stateExists` says whether the
+ * claiming run's state folder still holds a journal.
+ *
+ * - The same run (pipeline, run id and state folder): its own folder.
+ * - Unclaimed, or claimed by a simulated run when this one is simulated too: taken (simulated results
+ *   are free, and each `--simulate` apply has a fresh state folder).
+ * - The same pipeline and run id whose state folder is gone (the project moved, the state was deleted):
+ *   taken, with a warning, since no state points at those files any more.
+ * - Anything else: refused.
+ */
+export function judgeOutputClaim(
+  existing: OutputOwner | undefined,
+  owner: OutputOwner,
+  stateExists: boolean,
+): ClaimVerdict {
+  if (existing === undefined) return { verdict: 'take-over' };
+  const sameRun = existing.pipeline === owner.pipeline && existing.runId === owner.runId;
+  if (sameRun && existing.stateDir === owner.stateDir) return { verdict: 'mine' };
+  if (existing.simulated === true && owner.simulated === true) return { verdict: 'take-over' };
+  if (sameRun && !stateExists) {
+    return {
+      verdict: 'take-over',
+      warning: `the output folder was used by run "${existing.runId}" with state in ${existing.stateDir}, which holds no journal any more; this run (state in ${owner.stateDir}) takes it over and may replace files of the same names.`,
+    };
+  }
+  const who = `run "${existing.runId}" of pipeline "${existing.pipeline}"`;
+  return {
+    verdict: 'refuse',
+    reason: sameRun
+      ? `it holds the results of ${who} with its state in ${existing.stateDir} (this run's state is in ${owner.stateDir})`
+      : `it holds the results of ${who}`,
+  };
+}
+
+/**
+ * Checks that the run may write into `dir` (see {@link judgeOutputClaim}) without writing anything;
+ * throws the refusal (exit 2). Returns a warning when the run will take the folder over.
+ */
+export async function checkOutputClaim(
+  dir: string,
+  owner: OutputOwner,
+  what = 'The output folder',
+): Promise<string | undefined> {
+  const decision = await decide(dir, owner);
+  if (decision.verdict === 'refuse') throw refusal(dir, decision.reason, what);
+  return decision.verdict === 'take-over' ? decision.warning : undefined;
+}
+
+/**
+ * Claims `dir` for the run before its first create: writes the claim file (created exclusively, so
+ * of two runs racing for one folder one wins and the other is refused), or checks the one there.
+ */
+export async function claimOutputDir(
+  dir: string,
+  owner: OutputOwner,
+  what = 'The output folder',
+): Promise<string | undefined> {
+  try {
+    return await writeClaim(dir, owner, what);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (error instanceof RunnerError || code === undefined) throw error;
+    // A full disk (ENOSPC), a read-only mount: the run's results could not be saved either.
+    throw new RunnerError(
+      'INVALID_INPUT',
+      `${what} ${dir} cannot be written: its claim file ${OUTPUT_CLAIM_FILE} could not be saved (${code}: ${(error as Error).message}). Nothing was created or paid.`,
+      { hint: 'Free space on that disk or choose another --output, then run again.', cause: error },
+    );
+  }
+}
+
+async function writeClaim(dir: string, owner: OutputOwner, what: string): Promise<string | undefined> {
+  const file = join(dir, OUTPUT_CLAIM_FILE);
+  await mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+  const text = `${JSON.stringify({ schemaVersion: 1, ...owner }, null, 2)}\n`;
+  for (let tries = 0; tries < 3; tries++) {
+    const decision = await decide(dir, owner);
+    if (decision.verdict === 'refuse') throw refusal(dir, decision.reason, what);
+    if (decision.verdict === 'mine') return undefined;
+    // No claim was there: only an exclusive create may make one (another run may be making its own).
+    if (!decision.existed) {
+      let handle: FileHandle;
+      try {
+        handle = await open(file, 'wx', PRIVATE_FILE_MODE);
+      } catch (error) {
+        // Another run created it between the check and now: judge its claim.
+        if ((error as NodeJS.ErrnoException).code === 'EEXIST') continue;
+        throw error;
+      }
+      try {
+        await handle.writeFile(text, 'utf8');
+        await handle.sync();
+      } catch (error) {
+        // A claim cut short (a full disk) would refuse every later run, this one's too: not left.
+        await handle.close().catch(() => undefined);
+        await rm(file, { force: true });
+        throw error;
+      }
+      await handle.close();
+      return decision.warning;
+    }
+    // A claim this run may take over (its own run id whose state is gone, a simulated run's).
+    const temporary = `${file}.${process.pid}.tmp`;
+    try {
+      const handle = await open(temporary, 'w', PRIVATE_FILE_MODE);
+      try {
+        await handle.writeFile(text, 'utf8');
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await rename(temporary, file);
+    } catch (error) {
+      await rm(temporary, { force: true });
+      throw error;
+    }
+    return decision.warning;
+  }
+  throw refusal(dir, 'other runs keep claiming it at the same time', what);
+}
+
+async function decide(dir: string, owner: OutputOwner): Promise<ClaimVerdict & { existed: boolean }> {
+  const existing = await readOutputClaim(dir);
+  if (existing === 'unreadable') {
+    return {
+      verdict: 'refuse',
+      reason: `its ${OUTPUT_CLAIM_FILE} cannot be read as a run's claim (another run may be writing it now)`,
+      existed: true,
+    };
+  }
+  const stateExists = existing !== undefined && existsSync(join(existing.stateDir, JOURNAL_FILE));
+  return { ...judgeOutputClaim(existing, owner, stateExists), existed: existing !== undefined };
+}
+
+/** The claim in `dir`, undefined when there is none, `unreadable` when the file is not one. */
+export async function readOutputClaim(dir: string): Promise<OutputOwner | 'unreadable' | undefined> {
+  let text: string;
+  try {
+    text = await readFile(join(dir, OUTPUT_CLAIM_FILE), 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
+    throw error;
+  }
+  try {
+    const value = JSON.parse(text) as Partial<OutputOwner> | null;
+    if (
+      typeof value?.pipeline !== 'string' ||
+      typeof value.runId !== 'string' ||
+      typeof value.stateDir !== 'string'
+    ) {
+      return 'unreadable';
+    }
+    return {
+      pipeline: value.pipeline,
+      runId: value.runId,
+      stateDir: value.stateDir,
+      ...(value.simulated === true ? { simulated: true } : {}),
+    };
+  } catch {
+    return 'unreadable';
+  }
+}
+
+function refusal(dir: string, reason: string, what: string): RunnerError {
+  return new RunnerError(
+    'INVALID_INPUT',
+    `${what} ${dir} cannot be used by this run: ${reason}. Each run writes its own folder, so that no run overwrites (or moves aside) another run's paid results. Nothing was created or paid.`,
+    {
+      hint: `Give this run a folder of its own (e.g. --output ${join(dir, '<run>')}), or leave --output out (the default is a folder per run). To let this run replace those files, delete ${join(dir, OUTPUT_CLAIM_FILE)} first.`,
+    },
+  );
+}
