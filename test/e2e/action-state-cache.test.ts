@@ -148,7 +148,9 @@ describe("the action's scripts", () => {
     expect(await resolvePaths('')).toEqual({
       run: '9876543210',
       state: 'pipelines/.runner',
-      report: 'runner-output/report.html',
+      // Each run its own folder: a kept workspace's next night is not refused by last night's claim.
+      dir: 'runner-output/9876543210',
+      report: 'runner-output/9876543210/report.html',
     });
     expect((await resolvePaths('night-7')).run).toBe('night-7');
   });
