@@ -50,7 +50,7 @@ await build({
   entryPoints: ['dist/cli/bin.js'],
   outfile: 'dist/bundle/main.cjs',
   format: 'cjs',
-  external: ['undici', 'pino'],
+  external: ['undici', 'pino', 'pg'],
 });
 
 // The launcher names its code cache by the bundle's content, so no build reads another's cache.
