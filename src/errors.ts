@@ -38,6 +38,8 @@ export type ErrorCode =
   | 'STATE_MISMATCH'
   /** `runner status` of a run that has no state. */
   | 'STATE_NOT_FOUND'
+  /** The state database (`--state postgres://…`) cannot be reached, or its connection was lost. */
+  | 'STATE_UNREACHABLE'
   /** Ctrl-C / SIGTERM. */
   | 'INTERRUPTED'
   /** A bug: asks to be reported. */

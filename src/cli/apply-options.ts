@@ -21,11 +21,14 @@ import { OUTPUT_ROOT_ENV } from './env-defaults.js';
 export async function stateLocation(
   options: Record<string, unknown>,
   simulated: boolean,
-): Promise<{ stateDir?: string; uploadCachePath?: string }> {
+): Promise<{ stateDir?: string; stateUrl?: string; uploadCachePath?: string }> {
   const explicit = readStateDir(options);
   if (!simulated) return explicit;
   const root = await mkdtemp(join(tmpdir(), 'runner-simulated-'));
-  return { stateDir: explicit.stateDir ?? join(root, 'state'), uploadCachePath: join(root, 'uploads.json') };
+  const uploadCachePath = join(root, 'uploads.json');
+  // A database named on purpose is used as named (tests of the PostgreSQL backend run on the simulator).
+  if (explicit.stateUrl !== undefined) return { stateUrl: explicit.stateUrl, uploadCachePath };
+  return { stateDir: explicit.stateDir ?? join(root, 'state'), uploadCachePath };
 }
 
 /**

@@ -3,10 +3,13 @@ import { UsageError } from '../errors.js';
 /**
  * Environment defaults of flags, so a shell or a CI job can set where state lives once instead of
  * repeating the flag on every command: the flag wins, then the variable, then the built-in default.
- * A state backend given by URL would be one more row here.
  */
-export const ENV_DEFAULTS: readonly { env: string; option: string; flag: string }[] = [
-  { env: 'RUNNER_STATE_DIR', option: 'stateDir', flag: 'state-dir' },
+export const ENV_DEFAULTS: readonly { env: string; option: string; flag: string; unless?: string }[] = [
+  // The database (`--state`) and the folder (`--state-dir`) name the same thing: a flag for one
+  // keeps the variable of the other from applying (RUNNER_STATE_URL is read first, so it wins over
+  // RUNNER_STATE_DIR when both are set).
+  { env: 'RUNNER_STATE_URL', option: 'state', flag: 'state', unless: 'stateDir' },
+  { env: 'RUNNER_STATE_DIR', option: 'stateDir', flag: 'state-dir', unless: 'state' },
 ];
 
 /**
@@ -33,9 +36,10 @@ export function applyEnvDefaults(
   const setButEmpty = input.env[OUTPUT_ROOT_ENV]?.trim() === '';
   if (input.takes.has('output') && setButEmpty)
     throw emptyVariable(OUTPUT_ROOT_ENV, 'the root of download folders');
-  for (const { env, option, flag } of ENV_DEFAULTS) {
+  for (const { env, option, flag, unless } of ENV_DEFAULTS) {
     const value = input.env[env];
     if (!input.takes.has(flag) || options[option] !== undefined || value === undefined) continue;
+    if (unless !== undefined && options[unless] !== undefined) continue;
     if (value.trim() === '') throw emptyVariable(env, `--${flag} when that is not given`);
     options[option] = value;
   }

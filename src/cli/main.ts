@@ -137,6 +137,10 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
   return code;
 }
 
+/** Help text of `--state`, the same on every command that takes it. */
+const STATE_URL_HELP =
+  'State in PostgreSQL, postgres://user@host:port/db (password from PGPASSWORD or ~/.pgpass; env RUNNER_STATE_URL)';
+
 function declareCommands(
   cli: ReturnType<typeof cac>,
   capture: (name: string) => (...args: unknown[]) => void,
@@ -187,6 +191,7 @@ function declareCommands(
     .option('--out <file>', 'Also write the report to a file')
     .option('--run <id>', 'Compare against the state of this run id', { type: [String] })
     .option('--state-dir <dir>', STATE_DIR_HELP)
+    .option('--state <url>', STATE_URL_HELP)
     .option('--offline', 'Do not contact the service (needs --catalog; the balance is not checked)')
     .option('--max-credits <n>', "Check against this cap on the run's spending, as apply --max-credits does")
     .option('--retry-failed', 'Count jobs that failed permanently as to run, as apply --retry-failed does')
@@ -201,6 +206,7 @@ function declareCommands(
     .option('--yes, -y', 'Do not ask for confirmation on a terminal')
     .option('--run <id>', 'Run id; the same id resumes the same run (default: "default")', { type: [String] })
     .option('--state-dir <dir>', STATE_DIR_HELP)
+    .option('--state <url>', STATE_URL_HELP)
     .option(
       '--output <dir>',
       "This run's output folder, used as given and kept for this run alone (default: a folder per run, <output:>/<run>/, else runner-output/<pipeline>/<run>/ beside the manifest or $RUNNER_OUTPUT/<pipeline>/<run>/)",
@@ -240,6 +246,7 @@ function declareCommands(
     .command('status <manifest>', 'Show every job of a run from its state: status, attempts, cost, files')
     .option('--run <id>', 'Run id (default: "default")', { type: [String] })
     .option('--state-dir <dir>', STATE_DIR_HELP)
+    .option('--state <url>', STATE_URL_HELP)
     .option('--json', 'Print JSON')
     .action(capture('status'));
 
@@ -249,6 +256,7 @@ function declareCommands(
       "List the runs of the manifest's pipeline that have state: id, start, jobs, counts, credits; name runs left with paid jobs open",
     )
     .option('--state-dir <dir>', STATE_DIR_HELP)
+    .option('--state <url>', STATE_URL_HELP)
     .option('--json', 'Print JSON')
     .example('runner runs pipelines/nightly-social.yaml --state-dir .runner-state')
     .action(capture('runs'));
@@ -281,6 +289,7 @@ function declareCommands(
     .command('report <manifest>', 'Write a self-contained HTML gallery of what a run made (opens from disk)')
     .option('--run <id>', 'Run id (default: "default")', { type: [String] })
     .option('--state-dir <dir>', STATE_DIR_HELP)
+    .option('--state <url>', STATE_URL_HELP)
     .option('--output <dir>', 'Output folder of a run of an earlier release (a run records its own)')
     .option('--out <file>', 'Where to write the page (default: report.html in the download folder)')
     .example('runner report pipelines/demo.yaml --run 2026-11-23 --out report.html')

@@ -9,7 +9,7 @@ import { streamPlan } from '../plan/stream-plan.js';
 import { addTargetingToReport } from '../plan/targeting-report.js';
 import type { ServiceClient } from '../service/service-client.js';
 import type { Model } from '../service/types.js';
-import { readRunState } from '../state/read-run-state.js';
+import { readStoredRun } from '../state/select-state-store.js';
 import type { CommandContext } from './context.js';
 import { DEFAULT_MAX_ATTEMPTS, readCostAccount, readCostOptions } from './cost-check.js';
 import { readPrepareOptions } from './prepare-plan.js';
@@ -52,9 +52,9 @@ export async function planByStreaming(
   const { manifest } = loaded;
 
   // As before, a state that cannot be read matters only once the manifest has proved valid.
-  let state: Awaited<ReturnType<typeof readRunState>> | { error: unknown };
+  let state: Awaited<ReturnType<typeof readStoredRun>> | { error: unknown };
   try {
-    state = await readRunState({
+    state = await readStoredRun({
       manifestFile,
       pipeline: manifest.name,
       runId: readRunId(options),

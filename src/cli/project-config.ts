@@ -105,7 +105,12 @@ export async function applyProjectConfig(
     return input.env;
   const config = await readProjectConfig(input.manifestFile);
   if (config === undefined) return input.env;
-  if (input.takes.has('state-dir') && options.stateDir === undefined && config.stateDir !== undefined)
+  if (
+    input.takes.has('state-dir') &&
+    options.stateDir === undefined &&
+    options.state === undefined &&
+    config.stateDir !== undefined
+  )
     options.stateDir = config.stateDir;
   if (
     input.takes.has('output') &&

@@ -3,8 +3,7 @@ import type { ExpandedJob, LoadedManifest, ValidationIssue } from '../manifest/t
 import { validateManifestOffline, type OfflineValidationContext } from '../manifest/validate-manifest.js';
 import type { Targeting } from '../plan/select-jobs.js';
 import type { JobState } from '../state/job-state.js';
-import { listRuns } from '../state/list-runs.js';
-import { readRunState } from '../state/read-run-state.js';
+import { listStoredRuns, readStoredRun } from '../state/select-state-store.js';
 import { recordedOutputDir } from '../state/run-output-dir.js';
 import type { ReplayResult } from '../state/replay.js';
 import type { RunAddress } from '../state/state-dir.js';
@@ -85,7 +84,7 @@ async function readExistingRunState(
   where: RunAddress,
   options: Record<string, unknown>,
 ): Promise<ReplayResult> {
-  const { location, exists, replay } = await readRunState(where);
+  const { location, exists, replay } = await readStoredRun(where);
   if (!exists) throw await noStateError(where, location.dir, options);
   for (const warning of [...location.warnings, ...replay.warnings])
     ctx.output.err(`${ctx.output.style.yellow('warning')} ${warning}`);
@@ -97,7 +96,7 @@ async function noStateError(
   dir: string,
   options: Record<string, unknown>,
 ): Promise<RunnerError> {
-  const { runs } = await listRuns(where);
+  const { runs } = await listStoredRuns(where);
   const known =
     runs.length === 0
       ? `No run of pipeline "${where.pipeline}" has state there yet: \`${rerunCommand('apply', where.manifestFile, options, {})}\` starts one, against the service (paid). ${SIMULATED_STATE_NOTE}`

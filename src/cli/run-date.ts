@@ -1,4 +1,4 @@
-import { readRunStart } from '../state/read-run-start.js';
+import { readStoredRunStart } from '../state/select-state-store.js';
 import type { ReplayResult } from '../state/replay.js';
 import type { RunAddress } from '../state/state-dir.js';
 import { todayUtc } from './prepare-plan.js';
@@ -18,6 +18,6 @@ export function runDateOf(runs: ReplayResult['runs']): string {
  * decides: a command compares this with `runDateOf` of its replay and expands again if they differ.
  */
 export async function peekRunDate(where: RunAddress): Promise<string> {
-  const startedAt = await readRunStart(where);
+  const startedAt = await readStoredRunStart(where);
   return todayUtc(startedAt === undefined ? undefined : new Date(startedAt));
 }

@@ -26,13 +26,23 @@ export function checkRunId(runId: string): void {
   );
 }
 
-/** `--state-dir` (or RUNNER_STATE_DIR, see ./env-defaults.ts), when given. */
-export function readStateDir(options: Record<string, unknown>): { stateDir?: string } {
-  const stateDir = parseStringOption(options.stateDir);
-  return stateDir === undefined ? {} : { stateDir };
-}
-
 /** `--output` (or RUNNER_OUTPUT, see ./env-defaults.ts), when given. */
 export function readOutputFlag(options: Record<string, unknown>): string | undefined {
   return parseStringOption(options.output);
+}
+
+/**
+ * Where the run's state lives: `--state-dir DIR` (a folder), or `--state postgres://…` (or
+ * RUNNER_STATE_URL, see ./env-defaults.ts). Both at once are a usage error.
+ */
+export function readStateDir(options: Record<string, unknown>): { stateDir?: string; stateUrl?: string } {
+  const stateUrl = parseStringOption(options.state);
+  const stateDir = parseStringOption(options.stateDir);
+  if (stateDir !== undefined && stateUrl !== undefined) {
+    throw new UsageError('--state and --state-dir name two places for the same state: give one.', {
+      hint: '--state-dir DIR keeps the state in a folder; --state postgres://user@host:port/db in PostgreSQL.',
+    });
+  }
+  if (stateDir !== undefined) return { stateDir };
+  return stateUrl === undefined ? {} : { stateUrl };
 }

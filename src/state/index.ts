@@ -15,3 +15,5 @@ export * from './read-snapshot.js';
 export * from './replay-run-journal.js';
 export * from './snapshot-schedule.js';
 export * from './share-plan-strings.js';
+export * from './state-store.js';
+export * from './select-state-store.js';

@@ -53,11 +53,8 @@ export interface RunsView {
   runs: RunSummary[];
 }
 
-/**
- * Every run of a pipeline with state under the state root (`<root>/<pipeline>/*`/), plus a journal
- * of the old flat `--state-dir` layout naming this pipeline. Read-only: no lock is taken.
- */
-export async function listRuns(input: {
+/** Which runs `listRuns` lists, and what it finds out about them. */
+export interface ListRunsInput {
   manifestFile: string;
   pipeline: string;
   stateDir?: string;
@@ -67,7 +64,13 @@ export async function listRuns(input: {
   exceptDir?: string;
   /** Also find where runs of earlier releases put their files ({@link RunSummary.filesDir}). */
   findFiles?: boolean;
-}): Promise<RunsView> {
+}
+
+/**
+ * Every run of a pipeline with state under the state root (`<root>/<pipeline>/*`/), plus a journal
+ * of the old flat `--state-dir` layout naming this pipeline. Read-only: no lock is taken.
+ */
+export async function listRuns(input: ListRunsInput): Promise<RunsView> {
   const root = resolveStateRoot(input);
   const pipelineDir = resolvePipelineDir(input);
   const dirs: string[] = [];
@@ -101,6 +104,20 @@ async function summarizeRunDir(
   } catch (error) {
     return [{ ...emptySummary(dir, dir.split(/[\\/]/).at(-1) ?? dir), warnings: [(error as Error).message] }];
   }
+  return summarizeReplay(replay, dir, pipeline, { plannedJobs, findFiles });
+}
+
+/**
+ * A run's line in `runner runs`, from its replayed state (`dir`: where it lives); none when the state
+ * belongs to other pipelines only.
+ */
+export function summarizeReplay(
+  replay: ReplayResult,
+  dir: string,
+  pipeline: string,
+  options: { plannedJobs?: number | undefined; findFiles?: boolean } = {},
+): RunSummary[] {
+  const { plannedJobs, findFiles = false } = options;
   const owners = listJournalOwners(replay).filter((owner) => owner.pipeline === pipeline);
   // Folder names are reduced to safe characters: the journal's own identity names the run.
   if (owners.length === 0 && listJournalOwners(replay).length > 0) return [];

@@ -1,33 +1,14 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { Clock } from '../clock.js';
 import { systemClock } from '../clock.js';
-import type { JobState } from './job-state.js';
-import { openJournal, type JournalWriter } from './journal.js';
-import { acquireLock, type AcquireLockOptions, type StateLock } from './lock.js';
+import { openJournal } from './journal.js';
+import { acquireLock } from './lock.js';
 import { checkJournalIdentity, locateRunState } from './locate-run-state.js';
-import type { ReplayResult } from './replay.js';
 import { replayRunJournal } from './replay-run-journal.js';
-import { createSnapshotSchedule, type StateSnapshots } from './snapshot-schedule.js';
+import { createSnapshotSchedule } from './snapshot-schedule.js';
 import { ensureStateDir, journalPathFor, uploadCachePathFor } from './state-dir.js';
-import { openUploadCache, UPLOAD_CACHE_FILE, type UploadCache } from './upload-cache.js';
-
-/** Everything `runner apply` needs from the state directory, opened in a safe order. */
-export interface RunState {
-  readonly dir: string;
-  readonly lock: StateLock;
-  readonly journal: JournalWriter;
-  /** Replayed jobs, to pass to `executePlan` as `state`. */
-  readonly jobs: Map<string, JobState>;
-  readonly runs: ReplayResult['runs'];
-  /** A stale lock taken over, a torn last journal line ignored. */
-  readonly warnings: string[];
-  readonly uploadCache: UploadCache;
-  /** Writes the snapshots of the run's state: pass to `executePlan` as `snapshots`. */
-  readonly snapshots: StateSnapshots;
-  /** Closes the journal (after a snapshot being written) and releases the lock. */
-  close(): Promise<void>;
-}
+import type { OpenRunInput, RunState } from './state-store.js';
+import { openUploadCache, UPLOAD_CACHE_FILE } from './upload-cache.js';
 
 /**
  * Creates the run's state directory (`<root>/<pipeline>/<run>/`, 0700), takes its lock, replays the
@@ -36,22 +17,7 @@ export interface RunState {
  * with its header) and the upload cache. The lock is taken before anything is read, so two runners
  * never interleave.
  */
-export async function openRunState(input: {
-  manifestFile: string;
-  pipeline: string;
-  runId: string;
-  stateDir?: string;
-  /**
-   * @default `uploads.json` in the state root (`--state-dir`, else `.runner/` beside the manifest),
-   * shared by every run there
-   */
-  uploadCachePath?: string;
-  clock?: Clock;
-  /** Fewest records between snapshots during the run. @default DEFAULT_SNAPSHOT_EVERY */
-  snapshotEvery?: number;
-  /** The lock's lease timing and identity (tests fake containers). */
-  lock?: AcquireLockOptions;
-}): Promise<RunState> {
+export async function openRunState(input: OpenRunInput): Promise<RunState> {
   const location = await locateRunState(input);
   const { dir } = location;
   const clock = input.clock ?? systemClock;

@@ -19,6 +19,8 @@ export interface RunAddress {
   pipeline: string;
   runId: string;
   stateDir?: string;
+  /** `--state postgres://…` (or `RUNNER_STATE_URL`): the run's state is in that database, not a folder. */
+  stateUrl?: string;
 }
 
 /**

@@ -7,7 +7,7 @@ import type { ExecuteDeps, ExecuteOptions } from '../../execute/options.js';
 import type { CostReportView } from '../../plan/job-table.js';
 import type { Plan } from '../../plan/types.js';
 import { renderReportText } from '../../plan/render-report.js';
-import { openRunState } from '../../state/open-run-state.js';
+import { openStoredRun } from '../../state/select-state-store.js';
 import { readOtherRunsJobs } from '../../state/other-runs-jobs.js';
 import { sharePlanStrings } from '../../state/share-plan-strings.js';
 import { readClientLimits } from '../client-limits.js';
@@ -100,13 +100,14 @@ export async function runApply(ctx: CommandContext, args: string[], flags: Recor
       ),
       ctx.cwd,
     );
-    const state = await openRunState({
+    const state = await openStoredRun({
       manifestFile,
       pipeline: firstTry.plan.pipeline,
       runId,
       ...location,
       ...readSnapshotEvery(ctx.env),
       ...readLockOptions(ctx.env),
+      ...readLeaseTtl(ctx.env),
     });
     try {
       for (const warning of state.warnings)
@@ -207,7 +208,9 @@ export async function runApply(ctx: CommandContext, args: string[], flags: Recor
       // Loaded only now: the report code adds nothing to the start-up before the lock and the first create.
       const { reportApplyOutputs } = await import('../apply-outputs.js');
       const written = await reportApplyOutputs(ctx, options, run);
-      const temporaryState = simulated && readStateDir(options).stateDir === undefined;
+      const stateWhere = readStateDir(options);
+      const temporaryState =
+        simulated && stateWhere.stateDir === undefined && stateWhere.stateUrl === undefined;
       ctx.output.out(
         options.json === true
           ? JSON.stringify({ schemaVersion: 1, ...summary }, null, 2)
@@ -419,4 +422,20 @@ function readSnapshotEvery(env: Readonly<Record<string, string | undefined>>): {
     );
   }
   return { snapshotEvery: every };
+}
+
+/**
+ * `RUNNER_LEASE_TTL_MS=N`: how long the PostgreSQL lease lasts without a heartbeat (README "Where
+ * state lives"); tests set about a second to see a lease expire.
+ */
+function readLeaseTtl(env: Readonly<Record<string, string | undefined>>): { leaseTtlMs?: number } {
+  const text = env.RUNNER_LEASE_TTL_MS;
+  if (text === undefined || text === '') return {};
+  const ms = Number(text);
+  if (!Number.isSafeInteger(ms) || ms < 100) {
+    throw new UsageError(
+      `RUNNER_LEASE_TTL_MS must be a whole number of milliseconds, at least 100; received ${JSON.stringify(text)}.`,
+    );
+  }
+  return { leaseTtlMs: ms };
 }

@@ -9,7 +9,7 @@ import { withJobList } from '../../plan/estimate-cost.js';
 import { planByStreaming, type StreamedPlanOutcome } from '../plan-stream.js';
 import { renderReportJsonChunks } from '../../plan/render-report-json.js';
 import { renderReportMarkdown, renderReportText } from '../../plan/render-report.js';
-import { readRunState } from '../../state/read-run-state.js';
+import { readStoredRun } from '../../state/select-state-store.js';
 import { connect } from '../connect.js';
 import type { CommandContext } from '../context.js';
 import { checkCost, DEFAULT_MAX_ATTEMPTS } from '../cost-check.js';
@@ -76,7 +76,7 @@ export async function runPlan(ctx: CommandContext, args: string[], options: Reco
     // Like apply: `{{ date }}` is the day the run started, so a resumed run keeps its jobs.
     const firstTry = await prepare((pipeline) => peekRunDate({ ...where, pipeline }));
     if (!firstTry.ok) return reportInvalid(ctx, firstTry.issues, manifestFile);
-    const previous = (await readRunState({ ...where, pipeline: firstTry.loaded.manifest.name })).replay;
+    const previous = (await readStoredRun({ ...where, pipeline: firstTry.loaded.manifest.name })).replay;
     const runDate = runDateOf(previous.runs);
     const prepared = runDate === firstTry.date ? firstTry : await prepare(runDate);
     if (!prepared.ok) return reportInvalid(ctx, prepared.issues, manifestFile);

@@ -1,6 +1,6 @@
 import { ExitCode } from '../../errors.js';
 import { validateManifestOffline } from '../../manifest/validate-manifest.js';
-import { listRuns } from '../../state/list-runs.js';
+import { listStoredRuns } from '../../state/select-state-store.js';
 import type { CommandContext } from '../context.js';
 import { todayUtc } from '../prepare-plan.js';
 import { renderIssues } from '../render/issues.js';
@@ -17,11 +17,10 @@ export async function runRuns(ctx: CommandContext, args: string[], options: Reco
     ctx.output.err(renderIssues(offline.issues, manifestFile, ctx.output.style));
     return ExitCode.InvalidInput;
   }
-  const { stateDir } = readStateDir(options);
-  const view = await listRuns({
+  const view = await listStoredRuns({
     manifestFile,
     pipeline: loaded.manifest.name,
-    ...(stateDir === undefined ? {} : { stateDir }),
+    ...readStateDir(options),
     // A run's size, for runs of earlier releases whose journal does not record it.
     plannedJobs: offline.jobs.length,
   });
@@ -35,7 +34,8 @@ export async function runRuns(ctx: CommandContext, args: string[], options: Reco
       : renderRuns(view, ctx.output.style, ctx.output.width),
   );
   // `runs` does not reach the service: the hint's apply finds it as the environment says.
-  const where = { manifestFile, options: { stateDir }, global: {} };
+  const { stateDir } = readStateDir(options);
+  const where = { manifestFile, options: stateDir === undefined ? {} : { stateDir }, global: {} };
   for (const line of renderUnfinishedRuns(view.runs, where, ctx.output.style)) ctx.output.err(line);
   return ExitCode.Success;
 }

@@ -1,0 +1,59 @@
+import pg from 'pg';
+import { RunnerError } from '../../../errors.js';
+import { redactUrls, type StateUrl } from './state-url.js';
+
+/** An open connection to the state database, and what went wrong with it since. */
+export interface StateDb {
+  readonly client: pg.Client;
+  /** Ends the connection; never throws, never waits long on a dead one. */
+  end(): Promise<void>;
+}
+
+/**
+ * Connects to the state database. The password comes from `PGPASSWORD` or `~/.pgpass` (node-postgres
+ * reads both), never from the URL. A statement that gets no answer within `queryTimeoutMs` fails
+ * instead of hanging: a cut connection then stops the run instead of freezing it.
+ */
+export async function connectStateDb(
+  url: StateUrl,
+  options: { queryTimeoutMs?: number } = {},
+): Promise<StateDb> {
+  const client = new pg.Client({
+    connectionString: url.connectionString,
+    application_name: 'runner',
+    connectionTimeoutMillis: 10_000,
+    query_timeout: options.queryTimeoutMs ?? 60_000,
+    keepAlive: true,
+  });
+  // A connection lost between statements is reported by the next statement; without a listener the
+  // 'error' event would end the process.
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+  } catch (error) {
+    await client.end().catch(() => undefined);
+    throw unreachableError(url, error);
+  }
+  return {
+    client,
+    async end() {
+      await Promise.race([
+        client.end().catch(() => undefined),
+        new Promise((resolve) => setTimeout(resolve, 2_000).unref()),
+      ]);
+    },
+  };
+}
+
+/** A failure to reach the database or to run a statement, with any password blanked out. */
+export function unreachableError(url: StateUrl, error: unknown, doing = 'connect to'): RunnerError {
+  const detail = redactUrls(error instanceof Error ? error.message : String(error));
+  return new RunnerError(
+    'STATE_UNREACHABLE',
+    `Could not ${doing} the state database ${url.display}: ${detail}.`,
+    {
+      cause: error,
+      hint: 'Check the URL, that the server is up and reachable, and the password (PGPASSWORD or ~/.pgpass).',
+    },
+  );
+}

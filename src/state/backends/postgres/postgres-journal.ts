@@ -1,0 +1,100 @@
+import type { ClientBase } from 'pg';
+import type { Clock } from '../../../clock.js';
+import { RunnerError } from '../../../errors.js';
+import { capRecordStrings, JOURNAL_VERSION } from '../../journal-format.js';
+import type { JournalWriter } from '../../journal.js';
+import type { JournalEntry, JournalHeaderRecord, JournalRecord } from '../../records.js';
+import type { JournalPosition } from '../../snapshot-format.js';
+import type { PostgresLease, RunKey } from './lease.js';
+
+/**
+ * Stores one record, fenced: the row is written only while the lease row still carries this
+ * process's token and has not expired, checked in the same statement (`FOR SHARE` makes a takeover
+ * wait for it, and it for a takeover). A process that lost its lease has every later write refused.
+ */
+const APPEND_SQL = `INSERT INTO runner_records (pipeline, run_id, record, lease_token, holder)
+  SELECT pipeline, run_id, $3, token, holder FROM runner_leases
+   WHERE pipeline = $1 AND run_id = $2 AND token = $4 AND NOT released AND expires_at > clock_timestamp()
+   FOR SHARE`;
+
+/**
+ * The run's journal in PostgreSQL: each record is committed (autocommit, `synchronous_commit` as
+ * the server has it, on by default) before `append` resolves, in call order, so the intent and key
+ * of a create are stored before it is sent and its job id right after, as in the folder's journal.
+ * A new run's first record is the same header line a new journal file starts with.
+ */
+export async function openPostgresJournal(
+  client: ClientBase,
+  run: RunKey,
+  lease: PostgresLease,
+  options: { clock: Clock; where: string; lines: number; failure: (error: unknown) => Error },
+): Promise<JournalWriter> {
+  let lines = options.lines;
+  let broken = false;
+  let closed = false;
+  let chain: Promise<unknown> = Promise.resolve();
+
+  const store = async (record: JournalRecord | JournalHeaderRecord): Promise<void> => {
+    let rowCount: number | null;
+    try {
+      ({ rowCount } = await client.query(APPEND_SQL, [
+        run.pipeline,
+        run.runId,
+        JSON.stringify(record),
+        lease.token,
+      ]));
+    } catch (error) {
+      // Whether the last record was committed is unknown now: no later record may follow it.
+      broken = true;
+      throw options.failure(error);
+    }
+    if (rowCount !== 1) {
+      throw new RunnerError(
+        'STATE_LOCKED',
+        `The state database refused a record of run "${run.runId}" in ${options.where}: this runner's lease (token ${lease.token}) expired or was taken over. Nothing more is created by it.`,
+        { hint: 'Another runner may be applying this run; run apply again once it is done.' },
+      );
+    }
+    lines++;
+  };
+
+  let header: JournalHeaderRecord | undefined;
+  if (lines === 0) {
+    header = capRecordStrings({
+      type: 'journal' as const,
+      at: options.clock.now(),
+      version: JOURNAL_VERSION,
+      pipeline: run.pipeline,
+      runId: run.runId,
+    });
+    await store(header);
+  }
+
+  const position = (): JournalPosition | undefined => (broken ? undefined : { bytes: 0, lines });
+
+  return {
+    path: options.where,
+    header,
+    append(entry: JournalEntry): Promise<JournalRecord> {
+      const record = capRecordStrings({ ...entry, at: entry.at ?? options.clock.now() });
+      const next = chain.then(async () => {
+        if (closed) throw new Error(`the journal of run "${run.runId}" in ${options.where} is closed`);
+        if (broken) throw options.failure(new Error('an earlier record may not have been stored'));
+        await store(record);
+        return record;
+      });
+      chain = next.catch(() => undefined);
+      return next;
+    },
+    position,
+    exclusive<T>(task: (at: JournalPosition | undefined) => Promise<T>): Promise<T> {
+      const next = chain.then(() => task(position()));
+      chain = next.catch(() => undefined);
+      return next;
+    },
+    async close() {
+      await chain;
+      closed = true;
+    },
+  };
+}

@@ -1,0 +1,186 @@
+import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { systemClock } from '../../../clock.js';
+import { RunnerError } from '../../../errors.js';
+import type { JobState } from '../../job-state.js';
+import { summarizeReplay, type ListRunsInput, type RunsView } from '../../list-runs.js';
+import { checkJournalIdentity } from '../../locate-run-state.js';
+import type { RunStateReading } from '../../read-run-state.js';
+import type { StateSnapshots } from '../../snapshot-schedule.js';
+import { uploadCachePathFor, type RunAddress } from '../../state-dir.js';
+import type { OpenRunInput, RunState, StateStore } from '../../state-store.js';
+import { openUploadCache } from '../../upload-cache.js';
+import { connectStateDb, unreachableError, type StateDb } from './connect-db.js';
+import { acquireLease, DEFAULT_LEASE_TTL_MS, type RunKey } from './lease.js';
+import { openPostgresJournal } from './postgres-journal.js';
+import { readFirstRunAt, replayRunRecords } from './read-records.js';
+import { migrateSchema, readSchemaVersion } from './schema.js';
+import { parseStateUrl, type StateUrl } from './state-url.js';
+
+/**
+ * The PostgreSQL backend (`--state postgres://user@host:port/db`): every run's records in one table,
+ * in append order, written only under the run's lease (see lease.ts, postgres-journal.ts). Tables
+ * are created on first use (schema.ts). The upload cache stays a local file: losing it only means a
+ * reference file is uploaded again, which costs nothing.
+ */
+export function createPostgresStore(text: string): StateStore {
+  const url = parseStateUrl(text);
+  return {
+    kind: 'postgres',
+    openRun: (input) => openPostgresRun(url, input),
+    readRun: (where) => withReadingDb(url, (db, present) => readRun(url, db, where, present)),
+    listRuns: (input) => withReadingDb(url, (db, present) => listRuns(url, db, input, present)),
+    readRunStart: (where) =>
+      withReadingDb(url, async (db, present) =>
+        present ? await readFirstRunAt(db.client, keyOf(where)) : undefined,
+      ).catch(
+        // A hint only: the replay under the lease says what is wrong.
+        () => undefined,
+      ),
+  };
+}
+
+async function openPostgresRun(url: StateUrl, input: OpenRunInput): Promise<RunState> {
+  const ttlMs = input.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
+  const db = await connectStateDb(url, { queryTimeoutMs: Math.max(ttlMs, 5_000) });
+  const run = keyOf(input);
+  const where = url.display;
+  const source = describeRun(url, run);
+  const clock = input.clock ?? systemClock;
+  try {
+    await guard(url, () => migrateSchema(db.client));
+    const lease = await guard(url, () => acquireLease(db.client, run, { ttlMs, where }));
+    try {
+      const reading = await guard(url, () => replayRunRecords(db.client, run, source));
+      const { replay } = reading;
+      checkJournalIdentity(replay, input, source);
+      const journal = await openPostgresJournal(db.client, run, lease, {
+        clock,
+        where: source,
+        lines: reading.lines,
+        failure: (error) => unreachableError(url, error, 'store a record in'),
+      });
+      const cachePath = input.uploadCachePath ?? uploadCachePathFor(input.manifestFile);
+      await mkdir(dirname(cachePath), { recursive: true, mode: 0o700 });
+      const uploadCache = await openUploadCache(cachePath);
+      return {
+        dir: source,
+        lock: lease,
+        journal,
+        jobs: replay.jobs,
+        runs: replay.runs,
+        warnings: [...(lease.warning === undefined ? [] : [lease.warning]), ...replay.warnings],
+        uploadCache,
+        snapshots: createNoSnapshots(),
+        async close() {
+          try {
+            await journal.close();
+          } finally {
+            await lease.release();
+            await db.end();
+          }
+        },
+      };
+    } catch (error) {
+      await lease.release();
+      throw error;
+    }
+  } catch (error) {
+    await db.end();
+    throw error;
+  }
+}
+
+async function readRun(
+  url: StateUrl,
+  db: StateDb,
+  where: RunAddress,
+  present: boolean,
+): Promise<RunStateReading> {
+  const run = keyOf(where);
+  const source = describeRun(url, run);
+  const reading = present ? await replayRunRecords(db.client, run, source) : undefined;
+  const replay = reading?.replay ?? { jobs: new Map(), warnings: [], runs: [], version: 2 };
+  checkJournalIdentity(replay, where, source);
+  return {
+    location: { dir: source, root: url.display, warnings: [] },
+    journalPath: source,
+    exists: (reading?.lines ?? 0) > 0,
+    replay,
+  };
+}
+
+async function listRuns(
+  url: StateUrl,
+  db: StateDb,
+  input: ListRunsInput,
+  present: boolean,
+): Promise<RunsView> {
+  const { pipeline } = input;
+  const view: RunsView = { schemaVersion: 1, pipeline, stateRoot: url.display, runs: [] };
+  if (!present) return view;
+  const { rows } = await db.client.query<{ run_id: string }>(
+    `SELECT run_id FROM runner_runs r WHERE pipeline = $1
+        AND EXISTS (SELECT 1 FROM runner_records WHERE pipeline = r.pipeline AND run_id = r.run_id)
+      ORDER BY created_at, run_id`,
+    [pipeline],
+  );
+  for (const { run_id: runId } of rows) {
+    const run = { pipeline, runId };
+    const { replay } = await replayRunRecords(db.client, run, describeRun(url, run));
+    view.runs.push(
+      ...summarizeReplay(replay, describeRun(url, run), pipeline, {
+        plannedJobs: input.plannedJobs,
+        findFiles: input.findFiles ?? false,
+      }),
+    );
+  }
+  view.runs.sort(
+    (a, b) => (a.startedAt ?? '').localeCompare(b.startedAt ?? '') || a.runId.localeCompare(b.runId),
+  );
+  return view;
+}
+
+/** Runs a read with a connection of its own; `present`: whether the runner's tables exist yet. */
+async function withReadingDb<T>(
+  url: StateUrl,
+  read: (db: StateDb, present: boolean) => Promise<T>,
+): Promise<T> {
+  const db = await connectStateDb(url);
+  try {
+    const version = await guard(url, () => readSchemaVersion(db.client));
+    return await guard(url, () => read(db, version > 0));
+  } finally {
+    await db.end();
+  }
+}
+
+/** Database errors (not the runner's own) become STATE_UNREACHABLE, with any password blanked out. */
+async function guard<T>(url: StateUrl, task: () => Promise<T>): Promise<T> {
+  try {
+    return await task();
+  } catch (error) {
+    throw error instanceof RunnerError ? error : unreachableError(url, error, 'use');
+  }
+}
+
+function keyOf(where: RunAddress): RunKey {
+  return { pipeline: where.pipeline, runId: where.runId };
+}
+
+function describeRun(url: StateUrl, run: RunKey): string {
+  return `${url.display} (pipeline "${run.pipeline}", run "${run.runId}")`;
+}
+
+/** Records are rows: a replay reads them all at ~1 µs each, so no snapshot is kept beside them. */
+function createNoSnapshots(): StateSnapshots {
+  let final: ReadonlyMap<string, JobState> | undefined;
+  return {
+    afterRecord() {},
+    finish(jobs) {
+      final = jobs;
+      return Promise.resolve([]);
+    },
+    finalState: () => final,
+  };
+}

@@ -1,0 +1,100 @@
+import type { ClientBase } from 'pg';
+import { RunnerError } from '../../../errors.js';
+
+/**
+ * The database's shape, one step per version: a newer runner adds a step and upgrades an older
+ * database on first use; an older runner meets a version it does not know and refuses it (below).
+ * Steps are never edited once released.
+ */
+const MIGRATIONS: readonly string[] = [
+  // 1: runs, their records (the journal, in append order), and one lease per run.
+  `CREATE TABLE runner_runs (
+     pipeline text NOT NULL,
+     run_id text NOT NULL,
+     created_at timestamptz NOT NULL DEFAULT now(),
+     PRIMARY KEY (pipeline, run_id)
+   );
+   CREATE TABLE runner_records (
+     seq bigserial PRIMARY KEY,
+     pipeline text NOT NULL,
+     run_id text NOT NULL,
+     record text NOT NULL,
+     lease_token bigint NOT NULL,
+     holder text NOT NULL,
+     FOREIGN KEY (pipeline, run_id) REFERENCES runner_runs (pipeline, run_id)
+   );
+   CREATE INDEX runner_records_by_run ON runner_records (pipeline, run_id, seq);
+   CREATE TABLE runner_leases (
+     pipeline text NOT NULL,
+     run_id text NOT NULL,
+     holder text NOT NULL,
+     token bigint NOT NULL,
+     acquired_at timestamptz NOT NULL,
+     expires_at timestamptz NOT NULL,
+     released boolean NOT NULL DEFAULT false,
+     PRIMARY KEY (pipeline, run_id),
+     FOREIGN KEY (pipeline, run_id) REFERENCES runner_runs (pipeline, run_id)
+   );`,
+];
+
+/** The schema version this runner writes and reads. */
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/** Any number, the same in every runner: serializes two runners upgrading one database at once. */
+const MIGRATION_LOCK = 0x72756e6e;
+
+/**
+ * Brings the database to {@link SCHEMA_VERSION}: creates `runner_schema_migrations` on first use and
+ * runs the steps it lacks, in one transaction under an advisory lock. A database of a newer schema
+ * is a STATE_VERSION error (nothing is read or written).
+ */
+export async function migrateSchema(client: ClientBase): Promise<void> {
+  await client.query('BEGIN');
+  try {
+    await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+    await client.query(
+      `CREATE TABLE IF NOT EXISTS runner_schema_migrations (
+         version integer PRIMARY KEY,
+         applied_at timestamptz NOT NULL DEFAULT now()
+       )`,
+    );
+    const { rows } = await client.query<{ version: number | null }>(
+      'SELECT max(version) AS version FROM runner_schema_migrations',
+    );
+    const current = rows[0]?.version ?? 0;
+    if (current > SCHEMA_VERSION) throw newerSchemaError(current);
+    for (let version = current + 1; version <= SCHEMA_VERSION; version++) {
+      await client.query(MIGRATIONS[version - 1] ?? '');
+      await client.query('INSERT INTO runner_schema_migrations (version) VALUES ($1)', [version]);
+    }
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  }
+}
+
+function newerSchemaError(version: number): RunnerError {
+  return new RunnerError(
+    'STATE_VERSION',
+    `The state database has schema version ${version}; this runner knows versions up to ${SCHEMA_VERSION}. A newer runner upgraded it. Nothing was read or written.`,
+    { hint: 'Use the runner version that upgraded the database (or a newer one).' },
+  );
+}
+
+/**
+ * The database's schema version without changing anything (read-only commands): 0 when the runner's
+ * tables were never created; a STATE_VERSION error when it is newer than this runner.
+ */
+export async function readSchemaVersion(client: ClientBase): Promise<number> {
+  const { rows } = await client.query<{ present: boolean }>(
+    "SELECT to_regclass('runner_schema_migrations') IS NOT NULL AS present",
+  );
+  if (rows[0]?.present !== true) return 0;
+  const result = await client.query<{ version: number | null }>(
+    'SELECT max(version) AS version FROM runner_schema_migrations',
+  );
+  const version = result.rows[0]?.version ?? 0;
+  if (version > SCHEMA_VERSION) throw newerSchemaError(version);
+  return version;
+}

@@ -1,0 +1,36 @@
+import { folderStateStore } from './backends/folder/folder-store.js';
+import type { ListRunsInput, RunsView } from './list-runs.js';
+import type { RunStateReading } from './read-run-state.js';
+import type { RunAddress } from './state-dir.js';
+import type { OpenRunInput, RunState, StateStore } from './state-store.js';
+
+/**
+ * The backend that holds a run's state: PostgreSQL when `stateUrl` (`--state postgres://…` or
+ * `RUNNER_STATE_URL`) is set, else the local folder. The PostgreSQL code (and node-postgres) is loaded
+ * only then, so the folder backend's start-up does not pay for it.
+ */
+export async function stateStoreFor(where: { stateUrl?: string }): Promise<StateStore> {
+  if (where.stateUrl === undefined) return folderStateStore;
+  const { createPostgresStore } = await import('./backends/postgres/postgres-store.js');
+  return createPostgresStore(where.stateUrl);
+}
+
+/** Opens a run's state for `apply` in its backend (see {@link StateStore.openRun}). */
+export async function openStoredRun(input: OpenRunInput): Promise<RunState> {
+  return (await stateStoreFor(input)).openRun(input);
+}
+
+/** Reads a run's state without its lock, from its backend (see {@link StateStore.readRun}). */
+export async function readStoredRun(where: RunAddress): Promise<RunStateReading> {
+  return (await stateStoreFor(where)).readRun(where);
+}
+
+/** Every run of a pipeline with state in its backend (see {@link StateStore.listRuns}). */
+export async function listStoredRuns(input: ListRunsInput & { stateUrl?: string }): Promise<RunsView> {
+  return (await stateStoreFor(input)).listRuns(input);
+}
+
+/** When the run's first apply started, from its backend (see {@link StateStore.readRunStart}). */
+export async function readStoredRunStart(where: RunAddress): Promise<number | undefined> {
+  return (await stateStoreFor(where)).readRunStart(where);
+}

@@ -1,0 +1,140 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createPostgresStore } from '../../src/state/backends/postgres/postgres-store.js';
+import { SCHEMA_VERSION } from '../../src/state/backends/postgres/schema.js';
+import { parseStateUrl, redactUrls } from '../../src/state/backends/postgres/state-url.js';
+import type { OpenRunInput } from '../../src/state/state-store.js';
+import { pgAvailable, startPgCluster, type PgCluster } from '../pg-cluster.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('state URL', () => {
+  it('refuses a password in the URL and never shows it', () => {
+    let message = '';
+    try {
+      parseStateUrl('postgres://me:hunter2@db.example:5432/runs');
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toMatch(/carries a password/);
+    expect(message).not.toContain('hunter2');
+    expect(redactUrls('at postgres://u:s3cret@h/db now')).toBe('at postgres://u:***@h/db now');
+  });
+
+  it('refuses what is not a postgres:// URL', () => {
+    expect(() => parseStateUrl('mysql://h/db')).toThrow(/postgres:\/\//);
+    expect(() => parseStateUrl('postgres://h/')).toThrow(/database/);
+  });
+});
+
+describe.runIf(pgAvailable())('PostgreSQL state backend', () => {
+  let cluster: PgCluster;
+  let work: string;
+  let databases = 0;
+  beforeAll(async () => {
+    cluster = await startPgCluster();
+    work = mkdtempSync(join(tmpdir(), 'runner-pg-state-'));
+  }, 60_000);
+  afterAll(async () => {
+    await cluster?.stop();
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  const freshUrl = () => cluster.createDatabase(`t${++databases}`);
+  const address = (runId = 'r1'): OpenRunInput => ({
+    manifestFile: join(work, 'm.yaml'),
+    pipeline: 'p',
+    runId,
+    uploadCachePath: join(work, `uploads-${runId}.json`),
+    leaseTtlMs: 600,
+  });
+
+  it('creates its tables on first use under schema version 1, and replays what was appended, in order', async () => {
+    const url = await freshUrl();
+    const store = createPostgresStore(url);
+    const state = await store.openRun(address());
+    expect(state.jobs.size).toBe(0);
+    await state.journal.append({ type: 'run', pipeline: 'p', runId: 'r1', jobs: 1 } as never);
+    await state.journal.append({
+      type: 'intent',
+      id: 'a',
+      attempt: 1,
+      payloadHash: 'h',
+      idempotencyKey: 'k',
+    } as never);
+    await state.journal.append({ type: 'created', id: 'a', attempt: 1, jobId: 'job-1' } as never);
+    await state.close();
+    const reading = await store.readRun(address());
+    expect(reading.exists).toBe(true);
+    expect(reading.replay.jobs.get('a')?.status).toBe('open');
+    expect(reading.replay.header).toMatchObject({ pipeline: 'p', runId: 'r1' });
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    const { rows } = await client.query('SELECT max(version) AS v FROM runner_schema_migrations');
+    expect(rows[0].v).toBe(SCHEMA_VERSION);
+    await client.end();
+    const runs = await store.listRuns({ manifestFile: address().manifestFile, pipeline: 'p' });
+    expect(runs.runs.map((run) => run.runId)).toEqual(['r1']);
+    expect(runs.runs[0]?.counts.open).toBe(1);
+  });
+
+  it('refuses a database of a newer schema with a clear message', async () => {
+    const url = await freshUrl();
+    const store = createPostgresStore(url);
+    await (await store.openRun(address())).close();
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    await client.query('INSERT INTO runner_schema_migrations (version) VALUES ($1)', [SCHEMA_VERSION + 1]);
+    await client.end();
+    await expect(store.openRun(address())).rejects.toMatchObject({
+      code: 'STATE_VERSION',
+      message: expect.stringMatching(/schema version 2; this runner knows versions up to 1/),
+    });
+    await expect(store.readRun(address())).rejects.toMatchObject({ code: 'STATE_VERSION' });
+  });
+
+  it('refuses a second process while the lease is held, and lets it in once released', async () => {
+    const store = createPostgresStore(await freshUrl());
+    const first = await store.openRun(address());
+    await expect(store.openRun(address())).rejects.toMatchObject({
+      code: 'STATE_LOCKED',
+      message: expect.stringMatching(/holds the lease on run "r1"/),
+    });
+    await first.close();
+    const second = await store.openRun(address());
+    expect(second.lock.warning).toBeUndefined();
+    await second.close();
+  });
+
+  it('takes over an expired lease; the old holder fails verify and its late writes are refused by the database', async () => {
+    const store = createPostgresStore(await freshUrl());
+    // The old holder's heartbeat never beats, as in a process paused (SIGSTOP) past its lease.
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    const old = await store.openRun(address()).finally(() => vi.useRealTimers());
+    await old.journal.append({
+      type: 'intent',
+      id: 'a',
+      attempt: 1,
+      payloadHash: 'h',
+      idempotencyKey: 'k',
+    } as never);
+    await sleep(900);
+    const taker = await store.openRun(address());
+    expect(taker.lock.warning).toMatch(/Took over the expired lease/);
+    // Its open attempt is followed from the records, not forgotten.
+    expect(taker.jobs.get('a')?.status).toBe('creating');
+    await expect(old.lock.verify()).rejects.toMatchObject({ code: 'STATE_LOCKED' });
+    await expect(
+      old.journal.append({ type: 'created', id: 'a', attempt: 1, jobId: 'late' } as never),
+    ).rejects.toMatchObject({ code: 'STATE_LOCKED', message: expect.stringMatching(/refused a record/) });
+    await taker.journal.append({ type: 'created', id: 'a', attempt: 1, jobId: 'job-1' } as never);
+    await taker.lock.verify();
+    await taker.close();
+    await old.close();
+    const reading = await store.readRun(address());
+    expect(reading.replay.jobs.get('a')?.attempts[0]).toMatchObject({ jobId: 'job-1' });
+  });
+});
