@@ -1,0 +1,198 @@
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSimulator } from '../../src/simulator/index.js';
+import type { Simulator } from '../../src/simulator/types.js';
+import type { StatusView } from '../../src/state/status-view.js';
+import { pgAvailable, startPgCluster, type PgCluster } from '../pg-cluster.js';
+import { makeWorkDir, simulatorEnv, writeImageMatrixManifest } from './apply-fixtures.js';
+import { runCli, startCli, type CliResult } from './run-cli.js';
+
+/** 45 s simulated image jobs take 0.4 s real. */
+const TIME_SCALE = 0.009;
+const IMAGE_COST = 4;
+/** Short leases, so a dead or paused holder's lease runs out within the test. */
+const LEASE_TTL_MS = 1_000;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * `runner apply --state postgres://…`: the run's state outlives its machine (its whole work folder),
+ * a lease keeps two processes from creating, and a paused process that lost its lease creates nothing
+ * more. Every case counts creates per intended job on the simulator: exactly one each.
+ */
+describe.runIf(pgAvailable())('apply with its state in PostgreSQL', () => {
+  let cluster: PgCluster;
+  let databases = 0;
+  beforeAll(async () => {
+    cluster = await startPgCluster();
+  }, 60_000);
+  afterAll(async () => {
+    await cluster?.stop();
+  });
+
+  async function setUp(name: string, seed: number) {
+    const simulator = await startSimulator({
+      timeScale: TIME_SCALE,
+      seed,
+      idempotencyWindowMs: Math.ceil(300_000 / TIME_SCALE),
+      account: { subscriptionImageQuota: 0 },
+    });
+    const url = await cluster.createDatabase(`e${++databases}`);
+    const env = {
+      ...simulatorEnv(simulator),
+      RUNNER_STATE_URL: url,
+      RUNNER_LEASE_TTL_MS: String(LEASE_TTL_MS),
+    };
+    return { simulator, url, env, name };
+  }
+
+  /** A fresh work folder (a new machine): manifest, output and upload cache, nothing else. */
+  async function machine(name: string) {
+    const dir = await makeWorkDir(`pg-${name}`);
+    const { file, jobIds } = await writeImageMatrixManifest(dir, {
+      name,
+      subjects: ['fox', 'owl', 'bear'],
+      styles: ['watercolor', 'pencil'],
+    });
+    const apply = [
+      'apply',
+      file,
+      '--yes',
+      '--output',
+      join(dir, 'out'),
+      '--poll-interval',
+      '20-40',
+      '--first-poll',
+      '30',
+    ];
+    return { dir, file, jobIds, apply };
+  }
+
+  async function status(file: string, env: Record<string, string>, run = 'default'): Promise<StatusView> {
+    const result = await runCli(['status', file, '--run', run, '--json'], { env });
+    expect(result.code, result.stderr).toBe(0);
+    return JSON.parse(result.stdout) as StatusView;
+  }
+
+  /** Runs apply until it exits 0, waiting out a lease still held by a dead process, as a user would. */
+  async function applyUntilDone(args: string[], env: Record<string, string>): Promise<CliResult[]> {
+    const results: CliResult[] = [];
+    for (let tries = 0; tries < 10; tries++) {
+      const result = await runCli(args, { env, timeoutMs: 60_000 });
+      results.push(result);
+      if (result.code === 0) return results;
+      expect(result.stderr).toMatch(/holds the lease/);
+      await sleep(LEASE_TTL_MS);
+    }
+    throw new Error(results.map((result) => result.stderr).join('\n---\n'));
+  }
+
+  function expectOncePerJob(simulator: Simulator, jobIds: string[]): void {
+    const stats = simulator.stats();
+    expect(stats.jobsCreated).toBe(jobIds.length);
+    expect(stats.creditsCharged).toBe(jobIds.length * IMAGE_COST);
+    expect(new Set(stats.jobs.map((job) => job.idempotencyKey)).size).toBe(jobIds.length);
+  }
+
+  it('the machine dies (kill -9 mid-run, its folder deleted): a fresh folder on the same database pays nothing twice', async () => {
+    const { simulator, env } = await setUp('crash', 7);
+    try {
+      const first = await machine('crash');
+      const cli = startCli(first.apply, { env, timeoutMs: 60_000 });
+      // Killed once some jobs exist and before all do.
+      while (simulator.stats().jobsCreated < 2) await sleep(5);
+      cli.kill();
+      const killed = await cli.result;
+      expect(killed.signal).toBe('SIGKILL');
+      await rm(first.dir, { recursive: true, force: true });
+
+      const second = await machine('crash');
+      const results = await applyUntilDone(second.apply, env);
+      expect(results.at(-1)?.stderr).toMatch(/Took over the expired lease/);
+      const view = await status(second.file, env);
+      expect(view.jobs.map((job) => job.status)).toEqual(second.jobIds.map(() => 'done'));
+      for (const job of view.jobs) {
+        expect(job.files.length, job.id).toBeGreaterThanOrEqual(1);
+        for (const download of job.files) expect(download.file.startsWith(second.dir)).toBe(true);
+      }
+      expectOncePerJob(simulator, second.jobIds);
+      // Applying again creates nothing.
+      const again = await runCli(second.apply, { env, timeoutMs: 60_000 });
+      expect(again.code, again.stderr).toBe(0);
+      expectOncePerJob(simulator, second.jobIds);
+      await rm(second.dir, { recursive: true, force: true });
+    } finally {
+      await simulator.close();
+    }
+  }, 120_000);
+
+  it('two nights are two runs in the database: runs lists both, each resumes on its own', async () => {
+    const { simulator, env } = await setUp('nights', 3);
+    try {
+      const work = await machine('nights');
+      for (const night of ['night-1', 'night-2']) {
+        const result = await runCli([...work.apply, '--run', night], { env, timeoutMs: 60_000 });
+        expect(result.code, result.stderr).toBe(0);
+        expect(result.stdout).toContain(`State: postgres://postgres@127.0.0.1:${cluster.port}/`);
+      }
+      expect(simulator.stats().jobsCreated).toBe(2 * work.jobIds.length);
+      const runs = await runCli(['runs', work.file, '--json'], { env });
+      expect(runs.code, runs.stderr).toBe(0);
+      const view = JSON.parse(runs.stdout) as { runs: { runId: string; counts: { done: number } }[] };
+      expect(view.runs.map((run) => [run.runId, run.counts.done])).toEqual([
+        ['night-1', work.jobIds.length],
+        ['night-2', work.jobIds.length],
+      ]);
+      const again = await runCli([...work.apply, '--run', 'night-1'], { env, timeoutMs: 60_000 });
+      expect(again.code, again.stderr).toBe(0);
+      expect(simulator.stats().jobsCreated).toBe(2 * work.jobIds.length);
+      await rm(work.dir, { recursive: true, force: true });
+    } finally {
+      await simulator.close();
+    }
+  }, 120_000);
+
+  it('a second apply while the first holds the lease is refused, naming the holder', async () => {
+    const { simulator, env } = await setUp('lock', 5);
+    try {
+      const work = await machine('lock');
+      const first = startCli(work.apply, { env, timeoutMs: 60_000 });
+      while (simulator.stats().jobsCreated < 1) await sleep(5);
+      const second = await runCli(work.apply, { env, timeoutMs: 60_000 });
+      expect(second.code).toBe(1);
+      expect(second.stderr).toMatch(/Another runner \(.* pid \d+ .*\) holds the lease on run "default"/);
+      expect((await first.result).code).toBe(0);
+      expectOncePerJob(simulator, work.jobIds);
+      await rm(work.dir, { recursive: true, force: true });
+    } finally {
+      await simulator.close();
+    }
+  }, 120_000);
+
+  it('a process paused (SIGSTOP) past its lease creates nothing more once resumed, and says why', async () => {
+    const { simulator, env } = await setUp('paused', 9);
+    try {
+      const work = await machine('paused');
+      const paused = startCli([...work.apply, '--concurrency', '1'], { env, timeoutMs: 60_000 });
+      while (simulator.stats().jobsCreated < 1) await sleep(2);
+      process.kill(paused.pid ?? 0, 'SIGSTOP');
+      const createdWhenPaused = simulator.stats().jobsCreated;
+      await sleep(LEASE_TTL_MS * 1.5);
+      const other = await machine('paused');
+      const taker = await runCli(other.apply, { env, timeoutMs: 60_000 });
+      expect(taker.code, taker.stderr).toBe(0);
+      expect(taker.stderr).toMatch(/Took over the expired lease/);
+      expectOncePerJob(simulator, work.jobIds);
+      process.kill(paused.pid ?? 0, 'SIGCONT');
+      const resumed = await paused.result;
+      expect(resumed.code).not.toBe(0);
+      expect(resumed.stdout + resumed.stderr).toMatch(/lease/);
+      expect(createdWhenPaused).toBeLessThan(work.jobIds.length);
+      expectOncePerJob(simulator, work.jobIds);
+      await rm(work.dir, { recursive: true, force: true });
+      await rm(other.dir, { recursive: true, force: true });
+    } finally {
+      await simulator.close();
+    }
+  }, 120_000);
+});
