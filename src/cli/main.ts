@@ -296,11 +296,21 @@ function declareCommands(
     .action(capture('report'));
 
   cli
-    .command('state <action> <manifest>', "Check a run's state journal (`check`): names its first bad line")
+    .command(
+      'state <action> <manifest>',
+      "A run's state: check its journal (check), move it between its folder and PostgreSQL (push, pull), show or break its lease (lease)",
+    )
     .option('--run <id>', 'Run id (default: "default")', { type: [String] })
-    .option('--state-dir <dir>', 'State folder (default: .runner/ beside the manifest)')
-    .option('--repair', 'Cut the journal at its first bad line, keeping a copy of it whole')
+    .option('--state-dir <dir>', STATE_DIR_HELP)
+    .option('--state <url>', STATE_URL_HELP)
+    .option('--repair', 'With check: cut the journal at its first bad line, keeping a copy of it whole')
+    .option('--break', 'With lease: end the lease now (its holder stops before its next create)')
+    .option('--json', 'With lease: print JSON')
     .example('runner state check pipelines/nightly-social.yaml --run 2026-11-23 --repair')
+    .example(
+      'runner state push pipelines/nightly-social.yaml --run 2026-11-23 --state postgres://ci@db/runner',
+    )
+    .example('runner state lease pipelines/nightly-social.yaml --run 2026-11-23 --break')
     .action(capture('state'));
 }
 

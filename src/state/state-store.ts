@@ -21,6 +21,11 @@ export interface RunLease {
    * a process that lost it (paused, cut off, taken over) never pays for a job.
    */
   verify(): Promise<void>;
+  /**
+   * Throws STATE_LOCKED when this process already knows it lost the lock or lease (or it lapsed
+   * while the process was paused). No I/O: cheap before every journal write. Optional.
+   */
+  assertHeld?(): void;
   /** Gives the lock or lease up; later writes through it are refused. */
   release(): Promise<void>;
 }

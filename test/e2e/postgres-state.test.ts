@@ -195,4 +195,69 @@ describe.runIf(pgAvailable())('apply with its state in PostgreSQL', () => {
       await simulator.close();
     }
   }, 120_000);
+
+  it('state push moves a folder run into the database (apply there creates nothing again), pull brings it back; lease shows and breaks', async () => {
+    const { simulator, env, url } = await setUp('moved', 4);
+    try {
+      const work = await machine('moved');
+      const stateDir = join(work.dir, 'state');
+      const { RUNNER_STATE_URL: _unused, ...folderEnv } = env;
+      const local = await runCli([...work.apply, '--state-dir', stateDir], {
+        env: folderEnv,
+        timeoutMs: 60_000,
+      });
+      expect(local.code, local.stderr).toBe(0);
+      expectOncePerJob(simulator, work.jobIds);
+
+      const push = await runCli(['state', 'push', work.file, '--state-dir', stateDir, '--state', url], {
+        env,
+      });
+      expect(push.code, push.stderr).toBe(0);
+      expect(push.stdout).toMatch(/Pushed run "default" of pipeline "moved": \d+ records/);
+      const again = await runCli(['state', 'push', work.file, '--state-dir', stateDir, '--state', url], {
+        env,
+      });
+      expect(again.code).toBe(1);
+      expect(again.stderr).toMatch(/already has \d+ records/);
+
+      const applied = await runCli(work.apply, { env, timeoutMs: 60_000 });
+      expect(applied.code, applied.stderr).toBe(0);
+      expectOncePerJob(simulator, work.jobIds);
+      const fromDb = await status(work.file, env);
+
+      const pulledDir = join(work.dir, 'pulled');
+      const pull = await runCli(['state', 'pull', work.file, '--state-dir', pulledDir, '--state', url], {
+        env,
+      });
+      expect(pull.code, pull.stderr).toBe(0);
+      const fromFolder = await runCli(['status', work.file, '--state-dir', pulledDir, '--json'], {
+        env: folderEnv,
+      });
+      expect(fromFolder.code, fromFolder.stderr).toBe(0);
+      expect(JSON.parse(fromFolder.stdout)).toEqual(fromDb);
+
+      const lease = await runCli(['state', 'lease', work.file, '--json'], { env });
+      expect(lease.code, lease.stderr).toBe(0);
+      expect(JSON.parse(lease.stdout).lease).toMatchObject({ live: false, released: true });
+
+      // A live holder whose lease is broken stops before its next create; the next apply follows on.
+      const held = startCli([...work.apply, '--run', 'held', '--concurrency', '1'], {
+        env: { ...env, RUNNER_LEASE_TTL_MS: '60000' },
+        timeoutMs: 60_000,
+      });
+      while (simulator.stats().jobsCreated < work.jobIds.length + 1) await sleep(2);
+      const broken = await runCli(['state', 'lease', work.file, '--run', 'held', '--break'], { env });
+      expect(broken.code, broken.stderr).toBe(0);
+      expect(broken.stdout).toMatch(/Lease on run "held" of pipeline "moved": held; holder .* pid \d+/);
+      expect(broken.stdout).toMatch(/Broke the lease/);
+      const stopped = await held.result;
+      expect(stopped.code).not.toBe(0);
+      const resumed = await runCli([...work.apply, '--run', 'held'], { env, timeoutMs: 60_000 });
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expectOncePerJob(simulator, [...work.jobIds, ...work.jobIds]);
+      await rm(work.dir, { recursive: true, force: true });
+    } finally {
+      await simulator.close();
+    }
+  }, 120_000);
 });

@@ -8,8 +8,11 @@ import { journalPathFor } from '../../state/state-dir.js';
 import type { CommandContext } from '../context.js';
 import { renderIssues } from '../render/issues.js';
 import { readRunId, readStateDir } from '../run-options.js';
+import { runStateMove, STATE_MOVE_ACTIONS } from './state-move.js';
 
 /**
+ * `runner state push|pull|lease FILE`: see ./state-move.ts.
+ *
  * `runner state check FILE [--run R] [--state-dir S] [--repair]`: replays the run's journal from its
  * first line with every check apply makes and names its first bad line (exit 1), or says it is sound
  * (exit 0). `--repair` cuts the journal at that line under the state's lock, keeping the whole
@@ -17,10 +20,12 @@ import { readRunId, readStateDir } from '../run-options.js';
  */
 export async function runState(ctx: CommandContext, args: string[], options: Record<string, unknown>) {
   const [action = '', manifestFile = ''] = args;
+  if (STATE_MOVE_ACTIONS.has(action)) return runStateMove(ctx, action, manifestFile, options);
   if (action !== 'check') {
-    throw new UsageError(`Unknown action "${action}" of \`runner state\`; the one action is \`check\`.`, {
-      hint: 'runner state check FILE [--run ID] [--state-dir DIR] [--repair]',
-    });
+    throw new UsageError(
+      `Unknown action "${action}" of \`runner state\`; the actions are check, push, pull and lease.`,
+      { hint: 'runner state check FILE [--run ID] [--state-dir DIR] [--repair]' },
+    );
   }
   const { loaded, issues } = await loadManifest(manifestFile);
   if (loaded === undefined) {

@@ -129,16 +129,20 @@ function startHeartbeat(
         hint: 'Another runner may be applying this run now: see `runner state lease`. Run apply again once it is done; jobs already created are followed, not paid twice.',
       },
     );
+  const assertHeld = () => {
+    if (released) throw lostError('it was released');
+    if (lost !== undefined) throw lostError(lost);
+    // Paused or cut off past its lifetime: the lease may be someone else's already.
+    if (performance.now() - renewedAt >= lease.ttlMs)
+      throw lostError(`it was last renewed over ${lease.ttlMs} ms ago`);
+  };
   return {
     token: lease.token,
     holder: lease.holder,
     warning: lease.warning,
+    assertHeld,
     async verify() {
-      if (released) throw lostError('it was released');
-      if (lost !== undefined) throw lostError(lost);
-      // Paused or cut off past its lifetime: the lease may be someone else's already.
-      if (performance.now() - renewedAt >= lease.ttlMs)
-        throw lostError(`it was last renewed over ${lease.ttlMs} ms ago`);
+      assertHeld();
       if (!(await renew())) throw lostError(lost ?? 'it expired or was taken over');
     },
     async release() {

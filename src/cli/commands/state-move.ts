@@ -1,0 +1,77 @@
+import { ExitCode, UsageError } from '../../errors.js';
+import { validateManifestOffline } from '../../manifest/validate-manifest.js';
+import type { CommandContext } from '../context.js';
+import { todayUtc } from '../prepare-plan.js';
+import { renderIssues } from '../render/issues.js';
+import { readRunId, readStateDir } from '../run-options.js';
+
+/** The actions of `runner state` that {@link runStateMove} does. */
+export const STATE_MOVE_ACTIONS: ReadonlySet<string> = new Set(['push', 'pull', 'lease']);
+
+/**
+ * `runner state <push|pull|lease> FILE`: move a run's state between its folder and PostgreSQL
+ * (`--state`), or inspect (`--break`: end) the run's lease in PostgreSQL.
+ */
+export async function runStateMove(
+  ctx: CommandContext,
+  action: string,
+  manifestFile: string,
+  options: Record<string, unknown>,
+) {
+  const offline = await validateManifestOffline(manifestFile, { env: ctx.env, date: todayUtc() });
+  const { loaded } = offline;
+  if (loaded === undefined) {
+    ctx.output.err(renderIssues(offline.issues, manifestFile, ctx.output.style));
+    return ExitCode.InvalidInput;
+  }
+  const stateUrl = typeof options.state === 'string' ? options.state : ctx.env.RUNNER_STATE_URL;
+  if (stateUrl === undefined || stateUrl === '') {
+    throw new UsageError(`runner state ${action} needs the database: --state postgres://user@host:port/db.`, {
+      hint: 'Or set RUNNER_STATE_URL.',
+    });
+  }
+  const where = {
+    manifestFile,
+    pipeline: loaded.manifest.name,
+    runId: readRunId(options),
+    ...readStateDir({ stateDir: options.stateDir ?? ctx.env.RUNNER_STATE_DIR }),
+    stateUrl,
+  };
+  const { display } = (await import('../../state/backends/postgres/state-url.js')).parseStateUrl(stateUrl);
+  const run = `run "${where.runId}" of pipeline "${where.pipeline}"`;
+  if (action === 'push') {
+    const { pushRunState } = await import('../../state/move-run-state.js');
+    const count = await pushRunState(where);
+    ctx.output.out(
+      `Pushed ${run}: ${count} records into ${display}. Apply it with --state from now on; the folder was left as it was.`,
+    );
+    return ExitCode.Success;
+  }
+  if (action === 'pull') {
+    const { pullRunState } = await import('../../state/move-run-state.js');
+    const count = await pullRunState(where);
+    ctx.output.out(`Pulled ${run}: ${count} records from ${display} into its folder.`);
+    return ExitCode.Success;
+  }
+  const leases = await import('../../state/backends/postgres/run-records.js');
+  const lease = await leases.inspectLease(stateUrl, where);
+  if (options.json === true) {
+    ctx.output.out(JSON.stringify({ schemaVersion: 1, lease: lease ?? null }, null, 2));
+  } else if (lease === undefined) {
+    ctx.output.out(`No runner ever applied ${run} in ${display}.`);
+  } else {
+    const state = lease.live ? 'held' : lease.released ? 'released' : 'expired';
+    ctx.output.out(
+      `Lease on ${run}: ${state}; holder ${lease.holder}, token ${lease.token}, taken ${lease.acquiredAt}, ${lease.live ? 'expires' : 'ended'} ${lease.expiresAt}.`,
+    );
+  }
+  if (options.break === true) {
+    const broken = await leases.breakLease(stateUrl, where);
+    ctx.output.out(
+      broken
+        ? `Broke the lease: its holder's next write is refused and it stops before its next create; the next apply takes the run over and follows its open jobs.`
+        : 'No live lease to break.',
+    );
+  }
+  return ExitCode.Success;
+}
