@@ -16,7 +16,7 @@ import { estimateRemainingMs, nextPollDelay } from '../dist/execute/poll-schedul
 import { getJobKind } from '../dist/kinds/index.js';
 import { createServiceClient } from '../dist/service/client.js';
 import { startSimulator } from '../dist/simulator/index.js';
-import { openRunState } from '../dist/state/index.js';
+import { openStoredRun } from '../dist/state/index.js';
 import { emitResult, note, round } from './measure.js';
 
 const JOBS = Number(process.env.BENCH_EXECUTOR_JOBS ?? 200);
@@ -79,7 +79,14 @@ async function main() {
   });
   const client = createServiceClient({ baseUrl: sim.baseUrl, apiKey: sim.apiKey });
   const manifestFile = join(dir, 'bench.yaml');
-  const state = await openRunState({ manifestFile, pipeline: 'bench-exec', runId: 'bench' });
+  // `BENCH_STATE_URL=postgres://…`: the state in PostgreSQL (a fresh run id each time), else a folder.
+  const stateUrl = process.env.BENCH_STATE_URL;
+  const state = await openStoredRun({
+    manifestFile,
+    pipeline: 'bench-exec',
+    runId: stateUrl === undefined ? 'bench' : `bench-${Date.now()}`,
+    ...(stateUrl === undefined ? {} : { stateUrl }),
+  });
   try {
     const plan = {
       pipeline: 'bench-exec',
@@ -131,6 +138,7 @@ async function main() {
     note(`done in ${round(makespanMs)} ms (ideal ${idealMs} ms)`);
 
     emitResult('executor-200', {
+      backend: stateUrl === undefined ? 'folder' : 'postgres',
       jobs: JOBS,
       done: summary.counts.done,
       exitReason: summary.exitReason,

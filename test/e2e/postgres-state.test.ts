@@ -1,4 +1,6 @@
 import { rm } from 'node:fs/promises';
+import { createConnection, createServer, type Server, type Socket } from 'node:net';
+import pg from 'pg';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src/simulator/index.js';
@@ -260,4 +262,101 @@ describe.runIf(pgAvailable())('apply with its state in PostgreSQL', () => {
       await simulator.close();
     }
   }, 120_000);
+
+  it.each(['cut', 'paused', 'restarted'] as const)(
+    'the database connection is %s mid-run: no create without its record, and the next apply finishes paying once',
+    async (fault) => {
+      const { simulator, url } = await setUp(`db-${fault}`, 12);
+      const proxy = await startProxy(cluster.port);
+      const viaProxy = url.replace(`:${cluster.port}/`, `:${proxy.port}/`);
+      try {
+        const work = await machine(`db-${fault}`);
+        const env = { ...simulatorEnv(simulator), RUNNER_STATE_URL: viaProxy, RUNNER_LEASE_TTL_MS: '1000' };
+        const cli = startCli([...work.apply, '--concurrency', '2'], { env, timeoutMs: 60_000 });
+        while (simulator.stats().jobsCreated < 2) await sleep(2);
+        if (fault === 'cut') proxy.cut();
+        else if (fault === 'restarted') await cluster.restart();
+        else {
+          proxy.pause();
+          await sleep(2_500);
+          proxy.resume();
+        }
+        const first = await cli.result;
+        expect(first.signal).toBeNull();
+        // Every job the service has, its intent (with the key) is in the database.
+        const keys = await readIntentKeys(url);
+        for (const job of simulator.stats().jobs) expect(keys.has(job.idempotencyKey ?? '')).toBe(true);
+        if (first.code !== 0) expect(first.stdout + first.stderr).toMatch(/state database|lease/);
+        await applyUntilDone(work.apply, env);
+        expectOncePerJob(simulator, work.jobIds);
+        await rm(work.dir, { recursive: true, force: true });
+      } finally {
+        await proxy.close();
+        await simulator.close();
+      }
+    },
+    120_000,
+  );
 });
+
+async function readIntentKeys(url: string): Promise<Set<string>> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ key: string }>(
+      "SELECT record::json->>'idempotencyKey' AS key FROM runner_records WHERE record::json->>'type' = 'intent'",
+    );
+    return new Set(rows.map((row) => row.key));
+  } finally {
+    await client.end();
+  }
+}
+
+/** A TCP proxy on 127.0.0.1 to the database that the test can pause (stop forwarding) or cut. */
+async function startProxy(target: number) {
+  const pairs = new Set<[Socket, Socket]>();
+  let paused = false;
+  const server: Server = createServer((client) => {
+    const upstream = createConnection({ host: '127.0.0.1', port: target });
+    const pair: [Socket, Socket] = [client, upstream];
+    pairs.add(pair);
+    if (paused) for (const socket of pair) socket.pause();
+    client.pipe(upstream);
+    upstream.pipe(client);
+    const drop = () => {
+      pairs.delete(pair);
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('error', drop).on('close', drop);
+    upstream.on('error', drop).on('close', drop);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return {
+    port: address.port,
+    pause() {
+      paused = true;
+      for (const pair of pairs) for (const socket of pair) socket.pause();
+    },
+    resume() {
+      paused = false;
+      for (const pair of pairs) for (const socket of pair) socket.resume();
+    },
+    cut() {
+      for (const [client, upstream] of pairs) {
+        client.destroy();
+        upstream.destroy();
+      }
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const [client, upstream] of pairs) {
+          client.destroy();
+          upstream.destroy();
+        }
+        server.close(() => resolve());
+      }),
+  };
+}
