@@ -96,6 +96,29 @@ describe.runIf(pgAvailable())('apply with its state in PostgreSQL', () => {
     expect(new Set(stats.jobs.map((job) => job.idempotencyKey)).size).toBe(jobIds.length);
   }
 
+  it('a password in --state is refused (exit 2) and never printed; --state with --state-dir is refused', async () => {
+    const work = await machine('password');
+    const withPassword = `postgres://postgres:s3cret-pw@127.0.0.1:${cluster.port}/runner`;
+    for (const command of [['status'], ['runs'], ['apply', '--yes']]) {
+      const result = await runCli(
+        [command[0] ?? '', work.file, ...command.slice(1), '--state', withPassword],
+        {
+          env: { MEDIAGEN_API_KEY: 'k' },
+        },
+      );
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toMatch(/carries a password/);
+      expect(result.stdout + result.stderr).not.toContain('s3cret-pw');
+    }
+    const viaEnv = await runCli(['status', work.file], { env: { RUNNER_STATE_URL: withPassword } });
+    expect(viaEnv.code).toBe(2);
+    expect(viaEnv.stdout + viaEnv.stderr).not.toContain('s3cret-pw');
+    const both = await runCli(['status', work.file, '--state', cluster.url, '--state-dir', work.dir]);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/--state and --state-dir/);
+    await rm(work.dir, { recursive: true, force: true });
+  });
+
   it('the machine dies (kill -9 mid-run, its folder deleted): a fresh folder on the same database pays nothing twice', async () => {
     const { simulator, env } = await setUp('crash', 7);
     try {

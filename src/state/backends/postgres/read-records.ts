@@ -2,6 +2,9 @@ import type { ClientBase } from 'pg';
 import { createJournalReplay, type ReplayCheckpoint, type ReplayResult } from '../../replay.js';
 import type { RunKey } from './lease.js';
 
+/** Records fetched per query when a run is replayed. */
+const PAGE = 20_000;
+
 /** A run's records replayed from the database. */
 export interface RecordsReading {
   replay: ReplayResult;
@@ -19,17 +22,26 @@ export async function replayRunRecords(
   client: ClientBase,
   run: RunKey,
   source: string,
+  page = PAGE,
 ): Promise<RecordsReading> {
   const replay = createJournalReplay(source);
-  const { rows } = await client.query<[string]>({
-    text: 'SELECT record FROM runner_records WHERE pipeline = $1 AND run_id = $2 ORDER BY seq',
-    values: [run.pipeline, run.runId],
-    rowMode: 'array',
-  });
   let number = 0;
-  for (const [text] of rows) {
-    number++;
-    replay.add({ number, text, bytes: text.length, terminated: true });
+  // In pages by sequence number: a large run is never held as one result set (memory), and each
+  // page is replayed while the next is not yet asked for.
+  for (let after = '0'; ;) {
+    const { rows } = await client.query<[string, string]>({
+      text: `SELECT seq::text, record FROM runner_records WHERE pipeline = $1 AND run_id = $2 AND seq > $3
+              ORDER BY seq LIMIT ${page}`,
+      values: [run.pipeline, run.runId, after],
+      rowMode: 'array',
+    });
+    for (const [, text] of rows) {
+      number++;
+      replay.add({ number, text, bytes: text.length, terminated: true });
+    }
+    const last = rows.at(-1);
+    if (last === undefined || rows.length < page) break;
+    after = last[0];
   }
   const { jobs: _jobs, lines: _lines, ...checkpoint } = replay.checkpoint();
   return { replay: replay.finish(), lines: number, checkpoint };
