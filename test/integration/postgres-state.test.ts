@@ -78,15 +78,33 @@ describe.runIf(pgAvailable())('PostgreSQL state backend', () => {
     expect(rows[0].v).toBe(SCHEMA_VERSION);
     await check.end();
     const client = new pg.Client({ connectionString: url });
-    // Read in pages of 2 (the header, then the run's records): the same records, in order.
+    // Read in pages (of 2, of 5, whole): the same records in the same order. Past 9 records, an order
+    // by the sequence number's text ("10" before "9") would lose and reorder records.
+    const more = await store.openRun(address());
+    for (let i = 0; i < 12; i++) {
+      await more.journal.append({
+        type: 'intent',
+        id: `j${i}`,
+        attempt: 1,
+        payloadHash: 'h',
+        idempotencyKey: `k${i}`,
+      } as never);
+      await more.journal.append({ type: 'created', id: `j${i}`, attempt: 1, jobId: `job-j${i}` } as never);
+    }
+    await more.close();
+    const whole = await store.readRun(address());
+    expect(whole.replay.jobs.size).toBe(13);
+    expect([...whole.replay.jobs.values()].every((job) => job.status === 'open')).toBe(true);
     await client.connect();
-    const paged = await replayRunRecords(client, { pipeline: 'p', runId: 'r1' }, 'test', 2);
+    for (const page of [2, 5]) {
+      const paged = await replayRunRecords(client, { pipeline: 'p', runId: 'r1' }, 'test', page);
+      expect(paged.lines).toBe(28);
+      expect(paged.replay.jobs).toEqual(whole.replay.jobs);
+    }
     await client.end();
-    expect(paged.lines).toBe(4);
-    expect(paged.replay.jobs).toEqual(reading.replay.jobs);
     const runs = await store.listRuns({ manifestFile: address().manifestFile, pipeline: 'p' });
     expect(runs.runs.map((run) => run.runId)).toEqual(['r1']);
-    expect(runs.runs[0]?.counts.open).toBe(1);
+    expect(runs.runs[0]?.counts.open).toBe(13);
   });
 
   it('refuses a database of a newer schema with a clear message', async () => {

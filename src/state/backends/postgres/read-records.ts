@@ -30,8 +30,9 @@ export async function replayRunRecords(
   // page is replayed while the next is not yet asked for.
   for (let after = '0'; ;) {
     const { rows } = await client.query<[string, string]>({
-      text: `SELECT seq::text, record FROM runner_records WHERE pipeline = $1 AND run_id = $2 AND seq > $3
+      text: `SELECT seq::text AS after, record FROM runner_records WHERE pipeline = $1 AND run_id = $2 AND seq > $3
               ORDER BY seq LIMIT ${page}`,
+      // Ordered by the bigint column, never by its text (where "10" sorts before "9").
       values: [run.pipeline, run.runId, after],
       rowMode: 'array',
     });
