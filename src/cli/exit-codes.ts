@@ -18,6 +18,7 @@ export const ENVIRONMENT_HELP = `Environment:
   MEDIAGEN_API_KEY    the service's API key
   MEDIAGEN_BASE_URL   the service's base URL
   RUNNER_STATE_DIR    default state folder (of --state-dir; not read by simulated runs)
+  RUNNER_STATE_URL    state in PostgreSQL (of --state; password from PGPASSWORD or ~/.pgpass)
   RUNNER_OUTPUT       root of default download folders, <root>/<pipeline>/ (not read by simulated runs)
   RUNNER_CACHE_DIR    the runner's cache folder
   NO_COLOR            turn colors off

@@ -125,7 +125,7 @@ describe.runIf(pgAvailable())('apply with its state in PostgreSQL', () => {
       const first = await machine('crash');
       const cli = startCli(first.apply, { env, timeoutMs: 60_000 });
       // Killed once some jobs exist and before all do.
-      while (simulator.stats().jobsCreated < 2) await sleep(5);
+      await waitForCreates(simulator, 2);
       cli.kill();
       const killed = await cli.result;
       expect(killed.signal).toBe('SIGKILL');
@@ -156,7 +156,9 @@ describe.runIf(pgAvailable())('apply with its state in PostgreSQL', () => {
     try {
       const work = await machine('nights');
       for (const night of ['night-1', 'night-2']) {
-        const result = await runCli([...work.apply, '--run', night], { env, timeoutMs: 60_000 });
+        // Each run writes a download folder of its own.
+        const args = withOutput(work.apply, join(work.dir, night));
+        const result = await runCli([...args, '--run', night], { env, timeoutMs: 60_000 });
         expect(result.code, result.stderr).toBe(0);
         expect(result.stdout).toContain(`State: postgres://postgres@127.0.0.1:${cluster.port}/`);
       }
@@ -168,7 +170,10 @@ describe.runIf(pgAvailable())('apply with its state in PostgreSQL', () => {
         ['night-1', work.jobIds.length],
         ['night-2', work.jobIds.length],
       ]);
-      const again = await runCli([...work.apply, '--run', 'night-1'], { env, timeoutMs: 60_000 });
+      const again = await runCli([...withOutput(work.apply, join(work.dir, 'night-1')), '--run', 'night-1'], {
+        env,
+        timeoutMs: 60_000,
+      });
       expect(again.code, again.stderr).toBe(0);
       expect(simulator.stats().jobsCreated).toBe(2 * work.jobIds.length);
       await rm(work.dir, { recursive: true, force: true });
@@ -182,7 +187,7 @@ describe.runIf(pgAvailable())('apply with its state in PostgreSQL', () => {
     try {
       const work = await machine('lock');
       const first = startCli(work.apply, { env, timeoutMs: 60_000 });
-      while (simulator.stats().jobsCreated < 1) await sleep(5);
+      await waitForCreates(simulator, 1);
       const second = await runCli(work.apply, { env, timeoutMs: 60_000 });
       expect(second.code).toBe(1);
       expect(second.stderr).toMatch(/Another runner \(.* pid \d+ .*\) holds the lease on run "default"/);
@@ -199,7 +204,7 @@ describe.runIf(pgAvailable())('apply with its state in PostgreSQL', () => {
     try {
       const work = await machine('paused');
       const paused = startCli([...work.apply, '--concurrency', '1'], { env, timeoutMs: 60_000 });
-      while (simulator.stats().jobsCreated < 1) await sleep(2);
+      await waitForCreates(simulator, 1);
       process.kill(paused.pid ?? 0, 'SIGSTOP');
       const createdWhenPaused = simulator.stats().jobsCreated;
       await sleep(LEASE_TTL_MS * 1.5);
@@ -245,7 +250,11 @@ describe.runIf(pgAvailable())('apply with its state in PostgreSQL', () => {
       expect(again.code).toBe(1);
       expect(again.stderr).toMatch(/already has \d+ records/);
 
-      const applied = await runCli(work.apply, { env, timeoutMs: 60_000 });
+      // The download folder names the state it belongs to (the folder's): the moved run gets a new one.
+      const applied = await runCli(withOutput(work.apply, join(work.dir, 'out-db')), {
+        env,
+        timeoutMs: 60_000,
+      });
       expect(applied.code, applied.stderr).toBe(0);
       expectOncePerJob(simulator, work.jobIds);
       const fromDb = await status(work.file, env);
@@ -266,18 +275,19 @@ describe.runIf(pgAvailable())('apply with its state in PostgreSQL', () => {
       expect(JSON.parse(lease.stdout).lease).toMatchObject({ live: false, released: true });
 
       // A live holder whose lease is broken stops before its next create; the next apply follows on.
-      const held = startCli([...work.apply, '--run', 'held', '--concurrency', '1'], {
+      const heldApply = withOutput(work.apply, join(work.dir, 'held'));
+      const held = startCli([...heldApply, '--run', 'held', '--concurrency', '1'], {
         env: { ...env, RUNNER_LEASE_TTL_MS: '60000' },
         timeoutMs: 60_000,
       });
-      while (simulator.stats().jobsCreated < work.jobIds.length + 1) await sleep(2);
+      await waitForCreates(simulator, work.jobIds.length + 1);
       const broken = await runCli(['state', 'lease', work.file, '--run', 'held', '--break'], { env });
       expect(broken.code, broken.stderr).toBe(0);
       expect(broken.stdout).toMatch(/Lease on run "held" of pipeline "moved": held; holder .* pid \d+/);
       expect(broken.stdout).toMatch(/Broke the lease/);
       const stopped = await held.result;
       expect(stopped.code).not.toBe(0);
-      const resumed = await runCli([...work.apply, '--run', 'held'], { env, timeoutMs: 60_000 });
+      const resumed = await runCli([...heldApply, '--run', 'held'], { env, timeoutMs: 60_000 });
       expect(resumed.code, resumed.stderr).toBe(0);
       expectOncePerJob(simulator, [...work.jobIds, ...work.jobIds]);
       await rm(work.dir, { recursive: true, force: true });
@@ -296,7 +306,7 @@ describe.runIf(pgAvailable())('apply with its state in PostgreSQL', () => {
         const work = await machine(`db-${fault}`);
         const env = { ...simulatorEnv(simulator), RUNNER_STATE_URL: viaProxy, RUNNER_LEASE_TTL_MS: '1000' };
         const cli = startCli([...work.apply, '--concurrency', '2'], { env, timeoutMs: 60_000 });
-        while (simulator.stats().jobsCreated < 2) await sleep(2);
+        await waitForCreates(simulator, 2);
         if (fault === 'cut') proxy.cut();
         else if (fault === 'restarted') await cluster.restart();
         else {
@@ -382,4 +392,20 @@ async function startProxy(target: number) {
         server.close(() => resolve());
       }),
   };
+}
+
+/** `apply` arguments with another `--output` folder. */
+function withOutput(apply: readonly string[], output: string): string[] {
+  const at = apply.indexOf('--output');
+  return apply.map((arg, index) => (index === at + 1 ? output : arg));
+}
+
+/** Waits until the simulator has made `count` jobs (at most 30 s: a run that stopped fails the test). */
+async function waitForCreates(simulator: Simulator, count: number): Promise<void> {
+  const until = Date.now() + 30_000;
+  while (simulator.stats().jobsCreated < count) {
+    if (Date.now() > until)
+      throw new Error(`the simulator made ${simulator.stats().jobsCreated} jobs, not ${count}`);
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
 }

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { fillStateUrlFromEnv, readStateDir } from '../../../src/cli/run-options.js';
+import { applyEnvDefaults } from '../../../src/cli/env-defaults.js';
+import { readStateDir } from '../../../src/cli/run-options.js';
+
+const takes = new Set(['state', 'state-dir']);
+const filled = (options: Record<string, unknown>, env: NodeJS.ProcessEnv) => {
+  applyEnvDefaults(options, { takes, env, simulate: false });
+  return readStateDir(options);
+};
 
 describe('--state, --state-dir and RUNNER_STATE_URL', () => {
   it('reads --state as the database and --state-dir as the folder', () => {
@@ -14,19 +21,17 @@ describe('--state, --state-dir and RUNNER_STATE_URL', () => {
     );
   });
 
-  it('takes RUNNER_STATE_URL unless a flag says where, on the commands that read state only', () => {
-    const env = { RUNNER_STATE_URL: 'postgres://u@h/db' };
-    const none: Record<string, unknown> = {};
-    fillStateUrlFromEnv('apply', none, env);
-    expect(none.state).toBe('postgres://u@h/db');
-    const folder: Record<string, unknown> = { stateDir: 'x' };
-    fillStateUrlFromEnv('status', folder, env);
-    expect(readStateDir(folder)).toEqual({ stateDir: 'x' });
-    const flag: Record<string, unknown> = { state: 'postgres://v@h/other' };
-    fillStateUrlFromEnv('runs', flag, env);
-    expect(flag.state).toBe('postgres://v@h/other');
+  it('takes RUNNER_STATE_URL unless a flag says where; a flag for one keeps the variable of the other out', () => {
+    const url = 'postgres://u@h/db';
+    expect(filled({}, { RUNNER_STATE_URL: url })).toEqual({ stateUrl: url });
+    expect(filled({ stateDir: 'x' }, { RUNNER_STATE_URL: url })).toEqual({ stateDir: 'x' });
+    expect(filled({ state: 'postgres://v@h/o' }, { RUNNER_STATE_URL: url })).toEqual({
+      stateUrl: 'postgres://v@h/o',
+    });
+    expect(filled({ state: url }, { RUNNER_STATE_DIR: 'dir' })).toEqual({ stateUrl: url });
+    expect(filled({}, { RUNNER_STATE_URL: url, RUNNER_STATE_DIR: 'dir' })).toEqual({ stateUrl: url });
     const validate: Record<string, unknown> = {};
-    fillStateUrlFromEnv('validate', validate, env);
+    applyEnvDefaults(validate, { takes: new Set(), env: { RUNNER_STATE_URL: url }, simulate: false });
     expect(validate.state).toBeUndefined();
   });
 });
