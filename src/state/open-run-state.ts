@@ -1,5 +1,5 @@
-import { mkdir } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { mkdir, rmdir, unlink } from 'node:fs/promises';
+import { dirname, join, relative } from 'node:path';
 import { systemClock } from '../clock.js';
 import { openJournal } from './journal.js';
 import { acquireLock } from './lock.js';
@@ -75,16 +75,44 @@ export async function openRunState(input: OpenRunInput): Promise<RunState> {
       warnings,
       uploadCache,
       snapshots,
-      async close() {
+      async close(options) {
         try {
           await journal.close();
+          // Only the header this open wrote: nothing of the run happened. Removed while the lock is
+          // still held, so no other apply's journal can be the one removed.
+          if (
+            options?.discardIfUnused === true &&
+            journal.header !== undefined &&
+            journal.position()?.lines === 1
+          )
+            await unlink(journalPath);
         } finally {
           await lock.release();
         }
+        if (options?.discardIfUnused === true) await removeEmptyFolders(dir, location.root);
       },
     };
   } catch (error) {
     await lock.release();
     throw error;
+  }
+}
+
+/**
+ * Removes `dir` and the folders above it up to `root` (not `root` itself) while they are empty: the
+ * run's and the pipeline's folders an unused open made. A folder another apply wrote meanwhile is not
+ * empty and stays.
+ */
+async function removeEmptyFolders(dir: string, root: string): Promise<void> {
+  for (
+    let folder = dir;
+    relative(root, folder) !== '' && !relative(root, folder).startsWith('..');
+    folder = dirname(folder)
+  ) {
+    try {
+      await rmdir(folder);
+    } catch {
+      return;
+    }
   }
 }

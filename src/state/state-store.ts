@@ -45,8 +45,13 @@ export interface RunState {
   readonly uploadCache: UploadCache;
   /** Writes the snapshots of the run's state: pass to `executePlan` as `snapshots`. */
   readonly snapshots: StateSnapshots;
-  /** Closes the journal (after a snapshot being written) and releases the lock. */
-  close(): Promise<void>;
+  /**
+   * Closes the journal (after a snapshot being written) and releases the lock. With
+   * `discardIfUnused`, a run this open started and that recorded nothing (an apply refused before its
+   * first record: invalid input, over the budget, declined) leaves no state behind, so `runs` does not
+   * list a run that never ran. A backend may keep it (PostgreSQL does).
+   */
+  close(options?: { discardIfUnused?: boolean }): Promise<void>;
 }
 
 /** What `openRun` needs beyond the run's address. */

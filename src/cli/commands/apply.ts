@@ -109,6 +109,8 @@ export async function runApply(ctx: CommandContext, args: string[], flags: Recor
       ...readLockOptions(ctx.env),
       ...readLeaseTtl(ctx.env),
     });
+    // Until the executor starts, a refusal (invalid input, over the budget, declined) leaves no run.
+    let executing = false;
     try {
       for (const warning of state.warnings)
         ctx.output.err(`${ctx.output.style.yellow('warning')} ${warning}`);
@@ -188,6 +190,7 @@ export async function runApply(ctx: CommandContext, args: string[], flags: Recor
             : {}),
         }),
       };
+      executing = true;
       const { summary, signal } = await executeWithProgress(ctx, plan, executeOptions, hints.again, {
         client: connection.client,
         journal: state.journal,
@@ -245,7 +248,7 @@ export async function runApply(ctx: CommandContext, args: string[], flags: Recor
       // A result file that could not be written is a failure of the run (README "Exit codes").
       return written.failed && exitCode === ExitCode.Success ? ExitCode.Failure : exitCode;
     } finally {
-      await state.close();
+      await state.close({ discardIfUnused: !executing });
     }
   } finally {
     await connection.close();
