@@ -134,6 +134,10 @@ jobs:
     await simulator?.close();
   });
 
+  const visibleIdsOf = (target: Page, root: string) =>
+    target.$$eval(`${root} .card:not([hidden])`, (cards: DomNode[]) =>
+      cards.map((card) => card.getAttribute('data-id')),
+    );
   const visibleIds = (root: string) =>
     page.$$eval(`${root} .card:not([hidden])`, (cards: DomNode[]) =>
       cards.map((card) => card.getAttribute('data-id')),
@@ -393,6 +397,168 @@ jobs:
     await page.keyboard.press('Enter');
     expect(await page.isVisible('#lightbox')).toBe(true);
     await page.keyboard.press('Escape');
+  });
+
+  it('shows expired, not downloaded and missing results, failures and map matrix values honestly', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'runner-report-states-'));
+    const models = [
+      { name: 'sdxl', steps: 30 },
+      { name: 'flux', steps: 20 },
+    ];
+    const sizes = [
+      { w: 512, h: 512 },
+      { w: 1024, h: 576 },
+    ];
+    const done = (id: string, matrix: ReportEntry['matrix'], files: ReportEntry['files']): ReportEntry => ({
+      id,
+      kind: 'image',
+      model: 'chatgpt-image-sangtao',
+      prompt: `A latte for ${id}`,
+      params: {},
+      matrix,
+      status: 'done',
+      attempts: 1,
+      credits: 4,
+      files,
+    });
+    const entries: ReportEntry[] = [];
+    for (const model of models) {
+      for (const size of sizes) {
+        const id = `ad-${model.name}-${size.w}`;
+        const path = join(dir, `${id}.png`);
+        await writeFile(path, renderPng({ label: id, prompt: id, aspectRatio: '4:3' }));
+        entries.push(
+          done(id, { model, size }, [{ index: 1, url: `https://r/${id}.png`, path, mediaType: 'image' }]),
+        );
+      }
+    }
+    entries.push(
+      done('expired', { model: models[1]!, size: sizes[1]! }, [
+        {
+          index: 1,
+          url: 'https://results.invalid/old.png',
+          urlExpiresAt: '2000-01-08T08:00:00.000Z',
+          mediaType: 'image',
+        },
+      ]),
+      // A link that cannot load (port 9 is refused): the page says so instead of a broken image.
+      done('not-downloaded', { model: models[1]!, size: sizes[0]! }, [
+        {
+          index: 1,
+          url: 'http://127.0.0.1:9/new.png',
+          urlExpiresAt: '2999-01-08T08:00:00.000Z',
+          mediaType: 'image',
+        },
+      ]),
+      done('moved-away', {}, [
+        { index: 1, url: 'https://r/x.png', path: join(dir, 'gone.png'), mediaType: 'image' },
+      ]),
+      {
+        ...done('rejected', {}, []),
+        status: 'failed',
+        credits: 0,
+        failureKind: 'CONTENT_REJECTED',
+        error: 'against the content policy',
+        advice: 'The prompt is against the content policy: change the prompt.',
+      },
+      {
+        ...done('busy', {}, []),
+        status: 'deferred',
+        credits: 0,
+        failureKind: 'QUOTA_EXHAUSTED',
+        notBefore: '2026-11-25T12:00:00.000Z',
+        advice: 'The service is busy: retry after a few hours.',
+      },
+      { ...done('never', {}, []), status: 'pending', attempts: 0, credits: 0 },
+    );
+    const file = join(dir, 'report.html');
+    const data: ReportData = {
+      pipeline: 'states',
+      runId: 'r',
+      manifestFile: 'states.yaml',
+      generatedAt: new Date(0).toISOString(),
+      axes: ['model', 'size'],
+      entries,
+    };
+    await writeFile(file, renderReportHtml(data, dir));
+    const context = await browser!.newContext({
+      viewport: { width: 1300, height: 1000 },
+      locale: 'en-GB',
+      timezoneId: 'UTC',
+    });
+    const states = await context.newPage();
+    const errors: string[] = [];
+    states.on('pageerror', (error) => errors.push(error.message));
+    await states.goto(pathToFileURL(file).href);
+    await states.waitForSelector('body[data-ready="true"]');
+    const cardText = async (id: string) => (await states.textContent(`#gallery [data-id="${id}"]`)) ?? '';
+    await waitUntil(states, 'document.querySelectorAll("#gallery .broken").length === 2');
+
+    expect(await states.$$('[data-id="expired"] img')).toHaveLength(0);
+    expect(await cardText('expired')).toContain('Expired');
+    expect(await cardText('expired')).toContain('the service deleted it 8 Jan 2000, 08:00');
+    expect(await states.getAttribute('[data-id="expired"] .badge', 'class')).toBe('badge downloading');
+    expect(await cardText('not-downloaded')).toContain('Not downloaded');
+    expect(await cardText('not-downloaded')).toContain('works until 8 Jan 2999, 08:00');
+    expect(await cardText('moved-away')).toContain('File not found');
+    expect(await cardText('moved-away')).toContain('gone.png');
+    // Every image left in the gallery decoded.
+    expect(
+      await states.$$eval('#gallery img', (images) =>
+        images.every((image) => (image as unknown as { naturalWidth: number }).naturalWidth > 0),
+      ),
+    ).toBe(true);
+
+    // Failed, deferred and unfinished jobs: compact cards with the reason (and the retry time).
+    for (const id of ['rejected', 'busy', 'never']) {
+      expect(await states.getAttribute(`[data-id="${id}"]`, 'class')).toContain('compact');
+      expect(await states.$$(`[data-id="${id}"] .thumb`)).toHaveLength(0);
+    }
+    expect(await cardText('rejected')).toContain('CONTENT_REJECTED: against the content policy');
+    expect(await cardText('busy')).toContain('Retry after 25 Nov 2026, 12:00');
+    expect(await cardText('never')).toContain('Not sent yet');
+
+    // Map values by their name, or by key=value text; never [object Object].
+    const options = (axis: string) =>
+      states.$$eval(`select[data-axis="${axis}"] option`, (nodes: DomNode[]) =>
+        nodes.map((node) => node.textContent),
+      );
+    expect(await options('model')).toEqual(['all (10)', 'sdxl (2)', 'flux (4)']);
+    expect(await options('size')).toEqual(['all (10)', 'w=512 h=512 (3)', 'w=1024 h=576 (3)']);
+    expect(await cardText('ad-sdxl-512')).toContain('model=sdxl · size=w=512 h=512');
+    await states.screenshot({ path: join(ARTIFACTS, 'report-states.png'), fullPage: true });
+    await states.selectOption('select[data-axis="model"]', { label: 'flux (4)' });
+    expect(await visibleIdsOf(states, '#gallery')).toEqual([
+      'ad-flux-512',
+      'ad-flux-1024',
+      'expired',
+      'not-downloaded',
+    ]);
+    await states.selectOption('#view', 'grid');
+    await states.selectOption('select[data-axis="model"]', '');
+    expect(
+      await states.$$eval('#grid tbody th', (cells: DomNode[]) => cells.map((cell) => cell.textContent)),
+    ).toEqual(['sdxl', 'flux']);
+    expect(
+      await states.$$eval('#grid thead th', (cells: DomNode[]) => cells.map((cell) => cell.textContent)),
+    ).toEqual(['model \\ size', 'w=512 h=512', 'w=1024 h=576']);
+    expect(
+      await states.$$eval('#grid tbody tr', (rows: DomNode[]) =>
+        rows.map((row) =>
+          [...row.querySelectorAll('td')].map((cell) => [...cell.querySelectorAll('.card')].length),
+        ),
+      ),
+    ).toEqual([
+      [1, 1],
+      [2, 2],
+    ]);
+    // The lightbox of an expired result says so, with no image.
+    await states.click('#grid [data-id="expired"] .open');
+    expect(await states.textContent('#lightbox .lb-stage')).toContain('Expired');
+    expect(await states.$$('#lightbox .lb-stage img')).toHaveLength(0);
+    await states.keyboard.press('Escape');
+    expect(errors).toEqual([]);
+    await context.close();
   });
 
   it('shows 5,000 results, loading only the thumbnails in view', async () => {
