@@ -343,6 +343,12 @@ jobs:
     await page.screenshot({ path: join(ARTIFACTS, 'report-lightbox-zoom.png') });
     await page.keyboard.press('0');
     expect(await dialog.locator('.lb-stage').getAttribute('class')).toBe('lb-stage');
+    // The open result is in the hash: a reload shows it again.
+    await page.reload();
+    await page.waitForSelector('body[data-ready="true"]');
+    expect(await dialog.isVisible()).toBe(true);
+    expect(await dialog.locator('.lb-details h2').textContent()).toBe('ad-latte-watercolor done');
+    expect(await dialog.locator('.lb-position').textContent()).toBe('1 of 3');
     await page.click('#lightbox button.copy');
     await waitUntil(page, "document.querySelector('#lightbox button.copy').textContent === 'Copied'");
     await page.screenshot({ path: join(ARTIFACTS, 'report-lightbox.png') });
