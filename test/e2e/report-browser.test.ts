@@ -353,8 +353,9 @@ jobs:
     await waitUntil(page, "document.querySelector('#lightbox button.copy').textContent === 'Copied'");
     await page.screenshot({ path: join(ARTIFACTS, 'report-lightbox.png') });
     await page.keyboard.press('Escape');
+    // The dialog's close event comes in a task of its own.
+    await waitUntil(page, "location.hash === '#f.style=watercolor'");
     expect(await dialog.isVisible()).toBe(false);
-    expect(new URL(page.url()).hash).toBe('#f.style=watercolor');
     // The focus is back on the thumbnail of the result last shown.
     expect(await page.evaluate("document.activeElement.closest('.card').getAttribute('data-id')")).toBe(
       'ad-latte-watercolor',
@@ -375,6 +376,7 @@ jobs:
       'The prompt is against the content policy: change the prompt.',
     );
     await page.keyboard.press('Escape');
+    await waitUntil(page, "!location.hash.includes('open=')");
     expect(await page.isVisible('#lightbox')).toBe(false);
     expect(consoleErrors).toEqual([]);
   });
@@ -403,6 +405,7 @@ jobs:
     await page.keyboard.press('Enter');
     expect(await page.isVisible('#lightbox')).toBe(true);
     await page.keyboard.press('Escape');
+    await waitUntil(page, "!location.hash.includes('open=')");
   });
 
   it('shows expired, not downloaded and missing results, failures and map matrix values honestly', async () => {
