@@ -487,6 +487,11 @@ function setup() {
       if (target && (target.tagName === 'IMG' || target.tagName === 'VIDEO')) replaceBroken(target);
     }, true);
   });
+  // The grid's column labels and a focused card stay clear of the sticky header, however it wraps.
+  var header = document.querySelector('header');
+  var measureHeader = function () { document.documentElement.style.setProperty('--header-height', header.offsetHeight + 'px'); };
+  measureHeader();
+  if ('ResizeObserver' in window) new ResizeObserver(measureHeader).observe(header);
   var params = readHash();
   window.addEventListener('hashchange', function () { readHash(); refresh(); });
   buildGallery();

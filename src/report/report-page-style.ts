@@ -25,7 +25,7 @@ main { padding: 16px; }
 #gallery { display: grid; grid-template-columns: repeat(auto-fill, minmax(240px, 1fr)); gap: 14px; align-items: start; }
 .card { background: var(--card); border: 1px solid var(--line); border-radius: 8px; overflow: hidden;
   content-visibility: auto; contain-intrinsic-size: auto 240px auto 420px; display: flex; flex-direction: column;
-  scroll-margin: 130px 0 16px; }
+  scroll-margin: calc(var(--header-height, 0px) + 44px) 16px 16px 120px; }
 .card.compact { contain-intrinsic-size: auto 240px auto 170px; border-left-width: 4px; border-left-color: var(--warn); }
 .card.status-failed { border-color: var(--bad); }
 .card:focus-within { border-color: var(--focus); }
@@ -57,8 +57,9 @@ main { padding: 16px; }
 .advice { font-size: 13px; white-space: pre-wrap; }
 button.details { align-self: flex-start; font-size: 12px; }
 table.grid { border-collapse: collapse; }
-table.grid th { position: sticky; background: var(--bg); color: var(--muted); font-weight: 600; padding: 6px; text-align: left; }
-table.grid thead th { top: 0; } table.grid tbody th { left: 0; }
+table.grid th { position: sticky; z-index: 1; background: var(--bg); color: var(--muted); font-weight: 600; padding: 6px; text-align: left; }
+table.grid thead th { top: var(--header-height, 0px); z-index: 2; }
+table.grid tbody th { left: 0; top: calc(var(--header-height, 0px) + 34px); vertical-align: top; }
 table.grid td { border: 1px solid var(--line); padding: 4px; vertical-align: top; min-width: 180px; }
 table.grid .card { width: 200px; margin: 2px; contain-intrinsic-size: auto 200px auto 340px; }
 .note { color: var(--muted); }

@@ -634,6 +634,12 @@ jobs:
     await big.selectOption('select[data-axis="product"]', '');
     expect(await big.$$eval('#grid tbody tr', (rows) => rows.length)).toBe(100);
     expect(await big.$$eval('#grid thead th', (cells) => cells.length)).toBe(51);
+    // Scrolled down, the column labels stay below the page's sticky header, not under it.
+    await big.evaluate('window.scrollTo(0, 3000)');
+    const [headerBottom, labelTop] = await big.evaluate<[number, number]>(
+      "[document.querySelector('header').getBoundingClientRect().bottom, document.querySelector('#grid thead th:nth-child(2)').getBoundingClientRect().top]",
+    );
+    expect(labelTop).toBeGreaterThanOrEqual(headerBottom - 1);
     expect(errors).toEqual([]);
     await big.close();
   }, 120_000);
