@@ -214,7 +214,7 @@ function detailsOf(entry, fileIndex) {
     var open = el('dd');
     if (isExpired(file)) open.textContent = 'expired ' + formatTime(file.expiresAt);
     else {
-      var link = el('a', '', file.remote ? 'service link' : decodeURIComponent(file.href));
+      var link = el('a', '', file.remote ? 'service link' : filePath(file.href));
       link.href = safeHref(file.href);
       link.target = '_blank';
       link.rel = 'noopener';

@@ -54,6 +54,10 @@ function option(select, value, label) {
 function shorten(text, max) {
   return text.length > max ? text.slice(0, max - 1) + '…' : text;
 }
+// A relative link as the path it was made from (the runner percent-encodes each segment).
+function filePath(href) {
+  try { return decodeURIComponent(href); } catch (error) { return href; }
+}
 function formatTime(iso) {
   var date = new Date(iso);
   return isNaN(date.getTime()) ? iso : date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
@@ -156,7 +160,7 @@ function stateBox(file, reason) {
   } else {
     box.classList.add('missing');
     box.appendChild(el('strong', '', 'File not found'));
-    box.appendChild(el('span', '', reason || decodeURIComponent(file.href)));
+    box.appendChild(el('span', '', reason || filePath(file.href)));
   }
   return box;
 }

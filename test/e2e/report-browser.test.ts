@@ -370,6 +370,8 @@ jobs:
     expect(await page.getAttribute('#lightbox .lb-stage video', 'src')).toBe('teaser.mp4');
     await page.keyboard.press('ArrowLeft');
     expect(await page.textContent('#lightbox .lb-details h2')).toBe('markup done');
+    expect(await page.textContent('#lightbox .lb-details .prompt')).toBe(XSS_PROMPT);
+    expect(await page.$$('img[src="x"]')).toHaveLength(0);
     await page.keyboard.press('ArrowLeft');
     expect(await page.textContent('#lightbox .lb-stage')).toContain('CONTENT_REJECTED');
     expect(await page.textContent('#lightbox .lb-stage')).toContain(
