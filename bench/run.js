@@ -201,6 +201,11 @@ const ROWS = {
     ['total added to apply (replay + join + write)', 'totalMs', 'ms'],
     ['report.html size', 'htmlMB', 'MB'],
     ['results.json size', 'resultsJsonMB', 'MB'],
+    ['Chromium: navigation to every card built', 'pageLoadMs', 'ms'],
+    ['Chromium: first contentful paint', 'firstPaintMs', 'ms'],
+    ['Chromium: a filter change, to its frame (median of 6)', 'filterMs', 'ms'],
+    ['Chromium: grid of all results, to its frame', 'gridMs', 'ms'],
+    ['Chromium: JS heap after the grid', 'jsHeapMB', 'MB'],
   ],
   startup: [
     ['runs of each command (min / median below)', 'runs', ''],

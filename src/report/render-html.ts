@@ -1,18 +1,31 @@
-import { JOB_STATUSES_IN_ORDER, REPORT_PAGE_SCRIPT } from './report-page-script.js';
+import { createHash } from 'node:crypto';
+import { REPORT_PAGE_LIGHTBOX_SCRIPT } from './report-page-lightbox.js';
+import { REPORT_STATUSES_IN_ORDER, REPORT_PAGE_SCRIPT } from './report-page-script.js';
 import { REPORT_PAGE_STYLE } from './report-page-style.js';
-import type { MediaType, ReportData, ReportEntry } from './report-data.js';
+import {
+  reportStatusOf,
+  type MediaType,
+  type ReportData,
+  type ReportEntry,
+  type ReportStatus,
+} from './report-data.js';
 import { piecesOf, type PiecewiseFormat } from './piecewise-text.js';
 import { relativePath } from './results-index.js';
 
-/** What the page's script receives per job: the entry, with links relative to the report's folder. */
-interface PageEntry extends Omit<ReportEntry, 'files'> {
-  files: { href: string; mediaType: MediaType; bytes?: number; remote: boolean }[];
+/**
+ * What the page's script receives per job: the entry with its {@link ReportStatus} (`downloading` for a
+ * done job whose results are not all on disk), links relative to the report's folder, and for a result
+ * that was not downloaded the time its link stops working.
+ */
+interface PageEntry extends Omit<ReportEntry, 'files' | 'status'> {
+  status: ReportStatus;
+  files: { href: string; mediaType: MediaType; bytes?: number; remote: boolean; expiresAt?: string }[];
 }
 
 /**
  * The gallery report as one self-contained HTML page (inline CSS and script, no network): opened from
- * disk, it shows every job of the run with its result, filters by status and matrix axis, and a grid
- * of two chosen axes. Pure and linear in the number of jobs.
+ * disk, it shows every job of the run with its result (or why there is none), filters by status and
+ * matrix axis, a grid of two chosen axes, and a lightbox. Pure and linear in the number of jobs.
  *
  * Every user string (prompts, params, errors) travels as JSON inside a `<script type="application/json">`
  * whose `<`, `>` and `&` are escaped, and the page's script puts it into the DOM with `textContent`
@@ -39,13 +52,13 @@ export function reportHtmlFormat(
   reportDir: string,
 ): PiecewiseFormat<ReportEntry> {
   const payloadHead = {
-    schemaVersion: 1,
+    schemaVersion: 2,
     pipeline: data.pipeline,
     runId: data.runId,
     manifestFile: data.manifestFile,
     generatedAt: data.generatedAt,
     axes: data.axes,
-    statuses: JOB_STATUSES_IN_ORDER,
+    statuses: REPORT_STATUSES_IN_ORDER,
     entries: [],
   };
   const title = `${data.pipeline} · run ${data.runId}`;
@@ -56,21 +69,22 @@ export function reportHtmlFormat(
     '<meta charset="utf-8">',
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
     // Nothing from the network: the page works from disk, offline, and cannot leak what it shows.
-    `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src 'self' file: data: https: http:; media-src 'self' file: https: http:; style-src 'unsafe-inline'; script-src 'unsafe-inline'">`,
+    // Only the page's own script and style run (by hash): no inline handler, no injected element.
+    `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src 'self' file: data: https: http:; media-src 'self' file: https: http:; style-src '${PAGE_STYLE_HASH}'; script-src '${PAGE_SCRIPT_HASH}'">`,
     `<title>${escapeHtml(title)}</title>`,
     `<style>${REPORT_PAGE_STYLE}</style>`,
     '</head>',
     '<body>',
     `<header><h1>${escapeHtml(data.pipeline)} <small>run ${escapeHtml(data.runId)}</small></h1>`,
     `<p class="meta">${escapeHtml(data.manifestFile)} · made ${escapeHtml(data.generatedAt)} · <span id="summary"></span></p>`,
-    '<form id="controls" onsubmit="return false">',
+    '<form id="controls">',
     '<label>view <select id="view"><option value="gallery">gallery</option><option value="grid">grid</option></select></label>',
     '<label>status <select id="filter-status" data-filter="status"><option value="">all</option></select></label>',
     '<span id="axis-filters"></span>',
     '<span id="grid-axes" hidden><label>rows <select id="grid-rows"></select></label> <label>columns <select id="grid-cols"></select></label></span>',
-    '<span id="shown"></span>',
+    '<span id="shown" role="status" aria-live="polite"></span>',
     '</form></header>',
-    '<main><div id="gallery"></div><div id="grid" hidden></div></main>',
+    '<main><div id="empty" class="empty-result" hidden><p>No job matches these filters.</p><button type="button" id="clear-filters">Show all jobs</button></div><div id="gallery"></div><div id="grid" hidden></div></main>',
     '<noscript><p>This report needs JavaScript to show its results.</p></noscript>',
     '<script type="application/json" id="report-data">',
   ].join('\n');
@@ -85,18 +99,33 @@ export function reportHtmlFormat(
       first = false;
       return piece;
     },
-    tail: () =>
-      [']}</script>', `<script>${REPORT_PAGE_SCRIPT}</script>`, '</body>', '</html>', ''].join('\n'),
+    tail: () => [']}</script>', `<script>${PAGE_SCRIPT}</script>`, '</body>', '</html>', ''].join('\n'),
   };
+}
+
+/** One script: the lightbox uses the gallery's functions, both inside one function scope. */
+const PAGE_SCRIPT = `(function () {\n'use strict';${REPORT_PAGE_SCRIPT}${REPORT_PAGE_LIGHTBOX_SCRIPT}\nsetup();\n})();`;
+const PAGE_SCRIPT_HASH = cspHash(PAGE_SCRIPT);
+const PAGE_STYLE_HASH = cspHash(REPORT_PAGE_STYLE);
+
+/** A CSP source that allows exactly this inline script or style text. */
+function cspHash(text: string): string {
+  return `sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}`;
 }
 
 function toPageEntry(entry: ReportEntry, reportDir: string): PageEntry {
   return {
     ...entry,
+    status: reportStatusOf(entry),
     files: entry.files.map((file) => {
       const page: PageEntry['files'][number] =
         file.path === undefined
-          ? { href: file.url, mediaType: file.mediaType, remote: true }
+          ? {
+              href: file.url,
+              mediaType: file.mediaType,
+              remote: true,
+              ...(file.urlExpiresAt !== undefined && { expiresAt: file.urlExpiresAt }),
+            }
           : {
               href: encodePath(relativePath(reportDir, file.path)),
               mediaType: file.mediaType,

@@ -2,7 +2,13 @@ import { isLocalFileRef } from '../catalog/local-files.js';
 import { FAILURE_ADVICE, isFailureKind } from '../execute/failure-policy.js';
 import type { JobKind } from '../kinds/types.js';
 import type { MatrixValue } from '../manifest/types.js';
-import { sumChargedCredits, summarizeJob, type JobState, type JobStatus } from '../state/job-state.js';
+import {
+  sumChargedCredits,
+  summarizeJob,
+  type AttemptState,
+  type JobState,
+  type JobStatus,
+} from '../state/job-state.js';
 import { viewJobState } from '../state/stored-job.js';
 import { RESULT_RETENTION_MS } from '../service/job-status.js';
 
@@ -53,9 +59,22 @@ export interface ReportEntry {
   error?: string;
   /** What the user should do about a failure (spec 7.3's advice per failureKind). */
   advice?: string;
+  /** ISO time a deferred job may be tried again (the service's `notBefore`), when known. */
+  notBefore?: string;
+  /** The attempts before the latest, oldest first, with what each came to (absent for one attempt). */
+  earlierAttempts?: EarlierAttempt[];
   /** Seconds from the first intent to the service's completion, for a done job whose times are known. */
   seconds?: number;
   files: ReportFile[];
+}
+
+/** An attempt of a job before its latest: how it ended and why. */
+export interface EarlierAttempt {
+  attempt: number;
+  /** The attempt's outcome as the journal gives it (`failed`, `retry`, `create-refused`, `done`...). */
+  outcome: string;
+  failureKind?: string;
+  error?: string;
 }
 
 /** Jobs in manifest order, with their count: an array, or a view that makes each job when it is read. */
@@ -178,11 +197,22 @@ function buildEntry(job: ReportJobInput, state: JobState | undefined): ReportEnt
   if (error !== undefined) entry.error = error;
   const advice = adviceFor(state.status, last.failureKind);
   if (advice !== undefined) entry.advice = advice;
+  if (state.status === 'deferred' && last.notBefore !== undefined)
+    entry.notBefore = new Date(last.notBefore).toISOString();
+  if (state.attempts.length > 1) entry.earlierAttempts = state.attempts.slice(0, -1).map(earlierAttempt);
   if (last.outcome === 'done') entry.files = listFiles(job.kind, state, last.resultUrls, last.completedAt);
   const first = state.attempts[0];
   if (last.outcome === 'done' && last.completedAt !== undefined && first !== undefined)
     entry.seconds = Math.max(0, last.completedAt - first.intentAt) / 1000;
   return entry;
+}
+
+function earlierAttempt(attempt: AttemptState): EarlierAttempt {
+  const earlier: EarlierAttempt = { attempt: attempt.attempt, outcome: attempt.outcome };
+  if (attempt.failureKind !== undefined) earlier.failureKind = attempt.failureKind;
+  const error = attempt.error ?? attempt.uncertainReason;
+  if (error !== undefined) earlier.error = error;
+  return earlier;
 }
 
 function listFiles(

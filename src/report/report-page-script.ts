@@ -1,8 +1,9 @@
-import type { JobStatus } from '../state/job-state.js';
+import type { ReportStatus } from './report-data.js';
 
 /** Statuses in the order the page lists them. */
-export const JOB_STATUSES_IN_ORDER: readonly JobStatus[] = [
+export const REPORT_STATUSES_IN_ORDER: readonly ReportStatus[] = [
   'done',
+  'downloading',
   'failed',
   'deferred',
   'uncertain',
@@ -12,250 +13,493 @@ export const JOB_STATUSES_IN_ORDER: readonly JobStatus[] = [
 ];
 
 /**
- * The report page's script (plain ES2017, no modules, no network). It reads the JSON data block and
- * builds the DOM with `textContent` and `setAttribute` only, never HTML strings, so nothing a user wrote
- * can become markup. Cards are built in batches per animation frame and media load lazily (images with
- * `loading="lazy"`, videos get their source when they scroll into view) so 5,000 results stay responsive.
+ * The report page's gallery, filters and grid (plain ES2017, no modules, no network), run inside the
+ * page's one function scope with the lightbox (`report-page-lightbox.ts`), which calls `setup()`.
+ * It reads the JSON data block and builds the DOM with `textContent` and `setAttribute` only, never
+ * HTML strings, so nothing a user wrote can become markup. Cards are built in batches per animation
+ * frame and media load lazily (images with `loading="lazy"`, videos get their source when they scroll
+ * into view) so 5,000 results stay responsive. Filters, view and grid axes live in the URL hash, so a
+ * reload or a shared link keeps them.
  */
 export const REPORT_PAGE_SCRIPT = String.raw`
-(function () {
-  'use strict';
-  var data = JSON.parse(document.getElementById('report-data').textContent);
-  var entries = data.entries;
-  var byId = function (id) { return document.getElementById(id); };
-  var filters = { status: '', axes: {} };
-  var cards = [];
-  var BATCH = 250;
+var data = JSON.parse(document.getElementById('report-data').textContent);
+var entries = data.entries;
+var byId = function (id) { return document.getElementById(id); };
+// Read once: "expired" is judged when the page is opened, which may be days after it was written.
+var NOW = Date.now();
+var state = { view: 'gallery', status: '', axes: {}, rows: '', cols: '' };
+var cards = [];
+var visibleCards = [];
+var BATCH = 250;
+// Per axis: its values in order of first appearance, as { key, label }; per entry: its value keys.
+var axisValues = {};
+var entryKeys = [];
 
-  function el(tag, className, text) {
-    var node = document.createElement(tag);
-    if (className) node.className = className;
-    if (text !== undefined && text !== null) node.textContent = String(text);
-    return node;
-  }
-  // Links come from the runner (relative paths) or the service (result URLs); allow nothing else.
-  function safeHref(href) {
-    return /^[a-z][a-z0-9+.-]*:/i.test(href) && !/^https?:/i.test(href) ? '#' : href;
-  }
-  function distinct(list) {
-    var seen = new Map();
-    list.forEach(function (value) { if (value !== undefined && !seen.has(String(value))) seen.set(String(value), value); });
-    return Array.from(seen.keys());
-  }
-  function option(select, value, label) {
-    var node = el('option', '', label === undefined ? value : label);
-    node.value = value;
-    select.appendChild(node);
-  }
-  function matches(entry, skipAxes) {
-    if (filters.status !== '' && entry.status !== filters.status) return false;
-    for (var axis in filters.axes) {
-      if (skipAxes && skipAxes.indexOf(axis) >= 0) continue;
-      var wanted = filters.axes[axis];
-      if (wanted !== '' && String(entry.matrix[axis]) !== wanted) return false;
-    }
-    return true;
-  }
-  function describeValue(value) {
-    return typeof value === 'string' ? value : JSON.stringify(value);
-  }
+function el(tag, className, text) {
+  var node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined && text !== null) node.textContent = String(text);
+  return node;
+}
+// Links come from the runner (relative paths) or the service (result URLs); allow nothing else.
+function safeHref(href) {
+  return /^[a-z][a-z0-9+.-]*:/i.test(href) && !/^https?:/i.test(href) ? '#' : href;
+}
+function option(select, value, label) {
+  var node = el('option', '', label === undefined ? value : label);
+  node.value = value;
+  select.appendChild(node);
+  return node;
+}
+function shorten(text, max) {
+  return text.length > max ? text.slice(0, max - 1) + '…' : text;
+}
+// A relative link as the path it was made from (the runner percent-encodes each segment).
+function filePath(href) {
+  try { return decodeURIComponent(href); } catch (error) { return href; }
+}
+function formatTime(iso) {
+  var date = new Date(iso);
+  return isNaN(date.getTime()) ? iso : date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+}
 
-  var videoObserver = 'IntersectionObserver' in window ? new IntersectionObserver(function (seen) {
-    seen.forEach(function (item) {
-      if (!item.isIntersecting) return;
-      var video = item.target;
-      videoObserver.unobserve(video);
-      video.preload = 'metadata';
-      // '#t=0.1' makes the first frame the poster.
-      video.src = video.getAttribute('data-src') + '#t=0.1';
-    });
-  }, { rootMargin: '400px' }) : null;
-
-  function thumb(entry) {
-    var box = el('div', 'thumb');
-    if (entry.files.length === 0) {
-      box.appendChild(el('div', 'empty', entry.status === 'done' ? 'no file' : entry.status));
-      return box;
-    }
-    entry.files.forEach(function (file, index) {
-      var href = safeHref(file.href);
-      if (file.mediaType === 'video') {
-        var video = el('video');
-        video.controls = true;
-        video.preload = 'none';
-        video.muted = true;
-        video.setAttribute('playsinline', '');
-        video.setAttribute('data-src', href);
-        video.setAttribute('aria-label', entry.id + ' result ' + (index + 1));
-        if (videoObserver) videoObserver.observe(video); else video.src = href;
-        box.appendChild(video);
-        return;
-      }
-      var link = el('a');
-      link.href = href;
-      link.target = '_blank';
-      link.rel = 'noopener';
-      link.title = 'Open the full-size file';
-      if (file.mediaType === 'image') {
-        var img = el('img');
-        img.loading = 'lazy';
-        img.decoding = 'async';
-        img.alt = entry.id + ' result ' + (index + 1);
-        img.src = href;
-        link.appendChild(img);
-      } else {
-        link.appendChild(el('span', 'empty', 'open file ' + (index + 1)));
-      }
-      box.appendChild(link);
-    });
-    return box;
+// Matrix values: maps and lists are keyed by their JSON with sorted keys (as the runner compares
+// them) and shown by a readable label: a map's name (or label, title, id), else short key=value text.
+function canonical(value) {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (Array.isArray(value)) return '[' + value.map(canonical).join(',') + ']';
+  return '{' + Object.keys(value).sort().map(function (key) { return JSON.stringify(key) + ':' + canonical(value[key]); }).join(',') + '}';
+}
+function valueKey(value) {
+  if (value === undefined) return undefined;
+  return typeof value === 'string' ? value : canonical(value);
+}
+function keyValueText(value) {
+  if (value === null) return '(none)';
+  if (typeof value !== 'object') return String(value);
+  if (Array.isArray(value)) return value.map(keyValueText).join(', ');
+  return Object.keys(value).map(function (key) { return key + '=' + keyValueText(value[key]); }).join(' ');
+}
+function valueLabel(value) {
+  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    var named = ['name', 'label', 'title', 'id'].filter(function (key) {
+      return typeof value[key] === 'string' || typeof value[key] === 'number';
+    })[0];
+    if (named !== undefined) return String(value[named]);
   }
-
-  function card(entry) {
-    var node = el('article', 'card status-' + entry.status);
-    node.setAttribute('data-id', entry.id);
-    node.setAttribute('data-status', entry.status);
-    node.appendChild(thumb(entry));
-    var body = el('div', 'body');
-    var title = el('div', 'id', entry.id + ' ');
-    title.appendChild(el('span', 'badge ' + entry.status, entry.status));
-    body.appendChild(title);
-    if (entry.prompt !== undefined) body.appendChild(el('div', 'prompt', entry.prompt));
-    var matrix = Object.keys(entry.matrix).map(function (axis) { return axis + '=' + describeValue(entry.matrix[axis]); });
-    if (matrix.length > 0) body.appendChild(el('div', 'facts matrix', matrix.join(' · ')));
-    var facts = [entry.model, entry.kind, entry.credits + ' credits', entry.attempts + (entry.attempts === 1 ? ' attempt' : ' attempts')];
-    if (entry.serviceJobId) facts.push('job ' + entry.serviceJobId);
-    body.appendChild(el('div', 'facts', facts.join(' · ')));
-    var params = Object.keys(entry.params).map(function (name) { return name + ': ' + describeValue(entry.params[name]); });
-    if (params.length > 0) body.appendChild(el('div', 'facts params', params.join(' · ')));
-    entry.files.forEach(function (file, index) {
-      if (file.mediaType !== 'video') return;
-      var open = el('a', 'facts', 'open video ' + (index + 1));
-      open.href = safeHref(file.href);
-      open.target = '_blank';
-      open.rel = 'noopener';
-      body.appendChild(open);
-    });
-    if (entry.failureKind !== undefined || entry.error !== undefined) {
-      body.appendChild(el('div', 'failure', [entry.failureKind, entry.error].filter(Boolean).join(': ')));
-    }
-    if (entry.advice !== undefined) body.appendChild(el('div', 'advice', entry.advice));
-    node.appendChild(body);
-    return node;
-  }
-
-  function buildGallery() {
-    var gallery = byId('gallery');
-    var next = 0;
-    function batch() {
-      var fragment = document.createDocumentFragment();
-      var end = Math.min(entries.length, next + BATCH);
-      for (; next < end; next++) {
-        var node = card(entries[next]);
-        node.hidden = !matches(entries[next]);
-        cards.push(node);
-        fragment.appendChild(node);
-      }
-      gallery.appendChild(fragment);
-      if (next < entries.length) requestAnimationFrame(batch);
-      else document.body.setAttribute('data-ready', 'true');
-    }
-    batch();
-  }
-
-  function buildGrid() {
-    var grid = byId('grid');
-    grid.textContent = '';
-    var rowAxis = byId('grid-rows').value;
-    var colAxis = byId('grid-cols').value;
-    if (data.axes.length < 2) {
-      grid.appendChild(el('p', 'note', 'The grid needs two matrix axes; this run has ' + data.axes.length + '.'));
-      return;
-    }
-    if (rowAxis === colAxis) {
-      grid.appendChild(el('p', 'note', 'Choose two different axes for rows and columns.'));
-      return;
-    }
-    var shown = entries.filter(function (entry) { return matches(entry); });
-    var inGrid = shown.filter(function (entry) { return rowAxis in entry.matrix && colAxis in entry.matrix; });
-    var rows = distinct(inGrid.map(function (entry) { return entry.matrix[rowAxis]; }));
-    var cols = distinct(inGrid.map(function (entry) { return entry.matrix[colAxis]; }));
-    var cells = new Map();
-    inGrid.forEach(function (entry) {
-      var key = String(entry.matrix[rowAxis]) + '\u0000' + String(entry.matrix[colAxis]);
-      if (!cells.has(key)) cells.set(key, []);
-      cells.get(key).push(entry);
-    });
-    var table = el('table', 'grid');
-    var head = table.createTHead().insertRow();
-    head.appendChild(el('th', '', rowAxis + ' \\ ' + colAxis));
-    cols.forEach(function (col) { head.appendChild(el('th', '', col)); });
-    var body = table.createTBody();
-    rows.forEach(function (row) {
-      var line = body.insertRow();
-      line.setAttribute('data-row', row);
-      line.appendChild(el('th', '', row));
-      cols.forEach(function (col) {
-        var cell = line.insertCell();
-        cell.setAttribute('data-col', col);
-        (cells.get(row + '\u0000' + col) || []).forEach(function (entry) { cell.appendChild(card(entry)); });
-      });
-    });
-    grid.appendChild(table);
-    var outside = shown.length - inGrid.length;
-    if (outside > 0) grid.appendChild(el('p', 'note', outside + ' shown job(s) have no value for ' + rowAxis + ' or ' + colAxis + '.'));
-  }
-
-  function refresh() {
-    var count = 0;
-    entries.forEach(function (entry, index) {
-      var visible = matches(entry);
-      if (visible) count++;
-      if (cards[index]) cards[index].hidden = !visible;
-    });
-    byId('shown').textContent = count + ' of ' + entries.length + ' shown';
-    var grid = byId('view').value === 'grid';
-    byId('gallery').hidden = grid;
-    byId('grid').hidden = !grid;
-    byId('grid-axes').hidden = !grid;
-    if (grid) buildGrid();
-  }
-
-  function setup() {
-    var counts = {};
-    var credits = 0;
-    entries.forEach(function (entry) { counts[entry.status] = (counts[entry.status] || 0) + 1; credits += entry.credits; });
-    var statusSelect = byId('filter-status');
-    var parts = [];
-    data.statuses.forEach(function (status) {
-      if (!counts[status]) return;
-      parts.push(counts[status] + ' ' + status);
-      option(statusSelect, status, status + ' (' + counts[status] + ')');
-    });
-    byId('summary').textContent = entries.length + ' jobs: ' + parts.join(', ') + ' · ' + credits + ' credits';
-    var axisBox = byId('axis-filters');
+  return shorten(keyValueText(value), 60);
+}
+function indexAxisValues() {
+  data.axes.forEach(function (axis) { axisValues[axis] = { list: [], byKey: new Map() }; });
+  entries.forEach(function (entry) {
+    var keys = {};
     data.axes.forEach(function (axis) {
-      filters.axes[axis] = '';
-      var label = el('label', '', axis + ' ');
-      var select = el('select');
-      select.setAttribute('data-axis', axis);
-      option(select, '', 'all');
-      distinct(entries.map(function (entry) { return entry.matrix[axis]; })).forEach(function (value) { option(select, value); });
-      select.addEventListener('change', function () { filters.axes[axis] = select.value; refresh(); });
-      label.appendChild(select);
-      axisBox.appendChild(label);
+      var key = valueKey(entry.matrix[axis]);
+      keys[axis] = key;
+      var values = axisValues[axis];
+      if (key === undefined || values.byKey.has(key)) return;
+      var item = { key: key, label: valueLabel(entry.matrix[axis]), value: entry.matrix[axis] };
+      values.byKey.set(key, item);
+      values.list.push(item);
     });
-    ['grid-rows', 'grid-cols'].forEach(function (id, which) {
-      var select = byId(id);
-      data.axes.forEach(function (axis) { option(select, axis); });
-      if (data.axes.length > which) select.value = data.axes[which];
-      select.addEventListener('change', refresh);
+    entryKeys.push(keys);
+  });
+  // Two values with one label (two maps named alike) are told apart by their full text.
+  data.axes.forEach(function (axis) {
+    var seen = new Map();
+    axisValues[axis].list.forEach(function (item) { seen.set(item.label, (seen.get(item.label) || 0) + 1); });
+    axisValues[axis].list.forEach(function (item) {
+      if (seen.get(item.label) > 1) item.label = shorten(item.label + ' (' + keyValueText(item.value) + ')', 90);
     });
-    statusSelect.addEventListener('change', function () { filters.status = statusSelect.value; refresh(); });
-    byId('view').addEventListener('change', refresh);
-    buildGallery();
-    refresh();
+  });
+}
+function labelOf(axis, key) {
+  var item = axisValues[axis].byKey.get(key);
+  return item ? item.label : '';
+}
+
+// Which filters an entry fails: 0 shows it; the name of the one it fails (for that filter's counts).
+function missedFilter(index) {
+  var missed = null;
+  var misses = 0;
+  if (state.status !== '' && entries[index].status !== state.status) { misses++; missed = 'status'; }
+  for (var axis in state.axes) {
+    var wanted = state.axes[axis];
+    if (wanted === '' || entryKeys[index][axis] === wanted) continue;
+    if (++misses > 1) return false;
+    missed = axis;
   }
-  setup();
-})();
+  return misses === 0 ? true : missed;
+}
+
+var videoObserver = 'IntersectionObserver' in window ? new IntersectionObserver(function (seen) {
+  seen.forEach(function (item) {
+    if (!item.isIntersecting) return;
+    var video = item.target;
+    videoObserver.unobserve(video);
+    video.preload = 'metadata';
+    // '#t=0.1' makes the first frame the poster.
+    video.src = video.getAttribute('data-src') + '#t=0.1';
+  });
+}, { rootMargin: '400px' }) : null;
+
+function isExpired(file) {
+  return file.remote && file.expiresAt !== undefined && Date.parse(file.expiresAt) <= NOW;
+}
+// What stands in for a result that cannot be shown: why, and until when its link works.
+function stateBox(file, reason) {
+  var box = el('div', 'state-box');
+  if (isExpired(file)) {
+    box.classList.add('expired');
+    box.appendChild(el('strong', '', 'Expired'));
+    box.appendChild(el('span', '', 'not downloaded; the service deleted it ' + formatTime(file.expiresAt)));
+  } else if (file.remote) {
+    box.classList.add('remote');
+    box.appendChild(el('strong', '', 'Not downloaded'));
+    box.appendChild(el('span', '', reason || (file.expiresAt ? 'link works until ' + formatTime(file.expiresAt) : 'link expiry unknown')));
+  } else {
+    box.classList.add('missing');
+    box.appendChild(el('strong', '', 'File not found'));
+    box.appendChild(el('span', '', reason || filePath(file.href)));
+  }
+  return box;
+}
+// A thumbnail whose file does not load (moved, deleted, a dead link) says so instead of a broken image.
+function replaceBroken(media) {
+  var holder = media.closest('[data-file]');
+  var index = holder && holder.closest('[data-index]');
+  if (!index) return;
+  var file = entries[Number(index.getAttribute('data-index'))].files[Number(holder.getAttribute('data-file'))];
+  var reason = file.remote ? 'could not load the link' + (file.expiresAt ? ' (works until ' + formatTime(file.expiresAt) + ')' : '') : undefined;
+  holder.textContent = '';
+  holder.classList.add('broken');
+  holder.appendChild(stateBox(file, reason));
+}
+
+function thumb(entry) {
+  var box = el('div', 'thumb');
+  entry.files.forEach(function (file, index) {
+    var href = safeHref(file.href);
+    var link = el('a', 'open');
+    link.href = href;
+    link.setAttribute('data-file', String(index));
+    link.title = 'Open in the lightbox (Ctrl+click: the file)';
+    var name = entry.id + ' result ' + (index + 1);
+    if (isExpired(file)) {
+      link.removeAttribute('href');
+      link.tabIndex = 0;
+      link.setAttribute('role', 'button');
+      link.setAttribute('aria-label', name + ': expired');
+      link.appendChild(stateBox(file));
+    } else if (file.mediaType === 'video') {
+      var video = el('video');
+      video.preload = 'none';
+      video.muted = true;
+      video.setAttribute('playsinline', '');
+      video.setAttribute('data-src', href);
+      video.setAttribute('aria-label', name);
+      if (videoObserver) videoObserver.observe(video); else video.src = href;
+      link.appendChild(video);
+      link.appendChild(el('span', 'play', '▶'));
+    } else if (file.mediaType === 'image') {
+      var img = el('img');
+      img.loading = 'lazy';
+      img.decoding = 'async';
+      img.alt = name;
+      img.src = href;
+      link.appendChild(img);
+    } else {
+      link.appendChild(el('span', 'state-box', 'file ' + (index + 1)));
+    }
+    if (file.remote && !isExpired(file)) {
+      link.appendChild(el('span', 'corner', file.expiresAt ? 'not downloaded · link until ' + formatTime(file.expiresAt) : 'not downloaded'));
+    }
+    box.appendChild(link);
+  });
+  return box;
+}
+
+var WAITING = {
+  pending: 'Not sent yet: the next apply sends it.',
+  creating: 'Sent; the answer did not arrive yet.',
+  open: 'Running at the service: the next apply collects it.',
+  done: 'Done, without a result file.',
+};
+
+// Why a job has no result (its failure and advice, when it may be retried), for cards and the lightbox.
+function reasonOf(entry) {
+  var box = el('div', 'reason');
+  if (entry.failureKind !== undefined || entry.error !== undefined) {
+    box.appendChild(el('div', 'failure', [entry.failureKind, entry.error].filter(Boolean).join(': ')));
+  } else if (WAITING[entry.status]) {
+    box.appendChild(el('div', 'waiting', WAITING[entry.status]));
+  }
+  if (entry.notBefore !== undefined) box.appendChild(el('div', 'retry', 'Retry after ' + formatTime(entry.notBefore)));
+  if (entry.advice !== undefined) box.appendChild(el('div', 'advice', entry.advice));
+  return box;
+}
+function matrixText(entry) {
+  return data.axes.filter(function (axis) { return axis in entry.matrix; })
+    .map(function (axis) { return axis + '=' + labelOf(axis, valueKey(entry.matrix[axis])); }).join(' · ');
+}
+function paramText(value) {
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+function card(index) {
+  var entry = entries[index];
+  var compact = entry.files.length === 0;
+  var node = el('article', 'card status-' + entry.status + (compact ? ' compact' : ''));
+  node.setAttribute('data-id', entry.id);
+  node.setAttribute('data-index', String(index));
+  node.setAttribute('data-status', entry.status);
+  if (!compact) node.appendChild(thumb(entry));
+  var body = el('div', 'body');
+  var title = el('h2', 'id', entry.id + ' ');
+  title.appendChild(el('span', 'badge ' + entry.status, entry.status));
+  body.appendChild(title);
+  if (compact || entry.status !== 'done') body.appendChild(reasonOf(entry));
+  if (entry.prompt !== undefined) body.appendChild(el('div', 'prompt', entry.prompt));
+  var matrix = matrixText(entry);
+  if (matrix !== '') body.appendChild(el('div', 'facts matrix', matrix));
+  var facts = [entry.model, entry.kind, entry.credits + ' credits', entry.attempts + (entry.attempts === 1 ? ' attempt' : ' attempts')];
+  if (entry.serviceJobId) facts.push('job ' + entry.serviceJobId);
+  body.appendChild(el('div', 'facts', facts.join(' · ')));
+  if (!compact) {
+    var params = Object.keys(entry.params).map(function (name) { return name + ': ' + paramText(entry.params[name]); });
+    if (params.length > 0) body.appendChild(el('div', 'facts params', params.join(' · ')));
+  } else {
+    var details = el('button', 'open details', 'Details');
+    details.type = 'button';
+    body.appendChild(details);
+  }
+  node.appendChild(body);
+  return node;
+}
+
+function buildGallery() {
+  var gallery = byId('gallery');
+  var next = 0;
+  function batch() {
+    var fragment = document.createDocumentFragment();
+    var end = Math.min(entries.length, next + BATCH);
+    for (; next < end; next++) {
+      var node = card(next);
+      node.hidden = missedFilter(next) !== true;
+      cards.push(node);
+      fragment.appendChild(node);
+    }
+    gallery.appendChild(fragment);
+    if (next < entries.length) requestAnimationFrame(batch);
+    else {
+      visibleCards = cards.filter(function (node) { return !node.hidden; });
+      document.body.setAttribute('data-ready', 'true');
+      if (typeof onGalleryReady === 'function') onGalleryReady();
+    }
+  }
+  batch();
+}
+
+function buildGrid(shown) {
+  var grid = byId('grid');
+  grid.textContent = '';
+  var rowAxis = state.rows;
+  var colAxis = state.cols;
+  if (data.axes.length < 2) {
+    grid.appendChild(el('p', 'note', 'The grid needs two matrix axes; this run has ' + data.axes.length + '.'));
+    return;
+  }
+  if (rowAxis === colAxis) {
+    grid.appendChild(el('p', 'note', 'Choose two different axes for rows and columns.'));
+    return;
+  }
+  var inGrid = shown.filter(function (index) { return entryKeys[index][rowAxis] !== undefined && entryKeys[index][colAxis] !== undefined; });
+  var present = function (axis) {
+    var keys = new Set(inGrid.map(function (index) { return entryKeys[index][axis]; }));
+    return axisValues[axis].list.filter(function (item) { return keys.has(item.key); });
+  };
+  var rows = present(rowAxis);
+  var cols = present(colAxis);
+  var cells = new Map();
+  inGrid.forEach(function (index) {
+    var key = entryKeys[index][rowAxis] + '\u0000' + entryKeys[index][colAxis];
+    if (!cells.has(key)) cells.set(key, []);
+    cells.get(key).push(index);
+  });
+  var table = el('table', 'grid');
+  var head = table.createTHead().insertRow();
+  head.appendChild(el('th', '', rowAxis + ' \\ ' + colAxis));
+  cols.forEach(function (col) {
+    var th = el('th', '', col.label);
+    th.setAttribute('data-col', col.key);
+    head.appendChild(th);
+  });
+  var body = table.createTBody();
+  rows.forEach(function (row) {
+    var line = body.insertRow();
+    line.setAttribute('data-row', row.key);
+    var th = el('th', '', row.label);
+    th.setAttribute('scope', 'row');
+    line.appendChild(th);
+    cols.forEach(function (col) {
+      var cell = line.insertCell();
+      cell.setAttribute('data-col', col.key);
+      (cells.get(row.key + '\u0000' + col.key) || []).forEach(function (index) { cell.appendChild(card(index)); });
+    });
+  });
+  grid.appendChild(table);
+  var outside = shown.length - inGrid.length;
+  if (outside > 0) grid.appendChild(el('p', 'note', outside + ' shown job(s) have no value for ' + rowAxis + ' or ' + colAxis + '.'));
+}
+
+// Counts per filter option follow the other filters: an option's count is how many jobs it would show.
+function updateCounts(counts, total) {
+  var statusSelect = byId('filter-status');
+  Array.prototype.forEach.call(statusSelect.options, function (node) {
+    if (node.value === '') node.textContent = 'all (' + total.status + ')';
+    else node.textContent = node.value + ' (' + (counts.status[node.value] || 0) + ')';
+  });
+  data.axes.forEach(function (axis) {
+    var select = document.querySelector('select[data-axis="' + CSS.escape(axis) + '"]');
+    Array.prototype.forEach.call(select.options, function (node, position) {
+      if (position === 0) node.textContent = 'all (' + total[axis] + ')';
+      else node.textContent = labelOf(axis, node.value) + ' (' + (counts[axis].get(node.value) || 0) + ')';
+    });
+  });
+}
+
+function refresh() {
+  var counts = { status: {} };
+  var total = { status: 0 };
+  data.axes.forEach(function (axis) { counts[axis] = new Map(); total[axis] = 0; });
+  var shown = [];
+  for (var index = 0; index < entries.length; index++) {
+    var missed = missedFilter(index);
+    if (cards[index]) cards[index].hidden = missed !== true;
+    if (missed === false) continue;
+    if (missed === true) shown.push(index);
+    var keys = entryKeys[index];
+    if (missed === true || missed === 'status') {
+      counts.status[entries[index].status] = (counts.status[entries[index].status] || 0) + 1;
+      total.status++;
+    }
+    for (var a = 0; a < data.axes.length; a++) {
+      var axis = data.axes[a];
+      if (missed !== true && missed !== axis) continue;
+      total[axis]++;
+      if (keys[axis] !== undefined) counts[axis].set(keys[axis], (counts[axis].get(keys[axis]) || 0) + 1);
+    }
+  }
+  updateCounts(counts, total);
+  visibleCards = cards.filter(function (node) { return !node.hidden; });
+  byId('shown').textContent = shown.length + ' of ' + entries.length + ' shown';
+  byId('empty').hidden = shown.length > 0;
+  var grid = state.view === 'grid';
+  byId('gallery').hidden = grid;
+  byId('grid').hidden = !grid || shown.length === 0;
+  byId('grid-axes').hidden = !grid;
+  if (grid) buildGrid(shown);
+  writeHash();
+}
+
+// The hash: view=grid&status=failed&rows=style&cols=product&f.product=latte (and open=ID&file=N
+// while the lightbox shows a job). Values that name nothing on this page are ignored.
+function readHash() {
+  var params = new URLSearchParams(location.hash.replace(/^#/, ''));
+  state.view = params.get('view') === 'grid' ? 'grid' : 'gallery';
+  var status = params.get('status') || '';
+  var listed = Array.prototype.some.call(byId('filter-status').options, function (node) { return node.value === status; });
+  state.status = listed ? status : '';
+  data.axes.forEach(function (axis) {
+    var value = params.get('f.' + axis) || '';
+    state.axes[axis] = axisValues[axis].byKey.has(value) ? value : '';
+  });
+  var rows = params.get('rows');
+  var cols = params.get('cols');
+  state.rows = data.axes.indexOf(rows) >= 0 ? rows : data.axes[0] || '';
+  state.cols = data.axes.indexOf(cols) >= 0 ? cols : data.axes[1] || '';
+  byId('view').value = state.view;
+  byId('filter-status').value = state.status;
+  byId('grid-rows').value = state.rows;
+  byId('grid-cols').value = state.cols;
+  data.axes.forEach(function (axis) {
+    document.querySelector('select[data-axis="' + CSS.escape(axis) + '"]').value = state.axes[axis];
+  });
+  return params;
+}
+var hashExtra = null;
+function writeHash() {
+  var params = new URLSearchParams();
+  if (state.view !== 'gallery') params.set('view', state.view);
+  if (state.status !== '') params.set('status', state.status);
+  data.axes.forEach(function (axis) { if (state.axes[axis] !== '') params.set('f.' + axis, state.axes[axis]); });
+  if (state.view === 'grid') { params.set('rows', state.rows); params.set('cols', state.cols); }
+  if (hashExtra) Object.keys(hashExtra).forEach(function (name) { params.set(name, hashExtra[name]); });
+  var hash = params.toString();
+  if (location.hash.replace(/^#/, '') === hash) return;
+  history.replaceState(null, '', hash === '' ? location.pathname + location.search : '#' + hash);
+}
+function clearFilters() {
+  state.status = '';
+  data.axes.forEach(function (axis) { state.axes[axis] = ''; });
+  byId('filter-status').value = '';
+  Array.prototype.forEach.call(document.querySelectorAll('select[data-axis]'), function (select) { select.value = ''; });
+  refresh();
+}
+
+function setup() {
+  indexAxisValues();
+  var counts = {};
+  var credits = 0;
+  entries.forEach(function (entry) { counts[entry.status] = (counts[entry.status] || 0) + 1; credits += entry.credits; });
+  var statusSelect = byId('filter-status');
+  var parts = [];
+  data.statuses.forEach(function (status) {
+    if (!counts[status]) return;
+    parts.push(counts[status] + ' ' + status);
+    option(statusSelect, status);
+  });
+  byId('summary').textContent = entries.length + ' jobs: ' + parts.join(', ') + ' · ' + credits + ' credits';
+  var axisBox = byId('axis-filters');
+  data.axes.forEach(function (axis) {
+    state.axes[axis] = '';
+    var label = el('label', '', axis + ' ');
+    var select = el('select');
+    select.setAttribute('data-axis', axis);
+    option(select, '', 'all');
+    axisValues[axis].list.forEach(function (item) { option(select, item.key, item.label); });
+    select.addEventListener('change', function () { state.axes[axis] = select.value; refresh(); });
+    label.appendChild(select);
+    axisBox.appendChild(label);
+  });
+  ['grid-rows', 'grid-cols'].forEach(function (id) {
+    var select = byId(id);
+    data.axes.forEach(function (axis) { option(select, axis); });
+    select.addEventListener('change', function () {
+      state[id === 'grid-rows' ? 'rows' : 'cols'] = select.value;
+      refresh();
+    });
+  });
+  statusSelect.addEventListener('change', function () { state.status = statusSelect.value; refresh(); });
+  byId('view').addEventListener('change', function () { state.view = byId('view').value; refresh(); });
+  byId('controls').addEventListener('submit', function (event) { event.preventDefault(); });
+  byId('clear-filters').addEventListener('click', clearFilters);
+  // Media errors do not bubble: one listener catches them all on the way down.
+  ['gallery', 'grid'].forEach(function (id) {
+    byId(id).addEventListener('error', function (event) {
+      var target = event.target;
+      if (target && (target.tagName === 'IMG' || target.tagName === 'VIDEO')) replaceBroken(target);
+    }, true);
+  });
+  // The grid's column labels and a focused card stay clear of the sticky header, however it wraps.
+  var header = document.querySelector('header');
+  var measureHeader = function () { document.documentElement.style.setProperty('--header-height', header.offsetHeight + 'px'); };
+  measureHeader();
+  if ('ResizeObserver' in window) new ResizeObserver(measureHeader).observe(header);
+  var params = readHash();
+  window.addEventListener('hashchange', function () { readHash(); refresh(); });
+  buildGallery();
+  refresh();
+  if (typeof setupLightbox === 'function') setupLightbox(params);
+}
 `;

@@ -1,24 +1,34 @@
 import { isAbsolute, relative, sep } from 'node:path';
 import { matrixValueText } from '../manifest/expand-matrix.js';
+import { canonicalJson } from '../plan/payload-hash.js';
 import type { MatrixValue } from '../manifest/types.js';
 import { piecesOf, type PiecewiseFormat } from './piecewise-text.js';
-import type { ReportData, ReportEntry } from './report-data.js';
+import { reportStatusOf, type ReportData, type ReportEntry, type ReportStatus } from './report-data.js';
 
 /**
- * `results.json`, written beside the downloads by every apply (version 1):
+ * `results.json`, written beside the downloads by every apply (version 2):
  * ```
- * { schemaVersion: 1, pipeline, runId, generatedAt, axes: string[],
- *   results: [{ id, fileIndex, matrix: { axis: value }, prompt?, model, kind, credits, file?, bytes?,
- *               sha256?, serviceJobId?, resultUrl, resultUrlExpiresAt? }] }
+ * { schemaVersion: 2, pipeline, runId, generatedAt, axes: string[],
+ *   results: [{ id, fileIndex?, status, matrix: { axis: value }, prompt?, model, kind, params,
+ *               attempts, credits, failureKind?, error?, advice?, notBefore?, serviceJobId?,
+ *               file?, bytes?, sha256?, resultUrl?, resultUrlExpiresAt? }] }
  * ```
- * One row per result file of a done job, in manifest order. `file` is relative to the folder of
- * `results.json`, with `/` separators; absent when the result was not downloaded (`--no-download`).
- * `credits` is the job's charged credits: a job with two results repeats it on both rows (sum the rows
- * with `fileIndex` 1 for a total). `resultUrlExpiresAt` is when the service deletes the result (7 days
- * after completion). `results.csv` has the same rows, matrix values as one column per axis.
+ * One row per job of the manifest, in manifest order, and one per result file for a job that has
+ * results (`fileIndex` 1, 2...; a job without results has no `fileIndex`). `status` is the job's:
+ * `done`, `downloading` (done, but some result is not on disk), `failed`, `deferred`, `uncertain`,
+ * `open`, `creating` or `pending`. `failureKind`, `error` and `advice` are the latest attempt's,
+ * `notBefore` (ISO) when a deferred job may be retried. `file` is relative to the folder of
+ * `results.json`, with `/` separators; absent when the result was not downloaded. `credits` is the
+ * job's charged credits: a job with two results repeats it on both rows (count the rows without
+ * `fileIndex` or with `fileIndex` 1 for a total). `resultUrlExpiresAt` is when the service deletes
+ * the result (7 days after completion). `params` are as written in the manifest (local reference
+ * files by their manifest path). `results.csv` has the same rows, with a UTF-8 byte-order mark (so
+ * Excel reads non-ASCII prompts), `params` as JSON and matrix values as one column per axis.
+ *
+ * Version 1 had rows only for result files of done jobs, without status, params or failures.
  */
 export interface ResultsIndex {
-  schemaVersion: 1;
+  schemaVersion: 2;
   pipeline: string;
   runId: string;
   generatedAt: string;
@@ -28,17 +38,24 @@ export interface ResultsIndex {
 
 export interface ResultRow {
   id: string;
-  fileIndex: number;
+  fileIndex?: number;
+  status: ReportStatus;
   matrix: Record<string, MatrixValue>;
   prompt?: string;
   model: string;
   kind: string;
+  params: Record<string, unknown>;
+  attempts: number;
   credits: number;
+  failureKind?: string;
+  error?: string;
+  advice?: string;
+  notBefore?: string;
+  serviceJobId?: string;
   file?: string;
   bytes?: number;
   sha256?: string;
-  serviceJobId?: string;
-  resultUrl: string;
+  resultUrl?: string;
   resultUrlExpiresAt?: string;
 }
 
@@ -65,7 +82,7 @@ export function describeResultsIndex(data: ReportData, indexDir: string): Result
 /** The index's fields before its rows. */
 export function resultsIndexHeader(data: Omit<ReportData, 'entries'>): Omit<ResultsIndex, 'results'> {
   return {
-    schemaVersion: 1,
+    schemaVersion: 2,
     pipeline: data.pipeline,
     runId: data.runId,
     generatedAt: data.generatedAt,
@@ -77,26 +94,40 @@ function* makeResultRows(data: ReportData, indexDir: string): Generator<ResultRo
   for (const entry of data.entries) yield* resultRowsOf(entry, indexDir);
 }
 
-/** The index's rows of one job: one per result file of a done job, none for any other. */
+/** The index's rows of one job: one per result file of a job with results, else one for the job. */
 export function resultRowsOf(entry: ReportEntry, indexDir: string): ResultRow[] {
+  const job = jobRow(entry);
+  if (entry.files.length === 0) return [job];
   return entry.files.map((file) => {
-    const row: ResultRow = {
-      id: entry.id,
-      fileIndex: file.index,
-      matrix: entry.matrix,
-      model: entry.model,
-      kind: entry.kind,
-      credits: entry.credits,
-      resultUrl: file.url,
-    };
-    if (entry.prompt !== undefined) row.prompt = entry.prompt;
+    const { id, ...rest } = job;
+    const row: ResultRow = { id, fileIndex: file.index, ...rest };
     if (file.path !== undefined) row.file = relativePath(indexDir, file.path);
     if (file.bytes !== undefined) row.bytes = file.bytes;
     if (file.sha256 !== undefined) row.sha256 = file.sha256;
-    if (entry.serviceJobId !== undefined) row.serviceJobId = entry.serviceJobId;
+    row.resultUrl = file.url;
     if (file.urlExpiresAt !== undefined) row.resultUrlExpiresAt = file.urlExpiresAt;
     return row;
   });
+}
+
+/** The fields of a job's rows that are the job's, in the order rows list them. */
+function jobRow(entry: ReportEntry): ResultRow {
+  return {
+    id: entry.id,
+    status: reportStatusOf(entry),
+    matrix: entry.matrix,
+    ...(entry.prompt !== undefined && { prompt: entry.prompt }),
+    model: entry.model,
+    kind: entry.kind,
+    params: entry.params,
+    attempts: entry.attempts,
+    credits: entry.credits,
+    ...(entry.failureKind !== undefined && { failureKind: entry.failureKind }),
+    ...(entry.error !== undefined && { error: entry.error }),
+    ...(entry.advice !== undefined && { advice: entry.advice }),
+    ...(entry.notBefore !== undefined && { notBefore: entry.notBefore }),
+    ...(entry.serviceJobId !== undefined && { serviceJobId: entry.serviceJobId }),
+  };
 }
 
 /** A path relative to `fromDir`, with `/` separators whatever the platform (for links and CSV). */
@@ -124,21 +155,32 @@ const NOT_PLAIN = new RegExp(`${SEP_PATTERN}\\.{0,2}(?:${SEP_PATTERN}|$)`);
 const FIXED_COLUMNS = [
   'id',
   'fileIndex',
+  'status',
   'prompt',
   'model',
   'kind',
+  'params',
+  'attempts',
   'credits',
+  'failureKind',
+  'error',
+  'advice',
+  'notBefore',
+  'serviceJobId',
   'file',
   'bytes',
   'sha256',
-  'serviceJobId',
   'resultUrl',
   'resultUrlExpiresAt',
 ] as const;
 
+/** Opens `results.csv`: Excel on Windows reads a file without it as the ANSI code page. */
+const UTF8_BOM = '\uFEFF';
+
 /**
  * The index as CSV (RFC 4180: CRLF line ends, fields quoted when they hold a comma, quote or line
- * break). Columns: the fixed ones, then one `matrix.<axis>` column per axis.
+ * break), after a UTF-8 byte-order mark. Columns: the fixed ones (`params` as JSON), then one
+ * `matrix.<axis>` column per axis.
  */
 export function renderResultsCsv(index: ResultsIndexSource): string {
   return [...renderResultsCsvLines(index)].join('');
@@ -152,10 +194,11 @@ export function renderResultsCsvLines(index: ResultsIndexSource): Generator<stri
 /** `results.csv` a row at a time (see {@link renderResultsCsv}). */
 export function resultsCsvFormat(axes: readonly string[]): PiecewiseFormat<ResultRow> {
   return {
-    head: () => `${[...FIXED_COLUMNS, ...axes.map((axis) => `matrix.${axis}`)].map(csvField).join(',')}\r\n`,
+    head: () =>
+      `${UTF8_BOM}${[...FIXED_COLUMNS, ...axes.map((axis) => `matrix.${axis}`)].map(csvField).join(',')}\r\n`,
     item(row) {
       const fields = [
-        ...FIXED_COLUMNS.map((column) => row[column]),
+        ...FIXED_COLUMNS.map((column) => (column === 'params' ? canonicalJson(row.params) : row[column])),
         // Map values (GitHub-style matrices) as canonical JSON, null as an empty field.
         ...axes.map((axis) => matrixValueText(row.matrix[axis])),
       ];

@@ -29,6 +29,18 @@ interface DomNode {
   querySelectorAll(selector: string): Iterable<DomNode>;
 }
 
+/**
+ * Polls an expression in the page until it is truthy. Not `page.waitForFunction`: polling a string
+ * makes Playwright compile it in the page, which the report's CSP (scripts by hash only) refuses.
+ */
+async function waitUntil(target: Page, expression: string, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await target.evaluate(expression))) {
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${expression}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 const XSS_PROMPT =
   'A poster that says <img src=x onerror=alert(1)> and <script>alert(2)</script> in big letters';
 const PRODUCTS = ['latte', 'mocha', 'cold-brew'];
@@ -122,6 +134,10 @@ jobs:
     await simulator?.close();
   });
 
+  const visibleIdsOf = (target: Page, root: string) =>
+    target.$$eval(`${root} .card:not([hidden])`, (cards: DomNode[]) =>
+      cards.map((card) => card.getAttribute('data-id')),
+    );
   const visibleIds = (root: string) =>
     page.$$eval(`${root} .card:not([hidden])`, (cards: DomNode[]) =>
       cards.map((card) => card.getAttribute('data-id')),
@@ -165,11 +181,7 @@ jobs:
     });
     expect(await page.$$eval('#gallery video', (videos) => videos.length)).toBe(1);
     // The simulator's MP4 plays: its source is set once in view, and its first frame shows.
-    await page.waitForFunction(
-      'document.querySelector(\'[data-id="teaser"] video\')?.videoWidth === 160',
-      undefined,
-      { timeout: 10_000 },
-    );
+    await waitUntil(page, 'document.querySelector(\'[data-id="teaser"] video\')?.videoWidth === 160');
     await page.screenshot({ path: join(ARTIFACTS, 'report-gallery.png'), fullPage: true });
     expect(consoleErrors).toEqual([]);
   });
@@ -240,6 +252,326 @@ jobs:
     expect(consoleErrors).toEqual([]);
   });
 
+  it('counts each filter option under the other filters, and says when nothing matches', async () => {
+    await page.selectOption('#filter-status', 'failed');
+    const productOptions = () =>
+      page.$$eval('select[data-axis="product"] option', (options: DomNode[]) =>
+        options.map((option) => option.textContent),
+      );
+    // The failed job has no product: every product would show none of the failed jobs.
+    expect(await productOptions()).toEqual(['all (1)', 'latte (0)', 'mocha (0)', 'cold-brew (0)']);
+    await page.selectOption('#filter-status', '');
+    expect(await productOptions()).toEqual(['all (10)', 'latte (2)', 'mocha (2)', 'cold-brew (2)']);
+    await page.selectOption('select[data-axis="style"]', 'watercolor');
+    expect(await productOptions()).toEqual(['all (3)', 'latte (1)', 'mocha (1)', 'cold-brew (1)']);
+    expect(await page.textContent('#filter-status option[value="failed"]')).toBe('failed (0)');
+    await page.selectOption('#filter-status', 'failed');
+    expect(await visibleIds('#gallery')).toEqual([]);
+    expect(await page.isVisible('#empty')).toBe(true);
+    expect(await page.textContent('#empty')).toContain('No job matches these filters.');
+    expect(await page.textContent('#shown')).toBe('0 of 10 shown');
+    await page.screenshot({ path: join(ARTIFACTS, 'report-empty.png') });
+    await page.click('#clear-filters');
+    expect(await page.isHidden('#empty')).toBe(true);
+    expect(await visibleIds('#gallery')).toHaveLength(10);
+  });
+
+  it('keeps filters, view and grid axes in the URL hash: a reload shows the same', async () => {
+    await page.selectOption('#view', 'grid');
+    await page.selectOption('#grid-rows', 'style');
+    await page.selectOption('#grid-cols', 'product');
+    await page.selectOption('select[data-axis="product"]', 'mocha');
+    expect(new URL(page.url()).hash).toBe('#view=grid&f.product=mocha&rows=style&cols=product');
+    await page.reload();
+    await page.waitForSelector('body[data-ready="true"]');
+    expect(await page.inputValue('#view')).toBe('grid');
+    expect(await page.inputValue('select[data-axis="product"]')).toBe('mocha');
+    expect(await page.inputValue('#grid-rows')).toBe('style');
+    expect(
+      await page.$$eval('#grid tbody tr', (rows: DomNode[]) =>
+        rows.map((row) => row.getAttribute('data-row')),
+      ),
+    ).toEqual(STYLES);
+    expect(
+      await page.$$eval('#grid .card', (cards: DomNode[]) =>
+        cards.map((card) => card.getAttribute('data-id')),
+      ),
+    ).toEqual(['ad-mocha-watercolor', 'ad-mocha-film-photo']);
+    // A hash naming nothing on the page is ignored.
+    await page.goto(`${pathToFileURL(reportFile).href}#status=nope&f.product=tea&view=grid&rows=x`);
+    await page.reload();
+    await page.waitForSelector('body[data-ready="true"]');
+    expect(await page.inputValue('select[data-axis="product"]')).toBe('');
+    expect(await page.inputValue('#grid-rows')).toBe('product');
+    await page.goto(pathToFileURL(reportFile).href);
+    await page.reload();
+    await page.waitForSelector('body[data-ready="true"]');
+    expect(await visibleIds('#gallery')).toHaveLength(10);
+    expect(consoleErrors).toEqual([]);
+  });
+
+  it('opens a result in a lightbox: arrows through the filtered results, zoom, copy prompt, Esc back to it', async () => {
+    await page.selectOption('select[data-axis="style"]', 'watercolor');
+    await page.click('[data-id="ad-mocha-watercolor"] .thumb a');
+    const dialog = page.locator('#lightbox');
+    expect(await dialog.isVisible()).toBe(true);
+    expect(await dialog.locator('.lb-stage img').getAttribute('src')).toBe('ad-mocha-watercolor.png');
+    expect(await dialog.locator('.lb-position').textContent()).toBe('2 of 3');
+    expect(new URL(page.url()).hash).toBe('#f.style=watercolor&open=ad-mocha-watercolor');
+    const details = async () => (await dialog.locator('.lb-details').textContent()) ?? '';
+    expect(await details()).toContain(
+      'A watercolor advertisement of a mocha on a wooden table in soft morning light',
+    );
+    expect(await details()).toMatch(/modelchatgpt-image-sangtao \(image\)credits\d+attempts1/);
+    expect(await details()).toContain('aspectRatio16:9');
+    await page.keyboard.press('ArrowRight');
+    expect(await dialog.locator('.lb-stage img').getAttribute('src')).toBe('ad-cold-brew-watercolor.png');
+    await page.keyboard.press('ArrowRight'); // the last: stays
+    expect(await dialog.locator('.lb-position').textContent()).toBe('3 of 3');
+    await page.keyboard.press('ArrowLeft');
+    await page.keyboard.press('ArrowLeft');
+    expect(await dialog.locator('.lb-details h2').textContent()).toBe('ad-latte-watercolor done');
+    // Zoom: twice the size that fits, panned by the stage; 0 fits again.
+    await waitUntil(page, "document.querySelector('#lightbox .lb-stage img').naturalWidth > 0");
+    await page.keyboard.press('+');
+    const zoomed = await page.$eval('#lightbox .lb-stage', (stage) => {
+      const box = stage as unknown as { scrollWidth: number; clientWidth: number; className: string };
+      return { scroll: box.scrollWidth, client: box.clientWidth, className: box.className };
+    });
+    expect(zoomed.className).toContain('zoomed');
+    expect(zoomed.scroll).toBeGreaterThan(zoomed.client * 1.5);
+    await page.screenshot({ path: join(ARTIFACTS, 'report-lightbox-zoom.png') });
+    await page.keyboard.press('0');
+    expect(await dialog.locator('.lb-stage').getAttribute('class')).toBe('lb-stage');
+    // The open result is in the hash: a reload shows it again.
+    await page.reload();
+    await page.waitForSelector('body[data-ready="true"]');
+    expect(await dialog.isVisible()).toBe(true);
+    expect(await dialog.locator('.lb-details h2').textContent()).toBe('ad-latte-watercolor done');
+    expect(await dialog.locator('.lb-position').textContent()).toBe('1 of 3');
+    await page.click('#lightbox button.copy');
+    await waitUntil(page, "document.querySelector('#lightbox button.copy').textContent === 'Copied'");
+    await page.screenshot({ path: join(ARTIFACTS, 'report-lightbox.png') });
+    await page.keyboard.press('Escape');
+    // The dialog's close event comes in a task of its own.
+    await waitUntil(page, "location.hash === '#f.style=watercolor'");
+    expect(await dialog.isVisible()).toBe(false);
+    // The focus is back on the thumbnail of the result last shown.
+    expect(await page.evaluate("document.activeElement.closest('.card').getAttribute('data-id')")).toBe(
+      'ad-latte-watercolor',
+    );
+    await page.selectOption('select[data-axis="style"]', '');
+    expect(consoleErrors).toEqual([]);
+  });
+
+  it('plays a video in the lightbox and shows a failed job’s reason there', async () => {
+    await page.click('[data-id="teaser"] .thumb a');
+    await waitUntil(page, "document.querySelector('#lightbox .lb-stage video')?.videoWidth === 160");
+    expect(await page.getAttribute('#lightbox .lb-stage video', 'src')).toBe('teaser.mp4');
+    await page.keyboard.press('ArrowLeft');
+    expect(await page.textContent('#lightbox .lb-details h2')).toBe('markup done');
+    expect(await page.textContent('#lightbox .lb-details .prompt')).toBe(XSS_PROMPT);
+    expect(await page.$$('img[src="x"]')).toHaveLength(0);
+    await page.keyboard.press('ArrowLeft');
+    expect(await page.textContent('#lightbox .lb-stage')).toContain('CONTENT_REJECTED');
+    expect(await page.textContent('#lightbox .lb-stage')).toContain(
+      'The prompt is against the content policy: change the prompt.',
+    );
+    await page.keyboard.press('Escape');
+    await waitUntil(page, "!location.hash.includes('open=')");
+    expect(await page.isVisible('#lightbox')).toBe(false);
+    expect(consoleErrors).toEqual([]);
+  });
+
+  it('moves a visible keyboard focus between thumbnails with the arrow keys', async () => {
+    await page.focus('[data-id="ad-latte-watercolor"] .thumb a');
+    const focused = () => page.evaluate("document.activeElement.closest('.card').getAttribute('data-id')");
+    await page.keyboard.press('ArrowRight');
+    expect(await focused()).toBe('ad-latte-film-photo');
+    const columns = await page.$eval(
+      '#gallery',
+      (gallery) =>
+        (globalThis as unknown as { getComputedStyle(node: unknown): { gridTemplateColumns: string } })
+          .getComputedStyle(gallery)
+          .gridTemplateColumns.split(' ').length,
+    );
+    await page.keyboard.press('ArrowDown');
+    const ids = await visibleIds('#gallery');
+    expect(await focused()).toBe(ids[1 + columns]);
+    await page.keyboard.press('Home');
+    expect(await focused()).toBe(ids[0]);
+    // The ring is drawn inside the thumbnail, where the card's clipping cannot hide it.
+    const ring = await page.evaluate("getComputedStyle(document.activeElement, '::after').borderTopWidth");
+    expect(ring).toBe('3px');
+    await page.screenshot({ path: join(ARTIFACTS, 'report-focus.png') });
+    await page.keyboard.press('Enter');
+    expect(await page.isVisible('#lightbox')).toBe(true);
+    await page.keyboard.press('Escape');
+    await waitUntil(page, "!location.hash.includes('open=')");
+  });
+
+  it('shows expired, not downloaded and missing results, failures and map matrix values honestly', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'runner-report-states-'));
+    const models = [
+      { name: 'sdxl', steps: 30 },
+      { name: 'flux', steps: 20 },
+    ];
+    const sizes = [
+      { w: 512, h: 512 },
+      { w: 1024, h: 576 },
+    ];
+    const done = (id: string, matrix: ReportEntry['matrix'], files: ReportEntry['files']): ReportEntry => ({
+      id,
+      kind: 'image',
+      model: 'chatgpt-image-sangtao',
+      prompt: `A latte for ${id}`,
+      params: {},
+      matrix,
+      status: 'done',
+      attempts: 1,
+      credits: 4,
+      files,
+    });
+    const entries: ReportEntry[] = [];
+    for (const model of models) {
+      for (const size of sizes) {
+        const id = `ad-${model.name}-${size.w}`;
+        const path = join(dir, `${id}.png`);
+        await writeFile(path, renderPng({ label: id, prompt: id, aspectRatio: '4:3' }));
+        entries.push(
+          done(id, { model, size }, [{ index: 1, url: `https://r/${id}.png`, path, mediaType: 'image' }]),
+        );
+      }
+    }
+    entries.push(
+      done('expired', { model: models[1]!, size: sizes[1]! }, [
+        {
+          index: 1,
+          url: 'https://results.invalid/old.png',
+          urlExpiresAt: '2000-01-08T08:00:00.000Z',
+          mediaType: 'image',
+        },
+      ]),
+      // A link that cannot load (port 9 is refused): the page says so instead of a broken image.
+      done('not-downloaded', { model: models[1]!, size: sizes[0]! }, [
+        {
+          index: 1,
+          url: 'http://127.0.0.1:9/new.png',
+          urlExpiresAt: '2999-01-08T08:00:00.000Z',
+          mediaType: 'image',
+        },
+      ]),
+      done('moved-away', {}, [
+        { index: 1, url: 'https://r/x.png', path: join(dir, 'gone.png'), mediaType: 'image' },
+      ]),
+      {
+        ...done('rejected', {}, []),
+        status: 'failed',
+        credits: 0,
+        failureKind: 'CONTENT_REJECTED',
+        error: 'against the content policy',
+        advice: 'The prompt is against the content policy: change the prompt.',
+      },
+      {
+        ...done('busy', {}, []),
+        status: 'deferred',
+        credits: 0,
+        failureKind: 'QUOTA_EXHAUSTED',
+        notBefore: '2026-11-25T12:00:00.000Z',
+        advice: 'The service is busy: retry after a few hours.',
+      },
+      { ...done('never', {}, []), status: 'pending', attempts: 0, credits: 0 },
+    );
+    const file = join(dir, 'report.html');
+    const data: ReportData = {
+      pipeline: 'states',
+      runId: 'r',
+      manifestFile: 'states.yaml',
+      generatedAt: new Date(0).toISOString(),
+      axes: ['model', 'size'],
+      entries,
+    };
+    await writeFile(file, renderReportHtml(data, dir));
+    const context = await browser!.newContext({
+      viewport: { width: 1300, height: 1000 },
+      locale: 'en-GB',
+      timezoneId: 'UTC',
+    });
+    const states = await context.newPage();
+    const errors: string[] = [];
+    states.on('pageerror', (error) => errors.push(error.message));
+    await states.goto(pathToFileURL(file).href);
+    await states.waitForSelector('body[data-ready="true"]');
+    const cardText = async (id: string) => (await states.textContent(`#gallery [data-id="${id}"]`)) ?? '';
+    await waitUntil(states, 'document.querySelectorAll("#gallery .broken").length === 2');
+
+    expect(await states.$$('[data-id="expired"] img')).toHaveLength(0);
+    expect(await cardText('expired')).toContain('Expired');
+    expect(await cardText('expired')).toContain('the service deleted it 8 Jan 2000, 08:00');
+    expect(await states.getAttribute('[data-id="expired"] .badge', 'class')).toBe('badge downloading');
+    expect(await cardText('not-downloaded')).toContain('Not downloaded');
+    expect(await cardText('not-downloaded')).toContain('works until 8 Jan 2999, 08:00');
+    expect(await cardText('moved-away')).toContain('File not found');
+    expect(await cardText('moved-away')).toContain('gone.png');
+    // Every image left in the gallery decoded.
+    expect(
+      await states.$$eval('#gallery img', (images) =>
+        images.every((image) => (image as unknown as { naturalWidth: number }).naturalWidth > 0),
+      ),
+    ).toBe(true);
+
+    // Failed, deferred and unfinished jobs: compact cards with the reason (and the retry time).
+    for (const id of ['rejected', 'busy', 'never']) {
+      expect(await states.getAttribute(`[data-id="${id}"]`, 'class')).toContain('compact');
+      expect(await states.$$(`[data-id="${id}"] .thumb`)).toHaveLength(0);
+    }
+    expect(await cardText('rejected')).toContain('CONTENT_REJECTED: against the content policy');
+    expect(await cardText('busy')).toContain('Retry after 25 Nov 2026, 12:00');
+    expect(await cardText('never')).toContain('Not sent yet');
+
+    // Map values by their name, or by key=value text; never [object Object].
+    const options = (axis: string) =>
+      states.$$eval(`select[data-axis="${axis}"] option`, (nodes: DomNode[]) =>
+        nodes.map((node) => node.textContent),
+      );
+    expect(await options('model')).toEqual(['all (10)', 'sdxl (2)', 'flux (4)']);
+    expect(await options('size')).toEqual(['all (10)', 'w=512 h=512 (3)', 'w=1024 h=576 (3)']);
+    expect(await cardText('ad-sdxl-512')).toContain('model=sdxl · size=w=512 h=512');
+    await states.screenshot({ path: join(ARTIFACTS, 'report-states.png'), fullPage: true });
+    await states.selectOption('select[data-axis="model"]', { label: 'flux (4)' });
+    expect(await visibleIdsOf(states, '#gallery')).toEqual([
+      'ad-flux-512',
+      'ad-flux-1024',
+      'expired',
+      'not-downloaded',
+    ]);
+    await states.selectOption('#view', 'grid');
+    await states.selectOption('select[data-axis="model"]', '');
+    expect(
+      await states.$$eval('#grid tbody th', (cells: DomNode[]) => cells.map((cell) => cell.textContent)),
+    ).toEqual(['sdxl', 'flux']);
+    expect(
+      await states.$$eval('#grid thead th', (cells: DomNode[]) => cells.map((cell) => cell.textContent)),
+    ).toEqual(['model \\ size', 'w=512 h=512', 'w=1024 h=576']);
+    expect(
+      await states.$$eval('#grid tbody tr', (rows: DomNode[]) =>
+        rows.map((row) =>
+          [...row.querySelectorAll('td')].map((cell) => [...cell.querySelectorAll('.card')].length),
+        ),
+      ),
+    ).toEqual([
+      [1, 1],
+      [2, 2],
+    ]);
+    // The lightbox of an expired result says so, with no image.
+    await states.click('#grid [data-id="expired"] .open');
+    expect(await states.textContent('#lightbox .lb-stage')).toContain('Expired');
+    expect(await states.$$('#lightbox .lb-stage img')).toHaveLength(0);
+    await states.keyboard.press('Escape');
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
   it('shows 5,000 results, loading only the thumbnails in view', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'runner-report-5000-'));
     const entries: ReportEntry[] = [];
@@ -292,7 +624,7 @@ jobs:
           images.filter((image) => (image as unknown as { naturalWidth: number }).naturalWidth > 0).length,
       );
     // A string: the test's tsconfig has no DOM types.
-    await big.waitForFunction("document.querySelector('#gallery img')?.naturalWidth > 0");
+    await waitUntil(big, "document.querySelector('#gallery img')?.naturalWidth > 0");
     const loaded = await loadedImages();
     expect(loaded).toBeGreaterThan(0);
     expect(loaded).toBeLessThan(200); // lazy: the thumbnails far below the fold are not loaded yet
@@ -304,6 +636,12 @@ jobs:
     await big.selectOption('select[data-axis="product"]', '');
     expect(await big.$$eval('#grid tbody tr', (rows) => rows.length)).toBe(100);
     expect(await big.$$eval('#grid thead th', (cells) => cells.length)).toBe(51);
+    // Scrolled down, the column labels stay below the page's sticky header, not under it.
+    await big.evaluate('window.scrollTo(0, 3000)');
+    const [headerBottom, labelTop] = await big.evaluate<[number, number]>(
+      "[document.querySelector('header').getBoundingClientRect().bottom, document.querySelector('#grid thead th:nth-child(2)').getBoundingClientRect().top]",
+    );
+    expect(labelTop).toBeGreaterThanOrEqual(headerBottom - 1);
     expect(errors).toEqual([]);
     await big.close();
   }, 120_000);

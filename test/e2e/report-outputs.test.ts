@@ -55,24 +55,33 @@ jobs:
     expect(result.stdout.trimEnd().split('\n').at(-1)).toBe(`Report: ${join(outputDir, 'report.html')}`);
 
     const index = JSON.parse(await readFile(join(outputDir, 'results.json'), 'utf8')) as ResultsIndex;
-    expect(index).toMatchObject({ schemaVersion: 1, pipeline: 'outputs', runId: 'n1', axes: ['product'] });
-    expect(index.results.map((row) => [row.id, row.file, row.matrix])).toEqual([
-      ['ad-latte', 'ad-latte.png', { product: 'latte' }],
-      ['ad-mocha', 'ad-mocha.png', { product: 'mocha' }],
+    expect(index).toMatchObject({ schemaVersion: 2, pipeline: 'outputs', runId: 'n1', axes: ['product'] });
+    expect(index.results.map((row) => [row.id, row.status, row.file, row.matrix])).toEqual([
+      ['ad-latte', 'done', 'ad-latte.png', { product: 'latte' }],
+      ['ad-mocha', 'done', 'ad-mocha.png', { product: 'mocha' }],
+      ['vague', 'failed', undefined, {}],
     ]);
-    for (const row of index.results) {
+    expect(index.results[2]).toMatchObject({
+      failureKind: 'PROMPT_UNCLEAR',
+      attempts: 1,
+      credits: 0,
+      advice: 'The description is too vague: change the prompt.',
+    });
+    for (const row of index.results.filter((candidate) => candidate.status === 'done')) {
       const bytes = await readFile(join(outputDir, row.file ?? ''));
       expect(row.bytes).toBe(bytes.length);
       expect(row.sha256).toBe(createHash('sha256').update(bytes).digest('hex'));
-      expect(row.resultUrl.startsWith(simulator.baseUrl.replace(/\/api\/v2$/, ''))).toBe(true);
+      expect(row.resultUrl?.startsWith(simulator.baseUrl.replace(/\/api\/v2$/, ''))).toBe(true);
       expect(Date.parse(row.resultUrlExpiresAt ?? '') - Date.now()).toBeGreaterThan(6.9 * 86_400_000);
       expect(row.prompt).toMatch(
         /^A watercolor advertisement of a (latte|mocha) on a wooden table, made \d{4}-/,
       );
     }
     const csv = (await readFile(join(outputDir, 'results.csv'), 'utf8')).split('\r\n');
+    expect(csv[0]?.startsWith('\uFEFFid,fileIndex,status,')).toBe(true);
     expect(csv[0]?.endsWith(',matrix.product')).toBe(true);
-    expect(csv).toHaveLength(4);
+    expect(csv[3]?.startsWith('vague,,failed,')).toBe(true);
+    expect(csv).toHaveLength(5);
 
     const xml = await readFile(junit, 'utf8');
     expect(xml).toContain('tests="3" failures="1" errors="0" skipped="0"');

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { renderReportHtml } from '../../../src/report/render-html.js';
 import type { ReportData } from '../../../src/report/report-data.js';
@@ -23,12 +24,43 @@ describe('renderReportHtml', () => {
     expect(html).toContain("default-src 'none'");
   });
 
+  it('allows only its own script and style, by hash: no inline handler can run', () => {
+    const html = renderReportHtml(sampleData(), '/out');
+    const csp = /Content-Security-Policy" content="([^"]*)"/.exec(html)?.[1] ?? '';
+    expect(csp).not.toContain('unsafe-inline');
+    const script = /<script>([\s\S]*?)<\/script>/.exec(html)?.[1] ?? '';
+    const style = /<style>([\s\S]*?)<\/style>/.exec(html)?.[1] ?? '';
+    const hash = (text: string) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
+    expect(csp).toContain(`script-src ${hash(script)}`);
+    expect(csp).toContain(`style-src ${hash(style)}`);
+    // The markup around the scripts (the CLI wrote `onsubmit="return false"` once).
+    expect(html.split('<script')[0]).not.toMatch(/\son[a-z]+=/i);
+  });
+
+  it('gives the page each job’s report status and when a link not downloaded expires', () => {
+    const entries = pageData(renderReportHtml(sampleData(), '/out')).entries as unknown as {
+      id: string;
+      status: string;
+      files: { expiresAt?: string }[];
+    }[];
+    expect(entries.map((entry) => entry.status)).toEqual([
+      'done',
+      'downloading',
+      'failed',
+      'deferred',
+      'uncertain',
+      'pending',
+    ]);
+    expect(entries[0]?.files[0]?.expiresAt).toBeUndefined();
+    expect(entries[1]?.files[0]?.expiresAt).toBe('2026-11-30T08:00:00.005Z');
+  });
+
   it('carries user strings only inside the escaped data block, never as markup', () => {
     const html = renderReportHtml(sampleData(), '/out');
     expect(html).not.toContain('<img src=x');
     expect(html).not.toContain('policy <b>');
     const data = pageData(html);
-    expect(data.schemaVersion).toBe(1);
+    expect(data.schemaVersion).toBe(2);
     expect(data.entries.find((entry) => entry.id === 'rejected')?.prompt).toBe(
       '<img src=x onerror=alert(1)>',
     );

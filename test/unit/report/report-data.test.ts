@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import {
+  buildReportData,
   mediaTypeOf,
   reportStatusOf,
   RESULT_RETENTION_MS,
   statusesOf,
 } from '../../../src/report/report-data.js';
+import { replayJournal } from '../../../src/state/replay.js';
 import { DAY, sampleData, sampleDataAsBuilt } from './fixtures.js';
 
 describe('buildReportData', () => {
@@ -75,6 +77,48 @@ describe('buildReportData', () => {
       credits: 0,
       files: [],
     });
+  });
+
+  it('gives a deferred job its retry time and a retried job what its earlier attempts failed with', () => {
+    expect(entry('busy')?.notBefore).toBe(new Date(DAY).toISOString());
+    expect(entry('busy')?.earlierAttempts).toBeUndefined();
+    const journal = [
+      { type: 'intent', at: DAY, id: 'again', attempt: 1, payloadHash: 'h' },
+      { type: 'created', at: DAY + 1, id: 'again', attempt: 1, jobId: 'A1', creditCost: 4 },
+      {
+        type: 'failed',
+        at: DAY + 2,
+        id: 'again',
+        attempt: 1,
+        failureKind: 'GENERATION_FAILED',
+        error: 'boom',
+        willRetry: true,
+      },
+      { type: 'intent', at: DAY + 3, id: 'again', attempt: 2, payloadHash: 'h' },
+      { type: 'created', at: DAY + 4, id: 'again', attempt: 2, jobId: 'A2', creditCost: 4 },
+      {
+        type: 'completed',
+        at: DAY + 5,
+        id: 'again',
+        attempt: 2,
+        resultUrls: ['https://r/A2/1.png'],
+        creditCost: 4,
+      },
+    ];
+    const built = buildReportData({
+      pipeline: 'p',
+      runId: 'r',
+      manifestFile: 'p.yaml',
+      jobs: [{ id: 'again', kind: 'image', model: 'm', params: {}, matrixValues: {} }],
+      state: replayJournal(journal.map((record) => JSON.stringify(record)).join('\n')).jobs,
+      now: new Date(DAY),
+    });
+    const [again] = [...built.entries];
+    expect(again).toMatchObject({ status: 'done', attempts: 2, serviceJobId: 'A2' });
+    expect(again?.earlierAttempts).toEqual([
+      { attempt: 1, outcome: 'retry', failureKind: 'GENERATION_FAILED', error: 'boom' },
+    ]);
+    expect(again?.failureKind).toBeUndefined();
   });
 
   it('tells images from videos by extension, else by the job kind', () => {

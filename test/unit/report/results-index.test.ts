@@ -9,7 +9,7 @@ import {
   renderResultsJsonChunks,
 } from '../../../src/report/results-index.js';
 import { writeWholeInPieces } from '../../../src/report/write-report-files.js';
-import { sampleData } from './fixtures.js';
+import { DAY, sampleData } from './fixtures.js';
 
 describe('results index', () => {
   const index = buildResultsIndex(sampleData(), '/out');
@@ -44,38 +44,95 @@ describe('results index', () => {
     }
   });
 
-  it('has one row per result file, files relative to the index, and schemaVersion 1', () => {
-    expect(index.schemaVersion).toBe(1);
+  it('has one row per result file of a job with results and one per other job, and schemaVersion 2', () => {
+    expect(index.schemaVersion).toBe(2);
     expect(index.axes).toEqual(['product', 'style']);
-    expect(index.results.map((row) => [row.id, row.fileIndex, row.file])).toEqual([
-      ['ad-latte-watercolor', 1, 'ad-latte-watercolor.png'],
-      ['ad-latte-watercolor', 2, 'ad-latte-watercolor+2.png'],
-      ['ad-mocha-watercolor', 1, undefined],
+    expect(index.results.map((row) => [row.id, row.fileIndex, row.status, row.file])).toEqual([
+      ['ad-latte-watercolor', 1, 'done', 'ad-latte-watercolor.png'],
+      ['ad-latte-watercolor', 2, 'done', 'ad-latte-watercolor+2.png'],
+      ['ad-mocha-watercolor', 1, 'downloading', undefined],
+      ['rejected', undefined, 'failed', undefined],
+      ['busy', undefined, 'deferred', undefined],
+      ['lost', undefined, 'uncertain', undefined],
+      ['never', undefined, 'pending', undefined],
     ]);
     expect(index.results[0]).toMatchObject({
       matrix: { product: 'latte', style: 'watercolor' },
       model: 'chatgpt-image-sangtao',
+      params: { aspectRatio: '16:9', referenceImages: ['./logo.png'] },
+      attempts: 1,
       credits: 4,
       bytes: 10,
       sha256: 'aa',
       serviceJobId: 'J1',
       resultUrl: 'https://r/J1/1.png',
     });
+    expect(index.results[3]).toEqual({
+      id: 'rejected',
+      status: 'failed',
+      matrix: {},
+      prompt: '<img src=x onerror=alert(1)>',
+      model: 'm',
+      kind: 'image',
+      params: {},
+      attempts: 1,
+      credits: 0,
+      failureKind: 'CONTENT_REJECTED',
+      error: 'policy <b>',
+      advice: 'The prompt is against the content policy: change the prompt.',
+      serviceJobId: 'J3',
+    });
+    expect(index.results[4]).toMatchObject({
+      status: 'deferred',
+      failureKind: 'QUOTA_EXHAUSTED',
+      notBefore: new Date(DAY).toISOString(),
+    });
+    expect(index.results[5]).toMatchObject({ status: 'uncertain', error: 'the answer was lost' });
+    expect(index.results[6]).toEqual({
+      id: 'never',
+      status: 'pending',
+      matrix: {},
+      model: 'm',
+      kind: 'image',
+      params: {},
+      attempts: 0,
+      credits: 0,
+    });
     expect(buildResultsIndex(sampleData(), '/elsewhere').results[0]?.file).toBe(
       '../out/ad-latte-watercolor.png',
     );
   });
 
-  it('writes RFC 4180 CSV, one matrix column per axis, and defuses spreadsheet formulas', () => {
-    const lines = renderResultsCsv(index).split('\r\n');
+  it('writes RFC 4180 CSV after a byte-order mark, one matrix column per axis, and defuses spreadsheet formulas', () => {
+    const csv = renderResultsCsv(index);
+    expect(csv.startsWith('\uFEFFid,')).toBe(true);
+    const lines = csv.slice(1).split('\r\n');
     expect(lines[0]).toBe(
-      'id,fileIndex,prompt,model,kind,credits,file,bytes,sha256,serviceJobId,resultUrl,resultUrlExpiresAt,matrix.product,matrix.style',
+      'id,fileIndex,status,prompt,model,kind,params,attempts,credits,failureKind,error,advice,notBefore,serviceJobId,file,bytes,sha256,resultUrl,resultUrlExpiresAt,matrix.product,matrix.style',
     );
-    expect(lines[1]).toMatch(
-      /^ad-latte-watercolor,1,"A watercolor latte, ""quoted"", with a comma",chatgpt-image-sangtao,image,4,ad-latte-watercolor\.png,10,aa,J1,https:\/\/r\/J1\/1\.png,2026-11-30T08:00:00\.002Z,latte,watercolor$/,
+    expect(lines[1]).toBe(
+      'ad-latte-watercolor,1,done,"A watercolor latte, ""quoted"", with a comma",chatgpt-image-sangtao,image,' +
+        '"{""aspectRatio"":""16:9"",""referenceImages"":[""./logo.png""]}",1,4,,,,,J1,ad-latte-watercolor.png,10,aa,' +
+        'https://r/J1/1.png,2026-11-30T08:00:00.002Z,latte,watercolor',
     );
     expect(lines[3]).toContain(`"'=HYPERLINK(""x"")"`);
-    expect(lines).toHaveLength(5); // header, 3 rows, and the final line break
-    expect(lines[4]).toBe('');
+    expect(lines[4]).toBe(
+      'rejected,,failed,<img src=x onerror=alert(1)>,m,image,{},1,0,CONTENT_REJECTED,policy <b>,' +
+        'The prompt is against the content policy: change the prompt.,,J3,,,,,,,',
+    );
+    expect(lines[7]).toBe('never,,pending,,m,image,{},0,0,,,,,,,,,,,,');
+    expect(lines).toHaveLength(9); // header, 7 rows, and the final line break
+    expect(lines[8]).toBe('');
+  });
+
+  it('writes a non-ASCII prompt as UTF-8 text that decodes back whole', () => {
+    const data = sampleData();
+    const first = data.entries[0]!;
+    const csv = renderResultsCsv(
+      buildResultsIndex({ ...data, entries: [{ ...first, prompt: 'Café crème — 抹茶ラテ 💡' }] }, '/out'),
+    );
+    const bytes = Buffer.from(csv, 'utf8');
+    expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+    expect(new TextDecoder('utf-8').decode(bytes)).toContain(',Café crème — 抹茶ラテ 💡,');
   });
 });
