@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import type { Ajv, ValidateFunction } from 'ajv';
 import { validate as validateMetaSchema } from '../generated/meta-schema-validator.js';
 import { CONFIG_AJV_OPTIONS } from './config-ajv-options.js';
-import { canonicalJson } from '../plan/payload-hash.js';
+import { canonicalJson } from '../canonical-json.js';
 import { digestOf, loadValidator } from './validator-cache.js';
 import type { FieldDefinition, Model } from '../service/types.js';
 

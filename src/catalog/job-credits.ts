@@ -1,4 +1,4 @@
-import { readMultiplier, type CompiledModelConfig } from '../catalog/config-schema.js';
+import { readMultiplier, type CompiledModelConfig } from './config-schema.js';
 
 /** A job's estimated credits, and the multiplier params whose value could not be read as a number. */
 export interface JobCredits {

@@ -6,7 +6,7 @@ import type {
   ValidationIssue,
   YamlPath,
 } from '../manifest/types.js';
-import { computeJobCredits } from '../plan/job-credits.js';
+import { computeJobCredits } from './job-credits.js';
 import { hashPayload } from '../plan/payload-hash.js';
 import type { PlannedJob, PlannedParamValue } from '../plan/types.js';
 import type { Model } from '../service/types.js';

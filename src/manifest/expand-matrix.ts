@@ -1,4 +1,4 @@
-import { canonicalJson } from '../plan/payload-hash.js';
+import { canonicalJson } from '../canonical-json.js';
 import type { MatrixSpec, MatrixValue } from './types.js';
 
 /** One combination of matrix values: axis (or include key) → value. */

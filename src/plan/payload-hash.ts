@@ -1,57 +1,9 @@
 import { hash } from 'node:crypto';
 import { isLocalFileRef } from '../catalog/local-files.js';
 import type { PlannedJob } from './types.js';
+import { writeCanonical } from '../canonical-json.js';
 
-/**
- * JSON with object keys sorted recursively (by UTF-16 code unit order), so equal values give equal
- * text whatever order their keys were written in. Follows `JSON.stringify` otherwise: `undefined`
- * and functions inside objects are dropped, inside arrays become `null`; non-finite numbers become
- * `null`; `toJSON` is honoured.
- *
- * @example canonicalJson({ b: 1, a: [2, { d: 3, c: 4 }] }) // '{"a":[2,{"c":4,"d":3}],"b":1}'
- */
-export function canonicalJson(value: unknown): string {
-  return writeCanonical(value, false) ?? 'null';
-}
-
-/** `fileRefsByHash`: write every {@link LocalFileRef} as `{"file":sha256}` (for {@link hashPayload}). */
-function writeCanonical(value: unknown, fileRefsByHash: boolean): string | undefined {
-  if (value === null) return 'null';
-  switch (typeof value) {
-    case 'string':
-    case 'boolean':
-      return JSON.stringify(value);
-    case 'number':
-      return Number.isFinite(value) ? JSON.stringify(value) : 'null';
-    case 'bigint':
-      // JSON.stringify throws on bigint; a decimal string keeps hashing total instead of crashing.
-      return JSON.stringify(value.toString());
-    case 'object':
-      break;
-    default:
-      return undefined;
-  }
-  if (fileRefsByHash && isLocalFileRef(value)) return `{"file":${JSON.stringify(value.sha256)}}`;
-  const withToJson = value as { toJSON?: () => unknown };
-  if (typeof withToJson.toJSON === 'function') return writeCanonical(withToJson.toJSON(), fileRefsByHash);
-  if (Array.isArray(value)) {
-    let text = '[';
-    for (let i = 0; i < value.length; i++) {
-      if (i > 0) text += ',';
-      text += writeCanonical(value[i], fileRefsByHash) ?? 'null';
-    }
-    return `${text}]`;
-  }
-  const record = value as Record<string, unknown>;
-  let text = '{';
-  for (const key of Object.keys(record).sort()) {
-    const inner = writeCanonical(record[key], fileRefsByHash);
-    if (inner === undefined) continue;
-    if (text.length > 1) text += ',';
-    text += `${JSON.stringify(key)}:${inner}`;
-  }
-  return `${text}}`;
-}
+export { canonicalJson } from '../canonical-json.js';
 
 /** The fields of a job that decide what the service is asked to make. */
 export interface HashablePayload {
@@ -71,7 +23,7 @@ export function hashPayload(job: HashablePayload): string {
   const payload: Record<string, unknown> = { kind: job.kind, model: job.model, params: job.params };
   if (job.prompt !== undefined) payload.prompt = job.prompt;
   // The one-shot hash (Node >= 20.12) is ~2x faster than createHash().update().digest() per job.
-  return hash('sha256', writeCanonical(payload, true) ?? 'null', 'hex');
+  return hash('sha256', writeCanonical(payload, fileRefByHash) ?? 'null', 'hex');
 }
 
 /** What tells whether a journaled hash names a job: its identity hash, and what it sends. */
@@ -111,4 +63,9 @@ const legacyHashes = new WeakMap<HashablePayload, string>();
 /** {@link matchesPayload} for a planned job. */
 export function matchesPlannedJob(hash: string, job: HashablePayload & { payloadHash: string }): boolean {
   return matchesPayload(hash, { payloadHash: job.payloadHash, payload: job });
+}
+
+/** A local file as `{"file":sha256}`: moving it keeps the hash, editing it changes it. */
+function fileRefByHash(value: object): string | undefined {
+  return isLocalFileRef(value) ? `{"file":${JSON.stringify(value.sha256)}}` : undefined;
 }
