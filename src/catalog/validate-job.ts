@@ -7,8 +7,8 @@ import type {
   YamlPath,
 } from '../manifest/types.js';
 import { computeJobCredits } from './job-credits.js';
-import { hashPayload } from '../plan/payload-hash.js';
-import type { PlannedJob, PlannedParamValue } from '../plan/types.js';
+import { hashPayload } from './payload-hash.js';
+import type { PlannedJob, PlannedParamValue } from '../manifest/planned-job.js';
 import type { Model } from '../service/types.js';
 import { checkParams, paramPath, type ReportParamIssue } from './check-params.js';
 import { checkCatalogCreditCost, readCredits } from '../service/credit-cost.js';

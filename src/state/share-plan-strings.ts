@@ -1,4 +1,4 @@
-import type { PlannedJob } from '../plan/types.js';
+import type { PlannedJob } from '../manifest/planned-job.js';
 import type { JobState } from './job-state.js';
 
 /**
