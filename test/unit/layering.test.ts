@@ -1,0 +1,82 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * Issue 21: the lower floors (what a manifest, the catalog, the service and the state are) must not
+ * reach up into the floors that use them (planning, executing, the CLI, the coming app layer). Read
+ * from the real import graph, so a new upward import fails here, not in review.
+ */
+const SRC = resolve(__dirname, '../../src');
+
+/** The floors each lower floor may import (besides itself and the loose files at the top of src/). */
+const ALLOWED: Record<string, readonly string[]> = {
+  service: ['generated', 'kinds', 'manifest'],
+  kinds: ['service', 'generated'],
+  manifest: ['generated', 'kinds', 'service'],
+  catalog: ['generated', 'kinds', 'manifest', 'service'],
+  state: ['service', 'manifest', 'catalog', 'kinds'],
+};
+
+/** Floors nothing in {@link ALLOWED} may ever import. */
+const HIGHER = ['plan', 'execute', 'cli', 'app', 'report', 'simulator'];
+
+function tsFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return tsFiles(path);
+    return entry.name.endsWith('.ts') ? [path] : [];
+  });
+}
+
+/** The floor of a file under src/: its top folder, or '' for a loose file at the top. */
+function floorOf(file: string): string {
+  const parts = relative(SRC, file).split(sep);
+  return parts.length > 1 ? parts[0]! : '';
+}
+
+/** Every relative import (static, re-export, type-only or dynamic) of a file, as floor arrows. */
+function arrows(): { from: string; to: string; file: string; spec: string }[] {
+  const found: { from: string; to: string; file: string; spec: string }[] = [];
+  const pattern = /(?:from\s+|import\s*\(\s*|import\s+)['"](\.{1,2}\/[^'"]+)['"]/g;
+  for (const file of tsFiles(SRC)) {
+    const text = readFileSync(file, 'utf8');
+    for (const match of text.matchAll(pattern)) {
+      const target = resolve(dirname(file), match[1]!);
+      if (!target.startsWith(SRC + sep)) continue;
+      const from = floorOf(file);
+      const to = floorOf(target);
+      if (from !== to) found.push({ from, to, file: relative(SRC, file), spec: match[1]! });
+    }
+  }
+  return found;
+}
+
+describe('layering of src/', () => {
+  const graph = arrows();
+
+  it('reads a real import graph', () => {
+    expect(graph.some((arrow) => arrow.from === 'plan' && arrow.to === 'catalog')).toBe(true);
+  });
+
+  it('has no arrow from a lower floor up into plan/, execute/, cli/ or app/', () => {
+    const upward = graph
+      .filter((arrow) => arrow.from in ALLOWED && HIGHER.includes(arrow.to))
+      .map((arrow) => `${arrow.file} imports ${arrow.spec}`);
+    expect(upward).toEqual([]);
+  });
+
+  it('has only the listed arrows out of the lower floors', () => {
+    const unlisted = graph
+      .filter((arrow) => arrow.from in ALLOWED && arrow.to !== '' && !ALLOWED[arrow.from]!.includes(arrow.to))
+      .map((arrow) => `${arrow.file} imports ${arrow.spec}`);
+    expect(unlisted).toEqual([]);
+  });
+
+  it('keeps the loose files at the top of src/ below every floor', () => {
+    const fromLoose = graph
+      .filter((arrow) => arrow.from === '' && arrow.to !== '')
+      .map((a) => `${a.file} imports ${a.spec}`);
+    expect(fromLoose).toEqual([]);
+  });
+});
