@@ -15,7 +15,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   kinds: ['service', 'generated'],
   manifest: ['generated', 'kinds', 'service'],
   catalog: ['generated', 'kinds', 'manifest', 'service'],
-  state: ['service', 'manifest', 'catalog', 'kinds'],
+  state: ['generated', 'service', 'manifest', 'catalog', 'kinds'],
 };
 
 /** Floors nothing in {@link ALLOWED} may ever import. */
