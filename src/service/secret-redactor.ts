@@ -8,7 +8,7 @@
  * process's memory only, under its redacted form, for the download. It is never written anywhere; after
  * a restart the job is polled again for a fresh URL (see the client's `downloadFile`).
  */
-import { REDACTED } from '../manifest/secret-guard.js';
+import { REDACTED } from '../redacted.js';
 import { ServiceError } from './errors.js';
 
 /** Shorter values are not redacted: replacing "1" or "a" would mangle every answer. */
