@@ -1,3 +1,5 @@
+import { createStyle, type Style } from '../text-style.js';
+
 /**
  * Where the CLI writes, and how. Color follows the NO_COLOR convention (https://no-color.org):
  * `NO_COLOR` (any non-empty value) or `--no-color` turns it off, `FORCE_COLOR` turns it on, otherwise
@@ -26,38 +28,7 @@ export interface Output {
   style: Style;
 }
 
-export interface Style {
-  bold(text: string): string;
-  dim(text: string): string;
-  red(text: string): string;
-  green(text: string): string;
-  yellow(text: string): string;
-  cyan(text: string): string;
-}
-
-const codes = {
-  bold: [1, 22],
-  dim: [2, 22],
-  red: [31, 39],
-  green: [32, 39],
-  yellow: [33, 39],
-  cyan: [36, 39],
-};
-
-export function createStyle(color: boolean): Style {
-  const wrap =
-    (open: number, close: number) =>
-    (text: string): string =>
-      color ? `\u001b[${open}m${text}\u001b[${close}m` : text;
-  return {
-    bold: wrap(...(codes.bold as [number, number])),
-    dim: wrap(...(codes.dim as [number, number])),
-    red: wrap(...(codes.red as [number, number])),
-    green: wrap(...(codes.green as [number, number])),
-    yellow: wrap(...(codes.yellow as [number, number])),
-    cyan: wrap(...(codes.cyan as [number, number])),
-  };
-}
+export { createStyle, type Style } from '../text-style.js';
 
 export function shouldUseColor(
   env: NodeJS.ProcessEnv,

@@ -2,6 +2,7 @@ import type { JobCost, VerdictStatus } from './cost-report.js';
 import type { CostReportView, JobListView } from './job-table.js';
 import { JOB_STATE_CLASSES } from './cost-report.js';
 import { formatCredits } from './credits.js';
+import { createStyle } from '../text-style.js';
 import { renderPlanDiff } from './payload-diff.js';
 import { renderPayloadsText } from './render-payloads.js';
 import { formatTable, type Align } from './text-table.js';
@@ -27,15 +28,6 @@ function verdictLabel(verdict: CostReportView['verdict']): string {
   return verdict.checked.budget ? 'Within budget' : 'Not checked';
 }
 
-const ANSI = {
-  bold: '\x1b[1m',
-  dim: '\x1b[2m',
-  red: '\x1b[31m',
-  green: '\x1b[32m',
-  yellow: '\x1b[33m',
-  reset: '\x1b[0m',
-};
-
 export interface TextRenderOptions {
   /** Use ANSI colors (a TTY without NO_COLOR). */
   color: boolean;
@@ -46,8 +38,9 @@ export interface TextRenderOptions {
 /** The cost report as a terminal table. Colors only when `options.color`. */
 export function renderReportText(report: CostReportView, options: TextRenderOptions): string {
   const width = options.width ?? 100;
-  const paint = (code: keyof typeof ANSI, text: string): string =>
-    options.color ? `${ANSI[code]}${text}${ANSI.reset}` : text;
+  const style = createStyle(options.color);
+  const paint = (code: 'bold' | 'dim' | 'red' | 'green' | 'yellow', text: string): string =>
+    style[code](text);
   const table = (headers: string[], rows: string[][], align: Align[]): string[] => {
     // Ids and model names give way first; the job state column is short enough to keep whole.
     const shrinkable = headers.map((header) => header !== 'State');

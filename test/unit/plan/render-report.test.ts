@@ -95,8 +95,8 @@ describe('renderReportText', () => {
     const report = smallReport();
     expect(renderReportText(report, { color: false })).not.toContain('\x1b[');
     const colored = renderReportText(report, { color: true });
-    expect(colored).toContain('\x1b[31mVerdict: Over available credit\x1b[0m');
-    expect(colored).toContain('\x1b[1mBy model\x1b[0m');
+    expect(colored).toContain('\x1b[31mVerdict: Over available credit\x1b[39m');
+    expect(colored).toContain('\x1b[1mBy model\x1b[22m');
   });
 
   it('lists at most the first 50 jobs of a big plan, with subtotals for all', () => {
