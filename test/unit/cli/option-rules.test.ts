@@ -1,35 +1,17 @@
-import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runInProcess } from './run-in-process.js';
 import {
   checkWrittenFlags,
   joinNegativeValues,
   tidyHelpOptions,
   writtenFlags,
 } from '../../../src/cli/flags.js';
-import { runCli } from '../../../src/cli/main.js';
-import { testCacheEnv } from '../../test-cache-env.js';
 import { startSimulator } from '../../../src/simulator/index.js';
 import type { Simulator } from '../../../src/simulator/types.js';
 
 const DEMO = 'pipelines/demo.yaml';
 
-/** Runs the CLI in this process against `env`; resolves to the exit code and both streams' text. */
-async function run(argv: string[], env: NodeJS.ProcessEnv) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  const code = await runCli(argv, {
-    env: { NO_COLOR: '1', ...testCacheEnv, ...env },
-    cwd: process.cwd(),
-    stdin: new PassThrough(),
-    stdout: stdout,
-    stderr: stderr,
-  });
-  return { code, stdout: out, stderr: err };
-}
+const run = runInProcess;
 
 describe('option rules (issue #7.7)', () => {
   let simulator: Simulator;

@@ -1,32 +1,18 @@
+import { PassThrough } from 'node:stream';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runInProcess } from './run-in-process.js';
+import { testCacheEnv } from '../../test-cache-env.js';
 import { runCli } from '../../../src/cli/main.js';
 import { keepValuesAsWritten, readWrittenValues } from '../../../src/cli/written-values.js';
 import { startSimulator } from '../../../src/simulator/index.js';
 import type { Simulator } from '../../../src/simulator/types.js';
-import { testCacheEnv } from '../../test-cache-env.js';
 
 const DEMO = 'pipelines/demo.yaml';
 
-async function run(argv: string[], env: NodeJS.ProcessEnv) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  const code = await runCli(argv, {
-    env: { NO_COLOR: '1', ...testCacheEnv, ...env },
-    cwd: process.cwd(),
-    stdin: new PassThrough(),
-    stdout,
-    stderr,
-  });
-  return { code, stdout: out, stderr: err };
-}
+const run = runInProcess;
 
 describe('empty or odd option values are refused, never replaced (#20.9)', () => {
   let simulator: Simulator;

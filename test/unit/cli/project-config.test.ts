@@ -1,28 +1,11 @@
 import { copyFile, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../../../src/cli/main.js';
+import { runInProcess } from './run-in-process.js';
 import { applyProjectConfig, readProjectConfig } from '../../../src/cli/project-config.js';
-import { testCacheEnv } from '../../test-cache-env.js';
 
-async function run(argv: string[], env: NodeJS.ProcessEnv = {}) {
-  const stdout = new PassThrough();
-  const stderr = new PassThrough();
-  let out = '';
-  let err = '';
-  stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  const code = await runCli(argv, {
-    env: { NO_COLOR: '1', ...testCacheEnv, ...env },
-    cwd: process.cwd(),
-    stdin: new PassThrough(),
-    stdout,
-    stderr,
-  });
-  return { code, stdout: out, stderr: err };
-}
+const run = runInProcess;
 
 /** A folder holding a copy of the demo manifest and, when given, a runner.config.yaml. */
 async function project(config?: string): Promise<{ dir: string; manifest: string }> {
