@@ -1,7 +1,7 @@
 import type { ServiceClientOptions } from '../service/client.js';
 import type { ClientEvent, ServiceClient } from '../service/service-client.js';
 import type { Simulator } from '../simulator/types.js';
-import type { CommandContext } from './context.js';
+import type { CommandContext } from '../app/context.js';
 
 // The HTTP client (undici), the logger (pino) and the simulator are imported here, when a command
 // connects, not at the top: commands that stay offline (`validate --catalog`, `render`, `--help`)

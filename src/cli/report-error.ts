@@ -1,6 +1,6 @@
 import { ExitCode, exitCodeFor, isRunnerError, type ExitCode as ExitCodeType } from '../errors.js';
 import type { Output } from './output.js';
-import { describeSystemError } from './system-errors.js';
+import { describeSystemError } from '../app/system-errors.js';
 
 const ISSUES_URL = 'https://github.com/mediagen/runner/issues';
 

@@ -1,5 +1,5 @@
 import { withConnection } from '../connect.js';
-import type { CommandContext } from '../context.js';
+import type { CommandContext } from '../../app/context.js';
 import { renderBalance } from '../render/balance.js';
 
 export async function runBalance(ctx: CommandContext, _args: string[], options: Record<string, unknown>) {

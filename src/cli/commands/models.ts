@@ -1,8 +1,8 @@
 import { UsageError } from '../../errors.js';
 import { MODEL_CATEGORIES, type ModelCategory } from '../../service/types.js';
 import { withConnection } from '../connect.js';
-import type { CommandContext } from '../context.js';
-import { parseStringOption } from '../parse-options.js';
+import type { CommandContext } from '../../app/context.js';
+import { parseStringOption } from '../../app/parse-options.js';
 import { renderModels } from '../render/models.js';
 
 function parseCategory(value: unknown): ModelCategory | undefined {

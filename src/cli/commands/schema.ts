@@ -2,8 +2,8 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { buildManifestSchema } from '../../catalog/manifest-schema.js';
 import { ExitCode } from '../../errors.js';
 import { PIPELINE_SCHEMA_URL } from '../../manifest/validate-schema.js';
-import type { CommandContext } from '../context.js';
-import { parseStringOption } from '../parse-options.js';
+import type { CommandContext } from '../../app/context.js';
+import { parseStringOption } from '../../app/parse-options.js';
 import { readCatalog } from './init.js';
 
 /**

@@ -1,8 +1,8 @@
 import { once } from 'node:events';
 import { UsageError } from '../../errors.js';
 import type { FaultOptions } from '../../simulator/types.js';
-import type { CommandContext } from '../context.js';
-import { parseNumberOption, parseStringOption } from '../parse-options.js';
+import type { CommandContext } from '../../app/context.js';
+import { parseNumberOption, parseStringOption } from '../../app/parse-options.js';
 
 const FAULT_NAMES: Record<string, keyof FaultOptions> = {
   '500': 'serverError',

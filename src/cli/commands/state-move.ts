@@ -1,9 +1,9 @@
 import { ExitCode, UsageError } from '../../errors.js';
 import { validateManifestOffline } from '../../manifest/validate-manifest.js';
-import type { CommandContext } from '../context.js';
-import { todayUtc } from '../prepare-plan.js';
+import type { CommandContext } from '../../app/context.js';
+import { todayUtc } from '../../app/prepare-plan.js';
 import { renderIssues } from '../render/issues.js';
-import { readRunId, readStateDir } from '../run-options.js';
+import { readRunId, readStateDir } from '../../app/run-options.js';
 
 /** The actions of `runner state` that {@link runStateMove} does. */
 export const STATE_MOVE_ACTIONS: ReadonlySet<string> = new Set(['push', 'pull', 'lease']);

@@ -5,9 +5,9 @@ import { checkJournal, cutJournal, type JournalCheck } from '../../state/check-j
 import { locateRunState } from '../../state/locate-run-state.js';
 import { acquireLock } from '../../state/lock.js';
 import { journalPathFor } from '../../state/state-dir.js';
-import type { CommandContext } from '../context.js';
+import type { CommandContext } from '../../app/context.js';
 import { renderIssues } from '../render/issues.js';
-import { readRunId, readStateDir } from '../run-options.js';
+import { readRunId, readStateDir } from '../../app/run-options.js';
 import { runStateMove, STATE_MOVE_ACTIONS } from './state-move.js';
 
 /**

@@ -1,8 +1,8 @@
 import { ExitCode } from '../../errors.js';
 import { withConnection } from '../connect.js';
-import type { CommandContext } from '../context.js';
-import { preparePlan, readPrepareOptions } from '../prepare-plan.js';
-import { refuseSavedPlanAsManifest } from '../saved-plan-io.js';
+import type { CommandContext } from '../../app/context.js';
+import { preparePlan, readPrepareOptions } from '../../app/prepare-plan.js';
+import { refuseSavedPlanAsManifest } from '../../app/saved-plan-io.js';
 import { isGithubActions, renderAnnotations } from '../render/annotations.js';
 import { issuesToJson, renderIssues } from '../render/issues.js';
 

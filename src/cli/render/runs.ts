@@ -1,7 +1,7 @@
 import { formatTable } from '../../plan/text-table.js';
 import type { RunsView } from '../../state/list-runs.js';
 import type { Style } from '../output.js';
-import { SIMULATED_STATE_NOTE } from '../simulated-state-note.js';
+import { SIMULATED_STATE_NOTE } from '../../app/simulated-state-note.js';
 
 const STATUS_ORDER = ['done', 'open', 'creating', 'pending', 'failed', 'deferred', 'uncertain'] as const;
 

@@ -1,7 +1,7 @@
 import type { RunSummary } from '../../state/list-runs.js';
-import type { GlobalOptions } from '../context.js';
+import type { GlobalOptions } from '../../app/context.js';
 import type { Style } from '../output.js';
-import { rerunCommand } from '../rerun-command.js';
+import { rerunCommand } from '../../app/rerun-command.js';
 
 /**
  * What the command a hint gives repeats: the manifest, the options of the command that warns (its

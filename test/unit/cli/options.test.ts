@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { parseFaultSpec } from '../../../src/cli/commands/simulate.js';
-import { applyWriteTargets, readExecuteOptions, resolveOutputDir } from '../../../src/cli/apply-options.js';
+import { applyWriteTargets, readExecuteOptions, resolveOutputDir } from '../../../src/app/apply-options.js';
 import { PassThrough } from 'node:stream';
 import { createOutput, shouldUseColor } from '../../../src/cli/output.js';
-import { parseNumberOption, parseStringOption } from '../../../src/cli/parse-options.js';
+import { parseNumberOption, parseStringOption } from '../../../src/app/parse-options.js';
 
 const run = { runId: 'r', timeScale: 1, manifestDir: '/m', manifestOutput: undefined, pipeline: 'p' };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkCost } from '../../../src/cli/cost-check.js';
+import { checkCost } from '../../../src/app/cost-check.js';
 import type { ExecutionSummary } from '../../../src/execute/events.js';
 import type { CostReport } from '../../../src/plan/cost-report.js';
 import { withJobList } from '../../../src/plan/estimate-cost.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { resolveReportFile } from '../../../src/cli/apply-outputs.js';
+import { resolveReportFile } from '../../../src/app/apply-outputs.js';
 
 describe('resolveReportFile', () => {
   const where = { manifestDir: '/m', resultsDir: '/m/runner-output/p' };

@@ -1,6 +1,6 @@
 import { listRuns } from '../state/list-runs.js';
 import type { CommandContext } from './context.js';
-import { renderUnfinishedRuns } from './render/unfinished-runs.js';
+import { renderUnfinishedRuns } from '../cli/render/unfinished-runs.js';
 import { readStateDir } from './run-options.js';
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { rerunCommand, shellQuote } from '../../../src/cli/rerun-command.js';
+import { rerunCommand, shellQuote } from '../../../src/app/rerun-command.js';
 
 describe('rerunCommand (#20.3)', () => {
   const options = {
