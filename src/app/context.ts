@@ -1,4 +1,4 @@
-import type { Output } from '../cli/output.js';
+import type { Output } from './output-sink.js';
 
 /** Options every command accepts (declared once on the global command). */
 export interface GlobalOptions {

@@ -1,6 +1,5 @@
-import { listRuns } from '../state/list-runs.js';
-import type { CommandContext } from './context.js';
-import { renderUnfinishedRuns } from '../cli/render/unfinished-runs.js';
+import { listRuns, type RunSummary } from '../state/list-runs.js';
+import type { CommandContext, GlobalOptions } from './context.js';
 import { readStateDir } from './run-options.js';
 
 /**
@@ -12,6 +11,8 @@ export async function warnOfUnfinishedRuns(
   ctx: Pick<CommandContext, 'output' | 'global'>,
   options: Record<string, unknown>,
   run: { manifestFile: string; pipeline: string; runDir: string },
+  /** The warning lines for the runs found (src/cli/render/unfinished-runs.ts). */
+  render: UnfinishedRunsRenderer,
 ): Promise<void> {
   const { stateDir } = readStateDir(options);
   try {
@@ -22,10 +23,21 @@ export async function warnOfUnfinishedRuns(
       exceptDir: run.runDir,
     });
     const where = { manifestFile: run.manifestFile, options, global: ctx.global };
-    for (const line of renderUnfinishedRuns(runs, where, ctx.output.style)) ctx.output.err(line);
+    for (const line of render(runs, where, ctx.output.style)) ctx.output.err(line);
   } catch (error) {
     ctx.output.err(
       `${ctx.output.style.yellow('warning')} could not look for other runs left unfinished: ${error instanceof Error ? error.message : String(error)}`,
     );
   }
 }
+
+/** Renders the warnings for runs left unfinished; empty when every run is finished. */
+export type UnfinishedRunsRenderer = (
+  runs: readonly RunSummary[],
+  where: {
+    manifestFile: string;
+    options: Record<string, unknown>;
+    global: Pick<GlobalOptions, 'simulate' | 'baseUrl' | 'apiKeyFile'>;
+  },
+  style: CommandContext['output']['style'],
+) => string[];

@@ -33,6 +33,7 @@ import { peekRunDate, runDateOf } from '../../app/run-date.js';
 import { handleInterrupts } from '../interrupts.js';
 import { renderApplySummary } from '../render/apply-summary.js';
 import { renderIssues } from '../render/issues.js';
+import { renderUnfinishedRuns } from '../render/unfinished-runs.js';
 import { ProgressModel } from '../render/progress-model.js';
 import { createProgressReporter } from '../render/progress-view.js';
 import { readRunId, readStateDir } from '../../app/run-options.js';
@@ -246,11 +247,16 @@ export async function runApply(ctx: CommandContext, args: string[], flags: Recor
       // A simulated run's state is its own temporary folder: the runs that cost money are elsewhere.
       if (!simulated) {
         const { warnOfUnfinishedRuns } = await import('../../app/warn-unfinished-runs.js');
-        await warnOfUnfinishedRuns(ctx, options, {
-          manifestFile,
-          pipeline: plan.pipeline,
-          runDir: state.dir,
-        });
+        await warnOfUnfinishedRuns(
+          ctx,
+          options,
+          {
+            manifestFile,
+            pipeline: plan.pipeline,
+            runDir: state.dir,
+          },
+          renderUnfinishedRuns,
+        );
       }
       // Interrupted by SIGTERM (a CI runner cancelling the job) exits 143 as shells report it, not 130.
       if (summary.exitReason === 'interrupted' && signal === 'SIGTERM') return ExitCode.Terminated;
