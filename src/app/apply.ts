@@ -1,53 +1,43 @@
 import { resolve } from 'node:path';
-import { systemClock } from '../../clock.js';
-import { ExitCode, RunnerError, UsageError } from '../../errors.js';
-import type { ExecutionSummary, ExitReason } from '../../execute/events.js';
-import { executePlan } from '../../execute/executor.js';
-import type { ExecuteDeps, ExecuteOptions } from '../../execute/options.js';
-import type { CostReportView } from '../../plan/job-table.js';
-import type { Plan } from '../../plan/types.js';
-import { renderReportText } from '../../plan/render-report.js';
-import { openStoredRun } from '../../state/select-state-store.js';
-import { readOtherRunsJobs } from '../../state/other-runs-jobs.js';
-import { sharePlanStrings } from '../../state/share-plan-strings.js';
-import { readClientLimits } from '../../app/client-limits.js';
-import { readLockOptions } from '../../app/lock-options.js';
-import { connect } from '../connect.js';
-import type { CommandContext } from '../../app/context.js';
-import { checkCost, DEFAULT_MAX_ATTEMPTS } from '../../app/cost-check.js';
-import { createLogger } from '../logger.js';
-import { parseNumberOption } from '../../app/parse-options.js';
-import { applyWriteTargets, readExecuteOptions, stateLocation } from '../../app/apply-options.js';
-import { claimOutputDir } from '../../state/output-claim.js';
-import { checkRunOutputDir } from '../../app/check-output-dir.js';
-import { readFirstRunRecord } from '../../state/read-run-start.js';
-import { recordedOutputDir } from '../../state/run-output-dir.js';
-import { preflightTargets } from '../../app/preflight.js';
-import {
-  preparePlan,
-  readPrepareOptions,
-  type Prepared,
-  type PrepareOptions,
-} from '../../app/prepare-plan.js';
-import { peekRunDate, runDateOf } from '../../app/run-date.js';
-import { handleInterrupts } from '../interrupts.js';
-import { renderApplySummary } from '../render/apply-summary.js';
-import { renderIssues } from '../render/issues.js';
-import { renderUnfinishedRuns } from '../render/unfinished-runs.js';
-import { ProgressModel } from '../render/progress-model.js';
-import { createProgressReporter } from '../render/progress-view.js';
-import { readRunId, readStateDir } from '../../app/run-options.js';
-import { readTargeting } from '../../app/targeting-options.js';
-import {
-  readSavedPlanIfAny,
-  refuseChangedPlan,
-  refuseStalePlan,
-  savedPlanInputs,
-} from '../../app/saved-plan-io.js';
-import { rerunCommand, type RerunCommandName } from '../../app/rerun-command.js';
-import { OUTPUT_ROOT_ENV } from '../../app/env-defaults.js';
-import { replacementsStillDue } from '../../plan/saved-plan.js';
-import { addTargetingToReport, describeLeftOut } from '../../plan/targeting-report.js';
+import { systemClock } from '../clock.js';
+import { ExitCode, RunnerError, UsageError } from '../errors.js';
+import type { ExecutionSummary, ExitReason } from '../execute/events.js';
+import { executePlan } from '../execute/executor.js';
+import type { ExecuteDeps, ExecuteOptions } from '../execute/options.js';
+import type { CostReportView } from '../plan/job-table.js';
+import type { Plan } from '../plan/types.js';
+import { renderReportText } from '../plan/render-report.js';
+import { openStoredRun } from '../state/select-state-store.js';
+import { readOtherRunsJobs } from '../state/other-runs-jobs.js';
+import { sharePlanStrings } from '../state/share-plan-strings.js';
+import { readClientLimits } from './client-limits.js';
+import { readLockOptions } from './lock-options.js';
+import { connect } from '../cli/connect.js';
+import type { CommandContext } from './context.js';
+import { checkCost, DEFAULT_MAX_ATTEMPTS } from './cost-check.js';
+import { createLogger } from '../cli/logger.js';
+import { parseNumberOption } from './parse-options.js';
+import { applyWriteTargets, readExecuteOptions, stateLocation } from './apply-options.js';
+import { claimOutputDir } from '../state/output-claim.js';
+import { checkRunOutputDir } from './check-output-dir.js';
+import { readFirstRunRecord } from '../state/read-run-start.js';
+import { recordedOutputDir } from '../state/run-output-dir.js';
+import { preflightTargets } from './preflight.js';
+import { preparePlan, readPrepareOptions, type Prepared, type PrepareOptions } from './prepare-plan.js';
+import { peekRunDate, runDateOf } from './run-date.js';
+import { handleInterrupts } from '../cli/interrupts.js';
+import { renderApplySummary } from '../cli/render/apply-summary.js';
+import { renderIssues } from '../cli/render/issues.js';
+import { renderUnfinishedRuns } from '../cli/render/unfinished-runs.js';
+import { ProgressModel } from '../cli/render/progress-model.js';
+import { createProgressReporter } from '../cli/render/progress-view.js';
+import { readRunId, readStateDir } from './run-options.js';
+import { readTargeting } from './targeting-options.js';
+import { readSavedPlanIfAny, refuseChangedPlan, refuseStalePlan, savedPlanInputs } from './saved-plan-io.js';
+import { rerunCommand, type RerunCommandName } from './rerun-command.js';
+import { OUTPUT_ROOT_ENV } from './env-defaults.js';
+import { replacementsStillDue } from '../plan/saved-plan.js';
+import { addTargetingToReport, describeLeftOut } from '../plan/targeting-report.js';
 
 const EXIT_CODES: Record<ExitReason, number> = {
   ok: ExitCode.Success,
@@ -220,7 +210,7 @@ export async function runApply(ctx: CommandContext, args: string[], flags: Recor
       const finalState = state.snapshots.finalState() ?? state.jobs;
       const run = { plan, loaded, runId, state: finalState, summary, startedAt, outputDir: outputs.dir };
       // Loaded only now: the report code adds nothing to the start-up before the lock and the first create.
-      const { reportApplyOutputs } = await import('../../app/apply-outputs.js');
+      const { reportApplyOutputs } = await import('./apply-outputs.js');
       const written = await reportApplyOutputs(ctx, options, run);
       const stateWhere = readStateDir(options);
       const temporaryState =
@@ -246,7 +236,7 @@ export async function runApply(ctx: CommandContext, args: string[], flags: Recor
       ctx.output[written.failed || options.json === true ? 'err' : 'out'](written.note);
       // A simulated run's state is its own temporary folder: the runs that cost money are elsewhere.
       if (!simulated) {
-        const { warnOfUnfinishedRuns } = await import('../../app/warn-unfinished-runs.js');
+        const { warnOfUnfinishedRuns } = await import('./warn-unfinished-runs.js');
         await warnOfUnfinishedRuns(
           ctx,
           options,
