@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
-import { systemClock } from '../clock.js';
+import type { Clock } from '../clock.js';
 import { ExitCode, RunnerError, UsageError } from '../errors.js';
-import type { ExecutionSummary, ExitReason } from '../execute/events.js';
+import type { ExecutionEvent, ExecutionSummary, ExitReason } from '../execute/events.js';
 import { executePlan } from '../execute/executor.js';
 import type { ExecuteDeps, ExecuteOptions } from '../execute/options.js';
 import type { CostReportView } from '../plan/job-table.js';
@@ -12,10 +12,8 @@ import { readOtherRunsJobs } from '../state/other-runs-jobs.js';
 import { sharePlanStrings } from '../state/share-plan-strings.js';
 import { readClientLimits } from './client-limits.js';
 import { readLockOptions } from './lock-options.js';
-import { connect } from '../cli/connect.js';
 import type { CommandContext } from './context.js';
 import { checkCost, DEFAULT_MAX_ATTEMPTS } from './cost-check.js';
-import { createLogger } from '../cli/logger.js';
 import { parseNumberOption } from './parse-options.js';
 import { applyWriteTargets, readExecuteOptions, stateLocation } from './apply-options.js';
 import { claimOutputDir } from '../state/output-claim.js';
@@ -25,12 +23,11 @@ import { recordedOutputDir } from '../state/run-output-dir.js';
 import { preflightTargets } from './preflight.js';
 import { preparePlan, readPrepareOptions, type Prepared, type PrepareOptions } from './prepare-plan.js';
 import { peekRunDate, runDateOf } from './run-date.js';
-import { handleInterrupts } from '../cli/interrupts.js';
-import { renderApplySummary } from '../cli/render/apply-summary.js';
-import { renderIssues } from '../cli/render/issues.js';
-import { renderUnfinishedRuns } from '../cli/render/unfinished-runs.js';
-import { ProgressModel } from '../cli/render/progress-model.js';
-import { createProgressReporter } from '../cli/render/progress-view.js';
+import type { ValidationIssue } from '../manifest/types.js';
+import type { ServiceClientOptions } from '../service/client.js';
+import type { ClientEvent, ServiceClient } from '../service/service-client.js';
+import type { Style } from '../text-style.js';
+import type { UnfinishedRunsRenderer } from './warn-unfinished-runs.js';
 import { readRunId, readStateDir } from './run-options.js';
 import { readTargeting } from './targeting-options.js';
 import { readSavedPlanIfAny, refuseChangedPlan, refuseStalePlan, savedPlanInputs } from './saved-plan-io.js';
@@ -38,6 +35,77 @@ import { rerunCommand, type RerunCommandName } from './rerun-command.js';
 import { OUTPUT_ROOT_ENV } from './env-defaults.js';
 import { replacementsStillDue } from '../plan/saved-plan.js';
 import { addTargetingToReport, describeLeftOut } from '../plan/targeting-report.js';
+
+/**
+ * What apply needs from outside, passed in by the CLI (src/cli/commands/apply-command.ts): the service,
+ * the log, the clock, and how the terminal shows the run.
+ */
+export interface ApplyEffects {
+  /** Opens the service: the real one, or the embedded simulator with `--simulate` (src/cli/connect.ts). */
+  connect: (
+    ctx: CommandContext,
+    onEvent: (event: ClientEvent) => void,
+    limits: Pick<ServiceClientOptions, 'maxDownloadBytes'>,
+  ) => Promise<ApplyConnection>;
+  /** The run's log, `--log-file` (src/cli/logger.ts). */
+  createLogger: (logFile: string | undefined) => ApplyLogger;
+  clock: Clock;
+  view: ApplyView;
+}
+
+/** An open connection to the service (src/cli/connect.ts). */
+export interface ApplyConnection {
+  client: ServiceClient;
+  /** Set with `--simulate`. */
+  simulator?: unknown;
+  /** 1 against the real service; the simulator's factor with `--simulate`. */
+  timeScale: number;
+  close(): Promise<void>;
+}
+
+/** The log apply writes (pino's, src/cli/logger.ts). */
+export interface ApplyLogger {
+  info(object: object, message: string): void;
+  flush(): void;
+}
+
+/** How the terminal shows an apply (src/cli/render/). */
+export interface ApplyView {
+  /** The manifest's problems, for stderr. */
+  issues(issues: readonly ValidationIssue[], manifestFile: string, style: Style): string;
+  /**
+   * Shows the executor's progress and turns Ctrl-C / SIGTERM into its abort signal while it runs;
+   * `resume` is the command a second signal tells the user to run.
+   */
+  watch(ctx: CommandContext, jobIds: readonly string[], concurrency: number, resume: string): ExecutionWatch;
+  /** The closing report: counts, credits, where results are, what to do next. */
+  summary(summary: ExecutionSummary, facts: ApplySummaryFacts, style: Style): string;
+  /** Warnings for other runs of the pipeline left unfinished. */
+  unfinishedRuns: UnfinishedRunsRenderer;
+}
+
+/** An execution being watched: see {@link ApplyView.watch}. */
+export interface ExecutionWatch {
+  signal: AbortSignal;
+  onEvent(event: ExecutionEvent): void;
+  /** The signal that stopped the run, if any. */
+  received(): NodeJS.Signals | undefined;
+  /** Stops listening for signals and closes the progress view. */
+  finish(): void;
+}
+
+/** What the closing report says besides the counts. */
+export interface ApplySummaryFacts {
+  outputDir: string | undefined;
+  stateDir: string;
+  runId: string;
+  /** The commands the next steps name, with the flags that locate this run (./rerun-command.ts). */
+  hints: { again: string; resend: string; status: string };
+  /** With --simulate the state lives only as long as the in-process simulator. */
+  temporaryState?: boolean;
+  /** The temporary state root of a simulated apply (its `--state-dir`). */
+  temporaryStateRoot?: string;
+}
 
 const EXIT_CODES: Record<ExitReason, number> = {
   ok: ExitCode.Success,
@@ -49,11 +117,27 @@ const EXIT_CODES: Record<ExitReason, number> = {
 };
 
 /**
- * `runner apply FILE`: plan first (invalid input exits 2, over budget or credit exits 3, before any job
- * is created), confirm on a terminal, then run the plan with a journaled, resumable executor.
+ * `runner apply FILE|PLAN`: plan first (invalid input exits 2, over budget or credit exits 3, before any
+ * job is created), confirm on a terminal, then run the plan with a journaled, resumable executor, in
+ * this order:
+ * 1. read a saved plan, if given one (it fixes the manifest, run, targeting and vars), and check the
+ *    paths the flags name (preflight: nothing is sent before they are known writable);
+ * 2. connect, and plan once without the lock (to know the pipeline, the output folder and the date);
+ * 3. lock the run's state (openStoredRun), and plan again under the lock if the run started meanwhile;
+ * 4. check the output folder, then the cost against the budget, the credit and `--max-credits`;
+ * 5. confirm through the injected prompt (`ctx.confirm`; CI and `--yes` only say what starts);
+ * 6. claim the output folder and execute, every effect passed in (executePlan);
+ * 7. write the results index, report, JUnit and step summary, print the summary, and warn of other
+ *    runs of the pipeline left unfinished.
+ * Returns the exit code (README "Exit codes").
  */
-export async function runApply(ctx: CommandContext, args: string[], flags: Record<string, unknown>) {
-  const [target = ''] = args;
+export async function runApply(
+  ctx: CommandContext,
+  target: string,
+  flags: Record<string, unknown>,
+  effects: ApplyEffects,
+): Promise<number> {
+  const { connect, createLogger, clock, view } = effects;
   // `apply plan.json`: a saved plan (told by its content) fixes the manifest, run, targeting and vars.
   const saved = await readSavedPlanIfAny(target);
   const { manifestFile, options, outputRoot } =
@@ -86,7 +170,7 @@ export async function runApply(ctx: CommandContext, args: string[], flags: Recor
     const startDate = (pipeline: string) => peekRunDate({ manifestFile, pipeline, runId, ...location });
     // `let`: released before a second plan is made (below), so a run holds one plan, not two.
     let firstTry: Prepared | undefined = await prepare(saved?.date ?? startDate);
-    if (!firstTry.ok) return reportInvalid(ctx, firstTry, manifestFile);
+    if (!firstTry.ok) return reportInvalid(ctx, view, firstTry, manifestFile);
     const peeked = await readFirstRunRecord({
       manifestFile,
       pipeline: firstTry.plan.pipeline,
@@ -123,7 +207,7 @@ export async function runApply(ctx: CommandContext, args: string[], flags: Recor
         firstTry = undefined;
         prepared = await prepare(runDate);
       }
-      if (!prepared.ok) return reportInvalid(ctx, prepared, manifestFile);
+      if (!prepared.ok) return reportInvalid(ctx, view, prepared, manifestFile);
       if (saved !== undefined) await refuseChangedPlan(target, saved, { manifestFile, ...prepared });
       const { plan, loaded } = prepared;
       sharePlanStrings(state.jobs, plan.jobs);
@@ -178,7 +262,7 @@ export async function runApply(ctx: CommandContext, args: string[], flags: Recor
       await state.lock.verify();
       // Its warning, if any, was given when the folder was checked (above).
       await claimOutputDir(outputs.dir, outputs.owner);
-      const startedAt = Date.now();
+      const startedAt = clock.now();
       const hints = {
         // A saved plan resumes as itself (it carries every option); the rest as the manifest with its flags.
         again: saved === undefined ? rerun('apply', manifestFile) : rerun('apply', target, {}),
@@ -192,12 +276,12 @@ export async function runApply(ctx: CommandContext, args: string[], flags: Recor
         }),
       };
       executing = true;
-      const { summary, signal } = await executeWithProgress(ctx, plan, executeOptions, hints.again, {
+      const { summary, signal } = await executeWatched(ctx, view, plan, executeOptions, hints.again, {
         client: connection.client,
         journal: state.journal,
         lock: state.lock,
         state: state.jobs,
-        clock: systemClock,
+        clock,
         uploadCache: state.uploadCache,
         snapshots: state.snapshots,
         // A lost create never adopts a job another run of the pipeline holds (issue #24.8).
@@ -218,7 +302,7 @@ export async function runApply(ctx: CommandContext, args: string[], flags: Recor
       ctx.output.out(
         options.json === true
           ? JSON.stringify({ schemaVersion: 1, ...summary }, null, 2)
-          : renderApplySummary(
+          : view.summary(
               summary,
               {
                 outputDir: executeOptions.outputDir,
@@ -245,7 +329,7 @@ export async function runApply(ctx: CommandContext, args: string[], flags: Recor
             pipeline: plan.pipeline,
             runDir: state.dir,
           },
-          renderUnfinishedRuns,
+          view.unfinishedRuns,
         );
       }
       // Interrupted by SIGTERM (a CI runner cancelling the job) exits 143 as shells report it, not 130.
@@ -332,40 +416,39 @@ async function confirmApply(
 }
 
 /**
- * Runs the executor with the progress view and Ctrl-C / SIGTERM handling around it; `resume` is the
- * command a second signal tells the user to run. Also says which signal stopped the run, if any.
+ * Runs the executor watched by the view (progress, Ctrl-C / SIGTERM); `resume` is the command a second
+ * signal tells the user to run. Also says which signal stopped the run, if any.
  */
-async function executeWithProgress(
+async function executeWatched(
   ctx: CommandContext,
+  view: ApplyView,
   plan: Plan,
   options: ExecuteOptions,
   resume: string,
   deps: Omit<ExecuteDeps, 'signal'>,
 ): Promise<{ summary: ExecutionSummary; signal: NodeJS.Signals | undefined }> {
-  const model = new ProgressModel(
+  const watch = view.watch(
+    ctx,
     plan.jobs.map((job) => job.id),
     options.concurrency ?? 4,
-    Date.now,
+    resume,
   );
-  const progress = createProgressReporter(ctx.output, model);
-  const interrupts = handleInterrupts((line) => progress.note(line), resume);
   try {
     const summary = await executePlan(
       plan,
       {
         ...deps,
-        signal: interrupts.signal,
+        signal: watch.signal,
         onEvent: (event) => {
           deps.onEvent(event);
-          progress.onEvent(event);
+          watch.onEvent(event);
         },
       },
       options,
     );
-    return { summary, signal: interrupts.received() };
+    return { summary, signal: watch.received() };
   } finally {
-    interrupts.dispose();
-    progress.finish();
+    watch.finish();
   }
 }
 
@@ -391,10 +474,11 @@ function preflightRun(
 
 function reportInvalid(
   ctx: CommandContext,
+  view: ApplyView,
   prepared: Extract<Prepared, { ok: false }>,
   manifestFile: string,
 ) {
-  ctx.output.err(renderIssues(prepared.issues, manifestFile, ctx.output.style));
+  ctx.output.err(view.issues(prepared.issues, manifestFile, ctx.output.style));
   ctx.output.err('No job was created.');
   return ExitCode.InvalidInput;
 }

@@ -52,11 +52,15 @@ function arrows(): { from: string; to: string; file: string; spec: string }[] {
   return found;
 }
 
+/** The floors the application layer (src/app/, the use cases) may never import: only the CLI calls it. */
+const ABOVE_APP = ['cli'];
+
 describe('layering of src/', () => {
   const graph = arrows();
 
   it('reads a real import graph', () => {
     expect(graph.some((arrow) => arrow.from === 'plan' && arrow.to === 'catalog')).toBe(true);
+    expect(graph.some((arrow) => arrow.from === 'cli' && arrow.to === 'app')).toBe(true);
   });
 
   it('has no arrow from a lower floor up into plan/, execute/, cli/ or app/', () => {
@@ -71,6 +75,20 @@ describe('layering of src/', () => {
       .filter((arrow) => arrow.from in ALLOWED && arrow.to !== '' && !ALLOWED[arrow.from]!.includes(arrow.to))
       .map((arrow) => `${arrow.file} imports ${arrow.spec}`);
     expect(unlisted).toEqual([]);
+  });
+
+  it('has no arrow from src/app/ up into src/cli/', () => {
+    const upward = graph
+      .filter((arrow) => arrow.from === 'app' && ABOVE_APP.includes(arrow.to))
+      .map((arrow) => `${arrow.file} imports ${arrow.spec}`);
+    expect(upward).toEqual([]);
+  });
+
+  it('has no arrow from a floor below src/app/ into src/app/ or src/cli/', () => {
+    const upward = graph
+      .filter((arrow) => !['app', 'cli'].includes(arrow.from) && ['app', 'cli'].includes(arrow.to))
+      .map((arrow) => `${arrow.file} imports ${arrow.spec}`);
+    expect(upward).toEqual([]);
   });
 
   it('keeps the loose files at the top of src/ below every floor', () => {
