@@ -25,7 +25,8 @@ import { preparePlan, readPrepareOptions, type Prepared, type PrepareOptions } f
 import { peekRunDate, runDateOf } from './run-date.js';
 import type { ValidationIssue } from '../manifest/types.js';
 import type { ServiceClientOptions } from '../service/client.js';
-import type { ClientEvent, ServiceClient } from '../service/service-client.js';
+import type { ClientEvent } from '../service/service-client.js';
+import type { ServiceConnection } from './connection.js';
 import type { Style } from '../text-style.js';
 import type { UnfinishedRunsRenderer } from './warn-unfinished-runs.js';
 import { readRunId, readStateDir } from './run-options.js';
@@ -46,21 +47,11 @@ export interface ApplyEffects {
     ctx: CommandContext,
     onEvent: (event: ClientEvent) => void,
     limits: Pick<ServiceClientOptions, 'maxDownloadBytes'>,
-  ) => Promise<ApplyConnection>;
+  ) => Promise<ServiceConnection>;
   /** The run's log, `--log-file` (src/cli/logger.ts). */
   createLogger: (logFile: string | undefined) => ApplyLogger;
   clock: Clock;
   view: ApplyView;
-}
-
-/** An open connection to the service (src/cli/connect.ts). */
-export interface ApplyConnection {
-  client: ServiceClient;
-  /** Set with `--simulate`. */
-  simulator?: unknown;
-  /** 1 against the real service; the simulator's factor with `--simulate`. */
-  timeScale: number;
-  close(): Promise<void>;
 }
 
 /** The log apply writes (pino's, src/cli/logger.ts). */

@@ -10,21 +10,35 @@ import { planByStreaming, type StreamedPlanOutcome } from './plan-stream.js';
 import { renderReportJsonChunks } from '../plan/render-report-json.js';
 import { renderReportMarkdown, renderReportText } from '../plan/render-report.js';
 import { readStoredRun } from '../state/select-state-store.js';
-import { connect } from '../cli/connect.js';
+import type { ServiceConnection } from './connection.js';
 import type { CommandContext } from './context.js';
 import { checkCost, DEFAULT_MAX_ATTEMPTS } from './cost-check.js';
 import { parseNumberOption, parseStringOption } from './parse-options.js';
 import { preparePlan, readPrepareOptions, type PrepareOptions } from './prepare-plan.js';
 import { peekRunDate, runDateOf } from './run-date.js';
 import { preflightTargets, type WriteTarget } from './preflight.js';
-import { isGithubActions, renderAnnotations } from '../cli/render/annotations.js';
-import { renderIssues } from '../cli/render/issues.js';
+import type { Style } from '../text-style.js';
 import { readRunId, readStateDir } from './run-options.js';
 import { readTargeting } from './targeting-options.js';
 import { addPayloadsToReport, readShowOption } from './plan-show.js';
 import { savePlanIfAsked } from './save-plan.js';
 import { refuseSavedPlanAsManifest } from './saved-plan-io.js';
 import { addChangesToReport, addTargetingToReport } from '../plan/targeting-report.js';
+
+/** What plan needs from outside, passed in by the CLI (src/cli/commands/plan-command.ts). */
+export interface PlanEffects {
+  /** Opens the service (src/cli/connect.ts); not called with `--offline`. */
+  connect: (ctx: CommandContext) => Promise<ServiceConnection>;
+  view: PlanView;
+}
+
+/** How the terminal shows a plan's problems (src/cli/render/). */
+export interface PlanView {
+  /** The manifest's problems, for stderr. */
+  issues(issues: readonly ValidationIssue[], manifestFile: string, style: Style): string;
+  /** Each problem as a CI annotation line (GitHub Actions' `::error file=…::`); none elsewhere. */
+  annotations(issues: readonly ValidationIssue[], manifestFile: string, env: NodeJS.ProcessEnv): string[];
+}
 
 const FORMATS = ['text', 'json', 'markdown'] as const;
 type Format = (typeof FORMATS)[number];
@@ -33,8 +47,13 @@ type Format = (typeof FORMATS)[number];
  * `runner plan FILE`: the dry-run cost report. Exit 0 when it fits, 3 when it needs more than the
  * available credit or the budget, 2 on invalid input. Creates nothing, spends nothing.
  */
-export async function runPlan(ctx: CommandContext, args: string[], options: Record<string, unknown>) {
-  const [manifestFile = ''] = args;
+export async function runPlan(
+  ctx: CommandContext,
+  manifestFile: string,
+  options: Record<string, unknown>,
+  effects: PlanEffects,
+): Promise<number> {
+  const { connect, view } = effects;
   const format = (parseStringOption(options.format) ?? 'text') as Format;
   if (!FORMATS.includes(format)) {
     throw new UsageError(`--format expects one of ${FORMATS.join(', ')}, received "${format}".`);
@@ -60,8 +79,8 @@ export async function runPlan(ctx: CommandContext, args: string[], options: Reco
       ? { ok: 'whole-plan' }
       : await planByStreaming(ctx, manifestFile, options, fetchCatalog, connection?.client, maxCredits);
     if (streamed.ok !== 'whole-plan') {
-      if (!streamed.ok) return reportInvalid(ctx, streamed.issues, manifestFile);
-      annotate(ctx, streamed.issues, manifestFile);
+      if (!streamed.ok) return reportInvalid(ctx, view, streamed.issues, manifestFile);
+      annotate(ctx, view, streamed.issues, manifestFile);
       await emitReport(
         ctx,
         streamed.report,
@@ -75,12 +94,12 @@ export async function runPlan(ctx: CommandContext, args: string[], options: Reco
     const where = { manifestFile, runId: readRunId(options), ...readStateDir(options) };
     // Like apply: `{{ date }}` is the day the run started, so a resumed run keeps its jobs.
     const firstTry = await prepare((pipeline) => peekRunDate({ ...where, pipeline }));
-    if (!firstTry.ok) return reportInvalid(ctx, firstTry.issues, manifestFile);
+    if (!firstTry.ok) return reportInvalid(ctx, view, firstTry.issues, manifestFile);
     const previous = (await readStoredRun({ ...where, pipeline: firstTry.loaded.manifest.name })).replay;
     const runDate = runDateOf(previous.runs);
     const prepared = runDate === firstTry.date ? firstTry : await prepare(runDate);
-    if (!prepared.ok) return reportInvalid(ctx, prepared.issues, manifestFile);
-    annotate(ctx, prepared.issues, manifestFile);
+    if (!prepared.ok) return reportInvalid(ctx, view, prepared.issues, manifestFile);
+    annotate(ctx, view, prepared.issues, manifestFile);
     const { manifest } = prepared.loaded;
     const targeting = readTargeting(options);
     const stateJobs = previous.jobs;
@@ -129,16 +148,25 @@ function planWriteTargets(ctx: CommandContext, options: Record<string, unknown>)
   return targets;
 }
 
-function reportInvalid(ctx: CommandContext, issues: ValidationIssue[], manifestFile: string): number {
-  annotate(ctx, issues, manifestFile);
-  ctx.output.err(renderIssues(issues, manifestFile, ctx.output.style));
+function reportInvalid(
+  ctx: CommandContext,
+  view: PlanView,
+  issues: ValidationIssue[],
+  manifestFile: string,
+): number {
+  annotate(ctx, view, issues, manifestFile);
+  ctx.output.err(view.issues(issues, manifestFile, ctx.output.style));
   return ExitCode.InvalidInput;
 }
 
 /** Under GitHub Actions, each issue also becomes an `::error file=…,line=…,col=…::` annotation. */
-function annotate(ctx: CommandContext, issues: ValidationIssue[], manifestFile: string): void {
-  if (!isGithubActions(ctx.env)) return;
-  for (const line of renderAnnotations(issues, manifestFile)) ctx.output.err(line);
+function annotate(
+  ctx: CommandContext,
+  view: PlanView,
+  issues: ValidationIssue[],
+  manifestFile: string,
+): void {
+  for (const line of view.annotations(issues, manifestFile, ctx.env)) ctx.output.err(line);
 }
 
 async function emitReport(

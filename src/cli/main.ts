@@ -36,7 +36,7 @@ const commands: Record<string, { load: () => Promise<Action> }> = {
   balance: { load: async () => (await import('./commands/balance.js')).runBalance },
   simulate: { load: async () => (await import('./commands/simulate.js')).runSimulate },
   validate: { load: async () => (await import('./commands/validate.js')).runValidate },
-  plan: { load: async () => (await import('../app/plan.js')).runPlan },
+  plan: { load: async () => (await import('./commands/plan-command.js')).runPlanCommand },
   apply: { load: async () => (await import('./commands/apply-command.js')).runApplyCommand },
   status: { load: async () => (await import('./commands/status.js')).runStatus },
   runs: { load: async () => (await import('./commands/runs.js')).runRuns },

@@ -1,0 +1,15 @@
+import type { ServiceClient } from '../service/service-client.js';
+
+/**
+ * An open connection to the service, as the use cases need it. The CLI makes it (src/cli/connect.ts:
+ * the real service, or the embedded simulator with `--simulate`) and passes it in, so a use case never
+ * chooses its own client.
+ */
+export interface ServiceConnection {
+  client: ServiceClient;
+  /** Set with `--simulate`. */
+  simulator?: unknown;
+  /** 1 against the real service; the simulator's factor with `--simulate`. */
+  timeScale: number;
+  close(): Promise<void>;
+}

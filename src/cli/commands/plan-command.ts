@@ -1,0 +1,24 @@
+import type { CommandContext } from '../../app/context.js';
+import { runPlan, type PlanView } from '../../app/plan.js';
+import { connect } from '../connect.js';
+import { isGithubActions, renderAnnotations } from '../render/annotations.js';
+import { renderIssues } from '../render/issues.js';
+
+/**
+ * `runner plan FILE`: the use case is src/app/plan.ts; the terminal gives it the service and shows
+ * the manifest's problems (as GitHub Actions annotations too, when run there).
+ */
+export async function runPlanCommand(
+  ctx: CommandContext,
+  args: string[],
+  options: Record<string, unknown>,
+): Promise<number> {
+  const [manifestFile = ''] = args;
+  return runPlan(ctx, manifestFile, options, { connect: (context) => connect(context), view: TERMINAL_VIEW });
+}
+
+const TERMINAL_VIEW: PlanView = {
+  issues: renderIssues,
+  annotations: (issues, manifestFile, env) =>
+    isGithubActions(env) ? renderAnnotations(issues, manifestFile) : [],
+};
