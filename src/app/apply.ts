@@ -359,7 +359,7 @@ function readDownloadOnly(options: Record<string, unknown>): boolean {
 
 /**
  * Over the budget, the available credit or --max-credits: exit 3 before any job exists. The verdict is
- * the one `runner plan` gives for the same state and flags (src/cli/cost-check.ts).
+ * the one `runner plan` gives for the same state and flags (./cost-check.ts).
  */
 function refuseOverspending(ctx: CommandContext, report: CostReportView, manifestFile: string): void {
   if (report.verdict.status !== 'fits') {

@@ -1,9 +1,9 @@
 import type { Style } from '../text-style.js';
 
 /**
- * Where a command writes, and how (the CLI makes it, src/cli/output.ts). Color follows the NO_COLOR convention (https://no-color.org):
- * `NO_COLOR` (any non-empty value) or `--no-color` turns it off, `FORCE_COLOR` turns it on, otherwise
- * color is used only when the stream is a terminal.
+ * Where a command writes, and how; the CLI makes it (src/cli/output.ts). Color follows the NO_COLOR
+ * convention (https://no-color.org): `NO_COLOR` (any non-empty value) or `--no-color` turns it off,
+ * `FORCE_COLOR` turns it on, otherwise color is used only when the stream is a terminal.
  */
 export interface Output {
   readonly stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };

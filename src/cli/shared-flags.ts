@@ -2,8 +2,8 @@ import type { CAC } from 'cac';
 
 /**
  * Flags shared by several commands, declared once here. This file imports nothing heavy: main.ts
- * loads it for every run, `runner --help` included; the flags are read by ./targeting-options.ts and
- * ./var-options.ts.
+ * loads it for every run, `runner --help` included; the flags are read by
+ * src/app/targeting-options.ts and src/app/var-options.ts.
  */
 
 /** Commands that take `--only` / `--exclude`, and whether they take `--replace`. */

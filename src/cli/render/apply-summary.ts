@@ -8,7 +8,7 @@ export function renderApplySummary(
     outputDir: string | undefined;
     stateDir: string;
     runId: string;
-    /** The commands the next steps name, with the flags that locate this run (./rerun-command.ts). */
+    /** The commands the next steps name, with the flags that locate this run (src/app/rerun-command.ts). */
     hints: { again: string; resend: string; status: string };
     /** With --simulate the state lives only as long as the in-process simulator. */
     temporaryState?: boolean;
