@@ -1,10 +1,10 @@
-import { ExitCode } from '../../errors.js';
-import { withConnection } from '../connect.js';
-import type { CommandContext } from '../../app/context.js';
-import { preparePlan, readPrepareOptions } from '../../app/prepare-plan.js';
-import { refuseSavedPlanAsManifest } from '../../app/saved-plan-io.js';
-import { isGithubActions, renderAnnotations } from '../render/annotations.js';
-import { issuesToJson, renderIssues } from '../render/issues.js';
+import { ExitCode } from '../errors.js';
+import { withConnection } from '../cli/connect.js';
+import type { CommandContext } from './context.js';
+import { preparePlan, readPrepareOptions } from './prepare-plan.js';
+import { refuseSavedPlanAsManifest } from './saved-plan-io.js';
+import { isGithubActions, renderAnnotations } from '../cli/render/annotations.js';
+import { issuesToJson, renderIssues } from '../cli/render/issues.js';
 
 /**
  * `runner validate FILE`: every problem at once; exit 2 when there is an error (or, with `--strict`, a

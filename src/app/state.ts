@@ -1,13 +1,13 @@
 import { existsSync } from 'node:fs';
-import { ExitCode, RunnerError, UsageError } from '../../errors.js';
-import { loadManifest } from '../../manifest/load-manifest.js';
-import { checkJournal, cutJournal, type JournalCheck } from '../../state/check-journal.js';
-import { locateRunState } from '../../state/locate-run-state.js';
-import { acquireLock } from '../../state/lock.js';
-import { journalPathFor } from '../../state/state-dir.js';
-import type { CommandContext } from '../../app/context.js';
-import { renderIssues } from '../render/issues.js';
-import { readRunId, readStateDir } from '../../app/run-options.js';
+import { ExitCode, RunnerError, UsageError } from '../errors.js';
+import { loadManifest } from '../manifest/load-manifest.js';
+import { checkJournal, cutJournal, type JournalCheck } from '../state/check-journal.js';
+import { locateRunState } from '../state/locate-run-state.js';
+import { acquireLock } from '../state/lock.js';
+import { journalPathFor } from '../state/state-dir.js';
+import type { CommandContext } from './context.js';
+import { renderIssues } from '../cli/render/issues.js';
+import { readRunId, readStateDir } from './run-options.js';
 import { runStateMove, STATE_MOVE_ACTIONS } from './state-move.js';
 
 /**

@@ -1,10 +1,10 @@
-import { ExitCode } from '../../errors.js';
-import { buildStatusView } from '../../state/status-view.js';
-import type { CommandContext } from '../../app/context.js';
-import { readRunForReading } from '../../app/read-only-run.js';
-import { renderIssues } from '../render/issues.js';
-import { renderStatus } from '../render/status.js';
-import { rerunCommand } from '../../app/rerun-command.js';
+import { ExitCode } from '../errors.js';
+import { buildStatusView } from '../state/status-view.js';
+import type { CommandContext } from './context.js';
+import { readRunForReading } from './read-only-run.js';
+import { renderIssues } from '../cli/render/issues.js';
+import { renderStatus } from '../cli/render/status.js';
+import { rerunCommand } from './rerun-command.js';
 
 /**
  * `runner status FILE`: every job of a run from its state journal, read-only (no lock, no network).

@@ -1,9 +1,9 @@
-import { ExitCode, UsageError } from '../../errors.js';
-import { validateManifestOffline } from '../../manifest/validate-manifest.js';
-import type { CommandContext } from '../../app/context.js';
-import { todayUtc } from '../../app/prepare-plan.js';
-import { renderIssues } from '../render/issues.js';
-import { readRunId, readStateDir } from '../../app/run-options.js';
+import { ExitCode, UsageError } from '../errors.js';
+import { validateManifestOffline } from '../manifest/validate-manifest.js';
+import type { CommandContext } from './context.js';
+import { todayUtc } from './prepare-plan.js';
+import { renderIssues } from '../cli/render/issues.js';
+import { readRunId, readStateDir } from './run-options.js';
 
 /** The actions of `runner state` that {@link runStateMove} does. */
 export const STATE_MOVE_ACTIONS: ReadonlySet<string> = new Set(['push', 'pull', 'lease']);
@@ -37,10 +37,10 @@ export async function runStateMove(
     ...readStateDir({ stateDir: options.stateDir ?? ctx.env.RUNNER_STATE_DIR }),
     stateUrl,
   };
-  const { display } = (await import('../../state/backends/postgres/state-url.js')).parseStateUrl(stateUrl);
+  const { display } = (await import('../state/backends/postgres/state-url.js')).parseStateUrl(stateUrl);
   const run = `run "${where.runId}" of pipeline "${where.pipeline}"`;
   if (action === 'push') {
-    const { pushRunState } = await import('../../state/move-run-state.js');
+    const { pushRunState } = await import('../state/move-run-state.js');
     const count = await pushRunState(where);
     ctx.output.out(
       `Pushed ${run}: ${count} records into ${display}. Apply it with --state from now on; the folder was left as it was.`,
@@ -48,12 +48,12 @@ export async function runStateMove(
     return ExitCode.Success;
   }
   if (action === 'pull') {
-    const { pullRunState } = await import('../../state/move-run-state.js');
+    const { pullRunState } = await import('../state/move-run-state.js');
     const count = await pullRunState(where);
     ctx.output.out(`Pulled ${run}: ${count} records from ${display} into its folder.`);
     return ExitCode.Success;
   }
-  const leases = await import('../../state/backends/postgres/run-records.js');
+  const leases = await import('../state/backends/postgres/run-records.js');
   const lease = await leases.inspectLease(stateUrl, where);
   if (options.json === true) {
     ctx.output.out(JSON.stringify({ schemaVersion: 1, lease: lease ?? null }, null, 2));

@@ -1,12 +1,12 @@
-import { ExitCode } from '../../errors.js';
-import { validateManifestOffline } from '../../manifest/validate-manifest.js';
-import { listStoredRuns } from '../../state/select-state-store.js';
-import type { CommandContext } from '../../app/context.js';
-import { todayUtc } from '../../app/prepare-plan.js';
-import { renderIssues } from '../render/issues.js';
-import { renderRuns } from '../render/runs.js';
-import { renderUnfinishedRuns } from '../render/unfinished-runs.js';
-import { readStateDir } from '../../app/run-options.js';
+import { ExitCode } from '../errors.js';
+import { validateManifestOffline } from '../manifest/validate-manifest.js';
+import { listStoredRuns } from '../state/select-state-store.js';
+import type { CommandContext } from './context.js';
+import { todayUtc } from './prepare-plan.js';
+import { renderIssues } from '../cli/render/issues.js';
+import { renderRuns } from '../cli/render/runs.js';
+import { renderUnfinishedRuns } from '../cli/render/unfinished-runs.js';
+import { readStateDir } from './run-options.js';
 
 /** `runner runs FILE`: every run of the manifest's pipeline that has state, read-only (no lock, no network). */
 export async function runRuns(ctx: CommandContext, args: string[], options: Record<string, unknown>) {

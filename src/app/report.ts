@@ -1,13 +1,13 @@
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
-import { ExitCode } from '../../errors.js';
-import { renderReportHtmlPieces } from '../../report/render-html.js';
-import { buildReportData } from '../../report/report-data.js';
-import { writeWholeInPieces } from '../../report/write-report-files.js';
-import { resolveOutputDir } from '../../app/apply-options.js';
-import type { CommandContext } from '../../app/context.js';
-import { parseStringOption } from '../../app/parse-options.js';
-import { renderIssues } from '../render/issues.js';
-import { readRunForReading } from '../../app/read-only-run.js';
+import { ExitCode } from '../errors.js';
+import { renderReportHtmlPieces } from '../report/render-html.js';
+import { buildReportData } from '../report/report-data.js';
+import { writeWholeInPieces } from '../report/write-report-files.js';
+import { resolveOutputDir } from './apply-options.js';
+import type { CommandContext } from './context.js';
+import { parseStringOption } from './parse-options.js';
+import { renderIssues } from '../cli/render/issues.js';
+import { readRunForReading } from './read-only-run.js';
 
 /**
  * `runner report FILE`: the HTML gallery of a run from its state journal, read-only (no lock, no
