@@ -6,7 +6,7 @@ import { writeWholeInPieces } from '../report/write-report-files.js';
 import { resolveOutputDir } from './apply-options.js';
 import type { CommandContext } from './context.js';
 import { parseStringOption } from './parse-options.js';
-import { renderIssues } from '../cli/render/issues.js';
+import type { RenderIssues } from './issues-view.js';
 import { readRunForReading } from './read-only-run.js';
 
 /**
@@ -14,11 +14,15 @@ import { readRunForReading } from './read-only-run.js';
  * network), like `runner status`: the same run lookup, `--only` / `--exclude`, and a run without
  * state is an error. Prompts are rendered with the run's own `{{ date }}`.
  */
-export async function runReport(ctx: CommandContext, args: string[], options: Record<string, unknown>) {
-  const [manifestFile = ''] = args;
+export async function runReport(
+  ctx: CommandContext,
+  manifestFile: string,
+  options: Record<string, unknown>,
+  view: { issues: RenderIssues },
+): Promise<number> {
   const run = await readRunForReading(ctx, manifestFile, options);
   if ('issues' in run) {
-    ctx.output.err(renderIssues(run.issues, manifestFile, ctx.output.style));
+    ctx.output.err(view.issues(run.issues, manifestFile, ctx.output.style));
     return ExitCode.InvalidInput;
   }
   const { loaded } = run;

@@ -3,18 +3,32 @@ import { validateManifestOffline } from '../manifest/validate-manifest.js';
 import { listStoredRuns } from '../state/select-state-store.js';
 import type { CommandContext } from './context.js';
 import { todayUtc } from './prepare-plan.js';
-import { renderIssues } from '../cli/render/issues.js';
-import { renderRuns } from '../cli/render/runs.js';
-import { renderUnfinishedRuns } from '../cli/render/unfinished-runs.js';
+import type { RunsView } from '../state/list-runs.js';
+import type { Style } from '../text-style.js';
+import type { RenderIssues } from './issues-view.js';
+import type { UnfinishedRunsRenderer } from './warn-unfinished-runs.js';
 import { readStateDir } from './run-options.js';
 
+/** How the terminal shows the runs of a pipeline (src/cli/render/). */
+export interface RunsCommandView {
+  issues: RenderIssues;
+  /** The table of runs. */
+  runs(view: RunsView, style: Style, width: number): string;
+  /** Warnings for the runs left unfinished. */
+  unfinishedRuns: UnfinishedRunsRenderer;
+}
+
 /** `runner runs FILE`: every run of the manifest's pipeline that has state, read-only (no lock, no network). */
-export async function runRuns(ctx: CommandContext, args: string[], options: Record<string, unknown>) {
-  const [manifestFile = ''] = args;
+export async function runRuns(
+  ctx: CommandContext,
+  manifestFile: string,
+  options: Record<string, unknown>,
+  show: RunsCommandView,
+): Promise<number> {
   const offline = await validateManifestOffline(manifestFile, { env: ctx.env, date: todayUtc() });
   const { loaded } = offline;
   if (loaded === undefined) {
-    ctx.output.err(renderIssues(offline.issues, manifestFile, ctx.output.style));
+    ctx.output.err(show.issues(offline.issues, manifestFile, ctx.output.style));
     return ExitCode.InvalidInput;
   }
   const view = await listStoredRuns({
@@ -31,11 +45,11 @@ export async function runRuns(ctx: CommandContext, args: string[], options: Reco
   ctx.output.out(
     options.json === true
       ? JSON.stringify(view, null, 2)
-      : renderRuns(view, ctx.output.style, ctx.output.width),
+      : show.runs(view, ctx.output.style, ctx.output.width),
   );
   // `runs` does not reach the service: the hint's apply finds it as the environment says.
   const { stateDir } = readStateDir(options);
   const where = { manifestFile, options: stateDir === undefined ? {} : { stateDir }, global: {} };
-  for (const line of renderUnfinishedRuns(view.runs, where, ctx.output.style)) ctx.output.err(line);
+  for (const line of show.unfinishedRuns(view.runs, where, ctx.output.style)) ctx.output.err(line);
   return ExitCode.Success;
 }

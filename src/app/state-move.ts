@@ -2,7 +2,7 @@ import { ExitCode, UsageError } from '../errors.js';
 import { validateManifestOffline } from '../manifest/validate-manifest.js';
 import type { CommandContext } from './context.js';
 import { todayUtc } from './prepare-plan.js';
-import { renderIssues } from '../cli/render/issues.js';
+import type { RenderIssues } from './issues-view.js';
 import { readRunId, readStateDir } from './run-options.js';
 
 /** The actions of `runner state` that {@link runStateMove} does. */
@@ -17,11 +17,12 @@ export async function runStateMove(
   action: string,
   manifestFile: string,
   options: Record<string, unknown>,
-) {
+  view: { issues: RenderIssues },
+): Promise<number> {
   const offline = await validateManifestOffline(manifestFile, { env: ctx.env, date: todayUtc() });
   const { loaded } = offline;
   if (loaded === undefined) {
-    ctx.output.err(renderIssues(offline.issues, manifestFile, ctx.output.style));
+    ctx.output.err(view.issues(offline.issues, manifestFile, ctx.output.style));
     return ExitCode.InvalidInput;
   }
   const stateUrl = typeof options.state === 'string' ? options.state : ctx.env.RUNNER_STATE_URL;

@@ -6,7 +6,7 @@ import { locateRunState } from '../state/locate-run-state.js';
 import { acquireLock } from '../state/lock.js';
 import { journalPathFor } from '../state/state-dir.js';
 import type { CommandContext } from './context.js';
-import { renderIssues } from '../cli/render/issues.js';
+import type { RenderIssues } from './issues-view.js';
 import { readRunId, readStateDir } from './run-options.js';
 import { runStateMove, STATE_MOVE_ACTIONS } from './state-move.js';
 
@@ -18,9 +18,14 @@ import { runStateMove, STATE_MOVE_ACTIONS } from './state-move.js';
  * (exit 0). `--repair` cuts the journal at that line under the state's lock, keeping the whole
  * journal beside it, and removes a snapshot that covers the lines cut (README "Run state").
  */
-export async function runState(ctx: CommandContext, args: string[], options: Record<string, unknown>) {
-  const [action = '', manifestFile = ''] = args;
-  if (STATE_MOVE_ACTIONS.has(action)) return runStateMove(ctx, action, manifestFile, options);
+export async function runState(
+  ctx: CommandContext,
+  action: string,
+  manifestFile: string,
+  options: Record<string, unknown>,
+  view: { issues: RenderIssues },
+): Promise<number> {
+  if (STATE_MOVE_ACTIONS.has(action)) return runStateMove(ctx, action, manifestFile, options, view);
   if (action !== 'check') {
     throw new UsageError(
       `Unknown action "${action}" of \`runner state\`; the actions are check, push, pull and lease.`,
@@ -29,7 +34,7 @@ export async function runState(ctx: CommandContext, args: string[], options: Rec
   }
   const { loaded, issues } = await loadManifest(manifestFile);
   if (loaded === undefined) {
-    ctx.output.err(renderIssues(issues, manifestFile, ctx.output.style));
+    ctx.output.err(view.issues(issues, manifestFile, ctx.output.style));
     return ExitCode.InvalidInput;
   }
   const runId = readRunId(options);

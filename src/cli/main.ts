@@ -35,16 +35,16 @@ const commands: Record<string, { load: () => Promise<Action> }> = {
   models: { load: async () => (await import('./commands/models.js')).runModels },
   balance: { load: async () => (await import('./commands/balance.js')).runBalance },
   simulate: { load: async () => (await import('./commands/simulate.js')).runSimulate },
-  validate: { load: async () => (await import('../app/validate.js')).runValidate },
+  validate: { load: async () => (await import('./commands/validate-command.js')).runValidateCommand },
   plan: { load: async () => (await import('./commands/plan-command.js')).runPlanCommand },
   apply: { load: async () => (await import('./commands/apply-command.js')).runApplyCommand },
-  status: { load: async () => (await import('../app/status.js')).runStatus },
-  runs: { load: async () => (await import('../app/runs.js')).runRuns },
+  status: { load: async () => (await import('./commands/status-command.js')).runStatusCommand },
+  runs: { load: async () => (await import('./commands/runs-command.js')).runRunsCommand },
   render: { load: async () => (await import('./commands/render.js')).runRender },
   init: { load: async () => (await import('./commands/init.js')).runInit },
   schema: { load: async () => (await import('./commands/schema.js')).runSchema },
-  report: { load: async () => (await import('../app/report.js')).runReport },
-  state: { load: async () => (await import('../app/state.js')).runState },
+  report: { load: async () => (await import('./commands/report-command.js')).runReportCommand },
+  state: { load: async () => (await import('./commands/state-command.js')).runStateCommand },
 };
 
 /** Runs the CLI and resolves to the exit code; never calls process.exit (see ./bin.ts). */
