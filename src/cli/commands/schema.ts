@@ -4,7 +4,7 @@ import { ExitCode } from '../../errors.js';
 import { PIPELINE_SCHEMA_URL } from '../../manifest/validate-schema.js';
 import type { CommandContext } from '../../app/context.js';
 import { parseStringOption } from '../../app/parse-options.js';
-import { readCatalog } from './init.js';
+import { readCatalog } from '../../app/init.js';
 
 /**
  * `runner schema [--catalog F] [--out FILE]`: the manifest JSON Schema with each model's params typed

@@ -1,17 +1,17 @@
 import { access, writeFile } from 'node:fs/promises';
 import { basename, dirname, extname, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadCatalog } from '../../catalog/load-catalog.js';
-import { preflightTargets } from '../../app/preflight.js';
-import { scaffoldManifest } from '../../catalog/scaffold-manifest.js';
-import { isRunnableModel } from '../../kinds/index.js';
-import { ExitCode, UsageError } from '../../errors.js';
-import { PIPELINE_SCHEMA_URL } from '../../manifest/validate-schema.js';
-import type { Model } from '../../service/types.js';
-import { suggestClosest } from '../../suggest.js';
-import { withConnection } from '../connect.js';
-import type { CommandContext } from '../../app/context.js';
-import { parseStringOption } from '../../app/parse-options.js';
+import { loadCatalog } from '../catalog/load-catalog.js';
+import { preflightTargets } from './preflight.js';
+import { scaffoldManifest } from '../catalog/scaffold-manifest.js';
+import { isRunnableModel } from '../kinds/index.js';
+import { ExitCode, UsageError } from '../errors.js';
+import { PIPELINE_SCHEMA_URL } from '../manifest/validate-schema.js';
+import type { Model } from '../service/types.js';
+import { suggestClosest } from '../suggest.js';
+import { withConnection } from '../cli/connect.js';
+import type { CommandContext } from './context.js';
+import { parseStringOption } from './parse-options.js';
 
 /**
  * `runner init FILE --model SLUG`: writes a commented manifest for one model, from its catalog form.

@@ -1,12 +1,12 @@
-import { ExitCode } from '../../errors.js';
-import { validateManifestOffline } from '../../manifest/validate-manifest.js';
-import { collectPayloads, renderPayloadsText } from '../../plan/render-payloads.js';
-import type { CommandContext } from '../../app/context.js';
-import { todayUtc } from '../../app/prepare-plan.js';
-import { readSecretGuard } from '../../app/read-secrets.js';
-import { renderIssues } from '../render/issues.js';
-import { readTargeting, selectTargets } from '../../app/targeting-options.js';
-import { loadVarOverrides, readVarFlags } from '../../app/var-options.js';
+import { ExitCode } from '../errors.js';
+import { validateManifestOffline } from '../manifest/validate-manifest.js';
+import { collectPayloads, renderPayloadsText } from '../plan/render-payloads.js';
+import type { CommandContext } from './context.js';
+import { todayUtc } from './prepare-plan.js';
+import { readSecretGuard } from './read-secrets.js';
+import { renderIssues } from '../cli/render/issues.js';
+import { readTargeting, selectTargets } from './targeting-options.js';
+import { loadVarOverrides, readVarFlags } from './var-options.js';
 
 /**
  * `runner render FILE`: each job's prompt and params with templates rendered and defaults merged,
