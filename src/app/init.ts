@@ -9,7 +9,6 @@ import { ExitCode, UsageError } from '../errors.js';
 import { PIPELINE_SCHEMA_URL } from '../manifest/validate-schema.js';
 import type { Model } from '../service/types.js';
 import { suggestClosest } from '../suggest.js';
-import { withConnection } from '../cli/connect.js';
 import type { CommandContext } from './context.js';
 import { parseStringOption } from './parse-options.js';
 
@@ -17,13 +16,17 @@ import { parseStringOption } from './parse-options.js';
  * `runner init FILE --model SLUG`: writes a commented manifest for one model, from its catalog form.
  * Refuses to overwrite an existing file unless `--force`.
  */
-export async function runInit(ctx: CommandContext, args: string[], options: Record<string, unknown>) {
-  const [file = ''] = args;
+export async function runInit(
+  ctx: CommandContext,
+  file: string,
+  options: Record<string, unknown>,
+  fetchCatalog: () => Promise<Model[]>,
+): Promise<number> {
   const slug = parseStringOption(options.model);
   if (options.force !== true && (await exists(file))) {
     throw new UsageError(`${file} exists already; pass --force to overwrite it.`);
   }
-  const catalog = await readCatalog(ctx, options);
+  const catalog = await readCatalog(options, fetchCatalog);
   // Only models some job kind can run are offered: a scaffold for the others could never be applied.
   const runnable = catalog.filter(isRunnableModel);
   const offer = `Models runner can run: ${listSlugs(runnable)}`;
@@ -61,11 +64,14 @@ export async function runInit(ctx: CommandContext, args: string[], options: Reco
   return ExitCode.Success;
 }
 
-/** The catalog from `--catalog FILE`, else from the service. */
-export async function readCatalog(ctx: CommandContext, options: Record<string, unknown>): Promise<Model[]> {
+/** The catalog from `--catalog FILE`, else from the service (`fetchCatalog`). */
+export async function readCatalog(
+  options: Record<string, unknown>,
+  fetchCatalog: () => Promise<Model[]>,
+): Promise<Model[]> {
   const catalogFile = parseStringOption(options.catalog);
   if (catalogFile !== undefined) return loadCatalog(catalogFile);
-  return withConnection(ctx, ({ client }) => client.listModels());
+  return fetchCatalog();
 }
 
 /** A pipeline `name` from a file name: the schema's pattern (letters, digits, `.`, `_`, `-`). */

@@ -5,13 +5,14 @@ import { PIPELINE_SCHEMA_URL } from '../../manifest/validate-schema.js';
 import type { CommandContext } from '../../app/context.js';
 import { parseStringOption } from '../../app/parse-options.js';
 import { readCatalog } from '../../app/init.js';
+import { withConnection } from '../connect.js';
 
 /**
  * `runner schema [--catalog F] [--out FILE]`: the manifest JSON Schema with each model's params typed
  * from the catalog, for editors (point `# yaml-language-server: $schema=` at the file).
  */
 export async function runSchema(ctx: CommandContext, _args: string[], options: Record<string, unknown>) {
-  const catalog = await readCatalog(ctx, options);
+  const catalog = await readCatalog(options, () => withConnection(ctx, ({ client }) => client.listModels()));
   const base = JSON.parse(await readFile(PIPELINE_SCHEMA_URL, 'utf8')) as Record<string, unknown>;
   const text = `${JSON.stringify(buildManifestSchema(base, catalog), null, 2)}\n`;
   const out = parseStringOption(options.out);
