@@ -1,0 +1,124 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runApply, type ApplyEffects, type ApplySummaryFacts } from '../../src/app/apply.js';
+import type { CommandContext } from '../../src/app/context.js';
+import type { Output } from '../../src/app/output-sink.js';
+import { systemClock } from '../../src/clock.js';
+import { ExitCode } from '../../src/errors.js';
+import type { ExecutionEvent, ExecutionSummary } from '../../src/execute/events.js';
+import { createServiceClient } from '../../src/service/client.js';
+import { startSimulator, type Simulator } from '../../src/simulator/index.js';
+import { createStyle } from '../../src/text-style.js';
+
+/**
+ * Issue 21 item 1: apply's use case (src/app/apply.ts) runs with no terminal at all. Its effects are
+ * passed in: the connection (here the real client against the simulator), the clock, the log, the
+ * prompt and the views; what it did is read from the simulator's stats and the calls the views got.
+ */
+describe('apply as a use case, effects passed in', () => {
+  let dir: string;
+  let sim: Simulator;
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'runner-app-apply-'));
+    sim = await startSimulator({ timeScale: 0.002 });
+    await writeFile(
+      join(dir, 'minimal.yaml'),
+      'version: 1\nname: minimal\njobs:\n  - id: cover\n    model: chatgpt-image-sangtao\n    prompt: A lighthouse at dawn\n',
+    );
+  });
+  afterEach(async () => {
+    await sim.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  /** A context whose prompt answers `answer`, and effects that record what the views were given. */
+  function harness(answer: boolean) {
+    const lines = { out: [] as string[], err: [] as string[] };
+    const output: Output = {
+      stdout: new PassThrough(),
+      stderr: new PassThrough(),
+      color: false,
+      interactive: false,
+      width: Number.POSITIVE_INFINITY,
+      out: (text) => lines.out.push(text),
+      err: (text) => lines.err.push(text),
+      write: (chunk) => {
+        lines.out.push(chunk);
+        return Promise.resolve();
+      },
+      style: createStyle(false),
+    };
+    const questions: string[] = [];
+    const ctx: CommandContext = {
+      output,
+      env: {},
+      cwd: dir,
+      global: {},
+      canPrompt: true,
+      confirm: (question) => {
+        questions.push(question);
+        return Promise.resolve(answer);
+      },
+    };
+    const seen = {
+      watched: [] as string[][],
+      events: [] as ExecutionEvent['type'][],
+      summaries: [] as { summary: ExecutionSummary; facts: ApplySummaryFacts }[],
+    };
+    const effects: ApplyEffects = {
+      connect: () => {
+        const client = createServiceClient({ baseUrl: sim.baseUrl, apiKey: sim.apiKey });
+        return Promise.resolve({ client, timeScale: 0.002, close: () => client.close() });
+      },
+      createLogger: () => ({ info: () => undefined, flush: () => undefined }),
+      clock: systemClock,
+      view: {
+        issues: (issues) => issues.map((issue) => issue.message).join('\n'),
+        watch: (_ctx, jobIds) => {
+          seen.watched.push([...jobIds]);
+          return {
+            signal: new AbortController().signal,
+            onEvent: (event) => seen.events.push(event.type),
+            received: () => undefined,
+            finish: () => undefined,
+          };
+        },
+        summary: (summary, facts) => {
+          seen.summaries.push({ summary, facts });
+          return 'summary';
+        },
+        unfinishedRuns: () => [],
+      },
+    };
+    const flags = { stateDir: join(dir, 'state'), output: join(dir, 'out'), report: false };
+    return { ctx, effects, flags, lines, questions, seen };
+  }
+
+  it('asks through the injected prompt; declined, it creates nothing and exits 1', async () => {
+    const { ctx, effects, flags, lines, questions, seen } = harness(false);
+    const code = await runApply(ctx, join(dir, 'minimal.yaml'), flags, effects);
+    expect(code).toBe(ExitCode.Failure);
+    expect(questions).toEqual([expect.stringMatching(/^Apply 1 jobs for up to \d+ credits\?$/)]);
+    expect(lines.err).toContain('Nothing was applied.');
+    expect(seen.watched).toEqual([]);
+    expect(sim.stats().jobsCreated).toBe(0);
+    expect(sim.stats().creditsCharged).toBe(0);
+  });
+
+  it('confirmed, it runs the plan once, watched by the view, and hands the summary to it', async () => {
+    const { ctx, effects, flags, lines, seen } = harness(true);
+    const code = await runApply(ctx, join(dir, 'minimal.yaml'), flags, effects);
+    expect(code).toBe(ExitCode.Success);
+    expect(sim.stats().jobsCreated).toBe(1);
+    expect(seen.watched).toEqual([['cover']]);
+    expect(seen.events).toContain('job-completed');
+    expect(seen.summaries).toHaveLength(1);
+    expect(seen.summaries[0]!.summary.counts.done).toBe(1);
+    expect(seen.summaries[0]!.facts.outputDir).toBe(join(dir, 'out'));
+    expect(lines.out).toContain('summary');
+  });
+});
