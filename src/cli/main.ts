@@ -12,7 +12,7 @@ import { askYesNo } from './confirm.js';
 import { checkWrittenFlags, joinNegativeValues, namesOf, tidyHelpOptions } from './flags.js';
 import { keepValuesAsWritten, readWrittenValues } from './written-values.js';
 import { applyEnvDefaults } from '../app/env-defaults.js';
-import { applyProjectConfig } from './project-config.js';
+import { applyProjectConfig } from '../app/project-config.js';
 import { suggestClosest } from '../suggest.js';
 import { declareSharedFlags } from './shared-flags.js';
 import { runnerCacheDir } from './cache-dir.js';
