@@ -4,7 +4,7 @@ import { collectPayloads, renderPayloadsText } from '../plan/render-payloads.js'
 import type { CommandContext } from './context.js';
 import { todayUtc } from './prepare-plan.js';
 import { readSecretGuard } from './read-secrets.js';
-import type { RenderIssues } from './issues-view.js';
+import type { RenderIssues } from './views.js';
 import { readTargeting, selectTargets } from './targeting-options.js';
 import { loadVarOverrides, readVarFlags } from './var-options.js';
 

@@ -6,7 +6,7 @@ import { writeWholeInPieces } from '../report/write-report-files.js';
 import { resolveOutputDir } from './apply-options.js';
 import type { CommandContext } from './context.js';
 import { parseStringOption } from './parse-options.js';
-import type { RenderIssues } from './issues-view.js';
+import type { RenderIssues } from './views.js';
 import { readRunForReading } from './read-only-run.js';
 
 /**

@@ -3,32 +3,22 @@ import { validateManifestOffline } from '../manifest/validate-manifest.js';
 import { listStoredRuns } from '../state/select-state-store.js';
 import type { CommandContext } from './context.js';
 import { todayUtc } from './prepare-plan.js';
-import type { RunsView } from '../state/list-runs.js';
-import type { Style } from '../text-style.js';
-import type { RenderIssues } from './issues-view.js';
-import type { UnfinishedRunsRenderer } from './warn-unfinished-runs.js';
+import type { RunsCommandView } from './views.js';
 import { readStateDir } from './run-options.js';
-
-/** How the terminal shows the runs of a pipeline (src/cli/render/). */
-export interface RunsCommandView {
-  issues: RenderIssues;
-  /** The table of runs. */
-  runs(view: RunsView, style: Style, width: number): string;
-  /** Warnings for the runs left unfinished. */
-  unfinishedRuns: UnfinishedRunsRenderer;
-}
 
 /** `runner runs FILE`: every run of the manifest's pipeline that has state, read-only (no lock, no network). */
 export async function runRuns(
   ctx: CommandContext,
-  manifestFile: string,
+  args: string[],
   options: Record<string, unknown>,
   show: RunsCommandView,
 ): Promise<number> {
+  const { renderIssues, renderRuns, renderUnfinishedRuns } = show;
+  const [manifestFile = ''] = args;
   const offline = await validateManifestOffline(manifestFile, { env: ctx.env, date: todayUtc() });
   const { loaded } = offline;
   if (loaded === undefined) {
-    ctx.output.err(show.issues(offline.issues, manifestFile, ctx.output.style));
+    ctx.output.err(renderIssues(offline.issues, manifestFile, ctx.output.style));
     return ExitCode.InvalidInput;
   }
   const view = await listStoredRuns({
@@ -45,11 +35,11 @@ export async function runRuns(
   ctx.output.out(
     options.json === true
       ? JSON.stringify(view, null, 2)
-      : show.runs(view, ctx.output.style, ctx.output.width),
+      : renderRuns(view, ctx.output.style, ctx.output.width),
   );
   // `runs` does not reach the service: the hint's apply finds it as the environment says.
   const { stateDir } = readStateDir(options);
   const where = { manifestFile, options: stateDir === undefined ? {} : { stateDir }, global: {} };
-  for (const line of show.unfinishedRuns(view.runs, where, ctx.output.style)) ctx.output.err(line);
+  for (const line of renderUnfinishedRuns(view.runs, where, ctx.output.style)) ctx.output.err(line);
   return ExitCode.Success;
 }

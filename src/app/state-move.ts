@@ -2,7 +2,7 @@ import { ExitCode, UsageError } from '../errors.js';
 import { validateManifestOffline } from '../manifest/validate-manifest.js';
 import type { CommandContext } from './context.js';
 import { todayUtc } from './prepare-plan.js';
-import type { RenderIssues } from './issues-view.js';
+import type { RenderIssues } from './views.js';
 import { readRunId, readStateDir } from './run-options.js';
 
 /** The actions of `runner state` that {@link runStateMove} does. */

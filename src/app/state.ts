@@ -6,7 +6,7 @@ import { locateRunState } from '../state/locate-run-state.js';
 import { acquireLock } from '../state/lock.js';
 import { journalPathFor } from '../state/state-dir.js';
 import type { CommandContext } from './context.js';
-import type { RenderIssues } from './issues-view.js';
+import type { RenderIssues } from './views.js';
 import { readRunId, readStateDir } from './run-options.js';
 import { runStateMove, STATE_MOVE_ACTIONS } from './state-move.js';
 

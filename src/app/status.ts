@@ -2,22 +2,8 @@ import { ExitCode } from '../errors.js';
 import { buildStatusView } from '../state/status-view.js';
 import type { CommandContext } from './context.js';
 import { readRunForReading } from './read-only-run.js';
-import type { StatusView } from '../state/status-view.js';
-import type { Style } from '../text-style.js';
-import type { RenderIssues } from './issues-view.js';
+import type { StatusCommandView } from './views.js';
 import { rerunCommand } from './rerun-command.js';
-
-/** How the terminal shows a run's status (src/cli/render/). */
-export interface StatusCommandView {
-  issues: RenderIssues;
-  /** The table of jobs, with the commands that follow up uncertain jobs and owed results. */
-  status(
-    status: StatusView,
-    style: Style,
-    width: number,
-    commands: { resend: string; downloadOnly: string },
-  ): string;
-}
 
 /**
  * `runner status FILE`: every job of a run from its state journal, read-only (no lock, no network).
@@ -27,16 +13,18 @@ export interface StatusCommandView {
  */
 export async function runStatus(
   ctx: CommandContext,
-  manifestFile: string,
+  args: string[],
   options: Record<string, unknown>,
-  view: StatusCommandView,
+  show: StatusCommandView,
 ): Promise<number> {
+  const { renderIssues, renderStatus } = show;
+  const [manifestFile = ''] = args;
   const run = await readRunForReading(ctx, manifestFile, options);
   if ('issues' in run) {
-    ctx.output.err(view.issues(run.issues, manifestFile, ctx.output.style));
+    ctx.output.err(renderIssues(run.issues, manifestFile, ctx.output.style));
     return ExitCode.InvalidInput;
   }
-  const status = buildStatusView(
+  const view = buildStatusView(
     run.state,
     run.jobs.map((job) => job.id),
   );
@@ -44,12 +32,12 @@ export async function runStatus(
   const outputDir = run.recordedOutputDir;
   ctx.output.out(
     options.json === true
-      ? JSON.stringify(outputDir === undefined ? status : { ...status, outputDir }, null, 2)
-      : view.status(status, ctx.output.style, ctx.output.width, {
+      ? JSON.stringify(outputDir === undefined ? view : { ...view, outputDir }, null, 2)
+      : renderStatus(view, ctx.output.style, ctx.output.width, {
           resend: rerunCommand('apply', manifestFile, options, ctx.global, ['--resend-uncertain']),
           downloadOnly: rerunCommand('apply', manifestFile, options, ctx.global, ['--download-only']),
         }) + (outputDir === undefined ? '' : `\nOutput folder: ${outputDir}`),
   );
   // Results owed by done jobs are not saved yet: not a finished run, for scripts too (#20.8).
-  return status.totals.downloading > 0 ? ExitCode.Failure : ExitCode.Success;
+  return view.totals.downloading > 0 ? ExitCode.Failure : ExitCode.Success;
 }

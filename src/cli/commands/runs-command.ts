@@ -10,10 +10,5 @@ export async function runRunsCommand(
   args: string[],
   options: Record<string, unknown>,
 ): Promise<number> {
-  const [manifestFile = ''] = args;
-  return runRuns(ctx, manifestFile, options, {
-    issues: renderIssues,
-    runs: renderRuns,
-    unfinishedRuns: renderUnfinishedRuns,
-  });
+  return runRuns(ctx, args, options, { renderIssues, renderRuns, renderUnfinishedRuns });
 }

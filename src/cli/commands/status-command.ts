@@ -9,6 +9,5 @@ export async function runStatusCommand(
   args: string[],
   options: Record<string, unknown>,
 ): Promise<number> {
-  const [manifestFile = ''] = args;
-  return runStatus(ctx, manifestFile, options, { issues: renderIssues, status: renderStatus });
+  return runStatus(ctx, args, options, { renderIssues, renderStatus });
 }

@@ -13,13 +13,8 @@ export async function runValidateCommand(
   args: string[],
   options: Record<string, unknown>,
 ): Promise<number> {
-  const [manifestFile = ''] = args;
-  return runValidate(ctx, manifestFile, options, {
+  return runValidate(ctx, args, options, {
     fetchCatalog: () => withConnection(ctx, ({ client }) => client.listModels()),
-    view: {
-      issues: renderIssues,
-      issuesJson: issuesToJson,
-      annotations: (issues, file, env) => (isGithubActions(env) ? renderAnnotations(issues, file) : []),
-    },
+    view: { renderIssues, issuesToJson, isGithubActions, renderAnnotations },
   });
 }
