@@ -50,14 +50,31 @@ function npmEnv(dir: string): Record<string, string> {
   };
 }
 
-/** The runtime dependencies, from the lockfile: every installed package not marked `dev`, top level only. */
+/**
+ * The runtime dependencies, from the lockfile: every package not marked `dev`, top level only. An optional
+ * one npm left out on this platform (sharp's prebuilt binaries for other systems) is left out here too.
+ */
 async function productionPackages(): Promise<string[]> {
   const lock = JSON.parse(await readFile(join(root, 'package-lock.json'), 'utf8')) as {
-    packages: Record<string, { dev?: boolean }>;
+    packages: Record<string, { dev?: boolean; optional?: boolean }>;
   };
-  return Object.entries(lock.packages)
+  const names = Object.entries(lock.packages)
     .filter(([path, entry]) => /^node_modules\/(@[^/]+\/)?[^/]+$/.test(path) && entry.dev !== true)
-    .map(([path]) => path.slice('node_modules/'.length));
+    .map(([path, entry]) => ({
+      name: path.slice('node_modules/'.length),
+      optional: entry.optional === true,
+    }));
+  const installed = await Promise.all(
+    names.map(async ({ name, optional }) => !optional || (await exists(join(root, 'node_modules', name)))),
+  );
+  return names.filter((_, index) => installed[index]).map(({ name }) => name);
+}
+
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
 }
 
 /**
