@@ -84,6 +84,12 @@ const TARGETS = [
     options: { allErrors: false, strict: true, allowUnionTypes: true },
   },
   {
+    file: 'review-decisions-validator.ts',
+    sources: ['schemas/review-decisions.schema.json'],
+    exports: { validate: () => readJson('schemas/review-decisions.schema.json') },
+    options: { allErrors: true, strict: true, verbose: true },
+  },
+  {
     // One validator per journal record type: a replay checks each line against its own type's only.
     file: 'journal-record-validators.ts',
     sources: ['schemas/state/journal-records.schema.json'],
