@@ -97,6 +97,7 @@ async function sendAttempt(
     payloadHash: job.payloadHash,
     ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
     payload: snapshotPayload(job),
+    ...rejectionOf(ctx, job.id, attempt),
   });
   const stopped = ctx.stopReason();
   // A budget stop concerns the jobs that did not fit: this one's credits are already reserved.
@@ -272,4 +273,18 @@ async function unanswered(
   await ctx.record({ type: 'uncertain', id: job.id, attempt, reason: why });
   ctx.emit({ type: 'job-uncertain', id: job.id, attempt, reason: why, action: 'skipped' });
   return 'uncertain';
+}
+
+/** The review rejection attempt `attempt` replaces (`--replace-from`), for its intent record. */
+function rejectionOf(
+  ctx: ExecutionContext,
+  id: string,
+  attempt: number,
+): { rejectedAttempt?: number; rejectionNote?: string } {
+  const rejection = ctx.options.rejections.get(id);
+  if (rejection === undefined || rejection.attempt !== attempt - 1) return {};
+  return {
+    rejectedAttempt: rejection.attempt,
+    ...(rejection.note === undefined ? {} : { rejectionNote: rejection.note }),
+  };
 }

@@ -66,6 +66,11 @@ export interface ExecuteOptions {
   retryFailed?: boolean;
   /** Ids of done (or failed) jobs to run once more as a new attempt (`--replace`). @default [] */
   replace?: readonly string[];
+  /**
+   * Of the `replace` jobs, those a reviewer rejected (`--replace-from`): the attempt rejected and the
+   * note, journaled with the attempt that replaces it (the report shows them). @default none
+   */
+  rejections?: ReadonlyMap<string, { attempt: number; note?: string }>;
   /** Download results as jobs complete. @default false */
   download?: boolean;
   /** Where results go; required with `download`. */
@@ -94,6 +99,7 @@ export interface ResolvedOptions {
   onUncertain: 'skip' | 'resend';
   retryFailed: boolean;
   replace: ReadonlySet<string>;
+  rejections: ReadonlyMap<string, { attempt: number; note?: string }>;
   download: boolean;
   outputDir: string | undefined;
   downloadOnly: boolean;
@@ -133,6 +139,7 @@ export function resolveExecuteOptions(options: ExecuteOptions, budget: number | 
     onUncertain: options.onUncertain ?? 'skip',
     retryFailed: options.retryFailed ?? false,
     replace: new Set(options.replace ?? []),
+    rejections: options.rejections ?? new Map(),
     download: options.download ?? false,
     outputDir: options.outputDir,
     downloadOnly: options.downloadOnly ?? false,

@@ -199,7 +199,7 @@ return errors === 0;
 }
 
 export const intent = validate12;
-const schema13 = {"$schema":"http://json-schema.org/draft-07/schema#","type":"object","required":["type","at","id","attempt","payloadHash"],"properties":{"type":{"const":"intent"},"at":{"type":"number"},"id":{"type":"string","minLength":1},"attempt":{"type":"integer","minimum":1},"idempotencyKey":{"type":"string","minLength":1},"payloadHash":{"type":"string"},"payload":{"type":"object","required":["kind","model","params"],"properties":{"kind":{"type":"string"},"model":{"type":"string"},"prompt":{"type":"string"},"params":{"type":"object"}}}}};
+const schema13 = {"$schema":"http://json-schema.org/draft-07/schema#","type":"object","required":["type","at","id","attempt","payloadHash"],"properties":{"type":{"const":"intent"},"at":{"type":"number"},"id":{"type":"string","minLength":1},"attempt":{"type":"integer","minimum":1},"idempotencyKey":{"type":"string","minLength":1},"payloadHash":{"type":"string"},"payload":{"type":"object","required":["kind","model","params"],"properties":{"kind":{"type":"string"},"model":{"type":"string"},"prompt":{"type":"string"},"params":{"type":"object"}}},"rejectedAttempt":{"type":"integer","minimum":1},"rejectionNote":{"type":"string"}}};
 const func2 = require("ajv/dist/runtime/ucs2length").default;
 
 function validate12(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
@@ -386,6 +386,41 @@ var valid0 = _errs12 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.rejectedAttempt !== undefined){
+let data11 = data.rejectedAttempt;
+const _errs22 = errors;
+if(!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))){
+validate12.errors = [{instancePath:instancePath+"/rejectedAttempt",schemaPath:"#/properties/rejectedAttempt/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs22){
+if((typeof data11 == "number") && (isFinite(data11))){
+if(data11 < 1 || isNaN(data11)){
+validate12.errors = [{instancePath:instancePath+"/rejectedAttempt",schemaPath:"#/properties/rejectedAttempt/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"}];
+return false;
+}
+}
+}
+var valid0 = _errs22 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.rejectionNote !== undefined){
+const _errs24 = errors;
+if(typeof data.rejectionNote !== "string"){
+validate12.errors = [{instancePath:instancePath+"/rejectionNote",schemaPath:"#/properties/rejectionNote/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs24 === errors;
+}
+else {
+var valid0 = true;
+}
+}
 }
 }
 }

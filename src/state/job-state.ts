@@ -29,6 +29,9 @@ export interface AttemptState {
   payloadHash: string;
   /** What the attempt asked for, when its intent journaled it: a later plan shows what changed. */
   payload?: IntentRecord['payload'];
+  /** The attempt a reviewer rejected that this one replaces, and their note (`--replace-from`). */
+  rejectedAttempt?: number;
+  rejectionNote?: string;
   idempotencyKey?: string;
   /** Time of the FIRST intent of this attempt: the service's key window counts from there. */
   intentAt: number;

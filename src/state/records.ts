@@ -61,6 +61,13 @@ export interface IntentRecord {
   payloadHash: string;
   /** What was asked for (src/plan/payload-diff.ts), so a later plan can show what changed. */
   payload?: { kind: string; model: string; prompt?: string; params: Record<string, unknown> };
+  /**
+   * Set on the attempt `apply --replace-from` sends: the attempt a reviewer rejected (#19.3), which
+   * this one replaces; the report shows that attempt's files as "rejected → replaced by attempt N".
+   */
+  rejectedAttempt?: number;
+  /** The reviewer's note on the rejected attempt, when there was one. */
+  rejectionNote?: string;
 }
 
 /** The service answered the create with a job id. */

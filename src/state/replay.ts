@@ -267,6 +267,8 @@ function applyRecord(jobs: Map<string, JobState>, runs: ReplayResult['runs'], re
       };
       if (record.idempotencyKey !== undefined) attempt.idempotencyKey = record.idempotencyKey;
       if (record.payload !== undefined) attempt.payload = record.payload;
+      if (record.rejectedAttempt !== undefined) attempt.rejectedAttempt = record.rejectedAttempt;
+      if (record.rejectionNote !== undefined) attempt.rejectionNote = record.rejectionNote;
       // A literal of one holds one slot; a push onto an empty array reserves 17 (100,000 jobs: ~13 MB).
       if (job.attempts.length === 0) job.attempts = [attempt];
       else job.attempts.push(attempt);
