@@ -35,6 +35,7 @@ import { readSavedPlanIfAny, refuseChangedPlan, refuseStalePlan, savedPlanInputs
 import { rerunCommand, type RerunCommandName } from './rerun-command.js';
 import { OUTPUT_ROOT_ENV } from './env-defaults.js';
 import { replacementsStillDue } from '../plan/saved-plan.js';
+import { dueReplacements, readReplaceFrom } from './replace-from-options.js';
 import { addTargetingToReport, describeLeftOut } from '../plan/targeting-report.js';
 
 /**
@@ -139,6 +140,12 @@ export async function runApply(
   if (saved !== undefined) await refuseChangedPlan(target, saved, { manifestFile });
   const runId = readRunId(options);
   const downloadOnly = readDownloadOnly(options);
+  const replaceFrom = await readReplaceFrom(options, runId);
+  if (replaceFrom.given && !replaceFrom.ok) return reportInvalid(ctx, view, replaceFrom, manifestFile);
+  if (replaceFrom.given && replaceFrom.rejected === 0) {
+    ctx.output.err('The decisions reject no job: nothing to re-generate. No job was created.');
+    return ExitCode.Success;
+  }
   const rerun = (
     command: RerunCommandName,
     file: string,
@@ -154,7 +161,14 @@ export async function runApply(
   );
   try {
     const prepare = (date: PrepareOptions['date']) =>
-      preparePlan(ctx, readPrepareOptions(manifestFile, options, date), () => connection.client.listModels());
+      preparePlan(
+        ctx,
+        {
+          ...readPrepareOptions(manifestFile, options, date),
+          ...(replaceFrom.given ? { replaceFrom: replaceFrom.prepare } : {}),
+        },
+        () => connection.client.listModels(),
+      );
     const simulated = connection.simulator !== undefined;
     const location = await stateLocation(options, simulated);
     // `{{ date }}` is the date the run started: a run resumed on a later day is planned with it, once.
@@ -212,6 +226,14 @@ export async function runApply(
       // A saved plan's --replace is done once: applying the same plan again must not pay again.
       if (saved !== undefined)
         options.replace = replacementsStillDue(saved, (id) => state.jobs.get(id)?.attempts.length ?? 0);
+      // --replace-from: a rejected job already re-generated (a later attempt exists) is not paid again.
+      const due = dueReplacements(prepared.rejections, state.jobs);
+      if (due !== undefined) {
+        if (due.issues.length > 0)
+          return reportInvalid(ctx, view, { ok: false, issues: due.issues }, manifestFile);
+        for (const note of due.notes) ctx.output.err(note);
+        options.replace = due.replace;
+      }
       const targeting = readTargeting(options);
       // --download-only creates and pays nothing: no cost check, nothing to confirm.
       if (!downloadOnly) {
@@ -250,6 +272,7 @@ export async function runApply(
         ...(maxCredits === undefined ? {} : { maxCredits }),
       });
       if (downloadOnly) executeOptions.downloadOnly = true;
+      if (due !== undefined) executeOptions.rejections = due.rejections;
       await state.lock.verify();
       // Its warning, if any, was given when the folder was checked (above).
       await claimOutputDir(outputs.dir, outputs.owner);

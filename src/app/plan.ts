@@ -23,6 +23,7 @@ import { readTargeting } from './targeting-options.js';
 import { addPayloadsToReport, readShowOption } from './plan-show.js';
 import { savePlanIfAsked } from './save-plan.js';
 import { refuseSavedPlanAsManifest } from './saved-plan-io.js';
+import { dueReplacements, readReplaceFrom } from './replace-from-options.js';
 import { addChangesToReport, addTargetingToReport } from '../plan/targeting-report.js';
 
 /** What plan needs from outside, passed in by the CLI (src/cli/commands/plan-command.ts). */
@@ -66,6 +67,12 @@ export async function runPlan(
   }
   const maxCredits = parseNumberOption('max-credits', options.maxCredits, { min: 0 });
   await refuseSavedPlanAsManifest(manifestFile, 'plan');
+  const replaceFrom = await readReplaceFrom(options, readRunId(options));
+  if (replaceFrom.given && !replaceFrom.ok) return reportInvalid(ctx, view, replaceFrom.issues, manifestFile);
+  if (replaceFrom.given && replaceFrom.rejected === 0) {
+    ctx.output.err('The decisions reject no job: nothing to re-generate.');
+    return ExitCode.Success;
+  }
   await preflightTargets(planWriteTargets(ctx, options), ctx.cwd);
   const connection = offline ? undefined : await connect(ctx);
   try {
@@ -74,7 +81,8 @@ export async function runPlan(
       return connection.client.listModels();
     };
     // --show payloads and --out-plan need every payload at once; everything else streams.
-    const needsPayloads = show === 'payloads' || typeof options.outPlan === 'string';
+    // So does --replace-from, which selects jobs by the decisions and then by the run's state.
+    const needsPayloads = show === 'payloads' || typeof options.outPlan === 'string' || replaceFrom.given;
     const streamed: StreamedPlanOutcome = needsPayloads
       ? { ok: 'whole-plan' }
       : await planByStreaming(ctx, manifestFile, options, fetchCatalog, connection?.client, maxCredits);
@@ -90,7 +98,14 @@ export async function runPlan(
       return streamed.report.verdict.status === 'fits' ? ExitCode.Success : ExitCode.Credits;
     }
     const prepare = (date: PrepareOptions['date']) =>
-      preparePlan(ctx, readPrepareOptions(manifestFile, options, date), fetchCatalog);
+      preparePlan(
+        ctx,
+        {
+          ...readPrepareOptions(manifestFile, options, date),
+          ...(replaceFrom.given ? { replaceFrom: replaceFrom.prepare } : {}),
+        },
+        fetchCatalog,
+      );
     const where = { manifestFile, runId: readRunId(options), ...readStateDir(options) };
     // Like apply: `{{ date }}` is the day the run started, so a resumed run keeps its jobs.
     const firstTry = await prepare((pipeline) => peekRunDate({ ...where, pipeline }));
@@ -101,6 +116,12 @@ export async function runPlan(
     if (!prepared.ok) return reportInvalid(ctx, view, prepared.issues, manifestFile);
     annotate(ctx, view, prepared.issues, manifestFile);
     const { manifest } = prepared.loaded;
+    // --replace-from: as apply will see it, a job re-generated since its rejection is not priced again.
+    const due = dueReplacements(prepared.rejections, previous.jobs);
+    if (due !== undefined) {
+      if (due.issues.length > 0) return reportInvalid(ctx, view, due.issues, manifestFile);
+      options.replace = due.replace;
+    }
     const targeting = readTargeting(options);
     const stateJobs = previous.jobs;
     const costed = withJobList(
@@ -116,8 +137,13 @@ export async function runPlan(
         ...(connection === undefined ? {} : { client: connection.client }),
       }),
     );
+    const targeted = addTargetingToReport(
+      addChangesToReport(costed, prepared.plan, stateJobs),
+      targeting,
+      prepared.leftOut,
+    );
     const report = addPayloadsToReport(
-      addTargetingToReport(addChangesToReport(costed, prepared.plan, stateJobs), targeting, prepared.leftOut),
+      due === undefined ? targeted : { ...targeted, notes: [...targeted.notes, ...due.notes] },
       show,
       prepared.plan,
     );

@@ -14,6 +14,8 @@ import { readSecretGuard } from './read-secrets.js';
 import { readTargeting, selectTargets } from './targeting-options.js';
 import { loadVarOverrides, readVarFlags, type VarFlags } from './var-options.js';
 import { isTargeted, NO_TARGETING, type Targeting } from '../plan/select-jobs.js';
+import type { ReadDecisions } from '../review/read-decisions.js';
+import { collectRejections, selectRejectedJobs, type Rejection } from '../review/select-rejected.js';
 
 export interface PrepareOptions {
   manifestFile: string;
@@ -26,6 +28,8 @@ export interface PrepareOptions {
   targeting?: Targeting;
   /** `--var` / `--var-file`. */
   varFlags?: VarFlags;
+  /** `--replace-from`: the decisions file whose rejected jobs the plan covers, for run `runId`. */
+  replaceFrom?: { read: Extract<ReadDecisions, { ok: true }>; runId: string };
 }
 
 export type Prepared =
@@ -39,6 +43,8 @@ export type Prepared =
       leftOut: string[];
       /** The `{{ date }}` rendered into the plan. */
       date: string;
+      /** With `replaceFrom`: the jobs the decisions reject (the plan's jobs). */
+      rejections?: Rejection[];
     }
   | { ok: false; issues: ValidationIssue[] };
 
@@ -63,8 +69,17 @@ export async function preparePlan(
   });
   const { loaded, date } = stageOne;
   stageOne.issues.push(...varInput.issues);
+  // --replace-from: the decisions' rejected jobs, as --only and --replace of exactly those would give.
+  const review =
+    options.replaceFrom === undefined || loaded === undefined
+      ? undefined
+      : reviewTargets(options.replaceFrom, loaded.manifest.name, stageOne.jobs);
+  if (review !== undefined) stageOne.issues.push(...review.issues);
   // The file is checked whole; the catalog checks and the plan cover only the targeted jobs.
-  const targets = selectTargets(stageOne.jobs, options.targeting ?? NO_TARGETING);
+  const targets = selectTargets(
+    review?.selected ?? stageOne.jobs,
+    review?.targeting ?? options.targeting ?? NO_TARGETING,
+  );
   stageOne.issues.push(...targets.issues);
   if (
     loaded === undefined ||
@@ -86,7 +101,32 @@ export async function preparePlan(
   const issues = collapseIssues(sortIssues([...stageOne.issues, ...stageTwo.issues]));
   if (issues.some((issue) => issue.severity === 'error')) return { ok: false, issues };
   const plan = buildPlan({ loaded, planned: stageTwo.planned, warnings: issues });
-  return { ok: true, loaded, plan, catalog, issues, leftOut: targets.leftOut, date };
+  const leftOut = review === undefined ? targets.leftOut : [...review.leftOut, ...targets.leftOut];
+  return {
+    ok: true,
+    loaded,
+    plan,
+    catalog,
+    issues,
+    leftOut,
+    date,
+    ...(review === undefined ? {} : { rejections: review.rejections }),
+  };
+}
+
+function reviewTargets<T extends { id: string }>(
+  replaceFrom: NonNullable<PrepareOptions['replaceFrom']>,
+  pipeline: string,
+  jobs: readonly T[],
+) {
+  const { rejections, issues } = collectRejections(replaceFrom.read, {
+    runId: replaceFrom.runId,
+    pipeline,
+    jobIds: jobs.map((job) => job.id),
+  });
+  const { selected, leftOut } = selectRejectedJobs(jobs, rejections);
+  const targeting: Targeting = { only: [], exclude: [], replace: rejections.map((job) => job.jobId) };
+  return { rejections, issues, selected, leftOut, targeting };
 }
 
 /** The prepare options from a command's flags (`--catalog`, `--max-jobs`). */

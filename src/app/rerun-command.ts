@@ -8,11 +8,34 @@ export type RerunCommandName = 'apply' | 'plan' | 'status' | 'report' | 'runs';
  * The flags a hint repeats, per command: those that locate the run's state and results (`--run`,
  * `--state-dir`, `--output`) and those that shape its jobs (vars, targeting, caps). Left out on
  * purpose: `--replace` and `--retry-failed` (repeating them would pay for those jobs again) and
- * `--resend-uncertain` (a hint adds it only where it means it).
+ * `--resend-uncertain` (a hint adds it only where it means it). `--replace-from` is repeated: it
+ * selects the rejected jobs, and re-generates only those whose rejected attempt is still their latest.
  */
 const REPEATED: Record<RerunCommandName, readonly string[]> = {
-  apply: ['run', 'state-dir', 'output', 'var', 'var-file', 'only', 'exclude', 'max-credits', 'max-jobs'],
-  plan: ['run', 'state-dir', 'output', 'var', 'var-file', 'only', 'exclude', 'max-credits', 'max-jobs'],
+  apply: [
+    'run',
+    'state-dir',
+    'output',
+    'var',
+    'var-file',
+    'only',
+    'exclude',
+    'replace-from',
+    'max-credits',
+    'max-jobs',
+  ],
+  plan: [
+    'run',
+    'state-dir',
+    'output',
+    'var',
+    'var-file',
+    'only',
+    'exclude',
+    'replace-from',
+    'max-credits',
+    'max-jobs',
+  ],
   status: ['run', 'state-dir', 'var', 'var-file'],
   report: ['run', 'state-dir', 'output', 'var', 'var-file'],
   runs: ['state-dir'],

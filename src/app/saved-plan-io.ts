@@ -136,7 +136,7 @@ export function savedPlanInputs(
   options: Record<string, unknown>,
   cwd: string,
 ): { manifestFile: string; options: Record<string, unknown>; outputRoot: string | undefined } {
-  const fixed = ['only', 'exclude', 'replace', 'var', 'varFile', 'maxJobs'].filter(
+  const fixed = ['only', 'exclude', 'replace', 'replaceFrom', 'var', 'varFile', 'maxJobs'].filter(
     (name) => options[name] !== undefined,
   );
   if (fixed.length > 0) {

@@ -20,7 +20,7 @@ const TARGETED_COMMANDS: Record<string, { replace: boolean }> = {
 const VAR_COMMANDS = new Set(['validate', 'plan', 'apply', 'status', 'render', 'report']);
 
 /**
- * Adds the targeting flags (`--only`, `--exclude`, `--replace`) and the var flags (`--var`,
+ * Adds the targeting flags (`--only`, `--exclude`, `--replace`, `--replace-from`) and the var flags (`--var`,
  * `--var-file`) to the commands declared on `cli` that take them. `type: [String]` makes every one
  * repeatable and keeps ids like `0012` as written.
  */
@@ -39,6 +39,11 @@ export function declareSharedFlags(cli: CAC): void {
         command.option(
           '--replace <id>',
           'Run this done job again: a new attempt with a new key, its old files superseded (repeatable)',
+          { type: [String] },
+        );
+        command.option(
+          '--replace-from <file>',
+          "Run again exactly the jobs a review rejected: a decisions file exported from the run's report.html",
           { type: [String] },
         );
       }
