@@ -32,13 +32,15 @@ export async function writeApplyOutputs(
     startedAt: number;
     /** The run's output folder (as the executor used and journaled it). */
     outputDir: string;
+    /** The jobs to report when not the plan's (`--replace-from` plans the rejected jobs, reports the run). */
+    reportJobs?: ReportJobList;
   },
 ): Promise<ReportFiles> {
   const data = buildReportData({
     pipeline: run.plan.pipeline,
     runId: run.runId,
     manifestFile: run.plan.manifestFile,
-    jobs: reportJobsOf(run.plan.jobs),
+    jobs: run.reportJobs ?? reportJobsOf(run.plan.jobs),
     state: run.state,
     now: new Date(),
   });

@@ -306,7 +306,17 @@ export async function runApply(
       logger.info({ summary: { counts: summary.counts, exitReason: summary.exitReason } }, 'apply finished');
       // The executor's live state, as a replay of the journal would give it (without reading it again).
       const finalState = state.snapshots.finalState() ?? state.jobs;
-      const run = { plan, loaded, runId, state: finalState, summary, startedAt, outputDir: outputs.dir };
+      const run = {
+        plan,
+        loaded,
+        runId,
+        state: finalState,
+        summary,
+        startedAt,
+        outputDir: outputs.dir,
+        // --replace-from runs the rejected jobs; its report shows the whole run, old results beside new.
+        ...(prepared.runJobs === undefined ? {} : { reportJobs: prepared.runJobs }),
+      };
       // Loaded only now: the report code adds nothing to the start-up before the lock and the first create.
       const { reportApplyOutputs } = await import('./apply-outputs.js');
       const written = await reportApplyOutputs(ctx, options, run);

@@ -3,7 +3,7 @@ import { createFileInfoReader } from '../catalog/read-file-info.js';
 import { validateJobsAgainstCatalog } from '../catalog/validate-job.js';
 import { collapseIssues } from '../manifest/collapse-issues.js';
 import { sortIssues } from '../manifest/sort-issues.js';
-import type { LoadedManifest, ValidationIssue } from '../manifest/types.js';
+import type { ExpandedJob, LoadedManifest, ValidationIssue } from '../manifest/types.js';
 import { validateManifestOffline, type OfflineValidationContext } from '../manifest/validate-manifest.js';
 import { buildPlan } from '../plan/build-plan.js';
 import type { Plan } from '../plan/types.js';
@@ -45,6 +45,8 @@ export type Prepared =
       date: string;
       /** With `replaceFrom`: the jobs the decisions reject (the plan's jobs). */
       rejections?: Rejection[];
+      /** With `replaceFrom`: every job of the manifest, for the run's report and index after apply. */
+      runJobs?: ExpandedJob[];
     }
   | { ok: false; issues: ValidationIssue[] };
 
@@ -110,7 +112,7 @@ export async function preparePlan(
     issues,
     leftOut,
     date,
-    ...(review === undefined ? {} : { rejections: review.rejections }),
+    ...(review === undefined ? {} : { rejections: review.rejections, runJobs: stageOne.jobs }),
   };
 }
 
