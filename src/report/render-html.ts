@@ -2,11 +2,14 @@ import { createHash } from 'node:crypto';
 import { REPORT_PAGE_LIGHTBOX_SCRIPT } from './report-page-lightbox.js';
 import { REPORT_STATUSES_IN_ORDER, REPORT_PAGE_SCRIPT } from './report-page-script.js';
 import { REPORT_PAGE_STYLE } from './report-page-style.js';
+import { REPORT_PAGE_REVIEW_SCRIPT, REPORT_PAGE_REVIEW_STYLE } from './report-page-review.js';
 import {
   reportStatusOf,
   type MediaType,
+  type ReplacedAttempt,
   type ReportData,
   type ReportEntry,
+  type ReportFile,
   type ReportStatus,
 } from './report-data.js';
 import { piecesOf, type PiecewiseFormat } from './piecewise-text.js';
@@ -17,9 +20,18 @@ import { relativePath } from './results-index.js';
  * done job whose results are not all on disk), links relative to the report's folder, and for a result
  * that was not downloaded the time its link stops working.
  */
-interface PageEntry extends Omit<ReportEntry, 'files' | 'status'> {
+interface PageEntry extends Omit<ReportEntry, 'files' | 'status' | 'replaced'> {
   status: ReportStatus;
-  files: { href: string; mediaType: MediaType; bytes?: number; remote: boolean; expiresAt?: string }[];
+  files: PageFile[];
+  replaced?: (Omit<ReplacedAttempt, 'files'> & { files: PageFile[] })[];
+}
+
+interface PageFile {
+  href: string;
+  mediaType: MediaType;
+  bytes?: number;
+  remote: boolean;
+  expiresAt?: string;
 }
 
 /**
@@ -72,7 +84,7 @@ export function reportHtmlFormat(
     // Only the page's own script and style run (by hash): no inline handler, no injected element.
     `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; img-src 'self' file: data: https: http:; media-src 'self' file: https: http:; style-src '${PAGE_STYLE_HASH}'; script-src '${PAGE_SCRIPT_HASH}'">`,
     `<title>${escapeHtml(title)}</title>`,
-    `<style>${REPORT_PAGE_STYLE}</style>`,
+    `<style>${PAGE_STYLE}</style>`,
     '</head>',
     '<body>',
     `<header><h1>${escapeHtml(data.pipeline)} <small>run ${escapeHtml(data.runId)}</small></h1>`,
@@ -104,9 +116,10 @@ export function reportHtmlFormat(
 }
 
 /** One script: the lightbox uses the gallery's functions, both inside one function scope. */
-const PAGE_SCRIPT = `(function () {\n'use strict';${REPORT_PAGE_SCRIPT}${REPORT_PAGE_LIGHTBOX_SCRIPT}\nsetup();\n})();`;
+const PAGE_SCRIPT = `(function () {\n'use strict';${REPORT_PAGE_SCRIPT}${REPORT_PAGE_LIGHTBOX_SCRIPT}${REPORT_PAGE_REVIEW_SCRIPT}\nsetup();\n})();`;
+const PAGE_STYLE = REPORT_PAGE_STYLE + REPORT_PAGE_REVIEW_STYLE;
 const PAGE_SCRIPT_HASH = cspHash(PAGE_SCRIPT);
-const PAGE_STYLE_HASH = cspHash(REPORT_PAGE_STYLE);
+const PAGE_STYLE_HASH = cspHash(PAGE_STYLE);
 
 /** A CSP source that allows exactly this inline script or style text. */
 function cspHash(text: string): string {
@@ -114,11 +127,9 @@ function cspHash(text: string): string {
 }
 
 function toPageEntry(entry: ReportEntry, reportDir: string): PageEntry {
-  return {
-    ...entry,
-    status: reportStatusOf(entry),
-    files: entry.files.map((file) => {
-      const page: PageEntry['files'][number] =
+  const toPageFiles = (files: readonly ReportFile[]) =>
+    files.map((file) => {
+      const page: PageFile =
         file.path === undefined
           ? {
               href: file.url,
@@ -133,7 +144,15 @@ function toPageEntry(entry: ReportEntry, reportDir: string): PageEntry {
             };
       if (file.bytes !== undefined) page.bytes = file.bytes;
       return page;
-    }),
+    });
+  const { replaced, ...rest } = entry;
+  return {
+    ...rest,
+    status: reportStatusOf(entry),
+    files: toPageFiles(entry.files),
+    ...(replaced === undefined
+      ? {}
+      : { replaced: replaced.map((attempt) => ({ ...attempt, files: toPageFiles(attempt.files) })) }),
   };
 }
 

@@ -1,4 +1,6 @@
+import { basename, dirname, join } from 'node:path';
 import { isLocalFileRef } from '../catalog/local-files.js';
+import { SUPERSEDED_DIR } from '../execute/set-aside-superseded.js';
 import { FAILURE_ADVICE, isFailureKind } from '../execute/failure-policy.js';
 import type { JobKind } from '../kinds/types.js';
 import type { MatrixValue } from '../manifest/types.js';
@@ -65,6 +67,22 @@ export interface ReportEntry {
   earlierAttempts?: EarlierAttempt[];
   /** Seconds from the first intent to the service's completion, for a done job whose times are known. */
   seconds?: number;
+  files: ReportFile[];
+  /** The latest attempt's number and payload hash: what a review decision is made on (#19.3). */
+  attempt?: number;
+  payloadHash?: string;
+  /** Earlier attempts whose results a later attempt replaced (`--replace`, `--replace-from`), oldest first. */
+  replaced?: ReplacedAttempt[];
+}
+
+/** An earlier attempt's results, kept (in `.superseded/attempt-N/`) after a later attempt replaced them. */
+export interface ReplacedAttempt {
+  attempt: number;
+  /** The attempt sent in its place. */
+  replacedBy: number;
+  /** Whether a reviewer rejected it (`apply --replace-from`), and their note. */
+  rejected: boolean;
+  note?: string;
   files: ReportFile[];
 }
 
@@ -201,6 +219,10 @@ function buildEntry(job: ReportJobInput, state: JobState | undefined): ReportEnt
     entry.notBefore = new Date(last.notBefore).toISOString();
   if (state.attempts.length > 1) entry.earlierAttempts = state.attempts.slice(0, -1).map(earlierAttempt);
   if (last.outcome === 'done') entry.files = listFiles(job.kind, state, last.resultUrls, last.completedAt);
+  entry.attempt = last.attempt;
+  entry.payloadHash = last.payloadHash;
+  const replaced = listReplaced(job.kind, state);
+  if (replaced.length > 0) entry.replaced = replaced;
   const first = state.attempts[0];
   if (last.outcome === 'done' && last.completedAt !== undefined && first !== undefined)
     entry.seconds = Math.max(0, last.completedAt - first.intentAt) / 1000;
@@ -234,6 +256,44 @@ function listFiles(
     }
     return file;
   });
+}
+
+/**
+ * The files of replaced attempts, by attempt. They sit where they were downloaded until the new attempt
+ * downloads its own, then in `.superseded/attempt-N/` beside them (src/execute/set-aside-superseded.ts).
+ */
+function listReplaced(kind: JobKind, state: JobState): ReplacedAttempt[] {
+  const superseded = state.superseded ?? [];
+  if (superseded.length === 0) return [];
+  const movedAside = state.downloads.length > 0;
+  const byAttempt = new Map<number, ReplacedAttempt>();
+  for (const old of superseded) {
+    let replaced = byAttempt.get(old.attempt);
+    if (replaced === undefined) {
+      const review = state.attempts.find((attempt) => attempt.rejectedAttempt === old.attempt);
+      const next = state.attempts.find((attempt) => attempt.attempt > old.attempt);
+      replaced = {
+        attempt: old.attempt,
+        replacedBy: review?.attempt ?? next?.attempt ?? old.attempt + 1,
+        rejected: review !== undefined,
+        files: [],
+      };
+      if (review?.rejectionNote !== undefined) replaced.note = review.rejectionNote;
+      byAttempt.set(old.attempt, replaced);
+    }
+    const path = movedAside
+      ? join(dirname(old.file), SUPERSEDED_DIR, `attempt-${old.attempt}`, basename(old.file))
+      : old.file;
+    replaced.files.push({
+      index: replaced.files.length + 1,
+      url: old.url,
+      path,
+      bytes: old.bytes,
+      sha256: old.sha256,
+      mediaType: mediaTypeOf(kind, old.file),
+    });
+  }
+  return [...byAttempt.values()].sort((a, b) => a.attempt - b.attempt);
 }
 
 const IMAGE_EXTENSIONS = /\.(png|jpe?g|webp|gif|avif|bmp|svg)$/i;

@@ -195,6 +195,7 @@ function detailsOf(entry, fileIndex) {
   title.appendChild(el('span', 'badge ' + entry.status, entry.status));
   box.appendChild(title);
   if (entry.files.length > 1) box.appendChild(el('div', 'facts', 'result ' + (fileIndex + 1) + ' of ' + entry.files.length));
+  if (typeof reviewDetailsHook === 'function') reviewDetailsHook(box, entry, fileIndex);
   // A job without results shows its reason on the stage already.
   if (entry.status !== 'done' && fileIndex >= 0) box.appendChild(reasonOf(entry));
   if (entry.prompt !== undefined) {

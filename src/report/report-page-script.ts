@@ -123,6 +123,7 @@ function missedFilter(index) {
   var missed = null;
   var misses = 0;
   if (state.status !== '' && entries[index].status !== state.status) { misses++; missed = 'status'; }
+  if (typeof reviewFilterMiss === 'function' && reviewFilterMiss(index)) { misses++; missed = 'review'; }
   for (var axis in state.axes) {
     var wanted = state.axes[axis];
     if (wanted === '' || entryKeys[index][axis] === wanted) continue;
@@ -273,6 +274,7 @@ function card(index) {
     details.type = 'button';
     body.appendChild(details);
   }
+  if (typeof reviewCardHook === 'function') reviewCardHook(node, body, index);
   node.appendChild(body);
   return node;
 }
@@ -399,6 +401,7 @@ function refresh() {
   byId('grid').hidden = !grid || shown.length === 0;
   byId('grid-axes').hidden = !grid;
   if (grid) buildGrid(shown);
+  if (typeof updateTally === 'function') updateTally();
   writeHash();
 }
 
@@ -422,6 +425,7 @@ function readHash() {
   byId('filter-status').value = state.status;
   byId('grid-rows').value = state.rows;
   byId('grid-cols').value = state.cols;
+  if (typeof readReviewHash === 'function') readReviewHash(params);
   data.axes.forEach(function (axis) {
     document.querySelector('select[data-axis="' + CSS.escape(axis) + '"]').value = state.axes[axis];
   });
@@ -432,6 +436,7 @@ function writeHash() {
   var params = new URLSearchParams();
   if (state.view !== 'gallery') params.set('view', state.view);
   if (state.status !== '') params.set('status', state.status);
+  if (state.review) params.set('review', state.review);
   data.axes.forEach(function (axis) { if (state.axes[axis] !== '') params.set('f.' + axis, state.axes[axis]); });
   if (state.view === 'grid') { params.set('rows', state.rows); params.set('cols', state.cols); }
   if (hashExtra) Object.keys(hashExtra).forEach(function (name) { params.set(name, hashExtra[name]); });
@@ -496,6 +501,7 @@ function setup() {
   var measureHeader = function () { document.documentElement.style.setProperty('--header-height', header.offsetHeight + 'px'); };
   measureHeader();
   if ('ResizeObserver' in window) new ResizeObserver(measureHeader).observe(header);
+  if (typeof setupReview === 'function') setupReview();
   var params = readHash();
   window.addEventListener('hashchange', function () { readHash(); refresh(); });
   buildGallery();

@@ -1,0 +1,387 @@
+/**
+ * The report page's review (#19.3), plain ES2017 in the page's one function scope (its `entries`,
+ * `state`, `el`, `byId`, `refresh`, `lightbox`...), hooked in by `setup()`, `card()`, `missedFilter()`
+ * and the lightbox's details:
+ *
+ * - Approve or reject, with a note, each job and each of its results: buttons on every card (gallery
+ *   and grid) and in the lightbox, where A, R and N approve, reject and write a note for the result
+ *   shown. A decision belongs to the job's attempt it was made on (and its payload hash): when the job
+ *   is re-generated, the new attempt starts undecided.
+ * - Kept in the browser while reviewing (localStorage, keyed by pipeline, run and the page's path), so
+ *   a reload keeps them; a tally ("2 rejected, 5 approved, 9 to review") and a filter by decision.
+ * - Exported as a decisions file (JSON, `kind: runner-review-decisions`, `schemaVersion: 1`, see
+ *   schemas/review-decisions.schema.json) through a Blob link, and imported back from one; that file
+ *   is what `runner apply FILE --run ID --replace-from decisions.json` re-generates from.
+ * - Results a later attempt replaced show beside the new ones: "rejected → replaced by attempt N" with
+ *   the reviewer's note.
+ */
+export const REPORT_PAGE_REVIEW_SCRIPT = String.raw`
+var DECISIONS_KIND = 'runner-review-decisions';
+var REVIEW_KEY = 'runner-review:v1:' + data.pipeline + ':' + data.runId + ':' + location.pathname;
+// jobId + NUL + file (0: the whole job) → { jobId, file?, decision, note?, attempt, payloadHash, decidedAt }
+var decisionStore = {};
+var reviewIndex = new Map();
+var reviewFilterSelect = null;
+
+function decisionKey(jobId, file) { return jobId + '\u0000' + (file || 0); }
+// Jobs apply can run again: done (results saved or not) or failed.
+function canReview(entry) {
+  return entry.attempt !== undefined && entry.payloadHash !== undefined && ['done', 'downloading', 'failed'].indexOf(entry.status) >= 0;
+}
+function loadDecisions() {
+  try {
+    var stored = JSON.parse(localStorage.getItem(REVIEW_KEY) || '{}');
+    if (stored && typeof stored === 'object') decisionStore = stored;
+  } catch (error) { decisionStore = {}; }
+}
+function saveDecisions() {
+  try { localStorage.setItem(REVIEW_KEY, JSON.stringify(decisionStore)); } catch (error) { /* private mode: kept for this visit */ }
+}
+// A decision counts only for the attempt it was made on: a re-generated job starts undecided.
+function decisionOf(entry, file) {
+  var found = decisionStore[decisionKey(entry.id, file)];
+  if (!found || found.attempt !== entry.attempt || found.payloadHash !== entry.payloadHash) return undefined;
+  return found;
+}
+function setDecision(index, file, decision, note) {
+  var entry = entries[index];
+  if (!canReview(entry)) return;
+  var key = decisionKey(entry.id, file);
+  var current = decisionOf(entry, file) || {};
+  var next = { jobId: entry.id, decision: decision === undefined ? current.decision || '' : decision, attempt: entry.attempt, payloadHash: entry.payloadHash, decidedAt: new Date().toISOString() };
+  if (file) next.file = file;
+  var text = note === undefined ? current.note : note;
+  if (text) next.note = text.slice(0, 2000);
+  if (!next.decision && !next.note) delete decisionStore[key]; else decisionStore[key] = next;
+  saveDecisions();
+  updateReviewViews(index);
+}
+function toggleDecision(index, file, decision) {
+  var current = decisionOf(entries[index], file);
+  setDecision(index, file, current && current.decision === decision ? '' : decision);
+}
+// A job's verdict: rejected when it or any of its results is; approved when it is, or all its results are.
+function verdictOf(index) {
+  var entry = entries[index];
+  if (!canReview(entry)) return 'none';
+  var own = decisionOf(entry, 0);
+  var files = entry.files.map(function (file, at) { return decisionOf(entry, at + 1); });
+  var decided = [own].concat(files).filter(function (item) { return item && item.decision; });
+  if (decided.some(function (item) { return item.decision === 'rejected'; })) return 'rejected';
+  if ((own && own.decision === 'approved') || (files.length > 0 && files.every(function (item) { return item && item.decision === 'approved'; }))) return 'approved';
+  return 'to-review';
+}
+function reviewFilterMiss(index) {
+  return state.review !== undefined && state.review !== '' && verdictOf(index) !== state.review;
+}
+
+function decisionButtons(index, file, label) {
+  var entry = entries[index];
+  var bar = el('div', 'review-bar');
+  bar.setAttribute('data-review-file', String(file || 0));
+  if (label) bar.appendChild(el('span', 'review-label', label));
+  var current = decisionOf(entry, file);
+  [['approved', '✓ Approve', 'A'], ['rejected', '✗ Reject', 'R']].forEach(function (kind) {
+    var button = el('button', 'review-' + kind[0], kind[1]);
+    button.type = 'button';
+    button.setAttribute('data-decision', kind[0]);
+    button.setAttribute('aria-pressed', String(!!current && current.decision === kind[0]));
+    button.title = (kind[0] === 'approved' ? 'Approve ' : 'Reject ') + (file ? 'result ' + file : 'this job') + ' (' + kind[2] + ' in the lightbox)';
+    button.addEventListener('click', function (event) { event.stopPropagation(); toggleDecision(index, file, kind[0]); });
+    bar.appendChild(button);
+  });
+  var noteButton = el('button', 'review-note-toggle', current && current.note ? 'Note ✎' : 'Note');
+  noteButton.type = 'button';
+  noteButton.title = 'A note on ' + (file ? 'result ' + file : 'this job') + ' (N in the lightbox)';
+  noteButton.addEventListener('click', function (event) {
+    event.stopPropagation();
+    var area = bar.parentNode && bar.parentNode.querySelector('textarea[data-review-file="' + (file || 0) + '"]');
+    if (area) { area.hidden = !area.hidden; if (!area.hidden) area.focus(); }
+  });
+  bar.appendChild(noteButton);
+  return bar;
+}
+function noteField(index, file) {
+  var current = decisionOf(entries[index], file);
+  var area = el('textarea', 'review-note');
+  area.setAttribute('data-review-file', String(file || 0));
+  area.setAttribute('aria-label', 'Note on ' + entries[index].id + (file ? ' result ' + file : ''));
+  area.maxLength = 2000;
+  area.rows = 2;
+  area.placeholder = 'Why? (kept with the decision, shown beside the new result)';
+  area.value = current && current.note ? current.note : '';
+  area.hidden = !area.value;
+  area.addEventListener('change', function () { setDecision(index, file, undefined, area.value); });
+  area.addEventListener('keydown', function (event) { event.stopPropagation(); });
+  return area;
+}
+function reviewBox(index, inLightbox, shownFile) {
+  var entry = entries[index];
+  var box = el('div', 'review');
+  box.setAttribute('data-verdict', verdictOf(index));
+  var many = entry.files.length > 1;
+  box.appendChild(decisionButtons(index, 0, many || inLightbox ? 'job' : ''));
+  box.appendChild(noteField(index, 0));
+  entry.files.forEach(function (file, at) {
+    if (!many || (inLightbox && shownFile !== at)) return;
+    box.appendChild(decisionButtons(index, at + 1, 'result ' + (at + 1)));
+    box.appendChild(noteField(index, at + 1));
+  });
+  if (inLightbox) {
+    Array.prototype.forEach.call(box.querySelectorAll('textarea'), function (area) { area.hidden = false; });
+  }
+  return box;
+}
+// Results a later attempt replaced, beside the new ones (the files are kept in .superseded/attempt-N/).
+function replacedBox(entry, large) {
+  var box = el('div', 'replaced');
+  entry.replaced.forEach(function (old) {
+    var item = el('div', 'replaced-attempt' + (old.rejected ? ' rejected' : ''));
+    var caption = 'attempt ' + old.attempt + (old.rejected ? ' · rejected → replaced by attempt ' : ' · replaced by attempt ') + old.replacedBy;
+    item.appendChild(el('div', 'replaced-caption', caption));
+    var row = el('div', 'replaced-files');
+    old.files.forEach(function (file, at) {
+      var link = el('a', 'replaced-file');
+      link.href = safeHref(file.href);
+      link.target = '_blank';
+      link.rel = 'noopener';
+      if (file.mediaType === 'image') {
+        var img = el('img');
+        img.loading = large ? 'eager' : 'lazy';
+        img.alt = entry.id + ' attempt ' + old.attempt + ' result ' + (at + 1);
+        img.src = link.href;
+        img.addEventListener('error', function () { link.textContent = 'file not found: ' + filePath(file.href); });
+        link.appendChild(img);
+      } else link.textContent = 'result ' + (at + 1) + ' (' + file.mediaType + ')';
+      row.appendChild(link);
+    });
+    item.appendChild(row);
+    if (old.note) item.appendChild(el('div', 'replaced-note', old.note));
+    box.appendChild(item);
+  });
+  return box;
+}
+
+// Hook of card(): the decision buttons and the replaced attempts under a card's body.
+function reviewCardHook(node, body, index) {
+  var entry = entries[index];
+  node.setAttribute('data-verdict', verdictOf(index));
+  if (entry.replaced && entry.replaced.length > 0) body.appendChild(replacedBox(entry, false));
+  if (canReview(entry)) body.appendChild(reviewBox(index, false));
+}
+// Hook of the lightbox's details: decisions on the job and the result shown, and the replaced attempts.
+function reviewDetailsHook(box, entry, fileIndex) {
+  var index = reviewIndex.get(entry.id);
+  if (canReview(entry)) {
+    var section = el('section', 'lb-review');
+    section.appendChild(el('h3', '', 'Review (A approve · R reject · N note)'));
+    section.appendChild(reviewBox(index, true, fileIndex));
+    box.appendChild(section);
+  }
+  if (entry.replaced && entry.replaced.length > 0) {
+    box.appendChild(el('h3', '', 'Replaced attempts'));
+    box.appendChild(replacedBox(entry, true));
+  }
+}
+
+function renderCardReview(node, index) {
+  node.setAttribute('data-verdict', verdictOf(index));
+  var old = node.querySelector('.review');
+  if (old) old.parentNode.replaceChild(reviewBox(index, false), old);
+}
+function updateReviewViews(index) {
+  Array.prototype.forEach.call(document.querySelectorAll('.card[data-index="' + index + '"]'), function (node) {
+    renderCardReview(node, index);
+  });
+  if (lightbox && lightbox.parts.dialog.open) {
+    var item = lightbox.items[lightbox.position];
+    if (item && item.index === index) {
+      var section = lightbox.parts.details.querySelector('.lb-review .review');
+      if (section) section.parentNode.replaceChild(reviewBox(index, true, item.file), section);
+    }
+  }
+  updateTally();
+}
+
+function tallyCounts() {
+  var counts = { rejected: 0, approved: 0, 'to-review': 0 };
+  for (var index = 0; index < entries.length; index++) {
+    var verdict = verdictOf(index);
+    if (verdict !== 'none') counts[verdict]++;
+  }
+  return counts;
+}
+function updateTally() {
+  var counts = tallyCounts();
+  byId('review-tally').textContent = counts.rejected + ' rejected, ' + counts.approved + ' approved, ' + counts['to-review'] + ' to review';
+  // The filter's counts follow the other filters, as theirs do.
+  var shown = { '': 0, rejected: 0, approved: 0, 'to-review': 0 };
+  for (var index = 0; index < entries.length; index++) {
+    var missed = missedFilter(index);
+    if (missed !== true && missed !== 'review') continue;
+    shown['']++;
+    var verdict = verdictOf(index);
+    if (verdict !== 'none') shown[verdict]++;
+  }
+  Array.prototype.forEach.call(reviewFilterSelect.options, function (node) {
+    node.textContent = (node.value === '' ? 'all' : node.value.replace('-', ' ')) + ' (' + shown[node.value] + ')';
+  });
+  // A job leaving the filtered decision hides its card at the next refresh, not under the pointer.
+}
+
+function exportDecisions() {
+  var list = [];
+  entries.forEach(function (entry) {
+    if (!canReview(entry)) return;
+    [0].concat(entry.files.map(function (file, at) { return at + 1; })).forEach(function (file) {
+      var decision = decisionOf(entry, file);
+      if (!decision || !decision.decision) return;
+      var item = { jobId: entry.id, decision: decision.decision, attempt: decision.attempt, payloadHash: decision.payloadHash, decidedAt: decision.decidedAt };
+      if (file) item.file = file;
+      if (decision.note) item.note = decision.note;
+      list.push(item);
+    });
+  });
+  var document_ = {
+    kind: DECISIONS_KIND,
+    schemaVersion: 1,
+    pipeline: data.pipeline,
+    runId: data.runId,
+    exportedAt: new Date().toISOString(),
+    report: { generatedAt: data.generatedAt, manifestFile: data.manifestFile },
+    decisions: list,
+  };
+  var blob = new Blob([JSON.stringify(document_, null, 2) + '\n'], { type: 'application/json' });
+  var link = el('a');
+  link.href = URL.createObjectURL(blob);
+  link.download = (data.pipeline + '-' + data.runId + '-decisions.json').replace(/[^A-Za-z0-9._-]/g, '_');
+  document.body.appendChild(link);
+  link.click();
+  link.remove();
+  setTimeout(function () { URL.revokeObjectURL(link.href); }, 10000);
+  reviewMessage(list.length + ' decision(s) exported to ' + link.download + '; re-generate the rejected jobs with: runner apply MANIFEST --run ' + data.runId + ' --replace-from ' + link.download);
+}
+function importDecisions(text) {
+  var parsed;
+  try { parsed = JSON.parse(text); } catch (error) { return reviewMessage('Not imported: the file is not JSON.'); }
+  if (!parsed || parsed.kind !== DECISIONS_KIND) return reviewMessage('Not imported: not a review decisions file.');
+  if (parsed.schemaVersion !== 1) return reviewMessage('Not imported: schemaVersion ' + parsed.schemaVersion + '; this page reads 1.');
+  if (parsed.runId !== data.runId || parsed.pipeline !== data.pipeline) return reviewMessage('Not imported: the decisions are of ' + parsed.pipeline + ' run ' + parsed.runId + ', this page shows ' + data.pipeline + ' run ' + data.runId + '.');
+  var taken = 0;
+  var stale = 0;
+  (Array.isArray(parsed.decisions) ? parsed.decisions : []).forEach(function (item) {
+    var index = reviewIndex.get(item && item.jobId);
+    if (index === undefined || (item.decision !== 'approved' && item.decision !== 'rejected')) return;
+    var entry = entries[index];
+    if (item.attempt !== entry.attempt || item.payloadHash !== entry.payloadHash) { stale++; return; }
+    var record = { jobId: entry.id, decision: item.decision, attempt: entry.attempt, payloadHash: entry.payloadHash, decidedAt: item.decidedAt || new Date().toISOString() };
+    if (item.file) record.file = item.file;
+    if (item.note) record.note = String(item.note).slice(0, 2000);
+    decisionStore[decisionKey(entry.id, item.file)] = record;
+    taken++;
+  });
+  saveDecisions();
+  cards.forEach(function (node, index) { renderCardReview(node, index); });
+  refresh();
+  reviewMessage(taken + ' decision(s) imported' + (stale > 0 ? '; ' + stale + ' made on an earlier attempt left out' : '') + '.');
+}
+function reviewMessage(text) { byId('review-message').textContent = text; }
+
+// Lightbox keys: A approves, R rejects (the result shown, or the job when it has one result), N writes a note.
+function onReviewKey(event) {
+  if (!lightbox || !lightbox.parts.dialog.open) return;
+  var tag = event.target && event.target.tagName;
+  if (tag === 'TEXTAREA' || tag === 'INPUT' || tag === 'SELECT' || event.altKey || event.ctrlKey || event.metaKey) return;
+  var item = lightbox.items[lightbox.position];
+  if (!item || !canReview(entries[item.index])) return;
+  var file = entries[item.index].files.length > 1 && item.file >= 0 ? item.file + 1 : 0;
+  var key = event.key.toLowerCase();
+  if (key === 'a') toggleDecision(item.index, file, 'approved');
+  else if (key === 'r') toggleDecision(item.index, file, 'rejected');
+  else if (key === 'n') {
+    var area = lightbox.parts.details.querySelector('.lb-review textarea[data-review-file="' + file + '"]');
+    if (area) { area.hidden = false; area.focus(); }
+  } else return;
+  event.preventDefault();
+}
+
+function setupReview() {
+  state.review = '';
+  entries.forEach(function (entry, index) { reviewIndex.set(entry.id, index); });
+  loadDecisions();
+  var controls = byId('controls');
+  var label = el('label', '', 'decision ');
+  reviewFilterSelect = el('select');
+  reviewFilterSelect.id = 'filter-review';
+  ['', 'rejected', 'approved', 'to-review'].forEach(function (value) { option(reviewFilterSelect, value, value || 'all'); });
+  reviewFilterSelect.value = state.review || '';
+  reviewFilterSelect.addEventListener('change', function () { state.review = reviewFilterSelect.value; refresh(); });
+  label.appendChild(reviewFilterSelect);
+  var bar = el('span', 'review-tools');
+  bar.appendChild(el('span', 'review-tally', ''));
+  bar.lastChild.id = 'review-tally';
+  bar.lastChild.setAttribute('role', 'status');
+  var exportButton = el('button', '', 'Export decisions');
+  exportButton.type = 'button';
+  exportButton.id = 'export-decisions';
+  exportButton.addEventListener('click', exportDecisions);
+  var input = el('input');
+  input.type = 'file';
+  input.accept = 'application/json,.json';
+  input.id = 'import-decisions-file';
+  input.hidden = true;
+  input.addEventListener('change', function () {
+    var file = input.files && input.files[0];
+    if (!file) return;
+    var reader = new FileReader();
+    reader.onload = function () { importDecisions(String(reader.result)); input.value = ''; };
+    reader.readAsText(file);
+  });
+  var importButton = el('button', '', 'Import…');
+  importButton.type = 'button';
+  importButton.id = 'import-decisions';
+  importButton.addEventListener('click', function () { input.click(); });
+  bar.appendChild(exportButton);
+  bar.appendChild(importButton);
+  bar.appendChild(input);
+  var message = el('span', 'review-message');
+  message.id = 'review-message';
+  message.setAttribute('aria-live', 'polite');
+  bar.appendChild(message);
+  controls.insertBefore(label, byId('shown'));
+  controls.appendChild(bar);
+  document.addEventListener('keydown', onReviewKey);
+}
+function readReviewHash(params) {
+  var wanted = params.get('review') || '';
+  state.review = ['rejected', 'approved', 'to-review'].indexOf(wanted) >= 0 ? wanted : '';
+  if (reviewFilterSelect) reviewFilterSelect.value = state.review;
+}
+`;
+
+/** The review's CSS, after the page's. */
+export const REPORT_PAGE_REVIEW_STYLE = `
+.review { display: flex; flex-direction: column; gap: 4px; border-top: 1px solid var(--line); padding-top: 6px; margin-top: 2px; }
+.review-bar { display: flex; flex-wrap: wrap; gap: 4px; align-items: center; }
+.review-bar button { font: inherit; font-size: 12px; padding: 1px 6px; border-radius: 6px; border: 1px solid var(--line);
+  background: var(--card); color: var(--fg); cursor: pointer; }
+.review-bar button[aria-pressed="true"].review-approved { background: var(--ok); color: var(--card); border-color: var(--ok); }
+.review-bar button[aria-pressed="true"].review-rejected { background: var(--bad); color: var(--card); border-color: var(--bad); }
+.review-label { color: var(--muted); font-size: 12px; min-width: 3.5em; }
+.review-note { font: inherit; font-size: 12px; width: 100%; resize: vertical; }
+.card[data-verdict="rejected"] { border-color: var(--bad); box-shadow: inset 0 3px 0 var(--bad); }
+.card[data-verdict="approved"] { box-shadow: inset 0 3px 0 var(--ok); }
+.review-tools { display: flex; flex-wrap: wrap; gap: 6px; align-items: center; }
+.review-tools button { font: inherit; }
+#review-tally { color: var(--fg); font-weight: 600; }
+.review-message { color: var(--muted); font-size: 12px; }
+.replaced { display: flex; flex-direction: column; gap: 4px; }
+.replaced-attempt { border: 1px dashed var(--line); border-radius: 6px; padding: 4px; font-size: 12px; color: var(--muted); }
+.replaced-attempt.rejected { border-color: var(--bad); }
+.replaced-attempt.rejected .replaced-caption { color: var(--bad); }
+.replaced-files { display: flex; gap: 4px; }
+.replaced-file img { display: block; max-width: 96px; max-height: 72px; object-fit: contain; opacity: 0.8; }
+.lb-details .replaced-file img { max-width: 320px; max-height: 240px; }
+.replaced-note { white-space: pre-wrap; word-break: break-word; color: var(--fg); }
+.lb-details .review-bar button { background: #2a2a2e; color: #eee; border-color: #444; }
+`;
