@@ -240,6 +240,7 @@ function declareCommands(
     .option('--no-report', 'Do not write the HTML report')
     .option('--junit <file>', 'Also write the run as JUnit XML (one test case per job)')
     .example('runner apply pipelines/demo.yaml --yes')
+    .example('runner apply pipelines/nightly-social.yaml --run 2026-11-23 --replace-from decisions.json')
     .action(capture('apply'));
 
   cli
