@@ -11,6 +11,7 @@ import type { Model } from '../service/types.js';
 import type { CommandContext } from './context.js';
 import { parseNumberOption } from './parse-options.js';
 import { readSecretGuard } from './read-secrets.js';
+import { redactSecrets, secretValues } from '../manifest/secret-guard.js';
 import { readTargeting, selectTargets } from './targeting-options.js';
 import { loadVarOverrides, readVarFlags, type VarFlags } from './var-options.js';
 import { isTargeted, NO_TARGETING, type Targeting } from '../plan/select-jobs.js';
@@ -61,12 +62,13 @@ export async function preparePlan(
   fetchCatalog: () => Promise<Model[]>,
 ): Promise<Prepared> {
   const varInput = await loadVarOverrides(options.varFlags ?? { vars: [], varFiles: [] });
+  const secrets = await readSecretGuard(ctx);
   const stageOne = await validateManifestOffline(options.manifestFile, {
     varOverrides: varInput.overrides,
     checkJobsDespiteErrors: true,
     env: ctx.env,
     date: options.date,
-    secrets: await readSecretGuard(ctx),
+    secrets,
     ...(options.maxJobs === undefined ? {} : { maxJobs: options.maxJobs }),
   });
   const { loaded, date } = stageOne;
@@ -75,7 +77,7 @@ export async function preparePlan(
   const review =
     options.replaceFrom === undefined || loaded === undefined
       ? undefined
-      : reviewTargets(options.replaceFrom, loaded.manifest.name, stageOne.jobs);
+      : reviewTargets(options.replaceFrom, loaded.manifest.name, stageOne.jobs, secretValues(secrets));
   if (review !== undefined) stageOne.issues.push(...review.issues);
   // The file is checked whole; the catalog checks and the plan cover only the targeted jobs.
   const targets = selectTargets(
@@ -120,12 +122,17 @@ function reviewTargets<T extends { id: string }>(
   replaceFrom: NonNullable<PrepareOptions['replaceFrom']>,
   pipeline: string,
   jobs: readonly T[],
+  secrets: readonly string[],
 ) {
   const { rejections, issues } = collectRejections(replaceFrom.read, {
     runId: replaceFrom.runId,
     pipeline,
     jobIds: jobs.map((job) => job.id),
   });
+  // A note is journaled and shown in reports: the API key never is, as in prompts (README).
+  for (const rejection of rejections) {
+    if (rejection.note !== undefined) rejection.note = redactSecrets(rejection.note, secrets).value;
+  }
   const { selected, leftOut } = selectRejectedJobs(jobs, rejections);
   const targeting: Targeting = { only: [], exclude: [], replace: rejections.map((job) => job.jobId) };
   return { rejections, issues, selected, leftOut, targeting };

@@ -168,7 +168,8 @@ jobs:
       decisions([
         decide('img-fox-ink', 'rejected', { note: 'the fox has five legs' }),
         decide('img-fox-oil', 'approved'),
-        decide('img-owl-oil', 'rejected', { file: 1, note: 'too dark' }),
+        // A key pasted into a note is never journaled nor shown (README "The API key stays out").
+        decide('img-owl-oil', 'rejected', { file: 1, note: `too dark (${simulator.apiKey})` }),
         decide('img-owl-ink', 'approved', { file: 1 }),
       ]),
     );
@@ -229,7 +230,12 @@ jobs:
       },
     ]);
     expect(foxInk?.files.map((f) => f.href)).toEqual(['img-fox-ink.png']);
-    expect(next.find((entry) => entry.id === 'img-owl-oil')?.replaced?.[0]?.note).toBe('result 1: too dark');
+    expect(next.find((entry) => entry.id === 'img-owl-oil')?.replaced?.[0]?.note).toBe(
+      'result 1: too dark ([REDACTED])',
+    );
+    const journal = await readFile(join(dir, 'state', 'review-loop', 'night-1', 'journal.jsonl'), 'utf8');
+    expect(journal).toContain('"rejectionNote":"the fox has five legs"');
+    expect(journal).not.toContain(simulator.apiKey);
     expect(existsSync(join(dir, 'out', '.superseded', 'attempt-1', 'img-fox-ink.png'))).toBe(true);
     expect(existsSync(join(dir, 'out', 'img-fox-ink.png'))).toBe(true);
     // The apply's own results index covers the whole run, not only the two jobs it ran.
