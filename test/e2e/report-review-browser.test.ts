@@ -146,6 +146,18 @@ jobs:
       expect(await visibleIds()).toHaveLength(5);
     });
 
+    it('decides in the grid too, and the gallery card follows', async () => {
+      await page.selectOption('#view', 'grid');
+      const cell = page.locator('#grid [data-id="ad-latte-film-photo"]');
+      await cell.locator('button[data-decision="approved"]').click();
+      expect(await cell.getAttribute('data-verdict')).toBe('approved');
+      expect(await pressed('ad-latte-film-photo', 0, 'approved')).toBe('true');
+      await cell.locator('button[data-decision="approved"]').click();
+      expect(await pressed('ad-latte-film-photo', 0, 'approved')).toBe('false');
+      await page.selectOption('#view', 'gallery');
+      expect(await page.textContent('#review-tally')).toBe('2 rejected, 2 approved, 1 to review');
+    });
+
     it('keeps the decisions and notes across a reload', async () => {
       await page.reload();
       await page.waitForSelector('body[data-ready="true"]');
@@ -233,5 +245,20 @@ jobs:
       await page.screenshot({ path: join(ARTIFACTS, 'report-review.png') });
       expect(consoleErrors).toEqual([]);
     }, 90_000);
+
+    it('imports a decisions file, leaving out decisions made on an attempt since replaced', async () => {
+      await page.evaluate('localStorage.clear()');
+      await page.reload();
+      await page.waitForSelector('body[data-ready="true"]');
+      expect(await page.textContent('#review-tally')).toBe('0 rejected, 0 approved, 5 to review');
+      await page.setInputFiles('#import-decisions-file', exported);
+      await page.waitForSelector('#review-message:not(:empty)');
+      expect(await page.textContent('#review-message')).toBe(
+        '2 decision(s) imported; 2 made on an earlier attempt left out.',
+      );
+      expect(await page.textContent('#review-tally')).toBe('0 rejected, 2 approved, 3 to review');
+      expect(await pressed('ad-mocha-watercolor', 0, 'approved')).toBe('true');
+      expect(consoleErrors).toEqual([]);
+    });
   },
 );
