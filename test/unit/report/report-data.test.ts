@@ -121,6 +121,68 @@ describe('buildReportData', () => {
     expect(again?.failureKind).toBeUndefined();
   });
 
+  it('lists the files of replaced attempts, rejected with the note or plainly replaced (#19.3)', () => {
+    const attempt = (id: string, n: number, at: number, extra: Record<string, unknown> = {}) => [
+      { type: 'intent', at, id, attempt: n, payloadHash: 'h', ...extra },
+      { type: 'created', at: at + 1, id, attempt: n, jobId: `${id}-${n}` },
+      { type: 'completed', at: at + 2, id, attempt: n, resultUrls: [`https://r/${id}/${n}.png`] },
+      {
+        type: 'downloaded',
+        at: at + 3,
+        id,
+        url: `https://r/${id}/${n}.png`,
+        file: `/out/${id}.png`,
+        bytes: n,
+        sha256: `s${n}`,
+      },
+    ];
+    const journal = [
+      ...attempt('reviewed', 1, DAY),
+      ...attempt('reviewed', 2, DAY + 10, { rejectedAttempt: 1, rejectionNote: 'blurry' }),
+      ...attempt('replaced', 1, DAY),
+      ...attempt('replaced', 2, DAY + 10),
+      ...attempt('once', 1, DAY),
+    ];
+    const built = buildReportData({
+      pipeline: 'p',
+      runId: 'r',
+      manifestFile: 'p.yaml',
+      jobs: ['reviewed', 'replaced', 'once'].map((id) => ({
+        id,
+        kind: 'image' as const,
+        model: 'm',
+        params: {},
+        matrixValues: {},
+      })),
+      state: replayJournal(journal.map((record) => JSON.stringify(record)).join('\n')).jobs,
+      now: new Date(DAY),
+    });
+    const [reviewed, replaced, once] = [...built.entries];
+    expect(reviewed).toMatchObject({ attempt: 2, payloadHash: 'h', files: [{ path: '/out/reviewed.png' }] });
+    expect(reviewed?.replaced).toEqual([
+      {
+        attempt: 1,
+        replacedBy: 2,
+        rejected: true,
+        note: 'blurry',
+        files: [
+          {
+            index: 1,
+            url: 'https://r/reviewed/1.png',
+            path: '/out/.superseded/attempt-1/reviewed.png',
+            bytes: 1,
+            sha256: 's1',
+            mediaType: 'image',
+          },
+        ],
+      },
+    ]);
+    expect(replaced?.replaced).toMatchObject([{ attempt: 1, replacedBy: 2, rejected: false }]);
+    expect(replaced?.replaced?.[0]?.note).toBeUndefined();
+    expect(once).toMatchObject({ attempt: 1, payloadHash: 'h' });
+    expect(once?.replaced).toBeUndefined();
+  });
+
   it('tells images from videos by extension, else by the job kind', () => {
     expect(mediaTypeOf('voiceover-video', '/o/a.png')).toBe('image');
     expect(mediaTypeOf('image', 'https://x/a.mp4?sig=1')).toBe('video');
