@@ -22,6 +22,8 @@ var REVIEW_KEY = 'runner-review:v1:' + data.pipeline + ':' + data.runId + ':' + 
 var decisionStore = {};
 var reviewIndex = new Map();
 var reviewFilterSelect = null;
+// Whether anything is decided: an undecided page (the common first load) skips every lookup.
+var reviewAny = false;
 
 function decisionKey(jobId, file) { return jobId + '\u0000' + (file || 0); }
 // Jobs apply can run again: done (results saved or not) or failed.
@@ -32,9 +34,11 @@ function loadDecisions() {
   try {
     var stored = JSON.parse(localStorage.getItem(REVIEW_KEY) || '{}');
     if (stored && typeof stored === 'object') decisionStore = stored;
+    reviewAny = Object.keys(decisionStore).length > 0;
   } catch (error) { decisionStore = {}; }
 }
 function saveDecisions() {
+  reviewAny = Object.keys(decisionStore).length > 0;
   try { localStorage.setItem(REVIEW_KEY, JSON.stringify(decisionStore)); } catch (error) { /* private mode: kept for this visit */ }
 }
 // A decision counts only for the attempt it was made on: a re-generated job starts undecided.
@@ -64,43 +68,40 @@ function toggleDecision(index, file, decision) {
 function verdictOf(index) {
   var entry = entries[index];
   if (!canReview(entry)) return 'none';
+  if (!reviewAny) return 'to-review';
   var own = decisionOf(entry, 0);
-  var files = entry.files.map(function (file, at) { return decisionOf(entry, at + 1); });
-  var decided = [own].concat(files).filter(function (item) { return item && item.decision; });
-  if (decided.some(function (item) { return item.decision === 'rejected'; })) return 'rejected';
-  if ((own && own.decision === 'approved') || (files.length > 0 && files.every(function (item) { return item && item.decision === 'approved'; }))) return 'approved';
-  return 'to-review';
+  if (own && own.decision === 'rejected') return 'rejected';
+  var allApproved = entry.files.length > 0;
+  for (var at = 0; at < entry.files.length; at++) {
+    var item = decisionOf(entry, at + 1);
+    if (item && item.decision === 'rejected') return 'rejected';
+    if (!item || item.decision !== 'approved') allApproved = false;
+  }
+  return (own && own.decision === 'approved') || allApproved ? 'approved' : 'to-review';
 }
 function reviewFilterMiss(index) {
   return state.review !== undefined && state.review !== '' && verdictOf(index) !== state.review;
 }
 
+// One bar per job or result: the buttons only (clicks are delegated: 5,000 cards, no listener each).
 function decisionButtons(index, file, label) {
-  var entry = entries[index];
+  var current = decisionOf(entries[index], file);
   var bar = el('div', 'review-bar');
   bar.setAttribute('data-review-file', String(file || 0));
   if (label) bar.appendChild(el('span', 'review-label', label));
-  var current = decisionOf(entry, file);
-  [['approved', '✓ Approve', 'A'], ['rejected', '✗ Reject', 'R']].forEach(function (kind) {
+  [['approved', '✓ Approve'], ['rejected', '✗ Reject']].forEach(function (kind) {
     var button = el('button', 'review-' + kind[0], kind[1]);
     button.type = 'button';
     button.setAttribute('data-decision', kind[0]);
     button.setAttribute('aria-pressed', String(!!current && current.decision === kind[0]));
-    button.title = (kind[0] === 'approved' ? 'Approve ' : 'Reject ') + (file ? 'result ' + file : 'this job') + ' (' + kind[2] + ' in the lightbox)';
-    button.addEventListener('click', function (event) { event.stopPropagation(); toggleDecision(index, file, kind[0]); });
     bar.appendChild(button);
   });
-  var noteButton = el('button', 'review-note-toggle', current && current.note ? 'Note ✎' : 'Note');
-  noteButton.type = 'button';
-  noteButton.title = 'A note on ' + (file ? 'result ' + file : 'this job') + ' (N in the lightbox)';
-  noteButton.addEventListener('click', function (event) {
-    event.stopPropagation();
-    var area = bar.parentNode && bar.parentNode.querySelector('textarea[data-review-file="' + (file || 0) + '"]');
-    if (area) { area.hidden = !area.hidden; if (!area.hidden) area.focus(); }
-  });
-  bar.appendChild(noteButton);
+  var note = el('button', 'review-note-toggle', current && current.note ? 'Note ✎' : 'Note');
+  note.type = 'button';
+  bar.appendChild(note);
   return bar;
 }
+// A note field is made when there is a note, when asked for, and always in the lightbox.
 function noteField(index, file) {
   var current = decisionOf(entries[index], file);
   var area = el('textarea', 'review-note');
@@ -110,27 +111,50 @@ function noteField(index, file) {
   area.rows = 2;
   area.placeholder = 'Why? (kept with the decision, shown beside the new result)';
   area.value = current && current.note ? current.note : '';
-  area.hidden = !area.value;
-  area.addEventListener('change', function () { setDecision(index, file, undefined, area.value); });
-  area.addEventListener('keydown', function (event) { event.stopPropagation(); });
   return area;
 }
 function reviewBox(index, inLightbox, shownFile) {
   var entry = entries[index];
   var box = el('div', 'review');
-  box.setAttribute('data-verdict', verdictOf(index));
   var many = entry.files.length > 1;
-  box.appendChild(decisionButtons(index, 0, many || inLightbox ? 'job' : ''));
-  box.appendChild(noteField(index, 0));
+  var add = function (file, label) {
+    box.appendChild(decisionButtons(index, file, label));
+    var current = decisionOf(entry, file);
+    if (inLightbox || (current && current.note)) box.appendChild(noteField(index, file));
+  };
+  add(0, many || inLightbox ? 'job' : '');
   entry.files.forEach(function (file, at) {
-    if (!many || (inLightbox && shownFile !== at)) return;
-    box.appendChild(decisionButtons(index, at + 1, 'result ' + (at + 1)));
-    box.appendChild(noteField(index, at + 1));
+    if (many && !(inLightbox && shownFile !== at)) add(at + 1, 'result ' + (at + 1));
   });
-  if (inLightbox) {
-    Array.prototype.forEach.call(box.querySelectorAll('textarea'), function (area) { area.hidden = false; });
-  }
   return box;
+}
+function reviewIndexOf(node) {
+  var cardNode = node.closest('[data-index]');
+  if (cardNode) return Number(cardNode.getAttribute('data-index'));
+  var item = lightbox && lightbox.parts.dialog.contains(node) ? lightbox.items[lightbox.position] : undefined;
+  return item ? item.index : -1;
+}
+function onReviewClick(event) {
+  var button = event.target.closest && event.target.closest('.review button');
+  if (!button) return;
+  var index = reviewIndexOf(button);
+  if (index < 0) return;
+  var file = Number(button.parentNode.getAttribute('data-review-file'));
+  var decision = button.getAttribute('data-decision');
+  if (decision) { toggleDecision(index, file, decision); return; }
+  var box = button.closest('.review');
+  var area = box.querySelector('textarea[data-review-file="' + file + '"]');
+  if (!area) {
+    area = noteField(index, file);
+    box.insertBefore(area, button.parentNode.nextSibling);
+  } else if (!area.value) area.hidden = !area.hidden;
+  if (!area.hidden) area.focus();
+}
+function onReviewChange(event) {
+  var area = event.target;
+  if (!area || area.tagName !== 'TEXTAREA' || !area.classList.contains('review-note')) return;
+  var index = reviewIndexOf(area);
+  if (index >= 0) setDecision(index, Number(area.getAttribute('data-review-file')), undefined, area.value);
 }
 // Results a later attempt replaced, beside the new ones (the files are kept in .superseded/attempt-N/).
 function replacedBox(entry, large) {
@@ -163,11 +187,26 @@ function replacedBox(entry, large) {
 }
 
 // Hook of card(): the decision buttons and the replaced attempts under a card's body.
+// The buttons are made as a card nears the view, like video sources: 5,000 cards load without them.
+var reviewObserver = 'IntersectionObserver' in window ? new IntersectionObserver(function (seen) {
+  seen.forEach(function (item) {
+    if (!item.isIntersecting) return;
+    reviewObserver.unobserve(item.target);
+    addCardReview(item.target);
+  });
+}, { rootMargin: '600px' }) : null;
+function addCardReview(node) {
+  var index = Number(node.getAttribute('data-index'));
+  var body = node.querySelector('.body');
+  if (body && !body.querySelector('.review')) body.appendChild(reviewBox(index, false));
+}
 function reviewCardHook(node, body, index) {
   var entry = entries[index];
   node.setAttribute('data-verdict', verdictOf(index));
   if (entry.replaced && entry.replaced.length > 0) body.appendChild(replacedBox(entry, false));
-  if (canReview(entry)) body.appendChild(reviewBox(index, false));
+  if (!canReview(entry)) return;
+  if (reviewObserver) reviewObserver.observe(node);
+  else body.appendChild(reviewBox(index, false));
 }
 // Hook of the lightbox's details: decisions on the job and the result shown, and the replaced attempts.
 function reviewDetailsHook(box, entry, fileIndex) {
@@ -351,6 +390,8 @@ function setupReview() {
   controls.insertBefore(label, byId('shown'));
   controls.appendChild(bar);
   document.addEventListener('keydown', onReviewKey);
+  document.addEventListener('click', onReviewClick);
+  document.addEventListener('change', onReviewChange);
 }
 function readReviewHash(params) {
   var wanted = params.get('review') || '';
