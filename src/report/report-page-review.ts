@@ -9,14 +9,12 @@
  *   is re-generated, the new attempt starts undecided.
  * - Kept in the browser while reviewing (localStorage, keyed by pipeline, run and the page's path), so
  *   a reload keeps them; a tally ("2 rejected, 5 approved, 9 to review") and a filter by decision.
- * - Exported as a decisions file (JSON, `kind: runner-review-decisions`, `schemaVersion: 1`, see
- *   schemas/review-decisions.schema.json) through a Blob link, and imported back from one; that file
+ * - Exported as a decisions file and imported back from one (`report-page-review-file.ts`); that file
  *   is what `runner apply FILE --run ID --replace-from decisions.json` re-generates from.
  * - Results a later attempt replaced show beside the new ones: "rejected → replaced by attempt N" with
  *   the reviewer's note.
  */
 export const REPORT_PAGE_REVIEW_SCRIPT = String.raw`
-var DECISIONS_KIND = 'runner-review-decisions';
 var REVIEW_KEY = 'runner-review:v1:' + data.pipeline + ':' + data.runId + ':' + location.pathname;
 // jobId + NUL + file (0: the whole job) → { jobId, file?, decision, note?, attempt, payloadHash, decidedAt }
 var decisionStore = {};
@@ -268,64 +266,6 @@ function updateTally() {
   // A job leaving the filtered decision hides its card at the next refresh, not under the pointer.
 }
 
-function exportDecisions() {
-  var list = [];
-  entries.forEach(function (entry) {
-    if (!canReview(entry)) return;
-    [0].concat(entry.files.map(function (file, at) { return at + 1; })).forEach(function (file) {
-      var decision = decisionOf(entry, file);
-      if (!decision || !decision.decision) return;
-      var item = { jobId: entry.id, decision: decision.decision, attempt: decision.attempt, payloadHash: decision.payloadHash, decidedAt: decision.decidedAt };
-      if (file) item.file = file;
-      if (decision.note) item.note = decision.note;
-      list.push(item);
-    });
-  });
-  var document_ = {
-    kind: DECISIONS_KIND,
-    schemaVersion: 1,
-    pipeline: data.pipeline,
-    runId: data.runId,
-    exportedAt: new Date().toISOString(),
-    report: { generatedAt: data.generatedAt, manifestFile: data.manifestFile },
-    decisions: list,
-  };
-  var blob = new Blob([JSON.stringify(document_, null, 2) + '\n'], { type: 'application/json' });
-  var link = el('a');
-  link.href = URL.createObjectURL(blob);
-  link.download = (data.pipeline + '-' + data.runId + '-decisions.json').replace(/[^A-Za-z0-9._-]/g, '_');
-  document.body.appendChild(link);
-  link.click();
-  link.remove();
-  setTimeout(function () { URL.revokeObjectURL(link.href); }, 10000);
-  reviewMessage(list.length + ' decision(s) exported to ' + link.download + '; re-generate the rejected jobs with: runner apply MANIFEST --run ' + data.runId + ' --replace-from ' + link.download);
-}
-function importDecisions(text) {
-  var parsed;
-  try { parsed = JSON.parse(text); } catch (error) { return reviewMessage('Not imported: the file is not JSON.'); }
-  if (!parsed || parsed.kind !== DECISIONS_KIND) return reviewMessage('Not imported: not a review decisions file.');
-  if (parsed.schemaVersion !== 1) return reviewMessage('Not imported: schemaVersion ' + parsed.schemaVersion + '; this page reads 1.');
-  if (parsed.runId !== data.runId || parsed.pipeline !== data.pipeline) return reviewMessage('Not imported: the decisions are of ' + parsed.pipeline + ' run ' + parsed.runId + ', this page shows ' + data.pipeline + ' run ' + data.runId + '.');
-  var taken = 0;
-  var stale = 0;
-  (Array.isArray(parsed.decisions) ? parsed.decisions : []).forEach(function (item) {
-    var index = reviewIndex.get(item && item.jobId);
-    if (index === undefined || (item.decision !== 'approved' && item.decision !== 'rejected')) return;
-    var entry = entries[index];
-    if (item.attempt !== entry.attempt || item.payloadHash !== entry.payloadHash) { stale++; return; }
-    var record = { jobId: entry.id, decision: item.decision, attempt: entry.attempt, payloadHash: entry.payloadHash, decidedAt: item.decidedAt || new Date().toISOString() };
-    if (item.file) record.file = item.file;
-    if (item.note) record.note = String(item.note).slice(0, 2000);
-    decisionStore[decisionKey(entry.id, item.file)] = record;
-    taken++;
-  });
-  saveDecisions();
-  cards.forEach(function (node, index) { renderCardReview(node, index); });
-  refresh();
-  reviewMessage(taken + ' decision(s) imported' + (stale > 0 ? '; ' + stale + ' made on an earlier attempt left out' : '') + '.');
-}
-function reviewMessage(text) { byId('review-message').textContent = text; }
-
 // Lightbox keys: A approves, R rejects (the result shown, or the job when it has one result), N writes a note.
 function onReviewKey(event) {
   if (!lightbox || !lightbox.parts.dialog.open) return;
@@ -398,31 +338,4 @@ function readReviewHash(params) {
   state.review = ['rejected', 'approved', 'to-review'].indexOf(wanted) >= 0 ? wanted : '';
   if (reviewFilterSelect) reviewFilterSelect.value = state.review;
 }
-`;
-
-/** The review's CSS, after the page's. */
-export const REPORT_PAGE_REVIEW_STYLE = `
-.review { display: flex; flex-direction: column; gap: 4px; border-top: 1px solid var(--line); padding-top: 6px; margin-top: 2px; }
-.review-bar { display: flex; flex-wrap: wrap; gap: 4px; align-items: center; }
-.review-bar button { font: inherit; font-size: 12px; padding: 1px 6px; border-radius: 6px; border: 1px solid var(--line);
-  background: var(--card); color: var(--fg); cursor: pointer; }
-.review-bar button[aria-pressed="true"].review-approved { background: var(--ok); color: var(--card); border-color: var(--ok); }
-.review-bar button[aria-pressed="true"].review-rejected { background: var(--bad); color: var(--card); border-color: var(--bad); }
-.review-label { color: var(--muted); font-size: 12px; min-width: 3.5em; }
-.review-note { font: inherit; font-size: 12px; width: 100%; resize: vertical; }
-.card[data-verdict="rejected"] { border-color: var(--bad); box-shadow: inset 0 3px 0 var(--bad); }
-.card[data-verdict="approved"] { box-shadow: inset 0 3px 0 var(--ok); }
-.review-tools { display: flex; flex-wrap: wrap; gap: 6px; align-items: center; }
-.review-tools button { font: inherit; }
-#review-tally { color: var(--fg); font-weight: 600; }
-.review-message { color: var(--muted); font-size: 12px; }
-.replaced { display: flex; flex-direction: column; gap: 4px; }
-.replaced-attempt { border: 1px dashed var(--line); border-radius: 6px; padding: 4px; font-size: 12px; color: var(--muted); }
-.replaced-attempt.rejected { border-color: var(--bad); }
-.replaced-attempt.rejected .replaced-caption { color: var(--bad); }
-.replaced-files { display: flex; gap: 4px; }
-.replaced-file img { display: block; max-width: 96px; max-height: 72px; object-fit: contain; opacity: 0.8; }
-.lb-details .replaced-file img { max-width: 320px; max-height: 240px; }
-.replaced-note { white-space: pre-wrap; word-break: break-word; color: var(--fg); }
-.lb-details .review-bar button { background: #2a2a2e; color: #eee; border-color: #444; }
 `;
