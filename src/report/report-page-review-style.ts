@@ -23,4 +23,5 @@ export const REPORT_PAGE_REVIEW_STYLE = `
 .lb-details .replaced-file img { max-width: 320px; max-height: 240px; }
 .replaced-note { white-space: pre-wrap; word-break: break-word; color: var(--fg); }
 .lb-details .review-bar button { background: #2a2a2e; color: #eee; border-color: #444; }
+@media print { .review, .review-tools, label:has(#filter-review) { display: none; } }
 `;
