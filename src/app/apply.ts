@@ -141,7 +141,7 @@ export async function runApply(
   const runId = readRunId(options);
   const downloadOnly = readDownloadOnly(options);
   const replaceFrom = await readReplaceFrom(options, runId);
-  if (replaceFrom.given && !replaceFrom.ok) return reportInvalid(ctx, view, replaceFrom, manifestFile);
+  if (replaceFrom.given && !replaceFrom.ok) return reportInvalid(ctx, view, replaceFrom, replaceFrom.file);
   if (replaceFrom.given && replaceFrom.rejected === 0) {
     ctx.output.err('The decisions reject no job: nothing to re-generate. No job was created.');
     return ExitCode.Success;

@@ -68,7 +68,8 @@ export async function runPlan(
   const maxCredits = parseNumberOption('max-credits', options.maxCredits, { min: 0 });
   await refuseSavedPlanAsManifest(manifestFile, 'plan');
   const replaceFrom = await readReplaceFrom(options, readRunId(options));
-  if (replaceFrom.given && !replaceFrom.ok) return reportInvalid(ctx, view, replaceFrom.issues, manifestFile);
+  if (replaceFrom.given && !replaceFrom.ok)
+    return reportInvalid(ctx, view, replaceFrom.issues, replaceFrom.file);
   if (replaceFrom.given && replaceFrom.rejected === 0) {
     ctx.output.err('The decisions reject no job: nothing to re-generate.');
     return ExitCode.Success;

@@ -9,7 +9,7 @@ import { readTargeting } from './targeting-options.js';
 /** What `--replace-from FILE` gave: nothing, the decisions to prepare the plan with, or bad input. */
 export type ReplaceFrom =
   | { given: false }
-  | { given: true; ok: false; issues: ValidationIssue[] }
+  | { given: true; ok: false; file: string; issues: ValidationIssue[] }
   | { given: true; ok: true; rejected: number; prepare: NonNullable<PrepareOptions['replaceFrom']> };
 
 /**
@@ -36,7 +36,7 @@ export async function readReplaceFrom(options: Record<string, unknown>, runId: s
     );
   }
   const read = await readDecisionsFile(file);
-  if (!read.ok) return { given: true, ok: false, issues: read.issues };
+  if (!read.ok) return { given: true, ok: false, file, issues: read.issues };
   const rejected = read.decisions.decisions.filter((decision) => decision.decision === 'rejected').length;
   return { given: true, ok: true, rejected, prepare: { read, runId } };
 }

@@ -160,6 +160,24 @@ jobs:
     );
     expect(combined.code).toBe(2);
     expect(combined.stderr).toContain('cannot be combined with --only');
+    const saved = await runCli(
+      [
+        'plan',
+        manifest,
+        ...where,
+        '--replace-from',
+        join(dir, 'future.json'),
+        '--out-plan',
+        join(dir, 'p.json'),
+      ],
+      { env },
+    );
+    expect(saved.code).toBe(2);
+    expect(saved.stderr).toContain('cannot be combined with --out-plan');
+    const newer = await runCli(['plan', manifest, ...where, '--replace-from', join(dir, 'newer.json')], {
+      env,
+    });
+    expect(newer.stderr).toContain('1 error, 0 warnings in ' + join(dir, 'newer.json'));
   }, 120_000);
 
   it('plans, then re-generates exactly the rejected jobs once, and the next report shows old beside new', async () => {
