@@ -3,9 +3,9 @@
  * loads on the way. Wall time of the whole child process (spawn to exit), min and median of RUNS runs
  * each, for `node -e 0` (the floor), `runner --help`, `runner validate --help` and
  * `runner validate pipelines/demo.yaml --catalog F` (offline, F saved from the simulator's catalog), with
- * the model-config validators in the cache folder (`validate`, the usual case: they were kept by an
- * earlier command) and with an empty cache folder each run (`validateColdCache`: the first command
- * after installing, or after the catalog changed a config).
+ * V8's code cache of the CLI in the cache folder (`validate`, the usual case: an earlier run wrote it)
+ * and with an empty cache folder each run (`validateColdCache`: the first command after installing, a
+ * new build or another Node).
  * Module counts come from one extra run of each under the `module-count.js` preload (not timed).
  * Goals (issue #8, reported only): validate ≤ 150 ms, --help ≤ 100 ms.
  *

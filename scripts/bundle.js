@@ -9,7 +9,7 @@
  *   Commands are still initialized only when run: esbuild turns `import()` into lazy initializers.
  * - runner.js: the entry the package's `bin` names (src/cli/launch.ts), a CommonJS script too (see
  *   dist/bundle/package.json below): runs main.cjs from the code cache kept in the runner's cache folder.
- * - ajv-compiler.cjs: ajv's compiler, loaded only when a model config's validator is not in the cache.
+ * - ajv-compiler.cjs: ajv's compiler, loaded only by a command that checks params against a model config.
  *
  * Left out, loaded from node_modules when a command first needs them: undici and pino (only the
  * commands that talk to the service load them, see src/cli/connect.ts; pino finds its transports by
@@ -71,14 +71,13 @@ await chmod(`${ROOT}dist/bundle/runner.js`, 0o755);
 // Node starts with less work than an ES module (~1.5 ms; every file here is a CommonJS script).
 await writeFile(`${ROOT}dist/bundle/package.json`, `${JSON.stringify({ type: 'commonjs' })}\n`);
 
-// ajv's compiler as one CommonJS file, for a command that finds a model config's validator missing
-// from the cache (src/catalog/config-schema.ts, `requireCompiler`). Compiling is synchronous, so it is
-// loaded with `require`, which would otherwise read ajv's ~70 files from node_modules (~40 ms).
+// ajv's compiler as one CommonJS file, for a command that compiles a model config's validator
+// (src/catalog/config-schema.ts, `requireCompiler`). Compiling is synchronous, so it is loaded with
+// `require`, which would otherwise read ajv's ~70 files from node_modules (~40 ms).
 await build({
   ...COMMON,
   stdin: {
-    contents:
-      "module.exports = { Ajv: require('ajv').Ajv, standaloneCode: require('ajv/dist/standalone/index.js').default };",
+    contents: "module.exports = { Ajv: require('ajv').Ajv };",
     resolveDir: ROOT,
     sourcefile: 'ajv-compiler.cjs',
   },

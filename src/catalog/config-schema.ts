@@ -3,7 +3,6 @@ import type { Ajv, ValidateFunction } from 'ajv';
 import { validate as validateMetaSchema } from '../generated/meta-schema-validator.js';
 import { CONFIG_AJV_OPTIONS } from './config-ajv-options.js';
 import { canonicalJson } from '../canonical-json.js';
-import { digestOf, loadValidator } from './validator-cache.js';
 import type { FieldDefinition, Model } from '../service/types.js';
 
 /** Config keys that describe the model rather than a parameter (spec 2.4). */
@@ -34,7 +33,7 @@ export interface CompiledModelConfig {
   params: ReadonlyMap<string, CompiledParam>;
   /** The JSON Schema the config maps to (`additionalProperties: false`). */
   schema: Readonly<Record<string, unknown>>;
-  /** The validator of {@link schema}: ajv's code for it, generated once per distinct config and kept. */
+  /** The validator of {@link schema}, compiled by ajv once per distinct config in a process. */
   validate: ValidateFunction;
   /** Fields with a `default`, applied to params the job leaves out. */
   defaults: readonly (readonly [string, unknown])[];
@@ -50,91 +49,48 @@ export interface CompiledModelConfig {
 
 const requireFromRunner = createRequire(import.meta.url);
 
-type StandaloneCode = (ajv: Ajv, validate: ValidateFunction) => string;
-
 /**
- * The runtime Ajv of the runner, created on the first config whose validator is not in the cache
- * (./validator-cache.ts): model configs come from the catalog, so they are compiled when read; the
- * runner's own schemas are compiled at build time (src/generated/). ajv is loaded with `require`
- * rather than imported, so a command that finds every validator it needs in the cache never loads
- * ajv's compiler. Its own check of each schema against the draft-07 meta-schema is off:
- * {@link compileWithAjv} runs the same check with the meta-schema's validator compiled at build time,
- * instead of compiling the meta-schema (the larger part of a first compile) in every process.
+ * The runtime Ajv of the runner, created on the first model config compiled: model configs come from
+ * the catalog, so they are compiled when read; the runner's own schemas are compiled at build time
+ * (src/generated/). ajv is loaded with `require` rather than imported, so a command that checks no
+ * params (`--help`, `status`, `runs`) never loads ajv's compiler. Its own check of each schema against
+ * the draft-07 meta-schema is off: {@link compileSchema} runs the same check with the meta-schema's
+ * validator compiled at build time, instead of compiling the meta-schema (the larger part of a first
+ * compile) in every process.
+ *
+ * Validators are not kept between runs: ajv's standalone code kept in the cache folder saved ~18 ms of
+ * `runner validate` (2 configs), under the 20 ms a start-up layer must buy (bench/README.md, #21.4).
  */
-let compiler: { ajv: Ajv; standaloneCode: StandaloneCode } | undefined;
-function getCompiler(): NonNullable<typeof compiler> {
-  if (compiler === undefined) {
-    const { Ajv: AjvClass, standaloneCode } = requireCompiler();
-    const ajv = new AjvClass({ ...CONFIG_AJV_OPTIONS, validateSchema: false, code: { source: true } });
-    compiler = { ajv, standaloneCode };
-  }
+let compiler: Ajv | undefined;
+function getCompiler(): Ajv {
+  compiler ??= new (requireCompiler())({ ...CONFIG_AJV_OPTIONS, validateSchema: false });
   return compiler;
 }
 
 /**
- * ajv and its standalone code generator: from the one-file build beside the bundle (scripts/bundle.js)
- * when there is one, else from node_modules (the tests, the unbundled dist/).
+ * ajv's class: from the one-file build beside the bundle (scripts/bundle.js) when there is one, which
+ * reads one file where ajv's package is ~70 (~40 ms), else from node_modules (the tests, the unbundled
+ * dist/).
  */
-function requireCompiler(): { Ajv: typeof Ajv; standaloneCode: StandaloneCode } {
+function requireCompiler(): typeof Ajv {
   try {
-    return requireFromRunner('./ajv-compiler.cjs') as { Ajv: typeof Ajv; standaloneCode: StandaloneCode };
+    return (requireFromRunner('./ajv-compiler.cjs') as { Ajv: typeof Ajv }).Ajv;
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'MODULE_NOT_FOUND') throw error;
   }
-  return {
-    Ajv: (requireFromRunner('ajv') as { Ajv: typeof Ajv }).Ajv,
-    standaloneCode: (requireFromRunner('ajv/dist/standalone/index.js') as { default: StandaloneCode })
-      .default,
-  };
-}
-
-/** The version of ajv whose code the cache holds: a new ajv may generate other code. */
-let ajvVersion: string | undefined;
-function getAjvVersion(): string {
-  ajvVersion ??= (requireFromRunner('ajv/package.json') as { version: string }).version;
-  return ajvVersion;
-}
-
-/** A config schema's validator: ajv's code for it, from the validator cache or generated now. */
-function compileSchema(schema: Record<string, unknown>): ValidateFunction {
-  const key = cacheKeyOf(schema);
-  // ajv's generated code prints what JSON cannot spell (1e400 read as Infinity) as JSON would, so
-  // such a schema keeps ajv's own function, compiled in memory each time.
-  if (key === undefined) return compileWithAjv(schema).validate;
-  return loadValidator(key, () => generateValidatorCode(schema));
-}
-
-/**
- * What a config's validator depends on, hashed: the schema as written (its key order is the order
- * of the errors), ajv's version and options. `undefined` when JSON does not spell the schema exactly
- * (a non-finite number or an undefined value would print as `null`).
- */
-function cacheKeyOf(schema: Record<string, unknown>): string | undefined {
-  let exact = true;
-  const text = JSON.stringify(schema, (_key, value: unknown) => {
-    if (value === undefined || (typeof value === 'number' && !Number.isFinite(value))) exact = false;
-    return value;
-  });
-  return exact ? digestOf(JSON.stringify([getAjvVersion(), CONFIG_AJV_OPTIONS, text])) : undefined;
+  return (requireFromRunner('ajv') as { Ajv: typeof Ajv }).Ajv;
 }
 
 /** ajv's compile after the meta-schema check, which fails with the error ajv itself would throw. */
-function compileWithAjv(schema: Record<string, unknown>): { ajv: Ajv; validate: ValidateFunction } {
+function compileSchema(schema: Record<string, unknown>): ValidateFunction {
   const checkMeta = validateMetaSchema as ValidateFunction;
-  const { ajv } = getCompiler();
+  const ajv = getCompiler();
   if (!checkMeta(schema)) throw new Error(`schema is invalid: ${ajv.errorsText(checkMeta.errors)}`);
-  return { ajv, validate: ajv.compile(schema) };
-}
-
-/** ajv's standalone code for `schema`: a CommonJS module exporting its validate function. */
-function generateValidatorCode(schema: Record<string, unknown>): string {
-  const { ajv, validate } = compileWithAjv(schema);
-  try {
-    return getCompiler().standaloneCode(ajv, validate);
-  } finally {
-    // The generated code is what runs; ajv keeps nothing, so configs that change do not pile up.
-    ajv.removeSchema(schema);
-  }
+  const validate = ajv.compile(schema);
+  // ajv would keep every schema it compiled; configs that change must not pile up. The function
+  // returned keeps working without it.
+  ajv.removeSchema(schema);
+  return validate;
 }
 
 const cache = new Map<string, { config: unknown; configJson: string; compiled: CompiledModelConfig }>();

@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import { cac } from 'cac';
 import { ExitCode, UsageError } from '../errors.js';
 import type { CommandContext, GlobalOptions } from '../app/context.js';
@@ -15,8 +14,6 @@ import { applyEnvDefaults } from '../app/env-defaults.js';
 import { applyProjectConfig } from '../app/project-config.js';
 import { suggestClosest } from '../suggest.js';
 import { declareSharedFlags } from './shared-flags.js';
-import { runnerCacheDir } from './cache-dir.js';
-import { useValidatorCache } from '../catalog/validator-cache.js';
 
 export interface CliIO {
   env: NodeJS.ProcessEnv;
@@ -127,8 +124,6 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
       simulate,
     });
     checkFlagValues(pending.name, pending.options, { global, env });
-    // Model configs' validators are kept between runs, so most commands never load ajv's compiler.
-    useValidatorCache(join(runnerCacheDir(io.env, io.cwd), 'config-validators'));
     const ctx = createContext({ ...io, env }, output, global);
     code = await action(ctx, pending.args, pending.options);
   } catch (error) {
