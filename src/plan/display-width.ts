@@ -1,46 +1,46 @@
+import { eastAsianWidth } from 'get-east-asian-width';
+
 /**
- * Terminal column widths of text, so tables of unicode ids line up: East Asian wide and fullwidth
- * characters and emoji take two columns, combining marks and zero-width characters none. An
- * approximation of UAX #11 good for ids and model names; no dependency needed.
+ * Terminal column widths of text, so tables of unicode ids line up: by grapheme cluster, the Unicode
+ * East Asian Width (UAX #11) of its first visible character from get-east-asian-width (wide and
+ * fullwidth characters, and the emoji shown as emoji by default, take two columns; ambiguous ones one),
+ * two columns for flags, keycaps and emoji asked for with U+FE0F or joined with U+200D, none for
+ * combining and zero-width characters. These are string-width's rules; string-width itself is not used
+ * because its emoji check, `\p{RGI_Emoji}`, costs V8 ~245 M instructions (~35 ms) to compile at the
+ * first table cell that is not Latin text (bench/README.md, #21.3).
  */
 
 const segmenter = new Intl.Segmenter('en', { granularity: 'grapheme' });
-const ZERO_WIDTH = /^[\p{Mn}\p{Me}\p{Cf}\p{Cc}]+$/u;
-const EMOJI = /\p{Extended_Pictographic}/u;
-const EMOJI_PRESENTATION = /\uFE0F/;
 
-/** Code point ranges of East Asian Wide (W) and Fullwidth (F) characters, inclusive. */
-const WIDE_RANGES: readonly (readonly [number, number])[] = [
-  [0x1100, 0x115f],
-  [0x2e80, 0x303e],
-  [0x3041, 0x33ff],
-  [0x3400, 0x4dbf],
-  [0x4e00, 0x9fff],
-  [0xa000, 0xa4cf],
-  [0xa960, 0xa97f],
-  [0xac00, 0xd7a3],
-  [0xf900, 0xfaff],
-  [0xfe10, 0xfe19],
-  [0xfe30, 0xfe6f],
-  [0xff00, 0xff60],
-  [0xffe0, 0xffe6],
-  [0x1f300, 0x1f64f],
-  [0x1f900, 0x1f9ff],
-  [0x20000, 0x2fffd],
-  [0x30000, 0x3fffd],
-];
+/** A character that shows: not a control, format, combining or default-ignorable one. */
+const VISIBLE = /[^\p{Default_Ignorable_Code_Point}\p{Cc}\p{Cf}\p{Mn}\p{Me}\p{Cs}]/u;
+/** Clusters a terminal draws as one two-column emoji, whatever the width of their first character. */
+const KEYCAP = /^[\d#*]\uFE0F?\u20E3$/u;
+const FLAG = /^[\u{1F1E6}-\u{1F1FF}]{2}$/u;
+const EMOJI_PRESENTATION = /\p{Extended_Pictographic}\uFE0F/u;
+const PICTOGRAPHS = /\p{Extended_Pictographic}/gu;
+/** Characters after the first of a cluster that take columns of their own. */
+const SPACING_MARK_OR_HALFWIDTH_FORM = /[\p{Mc}\uFF00-\uFFEF]/u;
 
-function isWide(codePoint: number): boolean {
-  return WIDE_RANGES.some(([low, high]) => codePoint >= low && codePoint <= high);
+/** Columns one grapheme cluster takes in a terminal: 0, 1, 2 or, with spacing marks, more. */
+function measureGrapheme(grapheme: string): number {
+  const start = grapheme.search(VISIBLE);
+  if (start < 0) return 0;
+  const visible = start === 0 ? grapheme : grapheme.slice(start);
+  if (visible.length > 1 && isEmojiCluster(visible)) return 2;
+  let width = 0;
+  for (const character of visible) {
+    const codePoint = character.codePointAt(0) ?? 0;
+    if (width === 0) width = eastAsianWidth(codePoint);
+    else if (SPACING_MARK_OR_HALFWIDTH_FORM.test(character)) width += eastAsianWidth(codePoint);
+  }
+  return width;
 }
 
-/** Columns one grapheme cluster takes in a terminal: 0, 1 or 2. */
-function measureGrapheme(grapheme: string): number {
-  if (ZERO_WIDTH.test(grapheme)) return 0;
-  const first = grapheme.codePointAt(0) ?? 0;
-  if (isWide(first)) return 2;
-  if (EMOJI.test(grapheme) && (first > 0xffff || EMOJI_PRESENTATION.test(grapheme))) return 2;
-  return 1;
+function isEmojiCluster(cluster: string): boolean {
+  if (KEYCAP.test(cluster) || FLAG.test(cluster) || EMOJI_PRESENTATION.test(cluster)) return true;
+  // A joined sequence of pictographs, even without U+FE0F (a minimally qualified emoji).
+  return cluster.includes('\u200d') && (cluster.match(PICTOGRAPHS)?.length ?? 0) >= 2;
 }
 
 /** Printable ASCII: one column per character, the common case of ids, paths and figures. */

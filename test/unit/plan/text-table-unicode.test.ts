@@ -15,6 +15,28 @@ describe('formatTable with non-ASCII text', () => {
     expect(measureDisplayWidth('👩‍💻')).toBe(2);
   });
 
+  it('gives two columns to flags, keycaps and the emoji shown as emoji by default, as terminals do', () => {
+    // The hand-written width table before get-east-asian-width gave each of these one column (#21.3).
+    expect(measureDisplayWidth('🇯🇵')).toBe(2);
+    expect(measureDisplayWidth('1️⃣')).toBe(2);
+    expect(measureDisplayWidth('⌚✅⭐⚡☔')).toBe(10);
+    expect(measureDisplayWidth('\u{17000}')).toBe(2); // Tangut: East Asian Wide
+    expect(measureDisplayWidth('ｶﾞ')).toBe(2); // halfwidth kana and its halfwidth dakuten
+    expect(measureDisplayWidth('क्षि')).toBe(2); // a spacing vowel sign takes a column of its own
+    // Text presentation stays one column; VS16 asks for the emoji.
+    expect(measureDisplayWidth('☺')).toBe(1);
+    expect(measureDisplayWidth('☺️')).toBe(2);
+    const lines = formatTable(
+      ['Job', 'N'],
+      [
+        ['done-✅', '4'],
+        ['done-ok', '4'],
+      ],
+      { align: ['left', 'right'] },
+    );
+    expect(new Set(lines.map(columns)).size).toBe(1);
+  });
+
   it('keeps the right-aligned column lined up when ids hold CJK, combining marks or emoji', () => {
     const rows = [
       ['hero-咖啡拿铁', '4'],
