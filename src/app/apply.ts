@@ -67,9 +67,14 @@ export interface ApplyView {
   issues(issues: readonly ValidationIssue[], manifestFile: string, style: Style): string;
   /**
    * Shows the executor's progress and turns Ctrl-C / SIGTERM into its abort signal while it runs;
-   * `resume` is the command a second signal tells the user to run.
+   * `resume` is the command a second signal tells the user to run. May load what it draws with first.
    */
-  watch(ctx: CommandContext, jobIds: readonly string[], concurrency: number, resume: string): ExecutionWatch;
+  watch(
+    ctx: CommandContext,
+    jobIds: readonly string[],
+    concurrency: number,
+    resume: string,
+  ): ExecutionWatch | Promise<ExecutionWatch>;
   /** The closing report: counts, credits, where results are, what to do next. */
   summary(summary: ExecutionSummary, facts: ApplySummaryFacts, style: Style): string;
   /** Warnings for other runs of the pipeline left unfinished. */
@@ -451,7 +456,7 @@ async function executeWatched(
   resume: string,
   deps: Omit<ExecuteDeps, 'signal'>,
 ): Promise<{ summary: ExecutionSummary; signal: NodeJS.Signals | undefined }> {
-  const watch = view.watch(
+  const watch = await view.watch(
     ctx,
     plan.jobs.map((job) => job.id),
     options.concurrency ?? 4,

@@ -31,14 +31,14 @@ const TERMINAL_VIEW: ApplyView = {
 };
 
 /** The live progress view on stderr, with Ctrl-C / SIGTERM noted in it (src/cli/interrupts.ts). */
-function watchOnTerminal(
+async function watchOnTerminal(
   ctx: CommandContext,
   jobIds: readonly string[],
   concurrency: number,
   resume: string,
-): ExecutionWatch {
+): Promise<ExecutionWatch> {
   const model = new ProgressModel(jobIds, concurrency, Date.now);
-  const progress = createProgressReporter(ctx.output, model);
+  const progress = await createProgressReporter(ctx.output, model);
   const interrupts = handleInterrupts((line) => progress.note(line), resume);
   return {
     signal: interrupts.signal,

@@ -20,11 +20,11 @@ const MAX_ID_WIDTH = 48;
  * On a terminal: event lines scroll above a live block (counts, credits, ETA, open jobs) redrawn on
  * stderr. Without one: one line per event on stderr, nothing redrawn, so CI logs stay readable.
  */
-export function createProgressReporter(
+export async function createProgressReporter(
   output: Output,
   model: ProgressModel,
   now: () => number = Date.now,
-): ProgressReporter {
+): Promise<ProgressReporter> {
   const doneSkips = groupDoneSkips(output.style);
   const print = (lines: readonly (string | undefined)[]) => {
     for (const line of lines) if (line !== undefined) output.err(line);
@@ -39,24 +39,22 @@ export function createProgressReporter(
       finish: () => print([doneSkips.flush()]),
     };
   }
-  let drawnLines = 0;
+  // log-update erases the block by the rows it takes once wrapped to the terminal's width (a counts
+  // line wider than the terminal is two rows), not by its lines; the cursor stays shown: hiding it
+  // would hook exit and signals (cli-cursor), beside apply's own Ctrl-C handling. Loaded only for a
+  // terminal: the string-width it wraps with builds its emoji regex when loaded (~230 M instructions,
+  // ~35 ms; bench/README.md), which a CI log need not pay.
+  const { createLogUpdate } = await import('log-update');
+  const live = createLogUpdate(output.stderr, { showCursor: true });
   let lastDraw = 0;
   let timer: NodeJS.Timeout | undefined;
-  // `\r` first: a terminal echoing ^C has moved the cursor off column 0.
-  const clear = () => {
-    if (drawnLines > 0) output.stderr.write(`\r\u001b[${drawnLines}A\u001b[0J`);
-    drawnLines = 0;
-  };
   const draw = (final = false) => {
     timer = undefined;
     lastDraw = now();
-    clear();
     const snapshot = model.snapshot();
     // Once the run is over, jobs still pending will not run in this process: no ETA for them.
     if (final) delete snapshot.etaMs;
-    const lines = renderLiveBlock(snapshot, output);
-    output.stderr.write(`${lines.join('\n')}\n`);
-    drawnLines = lines.length;
+    live(renderLiveBlock(snapshot, output).join('\n'));
   };
   const scheduleDraw = () => {
     if (timer !== undefined) return;
@@ -66,7 +64,7 @@ export function createProgressReporter(
   /** Lines above the live block: it is cleared only when there is a line to print (no flicker). */
   const printAbove = (lines: readonly (string | undefined)[]) => {
     if (lines.every((line) => line === undefined)) return;
-    clear();
+    live.clear();
     print(lines);
   };
   return {
@@ -83,6 +81,7 @@ export function createProgressReporter(
       if (timer !== undefined) clearTimeout(timer);
       printAbove([doneSkips.flush()]);
       draw(true);
+      live.done();
     },
   };
 }

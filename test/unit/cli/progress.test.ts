@@ -1,9 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { PassThrough } from 'node:stream';
 import { createOutput, createStyle } from '../../../src/cli/output.js';
 import { formatEventLine } from '../../../src/cli/render/event-line.js';
+import type { ExecutionEvent } from '../../../src/execute/events.js';
 import { formatDuration, ProgressModel } from '../../../src/cli/render/progress-model.js';
 import { createProgressReporter, renderLiveBlock } from '../../../src/cli/render/progress-view.js';
+import { terminalScreen } from './terminal-screen.js';
 
 const plain = createStyle(false);
 
@@ -143,20 +145,20 @@ describe('formatDuration', () => {
 });
 
 describe('progress lines without a terminal (CI)', () => {
-  function reporterLines() {
+  async function reporterLines() {
     const stderr = new PassThrough();
     let text = '';
     stderr.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
     const output = createOutput({ env: { CI: 'true' }, stdout: new PassThrough(), stderr });
     const ids = ['a', 'b', 'c', 'd', 'e'];
-    const reporter = createProgressReporter(output, new ProgressModel(ids, 4, () => 0));
+    const reporter = await createProgressReporter(output, new ProgressModel(ids, 4, () => 0));
     return { reporter, lines: () => text.trimEnd().split('\n') };
   }
   const skipDone = (id: string) =>
     ({ type: 'job-skipped', id, reason: 'done', detail: 'done in attempt 1' }) as const;
 
-  it('tells consecutive jobs done in earlier applies as one line, and a single one as its own', () => {
-    const { reporter, lines } = reporterLines();
+  it('tells consecutive jobs done in earlier applies as one line, and a single one as its own', async () => {
+    const { reporter, lines } = await reporterLines();
     for (const id of ['a', 'b', 'c']) reporter.onEvent(skipDone(id));
     reporter.onEvent({ type: 'job-created', id: 'd', attempt: 1, jobId: 'j1', resent: false, creditCost: 4 });
     reporter.onEvent(skipDone('e'));
@@ -167,8 +169,8 @@ describe('progress lines without a terminal (CI)', () => {
     expect(lines()).toHaveLength(3);
   });
 
-  it('still lists every other skip (failed, deferred, uncertain) on its own line', () => {
-    const { reporter, lines } = reporterLines();
+  it('still lists every other skip (failed, deferred, uncertain) on its own line', async () => {
+    const { reporter, lines } = await reporterLines();
     reporter.onEvent(skipDone('a'));
     reporter.onEvent(skipDone('b'));
     reporter.onEvent({ type: 'job-skipped', id: 'c', reason: 'failed', detail: 'failed: PROMPT_UNCLEAR' });
@@ -183,13 +185,16 @@ describe('progress lines without a terminal (CI)', () => {
 });
 
 describe('progress on a terminal', () => {
-  it('prints held done-skips and event lines above the live block, each once', () => {
+  it('prints held done-skips and event lines above the live block, each once', async () => {
     const stderr = Object.assign(new PassThrough(), { isTTY: true, columns: 100 });
     let text = '';
     stderr.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
     const output = createOutput({ env: {}, stdout: new PassThrough(), stderr });
     expect(output.interactive).toBe(true);
-    const reporter = createProgressReporter(output, new ProgressModel(['a', 'b', 'c', 'd'], 4, () => 0));
+    const reporter = await createProgressReporter(
+      output,
+      new ProgressModel(['a', 'b', 'c', 'd'], 4, () => 0),
+    );
     for (const id of ['a', 'b', 'c']) {
       reporter.onEvent({ type: 'job-skipped', id, reason: 'done', detail: 'done in attempt 1' });
     }
@@ -202,5 +207,70 @@ describe('progress on a terminal', () => {
     expect(plain.indexOf('skip      3 jobs')).toBeLessThan(plain.indexOf('created'));
     expect(plain.indexOf('created')).toBeLessThan(plain.indexOf('a note'));
     expect(plain).toContain('done 3');
+  });
+});
+
+describe('the live block on a narrow terminal', () => {
+  afterEach(() => vi.useRealTimers());
+
+  it('leaves the event lines once and the last block once, however its lines wrap', async () => {
+    vi.useFakeTimers();
+    const columns = 40;
+    const stderr = Object.assign(new PassThrough(), { isTTY: true, columns, rows: 30 });
+    let text = '';
+    stderr.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+    const output = createOutput({ env: { NO_COLOR: '1' }, stdout: new PassThrough(), stderr });
+    const ids = [
+      'a-rather-long-job-id-for-a-narrow-terminal-1',
+      'a-rather-long-job-id-for-a-narrow-terminal-2',
+    ];
+    const reporter = await createProgressReporter(output, new ProgressModel(ids, 4, () => 0), () =>
+      Date.now(),
+    );
+    const events: ExecutionEvent[] = [];
+    for (const [n, id] of ids.entries()) {
+      events.push({ type: 'job-created', id, attempt: 1, jobId: `j${n}`, resent: false, creditCost: 4 });
+    }
+    for (const progress of [10, 50, 90]) {
+      for (const [n, id] of ids.entries()) {
+        events.push({
+          type: 'job-status',
+          id,
+          attempt: 1,
+          jobId: `j${n}`,
+          status: 'running',
+          phase: 'running',
+          progress,
+        });
+      }
+    }
+    events.push({
+      type: 'job-completed',
+      id: ids[0]!,
+      attempt: 1,
+      jobId: 'j0',
+      resultUrls: ['https://x/1.png'],
+    });
+    for (const event of events) {
+      reporter.onEvent(event);
+      vi.advanceTimersByTime(150);
+    }
+    reporter.note('a note');
+    vi.advanceTimersByTime(150);
+    reporter.finish();
+
+    const screen = terminalScreen(text, columns);
+    // The counts line (over 40 columns, so on two rows) once: every earlier block was erased whole.
+    expect(screen.filter((row) => / · credits \d/.test(row))).toHaveLength(1);
+    expect(screen.filter((row) => row.startsWith('1/2'))).toHaveLength(1);
+    expect(screen.filter((row) => row.includes('a note'))).toHaveLength(1);
+    // The screen ends with the last block, as it shows on 40 columns.
+    const replayed = new ProgressModel(ids, 4, () => 0);
+    for (const event of events) replayed.apply(event);
+    const { etaMs: _finalHasNoEta, ...last } = replayed.snapshot();
+    const lastBlock = renderLiveBlock(last, { style: plain });
+    expect(lastBlock[0]!.length).toBeGreaterThan(columns);
+    const lastRows = terminalScreen(lastBlock.join('\n'), columns);
+    expect(screen.slice(-lastRows.length)).toEqual(lastRows);
   });
 });
