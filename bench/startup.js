@@ -12,11 +12,12 @@
  *   node bench/startup.js                                  # 15 runs of each
  *   BENCH_COMPARE_DIST=/tmp/old/dist node bench/startup.js  # and another build's, interleaved
  *   BENCH_STARTUP_RUNS=30 RUNNER_DIST=/other/dist node bench/startup.js
+ *   BENCH_LAYERS=1 node bench/startup.js                   # and without the code cache, the bundle
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { emitResult, median, note, round, runnerBin } from './measure.js';
@@ -32,6 +33,13 @@ const BIN = runnerBin();
  */
 const COMPARE_BIN = process.env.BENCH_COMPARE_DIST && runnerBin(process.env.BENCH_COMPARE_DIST);
 const HOOK = join(ROOT, 'bench/module-count.js');
+/**
+ * `BENCH_LAYERS=1` adds each start-up layer's absence (#21.4): `…NoCodeCache` runs the bundle itself
+ * (`main.cjs`, no V8 code cache), `…NoBundle` the tsc output (`cli/bin.js`, neither).
+ */
+const LAYERS = process.env.BENCH_LAYERS === '1';
+const BUNDLE = join(dirname(BIN), 'main.cjs');
+const UNBUNDLED = join(dirname(dirname(BIN)), 'cli/bin.js');
 
 function run(args, env = {}) {
   const start = performance.now();
@@ -82,6 +90,14 @@ async function main() {
         args: validate,
         env: () => ({ RUNNER_CACHE_DIR: join(dir, `cold-${coldRuns++}`) }),
       },
+      ...(LAYERS
+        ? {
+            helpNoCodeCache: { args: [BUNDLE, '--help'] },
+            validateNoCodeCache: { args: [BUNDLE, ...validate.slice(1)], env: () => warmCache },
+            helpNoBundle: { args: [UNBUNDLED, '--help'] },
+            validateNoBundle: { args: [UNBUNDLED, ...validate.slice(1)], env: () => warmCache },
+          }
+        : {}),
       ...(COMPARE_BIN
         ? {
             compareHelp: { args: [COMPARE_BIN, '--help'] },
