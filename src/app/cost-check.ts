@@ -38,6 +38,8 @@ export interface CostCheckInput {
   resendUncertain?: boolean;
   /** `--max-credits`. */
   maxCredits?: number;
+  /** Keep the parts `runner diff` reads in the report (see `CostOptions.diffData`). */
+  diffData?: CostOptions['diffData'];
   /** @default Date.now() */
   now?: number;
 }
@@ -70,6 +72,7 @@ export function readCostOptions(input: Omit<CostCheckInput, 'catalog' | 'client'
     maxAttempts: input.maxAttempts,
     alreadySpent,
     ...(input.maxCredits === undefined ? {} : { maxCredits: input.maxCredits }),
+    ...(input.diffData === undefined ? {} : { diffData: input.diffData }),
     ...(previousJobs === undefined
       ? {}
       : {

@@ -19,6 +19,8 @@ import { readRunId, readStateDir } from './run-options.js';
 import { readTargeting } from './targeting-options.js';
 import { loadVarOverrides } from './var-options.js';
 import { NO_TARGETING } from '../plan/select-jobs.js';
+import { readSchedule } from '../plan/schedule.js';
+import { diffDataOption } from './catalog-origin.js';
 
 /**
  * What {@link planByStreaming} found: every issue of an invalid manifest, the report, or that only the
@@ -94,6 +96,7 @@ export async function planByStreaming(
       retryFailed: options.retryFailed === true,
       resendUncertain: options.resendUncertain === true,
       ...(maxCredits === undefined ? {} : { maxCredits }),
+      ...diffDataOption(ctx, options),
     }),
     ...(stateJobs.size > 0 ? { lastPayloads: readLastPayloads(stateJobs) } : {}),
   });
@@ -106,6 +109,7 @@ export async function planByStreaming(
       manifestFile: loaded.file,
       warnings: result.issues,
       ...(manifest.budget === undefined ? {} : { budget: manifest.budget }),
+      ...(manifest.schedule === undefined ? {} : { schedule: readSchedule(manifest.schedule) }),
     },
     await readCostAccount(client),
   );

@@ -25,6 +25,7 @@ import { savePlanIfAsked } from './save-plan.js';
 import { refuseSavedPlanAsManifest } from './saved-plan-io.js';
 import { dueReplacements, readReplaceFrom } from './replace-from-options.js';
 import { addChangesToReport, addTargetingToReport } from '../plan/targeting-report.js';
+import { diffDataOption } from './catalog-origin.js';
 
 /** What plan needs from outside, passed in by the CLI (src/cli/commands/plan-command.ts). */
 export interface PlanEffects {
@@ -136,6 +137,7 @@ export async function runPlan(
         resendUncertain: options.resendUncertain === true,
         ...(maxCredits === undefined ? {} : { maxCredits }),
         ...(connection === undefined ? {} : { client: connection.client }),
+        ...diffDataOption(ctx, options),
       }),
     );
     const targeted = addTargetingToReport(

@@ -21,6 +21,10 @@ export function checkFlagValues(
   if (command === 'plan' || command === 'apply') {
     parseNumberOption('max-credits', options.maxCredits, { min: 0 });
   }
+  if (command === 'plan' || command === 'diff') {
+    parseNumberOption('fail-on-increase', options.failOnIncrease, { min: 0 });
+    parseNumberOption('fail-on-increase-percent', options.failOnIncreasePercent, { min: 0 });
+  }
   readRunId(options);
   if (command === 'apply') {
     parseNumberOption('concurrency', options.concurrency, { min: 1, max: 4, integer: true });

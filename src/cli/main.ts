@@ -34,6 +34,7 @@ const commands: Record<string, { load: () => Promise<Action> }> = {
   simulate: { load: async () => (await import('./commands/simulate.js')).runSimulate },
   validate: { load: async () => (await import('./commands/validate-command.js')).runValidateCommand },
   plan: { load: async () => (await import('./commands/plan-command.js')).runPlanCommand },
+  diff: { load: async () => (await import('./commands/diff.js')).runDiff },
   apply: { load: async () => (await import('./commands/apply-command.js')).runApplyCommand },
   status: { load: async () => (await import('./commands/status-command.js')).runStatusCommand },
   runs: { load: async () => (await import('./commands/runs-command.js')).runRunsCommand },
@@ -53,7 +54,8 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     (name: string) =>
     (...received: unknown[]) => {
       const options = received.pop() as Record<string, unknown>;
-      pending = { name, args: received.map(String), options };
+      // A variadic argument (`plan a.yaml b.yaml`) arrives as one array.
+      pending = { name, args: received.flat().map(String), options };
     };
 
   cli
@@ -118,7 +120,8 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     // Flag > environment > runner.config.yaml beside the manifest > default.
     const env = await applyProjectConfig(pending.options, {
       // `runner state check FILE`: the manifest comes after the action.
-      manifestFile: pending.name === 'state' ? pending.args[1] : pending.args[0],
+      manifestFile:
+        pending.name === 'state' ? pending.args[1] : pending.name === 'diff' ? undefined : pending.args[0],
       takes,
       env: io.env,
       simulate,
@@ -169,9 +172,9 @@ function declareCommands(
     .option('--echo-api-key', 'Echo the keys in every error text and the API key in result URLs')
     .action(capture('simulate'));
 
-  const manifestCommand = (name: string, description: string) =>
+  const manifestCommand = (name: string, description: string, args = '<manifest>') =>
     cli
-      .command(`${name} <manifest>`, description)
+      .command(`${name} ${args}`, description)
       .option('--catalog <file>', 'Validate against a saved catalog (from `runner models --json`) offline')
       .option('--max-jobs <n>', 'Refuse manifests that expand to more jobs than this (default 1000)');
 
@@ -181,7 +184,11 @@ function declareCommands(
     .example('runner validate pipelines/demo.yaml --catalog catalog.json')
     .action(capture('validate'));
 
-  manifestCommand('plan', 'Dry run: what apply would do and what it would cost, against the balance')
+  manifestCommand(
+    'plan',
+    'Dry run: what apply would do and what it would cost, against the balance (several manifests or a glob: one report of each and the sum)',
+    '<manifest> [...more]',
+  )
     .option('--format <format>', 'text, json or markdown', { default: 'text' })
     .option('--out <file>', 'Also write the report to a file')
     .option('--run <id>', 'Compare against the state of this run id', { type: [String] })
@@ -194,8 +201,36 @@ function declareCommands(
     .option('--show <what>', '"payloads": also print each job\'s rendered prompt and params')
     .option('--out-plan <file>', 'Save the exact plan (JSON, mode 0600) for `runner apply FILE`')
     .option('--output <dir>', 'With --out-plan: the download folder the plan fixes for apply')
+    .option('--compare-to <file>', 'Print the cost diff against this plan report (from `plan --format json`)')
+    .option(
+      '--fail-on-increase <credits>',
+      'With --compare-to: exit 3 when the change adds more credits than this',
+    )
+    .option('--fail-on-increase-percent <n>', 'With --compare-to: exit 3 when the change adds more than n %')
     .example('runner plan pipelines/nightly-social.yaml --format markdown --out plan.md')
+    .example("runner plan 'pipelines/*.yaml' --format json --out base.json")
+    .example("runner plan 'pipelines/*.yaml' --compare-to base.json --fail-on-increase-percent 20")
     .action(capture('plan'));
+
+  cli
+    .command(
+      'diff [...files]',
+      'Cost diff of two plan reports: jobs added, removed, changed, renamed; per model, axis value, month',
+    )
+    .option('--compare-to <file>', 'The base report, when only the head is given as an argument')
+    .option('--format <format>', 'text or json', { default: 'text' })
+    .option('--out <file>', 'Also write the diff to a file')
+    .option(
+      '--fail-on-increase <credits>',
+      'Exit 3 when the change adds more credits than this (per month when every manifest has a schedule, else per run)',
+    )
+    .option(
+      '--fail-on-increase-percent <n>',
+      'Exit 3 when the change adds more than n % (per month or per run, as above)',
+    )
+    .example('runner diff base.json head.json')
+    .example('runner diff base.json head.json --format json --fail-on-increase 1000')
+    .action(capture('diff'));
 
   manifestCommand('apply', 'Run the jobs: at most 4 at once, resumable, never paying twice for one job')
     .option('--yes, -y', 'Do not ask for confirmation on a terminal')

@@ -127,6 +127,12 @@ export interface ManifestDiff {
   byModel: Array<GroupDelta & { model: string }>;
   /** Per matrix axis and value (union of both sides), largest |delta| first; map values by their readable label. */
   byAxisValue: Array<GroupDelta & { axis: string; value: string }>;
+  /**
+   * (Added in the first release of `runner diff`.) The part of `perRun.delta` that comes from price
+   * changes alone: jobs whose payload is the same on both sides (same id, or renamed) but whose credits
+   * differ. Jobs whose payload also changed are counted as manifest changes.
+   */
+  priceDelta?: number;
 }
 
 /** A `--fail-on-increase*` limit and whether the change crossed it. */
@@ -154,7 +160,16 @@ export interface CostDiff {
   /** Sum per month over the manifests with a schedule; `null` when none has one. */
   totalPerMonth: CreditDelta | null;
   /** Which catalog each side was priced with; `samePrices` false means a price change is part of the delta. */
-  catalogs: { base: CatalogSource; head: CatalogSource; samePrices: boolean; priceChanges: PriceChange[] };
+  catalogs: {
+    base: CatalogSource;
+    head: CatalogSource;
+    /** Whether no model the plans use changed its price rule between the two catalogs. */
+    samePrices: boolean;
+    /** The models the plans use whose price rule differs, by slug. */
+    priceChanges: PriceChange[];
+    /** (Added.) The sum of the manifests' `priceDelta`: how much of `total.delta` is price changes alone. */
+    priceDelta?: number;
+  };
   /** Every manifest on either side, in path order. */
   manifests: ManifestDiff[];
   /** The limits given and whether each was crossed; empty without `--fail-on-increase*`. */

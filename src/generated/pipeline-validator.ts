@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 "use strict";
 export const validate = validate10;
-const schema11 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://mediagen-runner.dev/schemas/pipeline.schema.json","title":"runner pipeline manifest","description":"A batch of image and video generation jobs for `runner plan` / `runner apply`.","type":"object","additionalProperties":false,"required":["version","name","jobs"],"properties":{"$schema":{"description":"Path or URL of this JSON Schema, for editors. Ignored by runner.","type":"string"},"version":{"description":"Manifest format version. Always 1.","const":1},"name":{"description":"Names the run state (.runner/<name>) and seeds the idempotency keys: renaming a manifest starts a new run. Letters, digits, '.', '_' and '-'; starts with a letter or digit.","type":"string","minLength":1,"maxLength":100,"pattern":"^[A-Za-z0-9][A-Za-z0-9._-]*$"},"budget":{"description":"Optional cap in credits for the whole run; plan and apply refuse to go over it.","type":"number","minimum":0},"maxJobs":{"description":"Guard against accidental matrix explosions: the most jobs this manifest may expand to. The --max-jobs flag overrides it.","type":"integer","minimum":1,"default":1000},"output":{"description":"Download folder for results, relative to the manifest.","type":"string","minLength":1},"report":{"description":"The HTML gallery report apply writes at the end of a run: false turns it off, a path (relative to the manifest) moves it. Default: report.html in the download folder. The --report / --no-report flags override it.","type":["boolean","string"],"minLength":1},"defaults":{"description":"Merged under every job: a job's own model and kind win; params are merged key by key, the job's own keys win.","type":"object","additionalProperties":false,"properties":{"model":{"$ref":"#/definitions/model"},"kind":{"$ref":"#/definitions/kind"},"params":{"$ref":"#/definitions/params"}}},"vars":{"description":"Template variables, usable as {{ name }} in ids, prompts and params. Matrix values of the same name win.","type":"object","propertyNames":{"$ref":"#/definitions/variableName"},"additionalProperties":{"$ref":"#/definitions/scalar"}},"retry":{"description":"Overrides the default retry behaviour for failed jobs.","type":"object","additionalProperties":false,"properties":{"maxAttempts":{"description":"Attempts in all (the first try included) for retryable failures.","type":"integer","minimum":1,"maximum":10},"backoffSeconds":{"description":"Wait before retry n is backoffSeconds × 2^(n-1). Default 5.","type":"number","minimum":0,"maximum":3600},"failureKinds":{"description":"failureKind → what to do when a job fails with it: retry (now, with backoff), defer (leave the job for a later apply, which re-sends it once 3 hours have passed) or fail (never re-sent unchanged).","type":"object","propertyNames":{"enum":["PROMPT_UNCLEAR","CONTENT_REJECTED","TRANSPARENT_CREATION_FAILED","REFERENCE_DOWNLOAD_FAILED","GENERATION_TIMEOUT","QUOTA_EXHAUSTED","SESSION_EXPIRED","INVALID_PAYLOAD"]},"additionalProperties":{"enum":["retry","defer","fail"]}}}},"jobs":{"description":"The jobs to run. Each entry may expand to many jobs through its matrix.","type":"array","minItems":1,"items":{"$ref":"#/definitions/job"}}},"definitions":{"scalar":{"description":"A string, number or boolean.","type":["string","number","boolean"]},"variableName":{"description":"A template variable name: a letter or '_', then letters, digits or '_'.","type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"},"model":{"description":"The model id from the service's catalog (see `runner models`).","type":"string","minLength":1},"kind":{"description":"Which creation endpoint runs the job.","enum":["image","render-video","voiceover-video","stock-video","slideshow-video","article-video"]},"params":{"description":"Model config values sent next to prompt and model (checked against the model's catalog entry). Strings may use {{ templates }}; local file paths are uploaded at apply time.","type":"object"},"job":{"description":"One job, or a family of jobs when it has a matrix.","type":"object","additionalProperties":false,"required":["id"],"properties":{"id":{"description":"Unique job id, used in the state and as the download file name. May use {{ templates }}; after expansion it must be unique and must not contain '/', '\\', '..' or control characters (at most 200 characters).","type":"string","minLength":1,"maxLength":200,"pattern":"^(?!.*\\.\\.)[^/\\\\\\u0000-\\u001f]+$"},"kind":{"$ref":"#/definitions/kind"},"model":{"$ref":"#/definitions/model"},"prompt":{"description":"The prompt. May use {{ templates }}: vars, matrix values, date, index, job.kind, job.model, env.NAME.","type":"string","maxLength":32000},"params":{"$ref":"#/definitions/params"},"matrix":{"$ref":"#/definitions/matrix"}}},"matrixKey":{"description":"A matrix axis or include key: a letter or '_', then letters, digits, '_' or '-' (GitHub Actions style, e.g. node-version).","type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_-]*$"},"matrixValue":{"description":"A matrix value: a string, number, boolean, null (renders as empty text), or a map or list (read into with {{ axis.key }}; rendered whole as JSON).","type":["string","number","boolean","null","object","array"]},"matrixEntry":{"description":"One combination of matrix values.","type":"object","minProperties":1,"propertyNames":{"$ref":"#/definitions/matrixKey"},"additionalProperties":{"$ref":"#/definitions/matrixValue"}},"matrix":{"description":"Axes (name → list of values) expanded as a cross product, like GitHub Actions: `exclude` drops combinations, `include` extends matching ones or adds new ones.","type":"object","minProperties":1,"propertyNames":{"$ref":"#/definitions/matrixKey"},"properties":{"include":{"description":"Combinations to add; an entry whose axis values match an existing combination extends it instead. null is the same as none.","type":["array","null"],"items":{"$ref":"#/definitions/matrixEntry"}},"exclude":{"description":"Combinations to drop: a combination is dropped when it matches every key of an entry. null is the same as none.","type":["array","null"],"items":{"$ref":"#/definitions/matrixEntry"}}},"additionalProperties":{"description":"A matrix axis: its values, in order.","type":"array","minItems":1,"items":{"$ref":"#/definitions/matrixValue"}}}}};
+const schema11 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://mediagen-runner.dev/schemas/pipeline.schema.json","title":"runner pipeline manifest","description":"A batch of image and video generation jobs for `runner plan` / `runner apply`.","type":"object","additionalProperties":false,"required":["version","name","jobs"],"properties":{"$schema":{"description":"Path or URL of this JSON Schema, for editors. Ignored by runner.","type":"string"},"version":{"description":"Manifest format version. Always 1.","const":1},"name":{"description":"Names the run state (.runner/<name>) and seeds the idempotency keys: renaming a manifest starts a new run. Letters, digits, '.', '_' and '-'; starts with a letter or digit.","type":"string","minLength":1,"maxLength":100,"pattern":"^[A-Za-z0-9][A-Za-z0-9._-]*$"},"budget":{"description":"Optional cap in credits for the whole run; plan and apply refuse to go over it.","type":"number","minimum":0},"schedule":{"description":"How often this manifest runs, for the monthly figures of `runner plan` and `runner diff`: nightly or daily (30 runs a month), weekly (4.35), hourly (720), or { runsPerMonth: N }.","anyOf":[{"type":"string","enum":["nightly","daily","weekly","hourly"]},{"type":"object","additionalProperties":false,"required":["runsPerMonth"],"properties":{"runsPerMonth":{"description":"Runs per month, e.g. 12.","type":"number","exclusiveMinimum":0,"maximum":1000000}}}]},"maxJobs":{"description":"Guard against accidental matrix explosions: the most jobs this manifest may expand to. The --max-jobs flag overrides it.","type":"integer","minimum":1,"default":1000},"output":{"description":"Download folder for results, relative to the manifest.","type":"string","minLength":1},"report":{"description":"The HTML gallery report apply writes at the end of a run: false turns it off, a path (relative to the manifest) moves it. Default: report.html in the download folder. The --report / --no-report flags override it.","type":["boolean","string"],"minLength":1},"defaults":{"description":"Merged under every job: a job's own model and kind win; params are merged key by key, the job's own keys win.","type":"object","additionalProperties":false,"properties":{"model":{"$ref":"#/definitions/model"},"kind":{"$ref":"#/definitions/kind"},"params":{"$ref":"#/definitions/params"}}},"vars":{"description":"Template variables, usable as {{ name }} in ids, prompts and params. Matrix values of the same name win.","type":"object","propertyNames":{"$ref":"#/definitions/variableName"},"additionalProperties":{"$ref":"#/definitions/scalar"}},"retry":{"description":"Overrides the default retry behaviour for failed jobs.","type":"object","additionalProperties":false,"properties":{"maxAttempts":{"description":"Attempts in all (the first try included) for retryable failures.","type":"integer","minimum":1,"maximum":10},"backoffSeconds":{"description":"Wait before retry n is backoffSeconds × 2^(n-1). Default 5.","type":"number","minimum":0,"maximum":3600},"failureKinds":{"description":"failureKind → what to do when a job fails with it: retry (now, with backoff), defer (leave the job for a later apply, which re-sends it once 3 hours have passed) or fail (never re-sent unchanged).","type":"object","propertyNames":{"enum":["PROMPT_UNCLEAR","CONTENT_REJECTED","TRANSPARENT_CREATION_FAILED","REFERENCE_DOWNLOAD_FAILED","GENERATION_TIMEOUT","QUOTA_EXHAUSTED","SESSION_EXPIRED","INVALID_PAYLOAD"]},"additionalProperties":{"enum":["retry","defer","fail"]}}}},"jobs":{"description":"The jobs to run. Each entry may expand to many jobs through its matrix.","type":"array","minItems":1,"items":{"$ref":"#/definitions/job"}}},"definitions":{"scalar":{"description":"A string, number or boolean.","type":["string","number","boolean"]},"variableName":{"description":"A template variable name: a letter or '_', then letters, digits or '_'.","type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"},"model":{"description":"The model id from the service's catalog (see `runner models`).","type":"string","minLength":1},"kind":{"description":"Which creation endpoint runs the job.","enum":["image","render-video","voiceover-video","stock-video","slideshow-video","article-video"]},"params":{"description":"Model config values sent next to prompt and model (checked against the model's catalog entry). Strings may use {{ templates }}; local file paths are uploaded at apply time.","type":"object"},"job":{"description":"One job, or a family of jobs when it has a matrix.","type":"object","additionalProperties":false,"required":["id"],"properties":{"id":{"description":"Unique job id, used in the state and as the download file name. May use {{ templates }}; after expansion it must be unique and must not contain '/', '\\', '..' or control characters (at most 200 characters).","type":"string","minLength":1,"maxLength":200,"pattern":"^(?!.*\\.\\.)[^/\\\\\\u0000-\\u001f]+$"},"kind":{"$ref":"#/definitions/kind"},"model":{"$ref":"#/definitions/model"},"prompt":{"description":"The prompt. May use {{ templates }}: vars, matrix values, date, index, job.kind, job.model, env.NAME.","type":"string","maxLength":32000},"params":{"$ref":"#/definitions/params"},"matrix":{"$ref":"#/definitions/matrix"}}},"matrixKey":{"description":"A matrix axis or include key: a letter or '_', then letters, digits, '_' or '-' (GitHub Actions style, e.g. node-version).","type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_-]*$"},"matrixValue":{"description":"A matrix value: a string, number, boolean, null (renders as empty text), or a map or list (read into with {{ axis.key }}; rendered whole as JSON).","type":["string","number","boolean","null","object","array"]},"matrixEntry":{"description":"One combination of matrix values.","type":"object","minProperties":1,"propertyNames":{"$ref":"#/definitions/matrixKey"},"additionalProperties":{"$ref":"#/definitions/matrixValue"}},"matrix":{"description":"Axes (name → list of values) expanded as a cross product, like GitHub Actions: `exclude` drops combinations, `include` extends matching ones or adds new ones.","type":"object","minProperties":1,"propertyNames":{"$ref":"#/definitions/matrixKey"},"properties":{"include":{"description":"Combinations to add; an entry whose axis values match an existing combination extends it instead. null is the same as none.","type":["array","null"],"items":{"$ref":"#/definitions/matrixEntry"}},"exclude":{"description":"Combinations to drop: a combination is dropped when it matches every key of an entry. null is the same as none.","type":["array","null"],"items":{"$ref":"#/definitions/matrixEntry"}}},"additionalProperties":{"description":"A matrix axis: its values, in order.","type":"array","minItems":1,"items":{"$ref":"#/definitions/matrixValue"}}}}};
 const schema12 = {"description":"The model id from the service's catalog (see `runner models`).","type":"string","minLength":1};
 const schema13 = {"description":"Which creation endpoint runs the job.","enum":["image","render-video","voiceover-video","stock-video","slideshow-video","article-video"]};
 const schema14 = {"description":"Model config values sent next to prompt and model (checked against the model's catalog entry). Strings may use {{ templates }}; local file paths are uploaded at apply time.","type":"object"};
@@ -566,10 +566,13 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data.maxJobs !== undefined){
-let data4 = data.maxJobs;
-if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-const err12 = {instancePath:instancePath+"/maxJobs",schemaPath:"#/properties/maxJobs/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.maxJobs.type,parentSchema:schema11.properties.maxJobs,data:data4};
+if(data.schedule !== undefined){
+let data4 = data.schedule;
+const _errs10 = errors;
+let valid1 = false;
+const _errs11 = errors;
+if(typeof data4 !== "string"){
+const err12 = {instancePath:instancePath+"/schedule",schemaPath:"#/properties/schedule/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.schedule.anyOf[0].type,parentSchema:schema11.properties.schedule.anyOf[0],data:data4};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -578,9 +581,8 @@ vErrors.push(err12);
 }
 errors++;
 }
-if((typeof data4 == "number") && (isFinite(data4))){
-if(data4 < 1 || isNaN(data4)){
-const err13 = {instancePath:instancePath+"/maxJobs",schemaPath:"#/properties/maxJobs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.maxJobs,data:data4};
+if(!((((data4 === "nightly") || (data4 === "daily")) || (data4 === "weekly")) || (data4 === "hourly"))){
+const err13 = {instancePath:instancePath+"/schedule",schemaPath:"#/properties/schedule/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema11.properties.schedule.anyOf[0].enum},message:"must be equal to one of the allowed values",schema:schema11.properties.schedule.anyOf[0].enum,parentSchema:schema11.properties.schedule.anyOf[0],data:data4};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -589,13 +591,13 @@ vErrors.push(err13);
 }
 errors++;
 }
-}
-}
-if(data.output !== undefined){
-let data5 = data.output;
-if(typeof data5 === "string"){
-if(func3(data5) < 1){
-const err14 = {instancePath:instancePath+"/output",schemaPath:"#/properties/output/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.output,data:data5};
+var _valid0 = _errs11 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const _errs13 = errors;
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+if(data4.runsPerMonth === undefined){
+const err14 = {instancePath:instancePath+"/schedule",schemaPath:"#/properties/schedule/anyOf/1/required",keyword:"required",params:{missingProperty: "runsPerMonth"},message:"must have required property '"+"runsPerMonth"+"'",schema:schema11.properties.schedule.anyOf[1].required,parentSchema:schema11.properties.schedule.anyOf[1],data:data4};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -604,9 +606,9 @@ vErrors.push(err14);
 }
 errors++;
 }
-}
-else {
-const err15 = {instancePath:instancePath+"/output",schemaPath:"#/properties/output/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.output.type,parentSchema:schema11.properties.output,data:data5};
+for(const key1 in data4){
+if(!(key1 === "runsPerMonth")){
+const err15 = {instancePath:instancePath+"/schedule",schemaPath:"#/properties/schedule/anyOf/1/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.schedule.anyOf[1],data:data4};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -616,10 +618,11 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(data.report !== undefined){
-let data6 = data.report;
-if((typeof data6 !== "boolean") && (typeof data6 !== "string")){
-const err16 = {instancePath:instancePath+"/report",schemaPath:"#/properties/report/type",keyword:"type",params:{type: schema11.properties.report.type},message:"must be boolean,string",schema:schema11.properties.report.type,parentSchema:schema11.properties.report,data:data6};
+if(data4.runsPerMonth !== undefined){
+let data5 = data4.runsPerMonth;
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 > 1000000 || isNaN(data5)){
+const err16 = {instancePath:instancePath+"/schedule/runsPerMonth",schemaPath:"#/properties/schedule/anyOf/1/properties/runsPerMonth/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.schedule.anyOf[1].properties.runsPerMonth,data:data5};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -628,9 +631,8 @@ vErrors.push(err16);
 }
 errors++;
 }
-if(typeof data6 === "string"){
-if(func3(data6) < 1){
-const err17 = {instancePath:instancePath+"/report",schemaPath:"#/properties/report/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.report,data:data6};
+if(data5 <= 0 || isNaN(data5)){
+const err17 = {instancePath:instancePath+"/schedule/runsPerMonth",schemaPath:"#/properties/schedule/anyOf/1/properties/runsPerMonth/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.schedule.anyOf[1].properties.runsPerMonth,data:data5};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -640,13 +642,8 @@ vErrors.push(err17);
 errors++;
 }
 }
-}
-if(data.defaults !== undefined){
-let data7 = data.defaults;
-if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
-for(const key1 in data7){
-if(!(((key1 === "model") || (key1 === "kind")) || (key1 === "params"))){
-const err18 = {instancePath:instancePath+"/defaults",schemaPath:"#/properties/defaults/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.defaults,data:data7};
+else {
+const err18 = {instancePath:instancePath+"/schedule/runsPerMonth",schemaPath:"#/properties/schedule/anyOf/1/properties/runsPerMonth/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.schedule.anyOf[1].properties.runsPerMonth.type,parentSchema:schema11.properties.schedule.anyOf[1].properties.runsPerMonth,data:data5};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -656,11 +653,9 @@ vErrors.push(err18);
 errors++;
 }
 }
-if(data7.model !== undefined){
-let data8 = data7.model;
-if(typeof data8 === "string"){
-if(func3(data8) < 1){
-const err19 = {instancePath:instancePath+"/defaults/model",schemaPath:"#/definitions/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema12,data:data8};
+}
+else {
+const err19 = {instancePath:instancePath+"/schedule",schemaPath:"#/properties/schedule/anyOf/1/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.schedule.anyOf[1].type,parentSchema:schema11.properties.schedule.anyOf[1],data:data4};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -669,9 +664,11 @@ vErrors.push(err19);
 }
 errors++;
 }
+var _valid0 = _errs13 === errors;
+valid1 = valid1 || _valid0;
 }
-else {
-const err20 = {instancePath:instancePath+"/defaults/model",schemaPath:"#/definitions/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema12.type,parentSchema:schema12,data:data8};
+if(!valid1){
+const err20 = {instancePath:instancePath+"/schedule",schemaPath:"#/properties/schedule/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.schedule.anyOf,parentSchema:schema11.properties.schedule,data:data4};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -680,11 +677,22 @@ vErrors.push(err20);
 }
 errors++;
 }
+else {
+errors = _errs10;
+if(vErrors !== null){
+if(_errs10){
+vErrors.length = _errs10;
 }
-if(data7.kind !== undefined){
-let data9 = data7.kind;
-if(!((((((data9 === "image") || (data9 === "render-video")) || (data9 === "voiceover-video")) || (data9 === "stock-video")) || (data9 === "slideshow-video")) || (data9 === "article-video"))){
-const err21 = {instancePath:instancePath+"/defaults/kind",schemaPath:"#/definitions/kind/enum",keyword:"enum",params:{allowedValues: schema13.enum},message:"must be equal to one of the allowed values",schema:schema13.enum,parentSchema:schema13,data:data9};
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.maxJobs !== undefined){
+let data6 = data.maxJobs;
+if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
+const err21 = {instancePath:instancePath+"/maxJobs",schemaPath:"#/properties/maxJobs/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.maxJobs.type,parentSchema:schema11.properties.maxJobs,data:data6};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -693,11 +701,9 @@ vErrors.push(err21);
 }
 errors++;
 }
-}
-if(data7.params !== undefined){
-let data10 = data7.params;
-if(!(data10 && typeof data10 == "object" && !Array.isArray(data10))){
-const err22 = {instancePath:instancePath+"/defaults/params",schemaPath:"#/definitions/params/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema14.type,parentSchema:schema14,data:data10};
+if((typeof data6 == "number") && (isFinite(data6))){
+if(data6 < 1 || isNaN(data6)){
+const err22 = {instancePath:instancePath+"/maxJobs",schemaPath:"#/properties/maxJobs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.maxJobs,data:data6};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -708,8 +714,11 @@ errors++;
 }
 }
 }
-else {
-const err23 = {instancePath:instancePath+"/defaults",schemaPath:"#/properties/defaults/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.defaults.type,parentSchema:schema11.properties.defaults,data:data7};
+if(data.output !== undefined){
+let data7 = data.output;
+if(typeof data7 === "string"){
+if(func3(data7) < 1){
+const err23 = {instancePath:instancePath+"/output",schemaPath:"#/properties/output/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.output,data:data7};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -719,14 +728,8 @@ vErrors.push(err23);
 errors++;
 }
 }
-if(data.vars !== undefined){
-let data11 = data.vars;
-if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
-for(const key2 in data11){
-const _errs28 = errors;
-if(typeof key2 === "string"){
-if(!pattern1.test(key2)){
-const err24 = {instancePath:instancePath+"/vars",schemaPath:"#/definitions/variableName/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z_][A-Za-z0-9_]*$"},message:"must match pattern \""+"^[A-Za-z_][A-Za-z0-9_]*$"+"\"",schema:"^[A-Za-z_][A-Za-z0-9_]*$",parentSchema:schema15,data:key2,propertyName:key2};
+else {
+const err24 = {instancePath:instancePath+"/output",schemaPath:"#/properties/output/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.output.type,parentSchema:schema11.properties.output,data:data7};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -736,8 +739,10 @@ vErrors.push(err24);
 errors++;
 }
 }
-else {
-const err25 = {instancePath:instancePath+"/vars",schemaPath:"#/definitions/variableName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.type,parentSchema:schema15,data:key2,propertyName:key2};
+if(data.report !== undefined){
+let data8 = data.report;
+if((typeof data8 !== "boolean") && (typeof data8 !== "string")){
+const err25 = {instancePath:instancePath+"/report",schemaPath:"#/properties/report/type",keyword:"type",params:{type: schema11.properties.report.type},message:"must be boolean,string",schema:schema11.properties.report.type,parentSchema:schema11.properties.report,data:data8};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -746,9 +751,9 @@ vErrors.push(err25);
 }
 errors++;
 }
-var valid5 = _errs28 === errors;
-if(!valid5){
-const err26 = {instancePath:instancePath+"/vars",schemaPath:"#/properties/vars/propertyNames",keyword:"propertyNames",params:{propertyName: key2},message:"property name must be valid",schema:schema11.properties.vars.propertyNames,parentSchema:schema11.properties.vars,data:data11};
+if(typeof data8 === "string"){
+if(func3(data8) < 1){
+const err26 = {instancePath:instancePath+"/report",schemaPath:"#/properties/report/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema11.properties.report,data:data8};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -758,10 +763,13 @@ vErrors.push(err26);
 errors++;
 }
 }
-for(const key3 in data11){
-let data12 = data11[key3];
-if(((typeof data12 !== "string") && (!((typeof data12 == "number") && (isFinite(data12))))) && (typeof data12 !== "boolean")){
-const err27 = {instancePath:instancePath+"/vars/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/definitions/scalar/type",keyword:"type",params:{type: schema16.type},message:"must be string,number,boolean",schema:schema16.type,parentSchema:schema16,data:data12};
+}
+if(data.defaults !== undefined){
+let data9 = data.defaults;
+if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
+for(const key2 in data9){
+if(!(((key2 === "model") || (key2 === "kind")) || (key2 === "params"))){
+const err27 = {instancePath:instancePath+"/defaults",schemaPath:"#/properties/defaults/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.defaults,data:data9};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -771,9 +779,11 @@ vErrors.push(err27);
 errors++;
 }
 }
-}
-else {
-const err28 = {instancePath:instancePath+"/vars",schemaPath:"#/properties/vars/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.vars.type,parentSchema:schema11.properties.vars,data:data11};
+if(data9.model !== undefined){
+let data10 = data9.model;
+if(typeof data10 === "string"){
+if(func3(data10) < 1){
+const err28 = {instancePath:instancePath+"/defaults/model",schemaPath:"#/definitions/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters",schema:1,parentSchema:schema12,data:data10};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -783,12 +793,8 @@ vErrors.push(err28);
 errors++;
 }
 }
-if(data.retry !== undefined){
-let data13 = data.retry;
-if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
-for(const key4 in data13){
-if(!(((key4 === "maxAttempts") || (key4 === "backoffSeconds")) || (key4 === "failureKinds"))){
-const err29 = {instancePath:instancePath+"/retry",schemaPath:"#/properties/retry/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.retry,data:data13};
+else {
+const err29 = {instancePath:instancePath+"/defaults/model",schemaPath:"#/definitions/model/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema12.type,parentSchema:schema12,data:data10};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -798,10 +804,10 @@ vErrors.push(err29);
 errors++;
 }
 }
-if(data13.maxAttempts !== undefined){
-let data14 = data13.maxAttempts;
-if(!(((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14))) && (isFinite(data14)))){
-const err30 = {instancePath:instancePath+"/retry/maxAttempts",schemaPath:"#/properties/retry/properties/maxAttempts/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.retry.properties.maxAttempts.type,parentSchema:schema11.properties.retry.properties.maxAttempts,data:data14};
+if(data9.kind !== undefined){
+let data11 = data9.kind;
+if(!((((((data11 === "image") || (data11 === "render-video")) || (data11 === "voiceover-video")) || (data11 === "stock-video")) || (data11 === "slideshow-video")) || (data11 === "article-video"))){
+const err30 = {instancePath:instancePath+"/defaults/kind",schemaPath:"#/definitions/kind/enum",keyword:"enum",params:{allowedValues: schema13.enum},message:"must be equal to one of the allowed values",schema:schema13.enum,parentSchema:schema13,data:data11};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -810,9 +816,11 @@ vErrors.push(err30);
 }
 errors++;
 }
-if((typeof data14 == "number") && (isFinite(data14))){
-if(data14 > 10 || isNaN(data14)){
-const err31 = {instancePath:instancePath+"/retry/maxAttempts",schemaPath:"#/properties/retry/properties/maxAttempts/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10},message:"must be <= 10",schema:10,parentSchema:schema11.properties.retry.properties.maxAttempts,data:data14};
+}
+if(data9.params !== undefined){
+let data12 = data9.params;
+if(!(data12 && typeof data12 == "object" && !Array.isArray(data12))){
+const err31 = {instancePath:instancePath+"/defaults/params",schemaPath:"#/definitions/params/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema14.type,parentSchema:schema14,data:data12};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -821,8 +829,10 @@ vErrors.push(err31);
 }
 errors++;
 }
-if(data14 < 1 || isNaN(data14)){
-const err32 = {instancePath:instancePath+"/retry/maxAttempts",schemaPath:"#/properties/retry/properties/maxAttempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.retry.properties.maxAttempts,data:data14};
+}
+}
+else {
+const err32 = {instancePath:instancePath+"/defaults",schemaPath:"#/properties/defaults/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.defaults.type,parentSchema:schema11.properties.defaults,data:data9};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -832,12 +842,14 @@ vErrors.push(err32);
 errors++;
 }
 }
-}
-if(data13.backoffSeconds !== undefined){
-let data15 = data13.backoffSeconds;
-if((typeof data15 == "number") && (isFinite(data15))){
-if(data15 > 3600 || isNaN(data15)){
-const err33 = {instancePath:instancePath+"/retry/backoffSeconds",schemaPath:"#/properties/retry/properties/backoffSeconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600},message:"must be <= 3600",schema:3600,parentSchema:schema11.properties.retry.properties.backoffSeconds,data:data15};
+if(data.vars !== undefined){
+let data13 = data.vars;
+if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
+for(const key3 in data13){
+const _errs37 = errors;
+if(typeof key3 === "string"){
+if(!pattern1.test(key3)){
+const err33 = {instancePath:instancePath+"/vars",schemaPath:"#/definitions/variableName/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z_][A-Za-z0-9_]*$"},message:"must match pattern \""+"^[A-Za-z_][A-Za-z0-9_]*$"+"\"",schema:"^[A-Za-z_][A-Za-z0-9_]*$",parentSchema:schema15,data:key3,propertyName:key3};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -846,8 +858,9 @@ vErrors.push(err33);
 }
 errors++;
 }
-if(data15 < 0 || isNaN(data15)){
-const err34 = {instancePath:instancePath+"/retry/backoffSeconds",schemaPath:"#/properties/retry/properties/backoffSeconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.retry.properties.backoffSeconds,data:data15};
+}
+else {
+const err34 = {instancePath:instancePath+"/vars",schemaPath:"#/definitions/variableName/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema15.type,parentSchema:schema15,data:key3,propertyName:key3};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -856,9 +869,9 @@ vErrors.push(err34);
 }
 errors++;
 }
-}
-else {
-const err35 = {instancePath:instancePath+"/retry/backoffSeconds",schemaPath:"#/properties/retry/properties/backoffSeconds/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.retry.properties.backoffSeconds.type,parentSchema:schema11.properties.retry.properties.backoffSeconds,data:data15};
+var valid7 = _errs37 === errors;
+if(!valid7){
+const err35 = {instancePath:instancePath+"/vars",schemaPath:"#/properties/vars/propertyNames",keyword:"propertyNames",params:{propertyName: key3},message:"property name must be valid",schema:schema11.properties.vars.propertyNames,parentSchema:schema11.properties.vars,data:data13};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -868,13 +881,10 @@ vErrors.push(err35);
 errors++;
 }
 }
-if(data13.failureKinds !== undefined){
-let data16 = data13.failureKinds;
-if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
-for(const key5 in data16){
-const _errs44 = errors;
-if(!((((((((key5 === "PROMPT_UNCLEAR") || (key5 === "CONTENT_REJECTED")) || (key5 === "TRANSPARENT_CREATION_FAILED")) || (key5 === "REFERENCE_DOWNLOAD_FAILED")) || (key5 === "GENERATION_TIMEOUT")) || (key5 === "QUOTA_EXHAUSTED")) || (key5 === "SESSION_EXPIRED")) || (key5 === "INVALID_PAYLOAD"))){
-const err36 = {instancePath:instancePath+"/retry/failureKinds",schemaPath:"#/properties/retry/properties/failureKinds/propertyNames/enum",keyword:"enum",params:{allowedValues: schema11.properties.retry.properties.failureKinds.propertyNames.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.retry.properties.failureKinds.propertyNames.enum,parentSchema:schema11.properties.retry.properties.failureKinds.propertyNames,data:key5,propertyName:key5};
+for(const key4 in data13){
+let data14 = data13[key4];
+if(((typeof data14 !== "string") && (!((typeof data14 == "number") && (isFinite(data14))))) && (typeof data14 !== "boolean")){
+const err36 = {instancePath:instancePath+"/vars/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/definitions/scalar/type",keyword:"type",params:{type: schema16.type},message:"must be string,number,boolean",schema:schema16.type,parentSchema:schema16,data:data14};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -883,9 +893,10 @@ vErrors.push(err36);
 }
 errors++;
 }
-var valid10 = _errs44 === errors;
-if(!valid10){
-const err37 = {instancePath:instancePath+"/retry/failureKinds",schemaPath:"#/properties/retry/properties/failureKinds/propertyNames",keyword:"propertyNames",params:{propertyName: key5},message:"property name must be valid",schema:schema11.properties.retry.properties.failureKinds.propertyNames,parentSchema:schema11.properties.retry.properties.failureKinds,data:data16};
+}
+}
+else {
+const err37 = {instancePath:instancePath+"/vars",schemaPath:"#/properties/vars/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.vars.type,parentSchema:schema11.properties.vars,data:data13};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -895,10 +906,12 @@ vErrors.push(err37);
 errors++;
 }
 }
-for(const key6 in data16){
-let data17 = data16[key6];
-if(!(((data17 === "retry") || (data17 === "defer")) || (data17 === "fail"))){
-const err38 = {instancePath:instancePath+"/retry/failureKinds/" + key6.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/retry/properties/failureKinds/additionalProperties/enum",keyword:"enum",params:{allowedValues: schema11.properties.retry.properties.failureKinds.additionalProperties.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.retry.properties.failureKinds.additionalProperties.enum,parentSchema:schema11.properties.retry.properties.failureKinds.additionalProperties,data:data17};
+if(data.retry !== undefined){
+let data15 = data.retry;
+if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
+for(const key5 in data15){
+if(!(((key5 === "maxAttempts") || (key5 === "backoffSeconds")) || (key5 === "failureKinds"))){
+const err38 = {instancePath:instancePath+"/retry",schemaPath:"#/properties/retry/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.retry,data:data15};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -908,9 +921,10 @@ vErrors.push(err38);
 errors++;
 }
 }
-}
-else {
-const err39 = {instancePath:instancePath+"/retry/failureKinds",schemaPath:"#/properties/retry/properties/failureKinds/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.retry.properties.failureKinds.type,parentSchema:schema11.properties.retry.properties.failureKinds,data:data16};
+if(data15.maxAttempts !== undefined){
+let data16 = data15.maxAttempts;
+if(!(((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16))) && (isFinite(data16)))){
+const err39 = {instancePath:instancePath+"/retry/maxAttempts",schemaPath:"#/properties/retry/properties/maxAttempts/type",keyword:"type",params:{type: "integer"},message:"must be integer",schema:schema11.properties.retry.properties.maxAttempts.type,parentSchema:schema11.properties.retry.properties.maxAttempts,data:data16};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -919,10 +933,9 @@ vErrors.push(err39);
 }
 errors++;
 }
-}
-}
-else {
-const err40 = {instancePath:instancePath+"/retry",schemaPath:"#/properties/retry/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.retry.type,parentSchema:schema11.properties.retry,data:data13};
+if((typeof data16 == "number") && (isFinite(data16))){
+if(data16 > 10 || isNaN(data16)){
+const err40 = {instancePath:instancePath+"/retry/maxAttempts",schemaPath:"#/properties/retry/properties/maxAttempts/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10},message:"must be <= 10",schema:10,parentSchema:schema11.properties.retry.properties.maxAttempts,data:data16};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -931,12 +944,8 @@ vErrors.push(err40);
 }
 errors++;
 }
-}
-if(data.jobs !== undefined){
-let data18 = data.jobs;
-if(Array.isArray(data18)){
-if(data18.length < 1){
-const err41 = {instancePath:instancePath+"/jobs",schemaPath:"#/properties/jobs/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.jobs,data:data18};
+if(data16 < 1 || isNaN(data16)){
+const err41 = {instancePath:instancePath+"/retry/maxAttempts",schemaPath:"#/properties/retry/properties/maxAttempts/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1",schema:1,parentSchema:schema11.properties.retry.properties.maxAttempts,data:data16};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -945,16 +954,13 @@ vErrors.push(err41);
 }
 errors++;
 }
-const len0 = data18.length;
-for(let i0=0; i0<len0; i0++){
-if(!(validate11(data18[i0], {instancePath:instancePath+"/jobs/" + i0,parentData:data18,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
-errors = vErrors.length;
 }
 }
-}
-else {
-const err42 = {instancePath:instancePath+"/jobs",schemaPath:"#/properties/jobs/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.jobs.type,parentSchema:schema11.properties.jobs,data:data18};
+if(data15.backoffSeconds !== undefined){
+let data17 = data15.backoffSeconds;
+if((typeof data17 == "number") && (isFinite(data17))){
+if(data17 > 3600 || isNaN(data17)){
+const err42 = {instancePath:instancePath+"/retry/backoffSeconds",schemaPath:"#/properties/retry/properties/backoffSeconds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600},message:"must be <= 3600",schema:3600,parentSchema:schema11.properties.retry.properties.backoffSeconds,data:data17};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -963,15 +969,132 @@ vErrors.push(err42);
 }
 errors++;
 }
-}
-}
-else {
-const err43 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.type,parentSchema:schema11,data};
+if(data17 < 0 || isNaN(data17)){
+const err43 = {instancePath:instancePath+"/retry/backoffSeconds",schemaPath:"#/properties/retry/properties/backoffSeconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0",schema:0,parentSchema:schema11.properties.retry.properties.backoffSeconds,data:data17};
 if(vErrors === null){
 vErrors = [err43];
 }
 else {
 vErrors.push(err43);
+}
+errors++;
+}
+}
+else {
+const err44 = {instancePath:instancePath+"/retry/backoffSeconds",schemaPath:"#/properties/retry/properties/backoffSeconds/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.retry.properties.backoffSeconds.type,parentSchema:schema11.properties.retry.properties.backoffSeconds,data:data17};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+}
+if(data15.failureKinds !== undefined){
+let data18 = data15.failureKinds;
+if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
+for(const key6 in data18){
+const _errs53 = errors;
+if(!((((((((key6 === "PROMPT_UNCLEAR") || (key6 === "CONTENT_REJECTED")) || (key6 === "TRANSPARENT_CREATION_FAILED")) || (key6 === "REFERENCE_DOWNLOAD_FAILED")) || (key6 === "GENERATION_TIMEOUT")) || (key6 === "QUOTA_EXHAUSTED")) || (key6 === "SESSION_EXPIRED")) || (key6 === "INVALID_PAYLOAD"))){
+const err45 = {instancePath:instancePath+"/retry/failureKinds",schemaPath:"#/properties/retry/properties/failureKinds/propertyNames/enum",keyword:"enum",params:{allowedValues: schema11.properties.retry.properties.failureKinds.propertyNames.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.retry.properties.failureKinds.propertyNames.enum,parentSchema:schema11.properties.retry.properties.failureKinds.propertyNames,data:key6,propertyName:key6};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+var valid12 = _errs53 === errors;
+if(!valid12){
+const err46 = {instancePath:instancePath+"/retry/failureKinds",schemaPath:"#/properties/retry/properties/failureKinds/propertyNames",keyword:"propertyNames",params:{propertyName: key6},message:"property name must be valid",schema:schema11.properties.retry.properties.failureKinds.propertyNames,parentSchema:schema11.properties.retry.properties.failureKinds,data:data18};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+}
+for(const key7 in data18){
+let data19 = data18[key7];
+if(!(((data19 === "retry") || (data19 === "defer")) || (data19 === "fail"))){
+const err47 = {instancePath:instancePath+"/retry/failureKinds/" + key7.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/retry/properties/failureKinds/additionalProperties/enum",keyword:"enum",params:{allowedValues: schema11.properties.retry.properties.failureKinds.additionalProperties.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.retry.properties.failureKinds.additionalProperties.enum,parentSchema:schema11.properties.retry.properties.failureKinds.additionalProperties,data:data19};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+}
+}
+else {
+const err48 = {instancePath:instancePath+"/retry/failureKinds",schemaPath:"#/properties/retry/properties/failureKinds/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.retry.properties.failureKinds.type,parentSchema:schema11.properties.retry.properties.failureKinds,data:data18};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+}
+}
+else {
+const err49 = {instancePath:instancePath+"/retry",schemaPath:"#/properties/retry/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.retry.type,parentSchema:schema11.properties.retry,data:data15};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
+}
+errors++;
+}
+}
+if(data.jobs !== undefined){
+let data20 = data.jobs;
+if(Array.isArray(data20)){
+if(data20.length < 1){
+const err50 = {instancePath:instancePath+"/jobs",schemaPath:"#/properties/jobs/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items",schema:1,parentSchema:schema11.properties.jobs,data:data20};
+if(vErrors === null){
+vErrors = [err50];
+}
+else {
+vErrors.push(err50);
+}
+errors++;
+}
+const len0 = data20.length;
+for(let i0=0; i0<len0; i0++){
+if(!(validate11(data20[i0], {instancePath:instancePath+"/jobs/" + i0,parentData:data20,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate11.errors : vErrors.concat(validate11.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err51 = {instancePath:instancePath+"/jobs",schemaPath:"#/properties/jobs/type",keyword:"type",params:{type: "array"},message:"must be array",schema:schema11.properties.jobs.type,parentSchema:schema11.properties.jobs,data:data20};
+if(vErrors === null){
+vErrors = [err51];
+}
+else {
+vErrors.push(err51);
+}
+errors++;
+}
+}
+}
+else {
+const err52 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.type,parentSchema:schema11,data};
+if(vErrors === null){
+vErrors = [err52];
+}
+else {
+vErrors.push(err52);
 }
 errors++;
 }

@@ -132,7 +132,7 @@ function tooLarge(file: string, size: number): ValidationIssue {
 }
 
 /** Parts of the top level that expansion reads and that may be dropped when broken. */
-const DROPPABLE = new Set(['vars', 'defaults', 'retry', 'maxJobs', 'budget', 'output']);
+const DROPPABLE = new Set(['vars', 'defaults', 'retry', 'maxJobs', 'budget', 'output', 'schedule']);
 
 /**
  * Deletes the values at schema-error paths outside `jobs:` so the jobs can still be expanded; false

@@ -47,8 +47,13 @@ export interface Manifest {
   defaults?: { model?: string; kind?: JobKind; params?: Record<string, unknown> };
   vars?: Record<string, string | number | boolean>;
   retry?: RetryOverrides;
+  /** How often the manifest runs, for the monthly figures of `runner plan` and `runner diff`. */
+  schedule?: ScheduleSpec;
   jobs: JobSpec[];
 }
+
+/** Manifest `schedule:` as written: a named frequency, or a count of runs per month. */
+export type ScheduleSpec = 'nightly' | 'daily' | 'weekly' | 'hourly' | { runsPerMonth: number };
 
 export interface JobSpec {
   id: string;

@@ -1,6 +1,7 @@
 import { RunnerError } from '../errors.js';
 import type { LoadedManifest, ValidationIssue } from '../manifest/types.js';
 import type { Plan, PlannedJob } from './types.js';
+import { readSchedule } from './schedule.js';
 
 /**
  * Assembles the {@link Plan} from the validated jobs. Pure. A plan is only built from a manifest
@@ -25,5 +26,6 @@ export function buildPlan(args: {
     warnings: [...args.warnings],
   };
   if (args.loaded.manifest.budget !== undefined) plan.budget = args.loaded.manifest.budget;
+  if (args.loaded.manifest.schedule !== undefined) plan.schedule = readSchedule(args.loaded.manifest.schedule);
   return plan;
 }

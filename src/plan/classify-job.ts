@@ -1,4 +1,5 @@
 import type { Balance, Subscription } from '../service/types.js';
+import type { CatalogOrigin } from './catalog-prices.js';
 import type { JobStateClass } from './cost-report.js';
 import { matchesPayload, type PayloadHashes } from './payload-hash.js';
 
@@ -35,6 +36,12 @@ export interface CostOptions {
   alreadySpent?: number;
   /** `--max-credits`: a cap on all the run's spending, like the manifest `budget` (the lower one wins). */
   maxCredits?: number;
+  /**
+   * Keep what `runner diff` reads (each job's payload hash, prompt and params, the catalog's prices,
+   * the schedule) in the report, with where the catalog came from: the JSON plan's. Off by default:
+   * it costs time and memory per job.
+   */
+  diffData?: { catalogOrigin: CatalogOrigin };
 }
 
 /** Where a planned job stands against the previous run's state. */

@@ -144,6 +144,46 @@ export interface CostReport {
   changes?: { id: string; changes: FieldChange[] }[];
   /** With `plan --show payloads`: each planned job's prompt and params as they will be sent. */
   payloads?: RenderedPayload[];
+  /**
+   * The version of the parts `runner diff` reads (each job's `payloadHash`, `prompt`, `params`, and
+   * `catalog`, `schedule`): {@link PLAN_DIFF_VERSION} in a JSON report; absent where they were not
+   * kept (the text and markdown reports, apply's plan).
+   */
+  diffVersion?: number;
+  /** Which catalog priced the plan, with each model's price rule (for `runner diff`'s price changes). */
+  catalog?: PlanCatalog;
+  /** The manifest's `schedule`: how often it runs; `null` when it has none. Present with `diffVersion`. */
+  schedule?: PlanSchedule | null;
+  /** `credits.total × schedule.runsPerMonth`, when the manifest has a schedule. */
+  creditsPerMonth?: number;
+}
+
+/** The version of the diff parts of a plan report (see {@link CostReport.diffVersion}). */
+export const PLAN_DIFF_VERSION = 1;
+
+/** How often a manifest runs, from its `schedule`. */
+export interface PlanSchedule {
+  /** As written, e.g. `nightly`, `weekly`, `12 per month`. */
+  label: string;
+  /** Runs per month the monthly figures use (nightly and daily: 30, weekly: 4.35, hourly: 720). */
+  runsPerMonth: number;
+}
+
+/** The catalog a plan was priced with (the shape of `CatalogSource` in src/diff/cost-diff.ts, plus the rules). */
+export interface PlanCatalog {
+  /** `service`: fetched from `GET /models`; `file`: `--catalog FILE`; `simulator`: `--simulate`. */
+  source: 'service' | 'file' | 'simulator';
+  /** The catalog file as given, for `source: file`. */
+  path?: string;
+  /**
+   * When the catalog was fetched (ISO 8601), for `service` and `simulator`. Not given for a file: its
+   * modification time is when it was checked out, not when its prices were read.
+   */
+  fetchedAt?: string;
+  /** SHA-256 (hex) of the canonical JSON of `prices`: the same hash, the same prices. */
+  pricesHash: string;
+  /** Every catalog model's price rule in plain words, by slug, e.g. `4 credits per job × numImages (default 1)`. */
+  prices: Record<string, string>;
 }
 
 /** What targeting flags did to a plan. */
@@ -210,4 +250,13 @@ export interface JobCost {
   coveredBySubscription: boolean;
   /** The matrix values that produced it (empty object for a plain job). */
   matrixValues: Record<string, MatrixValue>;
+  /** The job's identity hash (see `PlannedJob.payloadHash`); with the report's `diffVersion`. */
+  payloadHash?: string;
+  /** The prompt as sent, when the job has one; with the report's `diffVersion`. */
+  prompt?: string;
+  /**
+   * The params as sent (catalog defaults applied), local files as `{ file, sha256 }`, keys sorted;
+   * with the report's `diffVersion`.
+   */
+  params?: Record<string, unknown>;
 }

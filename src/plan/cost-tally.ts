@@ -3,10 +3,18 @@ import { matrixValueText } from '../manifest/expand-matrix.js';
 import type { MatrixValue, ValidationIssue } from '../manifest/types.js';
 import type { Model } from '../service/types.js';
 import { classifyJob, type CostAccount, type CostOptions } from './classify-job.js';
-import type { AxisSubtotal, JobStateClass, ModelSubtotal } from './cost-report.js';
+import type { AxisSubtotal, JobStateClass, ModelSubtotal, PlanCatalog, PlanSchedule } from './cost-report.js';
+import { PLAN_DIFF_VERSION } from './cost-report.js';
+import { describeCatalog } from './catalog-prices.js';
 import { buildNotes, decideVerdict, lowestCap } from './cost-verdict.js';
 import { roundCredits } from './credits.js';
-import { createJobTable, type CostReportView, type JobTable } from './job-table.js';
+import {
+  createJobTable,
+  type CostReportView,
+  type JobTable,
+  type JobTableEntry,
+  type ShownPayload,
+} from './job-table.js';
 import { createQuotaLedger } from './quota-ledger.js';
 import type { PayloadHashes } from './payload-hash.js';
 import type { PlannedJob } from './types.js';
@@ -22,6 +30,8 @@ export interface TallyJob
   matrixValues: Record<string, MatrixValue>;
   /** Handed back to `matrixValuesOf` when the job list is read. */
   ref: number;
+  /** What `runner diff` reads of the job; kept when the options ask for `diffData`. */
+  shown?: ShownPayload;
 }
 
 /** The plan-wide facts the report carries besides its jobs. */
@@ -30,6 +40,8 @@ export interface TallyPlan {
   manifestFile: string;
   warnings: readonly ValidationIssue[];
   budget?: number;
+  /** The manifest's schedule, shown with `diffData`. */
+  schedule?: PlanSchedule;
 }
 
 /** Running sums of a cost report, fed one planned job at a time (see {@link createCostTally}). */
@@ -104,7 +116,17 @@ export function createCostTally(
       entry.credits += credits;
       entry.creditsToRun += runCredits;
     }
-    table.push({ id: job.id, kind: job.kind, model: job.model, credits, state, toRun: runs, ref: job.ref });
+    const entry: JobTableEntry = {
+      id: job.id,
+      kind: job.kind,
+      model: job.model,
+      credits,
+      state,
+      toRun: runs,
+      ref: job.ref,
+    };
+    if (options.diffData !== undefined && job.shown !== undefined) entry.shown = job.shown;
+    table.push(entry);
   };
 
   const finish: CostTally['finish'] = (plan, account) => {
@@ -188,9 +210,26 @@ export function createCostTally(
     if (account.balance !== undefined) report.balance.availableCredit = account.balance.availableCredit;
     if (plan.budget !== undefined) report.budget = plan.budget;
     if (options.maxCredits !== undefined) report.maxCredits = options.maxCredits;
+    if (options.diffData !== undefined) {
+      addDiffParts(report, describeCatalog(catalog, options.diffData.catalogOrigin), plan.schedule);
+    }
     return report;
   };
   return { add, finish };
+}
+
+/** The report's parts for `runner diff`: their version, the catalog's prices, the schedule. */
+function addDiffParts(
+  report: CostReportView,
+  catalog: PlanCatalog,
+  schedule: PlanSchedule | undefined,
+): void {
+  report.diffVersion = PLAN_DIFF_VERSION;
+  report.catalog = catalog;
+  report.schedule = schedule ?? null;
+  if (schedule !== undefined) {
+    report.creditsPerMonth = roundCredits(report.credits.total * schedule.runsPerMonth);
+  }
 }
 
 function newModelSubtotal(slug: string, model: Model | undefined): ModelSubtotal {

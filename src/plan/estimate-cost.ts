@@ -4,6 +4,7 @@ import type { CostAccount, CostOptions } from './classify-job.js';
 import type { CostReport } from './cost-report.js';
 import type { CostReportView } from './job-table.js';
 import { createCostTally } from './cost-tally.js';
+import { shownParamsJson } from './payload-diff.js';
 import type { Plan } from './types.js';
 
 export { classifyJob, type CostAccount, type CostOptions, type PreviousJobState } from './classify-job.js';
@@ -55,6 +56,15 @@ export function estimateCostView(
       payload: job,
       matrixValues: job.source.matrixValues,
       ref,
+      ...(options.diffData !== undefined
+        ? {
+            shown: {
+              payloadHash: job.payloadHash,
+              prompt: job.prompt,
+              paramsJson: shownParamsJson(job.params),
+            },
+          }
+        : {}),
     });
   });
   return tally.finish(plan, account);

@@ -25,6 +25,26 @@ export interface JobTableEntry extends Pick<
 > {
   /** What `matrixValuesOf` is asked with to give the job's matrix values back. */
   ref: number;
+  /** What `runner diff` reads of the job, kept only when the plan was asked for it (`diffData`). */
+  shown?: ShownPayload;
+}
+
+/** A job's payload as a plan report shows it for `runner diff`. */
+export interface ShownPayload {
+  payloadHash: string;
+  prompt: string | undefined;
+  /** `shownParamsJson` of the params sent. */
+  paramsJson: string;
+}
+
+/** A job's diff parts as the table keeps them: the params interned (many jobs share the same). */
+export interface ShownAt {
+  payloadHash: string;
+  prompt: string | undefined;
+  /** The same number for the same params within one table. */
+  paramsKey: number;
+  /** Parsed once per distinct params; shared between jobs, so never to be changed. */
+  params: Record<string, unknown>;
 }
 
 /** The per-job part of a cost report, ~20 bytes a job plus its id (see {@link createJobTable}). */
@@ -34,6 +54,8 @@ export interface JobTable extends JobListView {
   modelAt(index: number): string;
   creditsAt(index: number): number;
   toRunAt(index: number): boolean;
+  /** The job's diff parts; `undefined` when the table was not given them. */
+  shownAt(index: number): ShownAt | undefined;
   /** Marks a job to run as covered by the subscription's image allowance. */
   setCovered(index: number): void;
 }
@@ -65,10 +87,31 @@ export function createJobTable(matrixValuesOf: (ref: number) => Record<string, M
   const credits = createGrowableArray(Float64Array);
   const flags = createGrowableArray(Uint8Array);
   const refs = createGrowableArray(Uint32Array);
+  // The diff parts (only when given): params are interned, as jobs of one entry mostly share them.
+  const hashes: string[] = [];
+  const prompts: (string | undefined)[] = [];
+  const paramKeys = createGrowableArray(Uint32Array);
+  const paramTexts = new Map<string, number>();
+  const paramObjects: Record<string, unknown>[] = [];
+  const internParams = (text: string): number => {
+    let key = paramTexts.get(text);
+    if (key === undefined) {
+      key = paramObjects.length;
+      paramObjects.push(JSON.parse(text) as Record<string, unknown>);
+      paramTexts.set(text, key);
+    }
+    return key;
+  };
+  const shownAt = (index: number): ShownAt | undefined => {
+    const payloadHash = hashes[index];
+    if (payloadHash === undefined) return undefined;
+    const paramsKey = paramKeys.at(index);
+    return { payloadHash, prompt: prompts[index], paramsKey, params: paramObjects[paramsKey]! };
+  };
 
   const jobAt = (index: number): JobCost => {
     const flag = flags.at(index);
-    return {
+    const job: JobCost = {
       id: ids[index]!,
       kind: names[kinds.at(index)]!,
       model: names[models.at(index)]!,
@@ -78,6 +121,13 @@ export function createJobTable(matrixValuesOf: (ref: number) => Record<string, M
       coveredBySubscription: (flag & COVERED) !== 0,
       matrixValues: matrixValuesOf(refs.at(index)),
     };
+    const shown = shownAt(index);
+    if (shown !== undefined) {
+      job.payloadHash = shown.payloadHash;
+      if (shown.prompt !== undefined) job.prompt = shown.prompt;
+      job.params = shown.params;
+    }
+    return job;
   };
   const table: JobTable = {
     get length() {
@@ -93,11 +143,18 @@ export function createJobTable(matrixValuesOf: (ref: number) => Record<string, M
       credits.push(entry.credits);
       flags.push(JOB_STATE_CLASSES.indexOf(entry.state) | (entry.toRun ? TO_RUN : 0));
       refs.push(entry.ref);
+      if (entry.shown !== undefined) {
+        hashes[ids.length - 1] = entry.shown.payloadHash;
+        prompts[ids.length - 1] = entry.shown.prompt;
+        while (paramKeys.length < ids.length - 1) paramKeys.push(0);
+        paramKeys.push(internParams(entry.shown.paramsJson));
+      }
     },
     kindAt: (index) => names[kinds.at(index)]!,
     modelAt: (index) => names[models.at(index)]!,
     creditsAt: (index) => credits.at(index),
     toRunAt: (index) => (flags.at(index) & TO_RUN) !== 0,
+    shownAt,
     setCovered: (index) => flags.set(index, flags.at(index) | COVERED),
   };
   jobTables.add(table);

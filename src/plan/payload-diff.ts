@@ -1,5 +1,6 @@
 import { isLocalFileRef } from '../catalog/local-files.js';
 import { canonicalJson } from './payload-hash.js';
+import { writeCanonical } from '../canonical-json.js';
 import type { JobState } from '../state/job-state.js';
 import { viewJobState } from '../state/stored-job.js';
 import type { PlannedJob } from './types.js';
@@ -36,6 +37,20 @@ export function snapshotPayload(
     ...(job.prompt === undefined ? {} : { prompt: job.prompt }),
     params,
   };
+}
+
+/**
+ * A job's params as the plan report shows them to `runner diff`: canonical JSON (keys sorted), each
+ * local file as `{"file":name,"sha256":hash}` as the journal keeps it, never its absolute path.
+ */
+export function shownParamsJson(params: Readonly<Record<string, unknown>>): string {
+  return writeCanonical(params, fileRefByName) ?? '{}';
+}
+
+function fileRefByName(value: object): string | undefined {
+  return isLocalFileRef(value)
+    ? `{"file":${JSON.stringify(value.localFile)},"sha256":${JSON.stringify(value.sha256)}}`
+    : undefined;
 }
 
 function snapshotValue(value: unknown): unknown {

@@ -60,6 +60,8 @@ function renderJobsJson(jobs: JobCost[], first: boolean): string {
  */
 function* renderTableJson(table: JobTable, jobsPerChunk: number): Generator<string> {
   const json = createJsonCache();
+  // Params written once per distinct set (jobs of one entry mostly share theirs).
+  const paramTexts = new Map<number, string>();
   let chunk = '';
   let index = 0;
   for (const job of table) {
@@ -68,7 +70,20 @@ function* renderTableJson(table: JobTable, jobsPerChunk: number): Generator<stri
       `\n      "model": ${json(job.model)},\n      "credits": ${json(job.credits)},` +
       `\n      "state": ${json(job.state)},\n      "toRun": ${job.toRun},` +
       `\n      "coveredBySubscription": ${job.coveredBySubscription},` +
-      `\n      "matrixValues": ${renderMatrixValues(job.matrixValues, json)}\n    }`;
+      `\n      "matrixValues": ${renderMatrixValues(job.matrixValues, json)}`;
+    const shown = table.shownAt(index);
+    if (shown !== undefined) {
+      let params = paramTexts.get(shown.paramsKey);
+      if (params === undefined) {
+        params = JSON.stringify(shown.params, null, 2).replaceAll('\n', '\n      ');
+        if (paramTexts.size < MAX_REMEMBERED_VALUES) paramTexts.set(shown.paramsKey, params);
+      }
+      chunk +=
+        `,\n      "payloadHash": "${shown.payloadHash}"` +
+        (shown.prompt === undefined ? '' : `,\n      "prompt": ${JSON.stringify(shown.prompt)}`) +
+        `,\n      "params": ${params}`;
+    }
+    chunk += '\n    }';
     index++;
     if (index % jobsPerChunk === 0) {
       yield chunk;

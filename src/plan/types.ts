@@ -1,5 +1,6 @@
 import type { ValidationIssue } from '../manifest/types.js';
 import type { PlannedJob } from '../manifest/planned-job.js';
+import type { PlanSchedule } from './cost-report.js';
 
 // Moved below catalog/ and state/, which use them (issue 21); re-exported so importers stay as they are.
 export type { PlannedJob, PlannedParamValue } from '../manifest/planned-job.js';
@@ -12,4 +13,6 @@ export interface Plan {
   /** Warnings only; a plan is built only when there are no errors. */
   warnings: ValidationIssue[];
   budget?: number;
+  /** The manifest's `schedule`, read (see `readSchedule`). */
+  schedule?: PlanSchedule;
 }

@@ -1,6 +1,7 @@
 import type { CommandContext } from '../../app/context.js';
 import { runPlan, type PlanView } from '../../app/plan.js';
 import { connect } from '../connect.js';
+import { runPlanMany, wantsPlanSet } from './plan-many.js';
 import { isGithubActions, renderAnnotations } from '../render/annotations.js';
 import { renderIssues } from '../render/issues.js';
 
@@ -13,6 +14,7 @@ export async function runPlanCommand(
   args: string[],
   options: Record<string, unknown>,
 ): Promise<number> {
+  if (wantsPlanSet(args, options)) return runPlanMany(ctx, args, options);
   const [manifestFile = ''] = args;
   return runPlan(ctx, manifestFile, options, { connect: (context) => connect(context), view: TERMINAL_VIEW });
 }

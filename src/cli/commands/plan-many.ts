@@ -1,0 +1,161 @@
+import { once } from 'node:events';
+import { appendFile, open, readdir, readFile } from 'node:fs/promises';
+import { ExitCode, UsageError } from '../../errors.js';
+import { PRIVATE_FILE_MODE } from '../../file-modes.js';
+import { explainLinkError, WRITE_NO_FOLLOW } from '../../no-follow.js';
+import { diffSides, readSide } from '../../app/diff.js';
+import { expandManifestArgs, planManifests, sumPlans, type PlannedManifest } from '../../app/plan-set.js';
+import { planFromReport } from '../../diff/plan-document.js';
+import { formatCredits } from '../../plan/credits.js';
+import type { CostReportView } from '../../plan/job-table.js';
+import { loadManifest } from '../../manifest/load-manifest.js';
+import { renderPlanSetJsonChunks } from '../../plan/render-plan-set-json.js';
+import { renderReportMarkdown, renderReportText } from '../../plan/render-report.js';
+import type { Model } from '../../service/types.js';
+import { connect } from '../connect.js';
+import type { CommandContext } from '../../app/context.js';
+import { parseNumberOption, parseStringOption } from '../../app/parse-options.js';
+import { planByStreaming } from '../../app/plan-stream.js';
+import { renderIssues } from '../render/issues.js';
+import { refuseSavedPlanAsManifest } from '../../app/saved-plan-io.js';
+import { emitDiff, readDiffFormat, readGuardrailLimits } from './diff.js';
+
+/** Whether `runner plan` was asked for more than one manifest's report: several, a glob, or a diff. */
+export function wantsPlanSet(args: readonly string[], options: Record<string, unknown>): boolean {
+  return args.length > 1 || args.some((arg) => /[*?]/.test(arg)) || options.compareTo !== undefined;
+}
+
+/**
+ * `runner plan a.yaml b.yaml` / `'pipelines/*.yaml'` / `--compare-to base.json`: each manifest planned
+ * as `runner plan FILE` plans it (streamed), then either one report of each and their sum (JSON: one
+ * `runner-plan-set` document), or with `--compare-to` the cost diff against the base report. Exit 2
+ * when a manifest is invalid (each one's issues are printed), 3 when a plan does not fit or a
+ * `--fail-on-increase*` limit is crossed.
+ */
+export async function runPlanMany(ctx: CommandContext, args: string[], options: Record<string, unknown>) {
+  for (const flag of ['outPlan', 'show'] as const) {
+    if (options[flag] !== undefined) {
+      const name = flag === 'outPlan' ? '--out-plan' : '--show';
+      throw new UsageError(
+        `${name} plans one manifest at a time; it cannot be used with several manifests, a glob or --compare-to.`,
+      );
+    }
+  }
+  const compareTo = parseStringOption(options.compareTo);
+  const limits = readGuardrailLimits(options);
+  if (compareTo === undefined && (limits.increase !== undefined || limits.increasePercent !== undefined)) {
+    throw new UsageError('--fail-on-increase and --fail-on-increase-percent need --compare-to BASE.json.');
+  }
+  const format = parseStringOption(options.format) ?? 'text';
+  const diffFormat = compareTo === undefined ? undefined : readDiffFormat(format);
+  if (diffFormat === undefined && !['text', 'json', 'markdown'].includes(format)) {
+    throw new UsageError(`--format expects one of text, json, markdown, received "${format}".`);
+  }
+  const catalogFile = parseStringOption(options.catalog);
+  const offline = options.offline === true;
+  if (offline && catalogFile === undefined) {
+    throw new UsageError('--offline needs --catalog FILE (save one with `runner models --json > FILE`).');
+  }
+  const maxCredits = parseNumberOption('max-credits', options.maxCredits, { min: 0 });
+  const files = await expandManifestArgs(args, (dir) => readdir(dir));
+  for (const file of files) await refuseSavedPlanAsManifest(file, 'plan');
+  // The base is read before anything is asked of the service: a wrong file fails at once.
+  const base =
+    compareTo === undefined ? undefined : await readSide(compareTo, (file) => readFile(file, 'utf8'));
+
+  const connection = offline ? undefined : await connect(ctx);
+  try {
+    let catalog: Promise<Model[]> | undefined;
+    const fetchCatalog = () => {
+      if (connection === undefined) throw new Error('offline plan without a catalog');
+      catalog ??= connection.client.listModels();
+      return catalog;
+    };
+    const planned = await planManifests(files, async (file): Promise<PlannedManifest> => {
+      const outcome = await planByStreaming(ctx, file, options, fetchCatalog, connection?.client, maxCredits);
+      if (outcome.ok === true) return { file, ok: true, report: outcome.report };
+      if (outcome.ok === false) return { file, ok: false, issues: outcome.issues };
+      // A manifest that does not load: its issues, as `runner plan FILE` reports them.
+      return { file, ok: false, issues: (await loadManifest(file)).issues };
+    });
+    const invalid = planned.filter((one) => !one.ok);
+    if (invalid.length > 0) {
+      for (const one of invalid)
+        if (!one.ok) ctx.output.err(renderIssues(one.issues, one.file, ctx.output.style));
+      return ExitCode.InvalidInput;
+    }
+    const reports = planned.flatMap((one) => (one.ok ? [one.report] : []));
+    const verdictCode = reports.every((report) => report.verdict.status === 'fits')
+      ? ExitCode.Success
+      : ExitCode.Credits;
+    if (base !== undefined && diffFormat !== undefined) {
+      const head = { file: '(planned now)', plans: reports.map(planFromReport) };
+      const { diff, exitCode } = diffSides(base, head, limits);
+      await emitDiff(ctx, diff, diffFormat, parseStringOption(options.out), {
+        base: base.file,
+        head: files.join(' '),
+      });
+      return Math.max(exitCode, verdictCode);
+    }
+    await emitPlanSet(ctx, reports, format, parseStringOption(options.out));
+    return verdictCode;
+  } finally {
+    await connection?.close();
+  }
+}
+
+async function emitPlanSet(
+  ctx: CommandContext,
+  reports: CostReportView[],
+  format: string,
+  outFile: string | undefined,
+): Promise<void> {
+  const sum = sumPlans(reports);
+  const chunks =
+    format === 'json' ? renderPlanSetJsonChunks(reports, sum) : [renderSetText(ctx, reports, sum, format)];
+  const file = outFile === undefined ? undefined : await openOut(outFile);
+  for (const chunk of chunks) {
+    await ctx.output.write(chunk);
+    if (file !== undefined && !file.write(chunk)) await once(file, 'drain');
+  }
+  if (format === 'json') await ctx.output.write('\n');
+  if (file !== undefined) {
+    await new Promise<void>((resolve, reject) =>
+      file.end(format === 'json' ? '\n' : '', () => resolve()).on('error', reject),
+    );
+  }
+  const summaryFile = ctx.env.GITHUB_STEP_SUMMARY;
+  if (summaryFile !== undefined && summaryFile !== '') {
+    await appendFile(summaryFile, `${renderSetText(ctx, reports, sum, 'markdown')}\n`, {
+      mode: PRIVATE_FILE_MODE,
+    });
+  }
+}
+
+/** Each manifest's report (text or markdown), then the sum. */
+function renderSetText(
+  ctx: CommandContext,
+  reports: CostReportView[],
+  sum: { credits: number; creditsPerMonth: number | null },
+  format: string,
+): string {
+  const parts = reports.map((report) =>
+    format === 'markdown'
+      ? renderReportMarkdown(report)
+      : renderReportText(report, { color: ctx.output.color, width: ctx.output.width }),
+  );
+  const monthly =
+    sum.creditsPerMonth === null
+      ? ''
+      : `; ${formatCredits(sum.creditsPerMonth)} credits per month (manifests with a schedule)`;
+  const total = `Total of ${reports.length} manifests: ${formatCredits(sum.credits)} credits per run${monthly}`;
+  parts.push(format === 'markdown' ? `**${total}**\n` : `${ctx.output.style.bold(total)}\n`);
+  return parts.map((part) => (part.endsWith('\n') ? part : `${part}\n`)).join('\n');
+}
+
+async function openOut(outFile: string) {
+  const handle = await open(outFile, WRITE_NO_FOLLOW, PRIVATE_FILE_MODE).catch((error: unknown) => {
+    throw explainLinkError(error, '--out', outFile);
+  });
+  return handle.createWriteStream();
+}
