@@ -5,7 +5,6 @@ import type { CostReportView } from '../plan/job-table.js';
 import { COST_DIFF_KIND } from './cost-diff.js';
 import { PLAN_SET_KIND, PLAN_SET_VERSION } from '../plan/render-plan-set-json.js';
 
-
 /** One job of a plan as the diff reads it. */
 export interface DiffJob {
   id: string;
@@ -81,7 +80,10 @@ function readPlan(value: unknown, file: string, at: string): DiffPlan {
     );
   }
   if (value.diffVersion !== 1) {
-    throw invalid(file, `${at}diffVersion is ${JSON.stringify(value.diffVersion)}; this runner reads version 1`);
+    throw invalid(
+      file,
+      `${at}diffVersion is ${JSON.stringify(value.diffVersion)}; this runner reads version 1`,
+    );
   }
   const text = (key: string): string => {
     const field = value[key];

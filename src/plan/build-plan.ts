@@ -26,6 +26,7 @@ export function buildPlan(args: {
     warnings: [...args.warnings],
   };
   if (args.loaded.manifest.budget !== undefined) plan.budget = args.loaded.manifest.budget;
-  if (args.loaded.manifest.schedule !== undefined) plan.schedule = readSchedule(args.loaded.manifest.schedule);
+  if (args.loaded.manifest.schedule !== undefined)
+    plan.schedule = readSchedule(args.loaded.manifest.schedule);
   return plan;
 }

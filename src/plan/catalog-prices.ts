@@ -36,7 +36,8 @@ export function priceRule(model: Pick<Model, 'creditCost' | 'config'>): string {
     if (typeof field !== 'object' || field === null) continue;
     const definition = field as { creditCostMultiplier?: unknown; default?: unknown };
     if (definition.creditCostMultiplier !== true) continue;
-    const fallback = definition.default === undefined ? '' : ` (default ${describeCredits(definition.default)})`;
+    const fallback =
+      definition.default === undefined ? '' : ` (default ${describeCredits(definition.default)})`;
     factors.push(`× ${name}${fallback}`);
   }
   const base = `${credits} ${credits === 1 ? 'credit' : 'credits'} per job`;
