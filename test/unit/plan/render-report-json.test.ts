@@ -130,4 +130,39 @@ describe('renderReportJsonChunks, a job table written field by field', () => {
       }),
     );
   });
+
+  it('writes the diff parts (payload hash, prompt, params) exactly as JSON.stringify, params shared or not', () => {
+    const shown = fc.record({
+      payloadHash: fc.stringMatching(/^[0-9a-f]{64}$/),
+      prompt: fc.option(fc.string(), { nil: undefined }),
+      params: fc.oneof(
+        fc.constant('{}'),
+        fc.constant('{"a":1}'),
+        fc.dictionary(fc.string(), fc.jsonValue()).map((v) => JSON.stringify(v)),
+      ),
+    });
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(entry, shown), { maxLength: 6 }),
+        fc.integer({ min: 1, max: 4 }),
+        (entries, perChunk) => {
+          const table = createJobTable((ref) => entries[ref]![0].matrixValues as Record<string, MatrixValue>);
+          entries.forEach(([line, diff], ref) => {
+            table.push({
+              ...line,
+              ref,
+              shown: { payloadHash: diff.payloadHash, prompt: diff.prompt, paramsJson: diff.params },
+            });
+          });
+          const view = { ...report(0), jobList: table };
+          const expected = JSON.stringify({ ...view, jobList: [...table] }, null, 2);
+          expect([...renderReportJsonChunks(view, perChunk)].join('')).toBe(expected);
+          for (const [index, job] of [...table].entries()) {
+            expect(job.payloadHash).toBe(entries[index]![1].payloadHash);
+            expect(job.params).toEqual(JSON.parse(entries[index]![1].params));
+          }
+        },
+      ),
+    );
+  });
 });
