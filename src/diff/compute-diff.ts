@@ -1,3 +1,4 @@
+import type { MatrixValue } from '../manifest/types.js';
 import { roundCredits } from '../plan/credits.js';
 import type { PlanCatalog, PlanSchedule } from '../plan/cost-report.js';
 import { axisValueLabel } from './axis-label.js';
@@ -9,7 +10,6 @@ import {
   type ChangedJob,
   type CostDiff,
   type CreditDelta,
-  type GroupDelta,
   type JobOnOneSide,
   type ManifestDiff,
   type PriceChange,
@@ -131,14 +131,8 @@ function diffManifest(path: string, base: DiffPlan | undefined, head: DiffPlan |
       changed,
       renamed,
     },
-    byModel: groupDeltas(baseJobs, headJobs, (job) => [job.model]).map(({ key, ...figures }) => ({
-      model: key,
-      ...figures,
-    })),
-    byAxisValue: groupDeltas(baseJobs, headJobs, axisKeys).map(({ key, ...figures }) => {
-      const [axis = '', value = ''] = JSON.parse(key) as [string, string];
-      return { axis, value, ...figures };
-    }),
+    byModel: byModel(baseJobs, headJobs),
+    byAxisValue: byAxisValue(baseJobs, headJobs),
     priceDelta: roundCredits(priceDelta),
   };
 }
@@ -157,28 +151,54 @@ function perMonth(base: DiffPlan | undefined, head: DiffPlan | undefined): Credi
   );
 }
 
-function axisKeys(job: DiffJob): string[] {
-  const keys: string[] = [];
-  for (const axis in job.matrixValues)
-    keys.push(JSON.stringify([axis, axisValueLabel(job.matrixValues[axis])]));
-  return keys;
+/** Credits and job counts of one group on both sides. */
+interface Tally {
+  base: number;
+  head: number;
+  jobs: { base: number; head: number };
 }
 
-/** Subtotals per group key on both sides, largest |delta| first, then by key. */
-function groupDeltas(
-  baseJobs: readonly DiffJob[],
-  headJobs: readonly DiffJob[],
-  keysOf: (job: DiffJob) => string[],
-): (GroupDelta & { key: string })[] {
-  const groups = new Map<string, { base: number; head: number; jobs: { base: number; head: number } }>();
+const newTally = (): Tally => ({ base: 0, head: 0, jobs: { base: 0, head: 0 } });
+
+function byModel(baseJobs: readonly DiffJob[], headJobs: readonly DiffJob[]): ManifestDiff['byModel'] {
+  const groups = new Map<string, Tally>();
   const add = (jobs: readonly DiffJob[], side: 'base' | 'head'): void => {
     for (const job of jobs) {
-      for (const key of keysOf(job)) {
-        let group = groups.get(key);
-        if (group === undefined) {
-          group = { base: 0, head: 0, jobs: { base: 0, head: 0 } };
-          groups.set(key, group);
-        }
+      let group = groups.get(job.model);
+      if (group === undefined) groups.set(job.model, (group = newTally()));
+      group[side] += job.credits;
+      group.jobs[side] += 1;
+    }
+  };
+  add(baseJobs, 'base');
+  add(headJobs, 'head');
+  return largestFirst(
+    [...groups].map(([model, group]) => ({ model, ...delta(group.base, group.head), jobs: group.jobs })),
+    (g) => g.model,
+  );
+}
+
+/** Per axis, per value label; labels are made once per distinct value (a few per axis). */
+function byAxisValue(
+  baseJobs: readonly DiffJob[],
+  headJobs: readonly DiffJob[],
+): ManifestDiff['byAxisValue'] {
+  const axes = new Map<string, Map<string, Tally>>();
+  const labels = new Map<MatrixValue, string>();
+  const labelOf = (value: MatrixValue | undefined): string => {
+    if (value === undefined || (typeof value === 'object' && value !== null)) return axisValueLabel(value);
+    let label = labels.get(value);
+    if (label === undefined) labels.set(value, (label = axisValueLabel(value)));
+    return label;
+  };
+  const add = (jobs: readonly DiffJob[], side: 'base' | 'head'): void => {
+    for (const job of jobs) {
+      for (const axis in job.matrixValues) {
+        let values = axes.get(axis);
+        if (values === undefined) axes.set(axis, (values = new Map<string, Tally>()));
+        const label = labelOf(job.matrixValues[axis]);
+        let group = values.get(label);
+        if (group === undefined) values.set(label, (group = newTally()));
         group[side] += job.credits;
         group.jobs[side] += 1;
       }
@@ -186,9 +206,23 @@ function groupDeltas(
   };
   add(baseJobs, 'base');
   add(headJobs, 'head');
-  return [...groups]
-    .map(([key, group]) => ({ key, ...delta(group.base, group.head), jobs: group.jobs }))
-    .sort((a, b) => Math.abs(b.delta) - Math.abs(a.delta) || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const rows: ManifestDiff['byAxisValue'] = [];
+  for (const [axis, values] of axes) {
+    for (const [value, group] of values)
+      rows.push({ axis, value, ...delta(group.base, group.head), jobs: group.jobs });
+  }
+  return largestFirst(rows, (row) => `${row.axis}\u0000${row.value}`);
+}
+
+/** Largest |delta| first, then by name. */
+function largestFirst<T extends { delta: number }>(rows: T[], name: (row: T) => string): T[] {
+  return rows.sort((a, b) => {
+    if (a.delta !== b.delta && Math.abs(b.delta) !== Math.abs(a.delta))
+      return Math.abs(b.delta) - Math.abs(a.delta);
+    const x = name(a);
+    const y = name(b);
+    return x < y ? -1 : x > y ? 1 : 0;
+  });
 }
 
 function oneSide(job: DiffJob): JobOnOneSide {

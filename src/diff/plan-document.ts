@@ -94,19 +94,36 @@ function readPlan(value: unknown, file: string, at: string): DiffPlan {
   if (!isRecord(credits) || typeof credits.total !== 'number') {
     throw invalid(file, `${at}credits.total is not a number`);
   }
+  const paramSets = value.paramSets;
+  if (!Array.isArray(paramSets) || !paramSets.every(isRecord)) {
+    throw invalid(file, `${at}paramSets is not a list of objects`);
+  }
+  const jobs: DiffJob[] = [];
+  const list: unknown[] = value.jobList;
+  for (let index = 0; index < list.length; index++) {
+    jobs.push(readJob(list[index], paramSets, file, at, index));
+  }
   return {
     manifestFile: text('manifestFile'),
     pipeline: text('pipeline'),
     total: credits.total,
     schedule: readSchedule(value.schedule, file, at),
     catalog: readCatalog(value.catalog, file, at),
-    jobs: value.jobList.map((job, index) => readJob(job, file, `${at}jobList[${index}].`)),
+    jobs,
   };
 }
 
-function readJob(job: unknown, file: string, at: string): DiffJob {
+/** One job, checked field by field (a message names the first wrong one); built only on the way out. */
+function readJob(
+  job: unknown,
+  paramSets: Record<string, unknown>[],
+  file: string,
+  plan: string,
+  index: number,
+): DiffJob {
+  const at = `${plan}jobList[${index}].`;
   if (!isRecord(job)) throw invalid(file, `${at.slice(0, -1)} is not an object`);
-  const { id, kind, model, credits, payloadHash, prompt, params, matrixValues } = job;
+  const { id, kind, model, credits, payloadHash, prompt, paramsRef, matrixValues } = job;
   if (typeof id !== 'string') throw invalid(file, `${at}id is not a string`);
   if (typeof kind !== 'string') throw invalid(file, `${at}kind is not a string`);
   if (typeof model !== 'string') throw invalid(file, `${at}model is not a string`);
@@ -115,7 +132,8 @@ function readJob(job: unknown, file: string, at: string): DiffJob {
   }
   if (typeof payloadHash !== 'string') throw invalid(file, `${at}payloadHash is not a string`);
   if (prompt !== undefined && typeof prompt !== 'string') throw invalid(file, `${at}prompt is not a string`);
-  if (!isRecord(params)) throw invalid(file, `${at}params is not an object`);
+  const params = typeof paramsRef === 'number' ? paramSets[paramsRef] : undefined;
+  if (params === undefined) throw invalid(file, `${at}paramsRef is not an index of ${plan}paramSets`);
   if (!isRecord(matrixValues)) throw invalid(file, `${at}matrixValues is not an object`);
   return {
     id,
@@ -186,7 +204,7 @@ export function planFromReport(report: CostReportView): DiffPlan {
       credits: job.credits,
       payloadHash: job.payloadHash ?? '',
       prompt: job.prompt,
-      params: job.params ?? {},
+      params: (job.paramsRef === undefined ? undefined : report.paramSets?.[job.paramsRef]) ?? {},
       matrixValues: job.matrixValues,
     });
   }

@@ -156,6 +156,11 @@ export interface CostReport {
   schedule?: PlanSchedule | null;
   /** `credits.total × schedule.runsPerMonth`, when the manifest has a schedule. */
   creditsPerMonth?: number;
+  /**
+   * Each distinct set of params the jobs send (catalog defaults applied, keys sorted, local files as
+   * `{ file, sha256 }`, never their absolute path), referred to by each job's `paramsRef`. With `diffVersion`.
+   */
+  paramSets?: Record<string, unknown>[];
 }
 
 /** The version of the diff parts of a plan report (see {@link CostReport.diffVersion}). */
@@ -255,8 +260,8 @@ export interface JobCost {
   /** The prompt as sent, when the job has one; with the report's `diffVersion`. */
   prompt?: string;
   /**
-   * The params as sent (catalog defaults applied), local files as `{ file, sha256 }`, keys sorted;
-   * with the report's `diffVersion`.
+   * The params as sent: the index of their set in the report's `paramSets` (jobs of one entry mostly
+   * share theirs, and 100,000 copies would triple the report); with the report's `diffVersion`.
    */
-  params?: Record<string, unknown>;
+  paramsRef?: number;
 }

@@ -212,6 +212,7 @@ export function createCostTally(
     if (options.maxCredits !== undefined) report.maxCredits = options.maxCredits;
     if (options.diffData !== undefined) {
       addDiffParts(report, describeCatalog(catalog, options.diffData.catalogOrigin), plan.schedule);
+      report.paramSets = table.paramSets();
     }
     return report;
   };

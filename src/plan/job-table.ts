@@ -41,7 +41,7 @@ export interface ShownPayload {
 export interface ShownAt {
   payloadHash: string;
   prompt: string | undefined;
-  /** The same number for the same params within one table. */
+  /** The same number for the same params within one table: their index in `paramSets()`. */
   paramsKey: number;
   /** Parsed once per distinct params; shared between jobs, so never to be changed. */
   params: Record<string, unknown>;
@@ -56,6 +56,8 @@ export interface JobTable extends JobListView {
   toRunAt(index: number): boolean;
   /** The job's diff parts; `undefined` when the table was not given them. */
   shownAt(index: number): ShownAt | undefined;
+  /** The distinct params of the jobs given diff parts, by `ShownAt.paramsKey` (the report's `paramSets`). */
+  paramSets(): Record<string, unknown>[];
   /** Marks a job to run as covered by the subscription's image allowance. */
   setCovered(index: number): void;
 }
@@ -125,7 +127,7 @@ export function createJobTable(matrixValuesOf: (ref: number) => Record<string, M
     if (shown !== undefined) {
       job.payloadHash = shown.payloadHash;
       if (shown.prompt !== undefined) job.prompt = shown.prompt;
-      job.params = shown.params;
+      job.paramsRef = shown.paramsKey;
     }
     return job;
   };
@@ -155,6 +157,7 @@ export function createJobTable(matrixValuesOf: (ref: number) => Record<string, M
     creditsAt: (index) => credits.at(index),
     toRunAt: (index) => (flags.at(index) & TO_RUN) !== 0,
     shownAt,
+    paramSets: () => paramObjects,
     setCovered: (index) => flags.set(index, flags.at(index) | COVERED),
   };
   jobTables.add(table);

@@ -60,8 +60,6 @@ function renderJobsJson(jobs: JobCost[], first: boolean): string {
  */
 function* renderTableJson(table: JobTable, jobsPerChunk: number): Generator<string> {
   const json = createJsonCache();
-  // Params written once per distinct set (jobs of one entry mostly share theirs).
-  const paramTexts = new Map<number, string>();
   let chunk = '';
   let index = 0;
   for (const job of table) {
@@ -73,15 +71,10 @@ function* renderTableJson(table: JobTable, jobsPerChunk: number): Generator<stri
       `\n      "matrixValues": ${renderMatrixValues(job.matrixValues, json)}`;
     const shown = table.shownAt(index);
     if (shown !== undefined) {
-      let params = paramTexts.get(shown.paramsKey);
-      if (params === undefined) {
-        params = JSON.stringify(shown.params, null, 2).replaceAll('\n', '\n      ');
-        if (paramTexts.size < MAX_REMEMBERED_VALUES) paramTexts.set(shown.paramsKey, params);
-      }
       chunk +=
         `,\n      "payloadHash": "${shown.payloadHash}"` +
         (shown.prompt === undefined ? '' : `,\n      "prompt": ${JSON.stringify(shown.prompt)}`) +
-        `,\n      "params": ${params}`;
+        `,\n      "paramsRef": ${shown.paramsKey}`;
     }
     chunk += '\n    }';
     index++;

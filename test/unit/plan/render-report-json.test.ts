@@ -159,7 +159,7 @@ describe('renderReportJsonChunks, a job table written field by field', () => {
           expect([...renderReportJsonChunks(view, perChunk)].join('')).toBe(expected);
           for (const [index, job] of [...table].entries()) {
             expect(job.payloadHash).toBe(entries[index]![1].payloadHash);
-            expect(job.params).toEqual(JSON.parse(entries[index]![1].params));
+            expect(table.paramSets()[job.paramsRef!]).toEqual(JSON.parse(entries[index]![1].params));
           }
         },
       ),
