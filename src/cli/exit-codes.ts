@@ -5,7 +5,8 @@ export const EXIT_CODE_HELP = `Exit codes:
        was declined; apply/status: a paid job's results are not all saved (downloading);
        apply: a result file (results index, report, JUnit) could not be written
   2    invalid input or usage (manifest errors, unknown command or option)
-  3    insufficient credits, or over the budget / --max-credits
+  3    insufficient credits, or over the budget / --max-credits; diff and plan --compare-to: a
+       --fail-on-increase or --fail-on-increase-percent limit crossed
   4    authentication failed (HTTP 401/403, or no API key)
   130  interrupted (Ctrl-C) before every job was done
   143  stopped by SIGTERM before every job was done`;
