@@ -26,6 +26,25 @@ export function hashPayload(job: HashablePayload): string {
   return hash('sha256', writeCanonical(payload, fileRefByHash) ?? 'null', 'hex');
 }
 
+/**
+ * {@link hashPayload} from the canonical JSON of the params already written by
+ * {@link canonicalHashedParams}: the same text `hashPayload` hashes (keys `kind`, `model`, `params`,
+ * `prompt` in order), so a caller that has the params' text saves writing them again.
+ */
+export function hashPayloadWithParams(
+  job: Pick<HashablePayload, 'kind' | 'model' | 'prompt'>,
+  paramsJson: string,
+): string {
+  const prompt = job.prompt === undefined ? '' : `,"prompt":${JSON.stringify(job.prompt)}`;
+  const text = `{"kind":${JSON.stringify(job.kind)},"model":${JSON.stringify(job.model)},"params":${paramsJson}${prompt}}`;
+  return hash('sha256', text, 'hex');
+}
+
+/** The params as {@link hashPayload} writes them: canonical JSON, each local file as `{"file":sha256}`. */
+export function canonicalHashedParams(params: HashablePayload['params']): string {
+  return writeCanonical(params, fileRefByHash) ?? 'null';
+}
+
 /** What tells whether a journaled hash names a job: its identity hash, and what it sends. */
 export interface PayloadHashes {
   payloadHash: string;

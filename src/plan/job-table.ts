@@ -123,11 +123,12 @@ export function createJobTable(matrixValuesOf: (ref: number) => Record<string, M
       coveredBySubscription: (flag & COVERED) !== 0,
       matrixValues: matrixValuesOf(refs.at(index)),
     };
-    const shown = shownAt(index);
-    if (shown !== undefined) {
-      job.payloadHash = shown.payloadHash;
-      if (shown.prompt !== undefined) job.prompt = shown.prompt;
-      job.paramsRef = shown.paramsKey;
+    const payloadHash = hashes[index];
+    if (payloadHash !== undefined) {
+      job.payloadHash = payloadHash;
+      const prompt = prompts[index];
+      if (prompt !== undefined) job.prompt = prompt;
+      job.paramsRef = paramKeys.at(index);
     }
     return job;
   };

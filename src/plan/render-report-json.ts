@@ -69,12 +69,12 @@ function* renderTableJson(table: JobTable, jobsPerChunk: number): Generator<stri
       `\n      "state": ${json(job.state)},\n      "toRun": ${job.toRun},` +
       `\n      "coveredBySubscription": ${job.coveredBySubscription},` +
       `\n      "matrixValues": ${renderMatrixValues(job.matrixValues, json)}`;
-    const shown = table.shownAt(index);
-    if (shown !== undefined) {
+    // A table's diff parts (when it has them) are plain: a hex hash, a string, an index.
+    if (job.payloadHash !== undefined) {
       chunk +=
-        `,\n      "payloadHash": "${shown.payloadHash}"` +
-        (shown.prompt === undefined ? '' : `,\n      "prompt": ${JSON.stringify(shown.prompt)}`) +
-        `,\n      "paramsRef": ${shown.paramsKey}`;
+        `,\n      "payloadHash": "${job.payloadHash}"` +
+        (job.prompt === undefined ? '' : `,\n      "prompt": ${JSON.stringify(job.prompt)}`) +
+        `,\n      "paramsRef": ${job.paramsRef}`;
     }
     chunk += '\n    }';
     index++;

@@ -12,13 +12,8 @@ import type { Model } from '../service/types.js';
 import type { CostOptions, PreviousJobState } from './classify-job.js';
 import { createCostTally, type CostTally } from './cost-tally.js';
 import type { PayloadHashes } from './payload-hash.js';
-import {
-  diffPayloads,
-  shownParamsJson,
-  snapshotPayload,
-  type FieldChange,
-  type LastPayloads,
-} from './payload-diff.js';
+import { diffPayloads, snapshotPayload, type FieldChange, type LastPayloads } from './payload-diff.js';
+import { createShownPayloads } from './shown-payloads.js';
 import { createJobSelector, describeTargetProblems, type Targeting } from './select-jobs.js';
 
 /** What {@link streamPlan} needs; the catalog is the only thing it waits for. */
@@ -69,6 +64,7 @@ export async function streamPlan(input: StreamPlanInput): Promise<StreamPlanResu
   let catalogError: { error: unknown } | undefined;
   let validator: ReturnType<typeof createJobValidator> | undefined;
   const changes: { id: string; changes: FieldChange[] }[] = [];
+  const shownPayload = input.costOptions.diffData === undefined ? undefined : createShownPayloads();
   let selected = 0;
   let position = -1;
   for (const job of stream.jobs) {
@@ -97,15 +93,7 @@ export async function streamPlan(input: StreamPlanInput): Promise<StreamPlanResu
       ...hashes,
       matrixValues: job.matrixValues,
       ref: position,
-      ...(input.costOptions.diffData !== undefined
-        ? {
-            shown: {
-              payloadHash: hashes.payloadHash === '' ? hashCheckedJob(job, checked) : hashes.payloadHash,
-              prompt: job.prompt,
-              paramsJson: shownParamsJson(checked.params),
-            },
-          }
-        : {}),
+      ...(shownPayload === undefined ? {} : { shown: shownPayload(job, checked) }),
     });
     // A job the state does not know has no hash here, and no earlier payload either.
     const before = input.lastPayloads?.changedFrom(job.id, hashes.payloadHash);

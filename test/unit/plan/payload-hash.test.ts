@@ -1,7 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { LocalFileRef } from '../../../src/manifest/types.js';
-import { canonicalJson, hashPayload } from '../../../src/plan/payload-hash.js';
+import {
+  canonicalHashedParams,
+  canonicalJson,
+  hashPayload,
+  hashPayloadWithParams,
+} from '../../../src/plan/payload-hash.js';
 
 /** The same value with every object's keys in a shuffled order (driven by `seed`). */
 function permuteKeys(value: unknown, seed: number): unknown {
@@ -89,6 +94,30 @@ describe('hashPayload', () => {
     expect(withFile(ref('a.png', 'aa'))).not.toBe(withFile(ref('a.png', 'bb')));
     expect(hashPayload({ ...base, params: { mask: ref('a.png', 'aa') } })).toBe(
       hashPayload({ ...base, params: { mask: { file: 'aa' } } }),
+    );
+  });
+});
+
+describe('hashPayloadWithParams', () => {
+  it('is hashPayload, byte for byte, from the params written once', () => {
+    const file = fc.record({
+      localFile: fc.string(),
+      path: fc.string(),
+      sha256: fc.stringMatching(/^[0-9a-f]{64}$/),
+      contentType: fc.constant('image/png'),
+      bytes: fc.nat(),
+    });
+    fc.assert(
+      fc.property(
+        fc.constantFrom('image', 'render-video'),
+        fc.string(),
+        fc.option(fc.string(), { nil: undefined }),
+        fc.dictionary(fc.string(), fc.oneof(fc.jsonValue(), file, fc.array(file, { maxLength: 2 }))),
+        (kind, model, prompt, params) => {
+          const job = { kind: kind as 'image', model, prompt, params };
+          expect(hashPayloadWithParams(job, canonicalHashedParams(params))).toBe(hashPayload(job));
+        },
+      ),
     );
   });
 });

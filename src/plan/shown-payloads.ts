@@ -1,0 +1,40 @@
+import { canonicalHashedParams, hashPayloadWithParams } from '../catalog/payload-hash.js';
+import type { CheckedJob } from '../catalog/validate-job.js';
+import { writeCanonical } from '../canonical-json.js';
+import { isLocalFileRef } from '../catalog/local-files.js';
+import type { ExpandedJob } from '../manifest/types.js';
+import type { ShownPayload } from './job-table.js';
+import { shownParamsJson } from './payload-diff.js';
+
+/** Distinct written params remembered at most (a plan whose every job has its own params must not grow it). */
+const MAX_REMEMBERED = 10_000;
+
+/**
+ * What a JSON plan shows of each job for `runner diff` (its identity hash, prompt, params sent),
+ * made with one canonical write of the job's params in the common case: jobs of one entry mostly
+ * write the same params, and the params sent (catalog defaults applied) and their hashed form are a
+ * function of the model and the params as written (files by name and content), so both are
+ * remembered by that text. The hash is `hashCheckedJob`'s, byte for byte.
+ */
+export function createShownPayloads(): (job: ExpandedJob, checked: CheckedJob) => ShownPayload {
+  const remembered = new Map<string, { hashed: string; shown: string }>();
+  return (job, checked) => {
+    const key = `${job.model}\u0000${writeCanonical(checked.written, fileRefByNameAndHash) ?? 'null'}`;
+    let texts = remembered.get(key);
+    if (texts === undefined) {
+      texts = { hashed: canonicalHashedParams(checked.written), shown: shownParamsJson(checked.params) };
+      if (remembered.size < MAX_REMEMBERED) remembered.set(key, texts);
+    }
+    return {
+      payloadHash: hashPayloadWithParams(job, texts.hashed),
+      prompt: job.prompt,
+      paramsJson: texts.shown,
+    };
+  };
+}
+
+function fileRefByNameAndHash(value: object): string | undefined {
+  return isLocalFileRef(value)
+    ? `{"file":${JSON.stringify(value.localFile)},"sha256":${JSON.stringify(value.sha256)}}`
+    : undefined;
+}
