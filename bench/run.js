@@ -18,6 +18,7 @@ const BENCHMARKS = [
   'report-5000',
   'startup',
   'apply-scaling',
+  'diff-100k',
 ];
 const BENCH_DIR = fileURLToPath(new URL('.', import.meta.url));
 
@@ -64,6 +65,14 @@ const ROWS = {
     ['1,000,000 jobs: peak RSS, median', '1m.medianRssMB', 'MB'],
     ['1,000,000 jobs: runs', '1m.runs', ''],
     ['1,000,000 jobs: exit code (0 expected)', '1m.exitCode', ''],
+  ],
+  'diff-100k': [
+    ['plan report size (100,000 jobs)', 'basePlanMB', 'MB'],
+    ['1% changed: text, min / median (goal ≤ 2000 ms)', ['some.text.minMs', 'some.text.medianMs'], 'ms'],
+    ['1% changed: JSON, min / median', ['some.json.minMs', 'some.json.medianMs'], 'ms'],
+    ['every job changed: text, min / median', ['all.text.minMs', 'all.text.medianMs'], 'ms'],
+    ['every job changed: JSON, min / median', ['all.json.minMs', 'all.json.medianMs'], 'ms'],
+    ['peak RSS (every job changed, JSON)', 'all.json.maxRssMB', 'MB'],
   ],
   'journal-replay': [
     ['runs of each measure', 'runs', ''],
