@@ -211,26 +211,24 @@ export function createCostTally(
     if (plan.budget !== undefined) report.budget = plan.budget;
     if (options.maxCredits !== undefined) report.maxCredits = options.maxCredits;
     if (options.diffData !== undefined) {
-      addDiffParts(report, describeCatalog(catalog, options.diffData.catalogOrigin), plan.schedule);
+      addDiffParts(report, describeCatalog(catalog, options.diffData.catalogOrigin));
       report.paramSets = table.paramSets();
+    }
+    // Every report gives the monthly figure of a scheduled manifest (the JSON says `null` for none).
+    if (plan.schedule !== undefined) {
+      report.schedule = plan.schedule;
+      report.creditsPerMonth = roundCredits(report.credits.total * plan.schedule.runsPerMonth);
     }
     return report;
   };
   return { add, finish };
 }
 
-/** The report's parts for `runner diff`: their version, the catalog's prices, the schedule. */
-function addDiffParts(
-  report: CostReportView,
-  catalog: PlanCatalog,
-  schedule: PlanSchedule | undefined,
-): void {
+/** The report's parts for `runner diff`: their version, the catalog's prices, no schedule until one is given. */
+function addDiffParts(report: CostReportView, catalog: PlanCatalog): void {
   report.diffVersion = PLAN_DIFF_VERSION;
   report.catalog = catalog;
-  report.schedule = schedule ?? null;
-  if (schedule !== undefined) {
-    report.creditsPerMonth = roundCredits(report.credits.total * schedule.runsPerMonth);
-  }
+  report.schedule = null;
 }
 
 function newModelSubtotal(slug: string, model: Model | undefined): ModelSubtotal {

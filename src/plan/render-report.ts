@@ -243,10 +243,13 @@ function firstJobs(jobList: JobListView, count: number): JobCost[] {
 
 function creditFigures(report: CostReportView): string[][] {
   const { credits, subscription, balance } = report;
-  const rows = [
-    ['Total (all jobs)', formatCredits(credits.total)],
-    ['To run now', formatCredits(credits.toRun)],
-  ];
+  const rows = [['Total (all jobs)', formatCredits(credits.total)]];
+  if (report.schedule != null && report.creditsPerMonth !== undefined) {
+    const { label, runsPerMonth } = report.schedule;
+    const runs = label.endsWith('per month') ? label : `${label}, ${runsPerMonth} runs`;
+    rows.push([`Per month (${runs})`, formatCredits(report.creditsPerMonth)]);
+  }
+  rows.push(['To run now', formatCredits(credits.toRun)]);
   if (subscription.status === 'known') {
     rows.push([
       `Covered by subscription (${subscription.imageJobsCovered} of ${subscription.imageJobsToRun} image jobs)`,

@@ -248,4 +248,46 @@ describe('runner diff (built binary)', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/bad-schedule\.yaml:3:11 error .*schedule/);
   });
+
+  it('plan of several manifests in text: each report, then the sum; an invalid one fails the whole with exit 2', async () => {
+    const both = await runCli(
+      [
+        'plan',
+        'pipelines/social.yaml',
+        'pipelines/launch.yaml',
+        '--offline',
+        '--catalog',
+        '../catalog-base.json',
+      ],
+      { cwd: join(fixtures, 'head') },
+    );
+    expect(both.code).toBe(0);
+    expect(both.stdout).toContain('Plan social (pipelines/social.yaml)');
+    expect(both.stdout).toContain('Plan launch (pipelines/launch.yaml)');
+    expect(both.stdout).toContain('Per month (nightly, 30 runs)');
+    expect(both.stdout).toContain(
+      'Total of 2 manifests: 62 credits per run; 1,548 credits per month (manifests with a schedule)',
+    );
+    const bad = join(dir, 'bad.yaml');
+    await writeFile(
+      bad,
+      'version: 1\nname: bad\njobs:\n  - { id: a, kind: image, model: no-such-model, prompt: a cup }\n',
+    );
+    const invalid = await runCli(
+      [
+        'plan',
+        'pipelines/social.yaml',
+        bad,
+        '--offline',
+        '--catalog',
+        '../catalog-base.json',
+        '--format',
+        'json',
+      ],
+      { cwd: join(fixtures, 'head') },
+    );
+    expect(invalid.code).toBe(2);
+    expect(invalid.stdout).toBe('');
+    expect(invalid.stderr).toContain('bad.yaml:4:');
+  });
 });

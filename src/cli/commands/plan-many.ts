@@ -12,6 +12,7 @@ import { loadManifest } from '../../manifest/load-manifest.js';
 import { renderPlanSetJsonChunks } from '../../plan/render-plan-set-json.js';
 import { renderReportMarkdown, renderReportText } from '../../plan/render-report.js';
 import type { Model } from '../../service/types.js';
+import { createStyle } from '../../text-style.js';
 import { connect } from '../connect.js';
 import type { CommandContext } from '../../app/context.js';
 import { parseNumberOption, parseStringOption } from '../../app/parse-options.js';
@@ -112,11 +113,18 @@ async function emitPlanSet(
 ): Promise<void> {
   const sum = sumPlans(reports);
   const chunks =
-    format === 'json' ? renderPlanSetJsonChunks(reports, sum) : [renderSetText(ctx, reports, sum, format)];
+    format === 'json'
+      ? renderPlanSetJsonChunks(reports, sum)
+      : [renderSetText(reports, sum, format, { color: ctx.output.color, width: ctx.output.width })];
   const file = outFile === undefined ? undefined : await openOut(outFile);
   for (const chunk of chunks) {
     await ctx.output.write(chunk);
-    if (file !== undefined && !file.write(chunk)) await once(file, 'drain');
+    // A file gets the text without colors.
+    const written =
+      format === 'text' && ctx.output.color
+        ? renderSetText(reports, sum, format, { color: false, width: 100 })
+        : chunk;
+    if (file !== undefined && !file.write(written)) await once(file, 'drain');
   }
   if (format === 'json') await ctx.output.write('\n');
   if (file !== undefined) {
@@ -126,30 +134,32 @@ async function emitPlanSet(
   }
   const summaryFile = ctx.env.GITHUB_STEP_SUMMARY;
   if (summaryFile !== undefined && summaryFile !== '') {
-    await appendFile(summaryFile, `${renderSetText(ctx, reports, sum, 'markdown')}\n`, {
-      mode: PRIVATE_FILE_MODE,
-    });
+    await appendFile(
+      summaryFile,
+      `${renderSetText(reports, sum, 'markdown', { color: false, width: 100 })}\n`,
+      {
+        mode: PRIVATE_FILE_MODE,
+      },
+    );
   }
 }
 
 /** Each manifest's report (text or markdown), then the sum. */
 function renderSetText(
-  ctx: CommandContext,
   reports: CostReportView[],
   sum: { credits: number; creditsPerMonth: number | null },
   format: string,
+  { color, width }: { color: boolean; width: number },
 ): string {
   const parts = reports.map((report) =>
-    format === 'markdown'
-      ? renderReportMarkdown(report)
-      : renderReportText(report, { color: ctx.output.color, width: ctx.output.width }),
+    format === 'markdown' ? renderReportMarkdown(report) : renderReportText(report, { color, width }),
   );
   const monthly =
     sum.creditsPerMonth === null
       ? ''
       : `; ${formatCredits(sum.creditsPerMonth)} credits per month (manifests with a schedule)`;
   const total = `Total of ${reports.length} manifests: ${formatCredits(sum.credits)} credits per run${monthly}`;
-  parts.push(format === 'markdown' ? `**${total}**\n` : `${ctx.output.style.bold(total)}\n`);
+  parts.push(format === 'markdown' ? `**${total}**\n` : `${createStyle(color).bold(total)}\n`);
   return parts.map((part) => (part.endsWith('\n') ? part : `${part}\n`)).join('\n');
 }
 
