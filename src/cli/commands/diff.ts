@@ -2,12 +2,11 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { UsageError } from '../../errors.js';
 import { PRIVATE_FILE_MODE } from '../../file-modes.js';
 import { explainLinkError, WRITE_NO_FOLLOW } from '../../no-follow.js';
-import { diffPlanFiles } from '../../app/diff.js';
+import { diffPlanFiles, readGuardrailLimits } from '../../app/diff.js';
 import type { CostDiff } from '../../diff/cost-diff.js';
-import type { GuardrailLimits } from '../../diff/guardrails.js';
 import { renderDiffText } from '../../diff/render-diff-text.js';
 import type { CommandContext } from '../../app/context.js';
-import { parseNumberOption, parseStringOption } from '../../app/parse-options.js';
+import { parseStringOption } from '../../app/parse-options.js';
 
 /**
  * The formats of `runner diff` and `runner plan --compare-to`, each a renderer of the whole diff.
@@ -37,18 +36,6 @@ export function readDiffFormat(value: unknown): DiffFormat {
     );
   }
   return format as DiffFormat;
-}
-
-/** `--fail-on-increase` and `--fail-on-increase-percent`, checked. */
-export function readGuardrailLimits(options: Record<string, unknown>): GuardrailLimits {
-  const increase = parseNumberOption('fail-on-increase', options.failOnIncrease, { min: 0 });
-  const increasePercent = parseNumberOption('fail-on-increase-percent', options.failOnIncreasePercent, {
-    min: 0,
-  });
-  return {
-    ...(increase === undefined ? {} : { increase }),
-    ...(increasePercent === undefined ? {} : { increasePercent }),
-  };
 }
 
 /**

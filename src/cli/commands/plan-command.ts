@@ -1,7 +1,9 @@
 import type { CommandContext } from '../../app/context.js';
 import { runPlan, type PlanView } from '../../app/plan.js';
 import { connect } from '../connect.js';
-import { runPlanMany, wantsPlanSet } from './plan-many.js';
+import { runPlanMany, wantsPlanSet } from '../../app/plan-many.js';
+import { parseStringOption } from '../../app/parse-options.js';
+import { emitDiff, readDiffFormat } from './diff.js';
 import { isGithubActions, renderAnnotations } from '../render/annotations.js';
 import { renderIssues } from '../render/issues.js';
 
@@ -14,7 +16,16 @@ export async function runPlanCommand(
   args: string[],
   options: Record<string, unknown>,
 ): Promise<number> {
-  if (wantsPlanSet(args, options)) return runPlanMany(ctx, args, options);
+  if (wantsPlanSet(args, options)) {
+    // With --compare-to the output is a diff: its formats are the diff's (checked before any work).
+    const format = options.compareTo === undefined ? undefined : readDiffFormat(options.format);
+    const out = parseStringOption(options.out);
+    return runPlanMany(ctx, args, options, {
+      connect: (context) => connect(context),
+      view: TERMINAL_VIEW,
+      emitDiff: (diff, files) => emitDiff(ctx, diff, format ?? 'text', out, files),
+    });
+  }
   const [manifestFile = ''] = args;
   return runPlan(ctx, manifestFile, options, { connect: (context) => connect(context), view: TERMINAL_VIEW });
 }

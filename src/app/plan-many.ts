@@ -1,25 +1,30 @@
 import { once } from 'node:events';
 import { appendFile, open, readdir, readFile } from 'node:fs/promises';
-import { ExitCode, UsageError } from '../../errors.js';
-import { PRIVATE_FILE_MODE } from '../../file-modes.js';
-import { explainLinkError, WRITE_NO_FOLLOW } from '../../no-follow.js';
-import { diffSides, readSide } from '../../app/diff.js';
-import { expandManifestArgs, planManifests, sumPlans, type PlannedManifest } from '../../app/plan-set.js';
-import { planFromReport } from '../../diff/plan-document.js';
-import { formatCredits } from '../../plan/credits.js';
-import type { CostReportView } from '../../plan/job-table.js';
-import { loadManifest } from '../../manifest/load-manifest.js';
-import { renderPlanSetJsonChunks } from '../../plan/render-plan-set-json.js';
-import { renderReportMarkdown, renderReportText } from '../../plan/render-report.js';
-import type { Model } from '../../service/types.js';
-import { createStyle } from '../../text-style.js';
-import { connect } from '../connect.js';
-import type { CommandContext } from '../../app/context.js';
-import { parseNumberOption, parseStringOption } from '../../app/parse-options.js';
-import { planByStreaming } from '../../app/plan-stream.js';
-import { renderIssues } from '../render/issues.js';
-import { refuseSavedPlanAsManifest } from '../../app/saved-plan-io.js';
-import { emitDiff, readDiffFormat, readGuardrailLimits } from './diff.js';
+import { ExitCode, UsageError } from '../errors.js';
+import { PRIVATE_FILE_MODE } from '../file-modes.js';
+import { explainLinkError, WRITE_NO_FOLLOW } from '../no-follow.js';
+import { diffSides, readGuardrailLimits, readSide } from './diff.js';
+import { expandManifestArgs, planManifests, sumPlans, type PlannedManifest } from './plan-set.js';
+import type { CostDiff } from '../diff/cost-diff.js';
+import { planFromReport } from '../diff/plan-document.js';
+import { formatCredits } from '../plan/credits.js';
+import type { CostReportView } from '../plan/job-table.js';
+import { loadManifest } from '../manifest/load-manifest.js';
+import { renderPlanSetJsonChunks } from '../plan/render-plan-set-json.js';
+import { renderReportMarkdown, renderReportText } from '../plan/render-report.js';
+import type { Model } from '../service/types.js';
+import { createStyle } from '../text-style.js';
+import type { CommandContext } from './context.js';
+import { parseNumberOption, parseStringOption } from './parse-options.js';
+import { planByStreaming } from './plan-stream.js';
+import { refuseSavedPlanAsManifest } from './saved-plan-io.js';
+import type { PlanEffects } from './plan.js';
+
+/** What planning several manifests needs from outside: plan's, and how a diff is shown (`--compare-to`). */
+export interface PlanManyEffects extends PlanEffects {
+  /** Prints (and writes to `--out`) the diff in the format asked for; the CLI checked that format. */
+  emitDiff: (diff: CostDiff, files: { base: string; head: string }) => Promise<void>;
+}
 
 /** Whether `runner plan` was asked for more than one manifest's report: several, a glob, or a diff. */
 export function wantsPlanSet(args: readonly string[], options: Record<string, unknown>): boolean {
@@ -33,7 +38,12 @@ export function wantsPlanSet(args: readonly string[], options: Record<string, un
  * when a manifest is invalid (each one's issues are printed), 3 when a plan does not fit or a
  * `--fail-on-increase*` limit is crossed.
  */
-export async function runPlanMany(ctx: CommandContext, args: string[], options: Record<string, unknown>) {
+export async function runPlanMany(
+  ctx: CommandContext,
+  args: string[],
+  options: Record<string, unknown>,
+  effects: PlanManyEffects,
+): Promise<number> {
   for (const flag of ['outPlan', 'show'] as const) {
     if (options[flag] !== undefined) {
       const name = flag === 'outPlan' ? '--out-plan' : '--show';
@@ -48,8 +58,7 @@ export async function runPlanMany(ctx: CommandContext, args: string[], options: 
     throw new UsageError('--fail-on-increase and --fail-on-increase-percent need --compare-to BASE.json.');
   }
   const format = parseStringOption(options.format) ?? 'text';
-  const diffFormat = compareTo === undefined ? undefined : readDiffFormat(format);
-  if (diffFormat === undefined && !['text', 'json', 'markdown'].includes(format)) {
+  if (compareTo === undefined && !['text', 'json', 'markdown'].includes(format)) {
     throw new UsageError(`--format expects one of text, json, markdown, received "${format}".`);
   }
   const catalogFile = parseStringOption(options.catalog);
@@ -64,7 +73,7 @@ export async function runPlanMany(ctx: CommandContext, args: string[], options: 
   const base =
     compareTo === undefined ? undefined : await readSide(compareTo, (file) => readFile(file, 'utf8'));
 
-  const connection = offline ? undefined : await connect(ctx);
+  const connection = offline ? undefined : await effects.connect(ctx);
   try {
     let catalog: Promise<Model[]> | undefined;
     const fetchCatalog = () => {
@@ -81,21 +90,21 @@ export async function runPlanMany(ctx: CommandContext, args: string[], options: 
     });
     const invalid = planned.filter((one) => !one.ok);
     if (invalid.length > 0) {
-      for (const one of invalid)
-        if (!one.ok) ctx.output.err(renderIssues(one.issues, one.file, ctx.output.style));
+      for (const one of invalid) {
+        if (one.ok) continue;
+        for (const line of effects.view.annotations(one.issues, one.file, ctx.env)) ctx.output.err(line);
+        ctx.output.err(effects.view.issues(one.issues, one.file, ctx.output.style));
+      }
       return ExitCode.InvalidInput;
     }
     const reports = planned.flatMap((one) => (one.ok ? [one.report] : []));
     const verdictCode = reports.every((report) => report.verdict.status === 'fits')
       ? ExitCode.Success
       : ExitCode.Credits;
-    if (base !== undefined && diffFormat !== undefined) {
+    if (base !== undefined) {
       const head = { file: '(planned now)', plans: reports.map(planFromReport) };
       const { diff, exitCode } = diffSides(base, head, limits);
-      await emitDiff(ctx, diff, diffFormat, parseStringOption(options.out), {
-        base: base.file,
-        head: files.join(' '),
-      });
+      await effects.emitDiff(diff, { base: base.file, head: files.join(' ') });
       return Math.max(exitCode, verdictCode);
     }
     await emitPlanSet(ctx, reports, format, parseStringOption(options.out));
