@@ -70,7 +70,7 @@ jobs:
         '3:1',
         'unknown-key',
         'unknown key "promt" in the manifest',
-        'allowed keys: $schema, version, name, budget, maxJobs, output, report, defaults, vars, retry, jobs',
+        'allowed keys: $schema, version, name, budget, schedule, maxJobs, output, report, defaults, vars, retry, jobs',
       ],
       [
         '6:12',
