@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 "use strict";
 export const validate = validate10;
-const schema11 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://mediagen-runner.dev/schemas/pipeline.schema.json","title":"runner pipeline manifest","description":"A batch of image and video generation jobs for `runner plan` / `runner apply`.","type":"object","additionalProperties":false,"required":["version","name","jobs"],"properties":{"$schema":{"description":"Path or URL of this JSON Schema, for editors. Ignored by runner.","type":"string"},"version":{"description":"Manifest format version. Always 1.","const":1},"name":{"description":"Names the run state (.runner/<name>) and seeds the idempotency keys: renaming a manifest starts a new run. Letters, digits, '.', '_' and '-'; starts with a letter or digit.","type":"string","minLength":1,"maxLength":100,"pattern":"^[A-Za-z0-9][A-Za-z0-9._-]*$"},"budget":{"description":"Optional cap in credits for the whole run; plan and apply refuse to go over it.","type":"number","minimum":0},"schedule":{"description":"How often this manifest runs, for the monthly figures of `runner plan` and `runner diff`: nightly or daily (30 runs a month), weekly (4.35), hourly (720), or { runsPerMonth: N }.","anyOf":[{"type":"string","enum":["nightly","daily","weekly","hourly"]},{"type":"object","additionalProperties":false,"required":["runsPerMonth"],"properties":{"runsPerMonth":{"description":"Runs per month, e.g. 12.","type":"number","exclusiveMinimum":0,"maximum":1000000}}}]},"maxJobs":{"description":"Guard against accidental matrix explosions: the most jobs this manifest may expand to. The --max-jobs flag overrides it.","type":"integer","minimum":1,"default":1000},"output":{"description":"Download folder for results, relative to the manifest.","type":"string","minLength":1},"report":{"description":"The HTML gallery report apply writes at the end of a run: false turns it off, a path (relative to the manifest) moves it. Default: report.html in the download folder. The --report / --no-report flags override it.","type":["boolean","string"],"minLength":1},"defaults":{"description":"Merged under every job: a job's own model and kind win; params are merged key by key, the job's own keys win.","type":"object","additionalProperties":false,"properties":{"model":{"$ref":"#/definitions/model"},"kind":{"$ref":"#/definitions/kind"},"params":{"$ref":"#/definitions/params"}}},"vars":{"description":"Template variables, usable as {{ name }} in ids, prompts and params. Matrix values of the same name win.","type":"object","propertyNames":{"$ref":"#/definitions/variableName"},"additionalProperties":{"$ref":"#/definitions/scalar"}},"retry":{"description":"Overrides the default retry behaviour for failed jobs.","type":"object","additionalProperties":false,"properties":{"maxAttempts":{"description":"Attempts in all (the first try included) for retryable failures.","type":"integer","minimum":1,"maximum":10},"backoffSeconds":{"description":"Wait before retry n is backoffSeconds × 2^(n-1). Default 5.","type":"number","minimum":0,"maximum":3600},"failureKinds":{"description":"failureKind → what to do when a job fails with it: retry (now, with backoff), defer (leave the job for a later apply, which re-sends it once 3 hours have passed) or fail (never re-sent unchanged).","type":"object","propertyNames":{"enum":["PROMPT_UNCLEAR","CONTENT_REJECTED","TRANSPARENT_CREATION_FAILED","REFERENCE_DOWNLOAD_FAILED","GENERATION_TIMEOUT","QUOTA_EXHAUSTED","SESSION_EXPIRED","INVALID_PAYLOAD"]},"additionalProperties":{"enum":["retry","defer","fail"]}}}},"jobs":{"description":"The jobs to run. Each entry may expand to many jobs through its matrix.","type":"array","minItems":1,"items":{"$ref":"#/definitions/job"}}},"definitions":{"scalar":{"description":"A string, number or boolean.","type":["string","number","boolean"]},"variableName":{"description":"A template variable name: a letter or '_', then letters, digits or '_'.","type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"},"model":{"description":"The model id from the service's catalog (see `runner models`).","type":"string","minLength":1},"kind":{"description":"Which creation endpoint runs the job.","enum":["image","render-video","voiceover-video","stock-video","slideshow-video","article-video"]},"params":{"description":"Model config values sent next to prompt and model (checked against the model's catalog entry). Strings may use {{ templates }}; local file paths are uploaded at apply time.","type":"object"},"job":{"description":"One job, or a family of jobs when it has a matrix.","type":"object","additionalProperties":false,"required":["id"],"properties":{"id":{"description":"Unique job id, used in the state and as the download file name. May use {{ templates }}; after expansion it must be unique and must not contain '/', '\\', '..' or control characters (at most 200 characters).","type":"string","minLength":1,"maxLength":200,"pattern":"^(?!.*\\.\\.)[^/\\\\\\u0000-\\u001f]+$"},"kind":{"$ref":"#/definitions/kind"},"model":{"$ref":"#/definitions/model"},"prompt":{"description":"The prompt. May use {{ templates }}: vars, matrix values, date, index, job.kind, job.model, env.NAME.","type":"string","maxLength":32000},"params":{"$ref":"#/definitions/params"},"matrix":{"$ref":"#/definitions/matrix"}}},"matrixKey":{"description":"A matrix axis or include key: a letter or '_', then letters, digits, '_' or '-' (GitHub Actions style, e.g. node-version).","type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_-]*$"},"matrixValue":{"description":"A matrix value: a string, number, boolean, null (renders as empty text), or a map or list (read into with {{ axis.key }}; rendered whole as JSON).","type":["string","number","boolean","null","object","array"]},"matrixEntry":{"description":"One combination of matrix values.","type":"object","minProperties":1,"propertyNames":{"$ref":"#/definitions/matrixKey"},"additionalProperties":{"$ref":"#/definitions/matrixValue"}},"matrix":{"description":"Axes (name → list of values) expanded as a cross product, like GitHub Actions: `exclude` drops combinations, `include` extends matching ones or adds new ones.","type":"object","minProperties":1,"propertyNames":{"$ref":"#/definitions/matrixKey"},"properties":{"include":{"description":"Combinations to add; an entry whose axis values match an existing combination extends it instead. null is the same as none.","type":["array","null"],"items":{"$ref":"#/definitions/matrixEntry"}},"exclude":{"description":"Combinations to drop: a combination is dropped when it matches every key of an entry. null is the same as none.","type":["array","null"],"items":{"$ref":"#/definitions/matrixEntry"}}},"additionalProperties":{"description":"A matrix axis: its values, in order.","type":"array","minItems":1,"items":{"$ref":"#/definitions/matrixValue"}}}}};
+const schema11 = {"$schema":"http://json-schema.org/draft-07/schema#","$id":"https://mediagen-runner.dev/schemas/pipeline.schema.json","title":"runner pipeline manifest","description":"A batch of image and video generation jobs for `runner plan` / `runner apply`.","type":"object","additionalProperties":false,"required":["version","name","jobs"],"properties":{"$schema":{"description":"Path or URL of this JSON Schema, for editors. Ignored by runner.","type":"string"},"version":{"description":"Manifest format version. Always 1.","const":1},"name":{"description":"Names the run state (.runner/<name>) and seeds the idempotency keys: renaming a manifest starts a new run. Letters, digits, '.', '_' and '-'; starts with a letter or digit.","type":"string","minLength":1,"maxLength":100,"pattern":"^[A-Za-z0-9][A-Za-z0-9._-]*$"},"budget":{"description":"Optional cap in credits for the whole run; plan and apply refuse to go over it.","type":"number","minimum":0},"schedule":{"description":"How often this manifest runs, for the monthly figures of `runner plan` and `runner diff`: nightly or daily (30 runs a month), weekly (4.35), hourly (720), or { runsPerMonth: N }.","if":{"type":"object"},"then":{"type":"object","additionalProperties":false,"required":["runsPerMonth"],"properties":{"runsPerMonth":{"description":"Runs per month, e.g. 12.","type":"number","exclusiveMinimum":0,"maximum":1000000}}},"else":{"enum":["nightly","daily","weekly","hourly"]}},"maxJobs":{"description":"Guard against accidental matrix explosions: the most jobs this manifest may expand to. The --max-jobs flag overrides it.","type":"integer","minimum":1,"default":1000},"output":{"description":"Download folder for results, relative to the manifest.","type":"string","minLength":1},"report":{"description":"The HTML gallery report apply writes at the end of a run: false turns it off, a path (relative to the manifest) moves it. Default: report.html in the download folder. The --report / --no-report flags override it.","type":["boolean","string"],"minLength":1},"defaults":{"description":"Merged under every job: a job's own model and kind win; params are merged key by key, the job's own keys win.","type":"object","additionalProperties":false,"properties":{"model":{"$ref":"#/definitions/model"},"kind":{"$ref":"#/definitions/kind"},"params":{"$ref":"#/definitions/params"}}},"vars":{"description":"Template variables, usable as {{ name }} in ids, prompts and params. Matrix values of the same name win.","type":"object","propertyNames":{"$ref":"#/definitions/variableName"},"additionalProperties":{"$ref":"#/definitions/scalar"}},"retry":{"description":"Overrides the default retry behaviour for failed jobs.","type":"object","additionalProperties":false,"properties":{"maxAttempts":{"description":"Attempts in all (the first try included) for retryable failures.","type":"integer","minimum":1,"maximum":10},"backoffSeconds":{"description":"Wait before retry n is backoffSeconds × 2^(n-1). Default 5.","type":"number","minimum":0,"maximum":3600},"failureKinds":{"description":"failureKind → what to do when a job fails with it: retry (now, with backoff), defer (leave the job for a later apply, which re-sends it once 3 hours have passed) or fail (never re-sent unchanged).","type":"object","propertyNames":{"enum":["PROMPT_UNCLEAR","CONTENT_REJECTED","TRANSPARENT_CREATION_FAILED","REFERENCE_DOWNLOAD_FAILED","GENERATION_TIMEOUT","QUOTA_EXHAUSTED","SESSION_EXPIRED","INVALID_PAYLOAD"]},"additionalProperties":{"enum":["retry","defer","fail"]}}}},"jobs":{"description":"The jobs to run. Each entry may expand to many jobs through its matrix.","type":"array","minItems":1,"items":{"$ref":"#/definitions/job"}}},"definitions":{"scalar":{"description":"A string, number or boolean.","type":["string","number","boolean"]},"variableName":{"description":"A template variable name: a letter or '_', then letters, digits or '_'.","type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"},"model":{"description":"The model id from the service's catalog (see `runner models`).","type":"string","minLength":1},"kind":{"description":"Which creation endpoint runs the job.","enum":["image","render-video","voiceover-video","stock-video","slideshow-video","article-video"]},"params":{"description":"Model config values sent next to prompt and model (checked against the model's catalog entry). Strings may use {{ templates }}; local file paths are uploaded at apply time.","type":"object"},"job":{"description":"One job, or a family of jobs when it has a matrix.","type":"object","additionalProperties":false,"required":["id"],"properties":{"id":{"description":"Unique job id, used in the state and as the download file name. May use {{ templates }}; after expansion it must be unique and must not contain '/', '\\', '..' or control characters (at most 200 characters).","type":"string","minLength":1,"maxLength":200,"pattern":"^(?!.*\\.\\.)[^/\\\\\\u0000-\\u001f]+$"},"kind":{"$ref":"#/definitions/kind"},"model":{"$ref":"#/definitions/model"},"prompt":{"description":"The prompt. May use {{ templates }}: vars, matrix values, date, index, job.kind, job.model, env.NAME.","type":"string","maxLength":32000},"params":{"$ref":"#/definitions/params"},"matrix":{"$ref":"#/definitions/matrix"}}},"matrixKey":{"description":"A matrix axis or include key: a letter or '_', then letters, digits, '_' or '-' (GitHub Actions style, e.g. node-version).","type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_-]*$"},"matrixValue":{"description":"A matrix value: a string, number, boolean, null (renders as empty text), or a map or list (read into with {{ axis.key }}; rendered whole as JSON).","type":["string","number","boolean","null","object","array"]},"matrixEntry":{"description":"One combination of matrix values.","type":"object","minProperties":1,"propertyNames":{"$ref":"#/definitions/matrixKey"},"additionalProperties":{"$ref":"#/definitions/matrixValue"}},"matrix":{"description":"Axes (name → list of values) expanded as a cross product, like GitHub Actions: `exclude` drops combinations, `include` extends matching ones or adds new ones.","type":"object","minProperties":1,"propertyNames":{"$ref":"#/definitions/matrixKey"},"properties":{"include":{"description":"Combinations to add; an entry whose axis values match an existing combination extends it instead. null is the same as none.","type":["array","null"],"items":{"$ref":"#/definitions/matrixEntry"}},"exclude":{"description":"Combinations to drop: a combination is dropped when it matches every key of an entry. null is the same as none.","type":["array","null"],"items":{"$ref":"#/definitions/matrixEntry"}}},"additionalProperties":{"description":"A matrix axis: its values, in order.","type":"array","minItems":1,"items":{"$ref":"#/definitions/matrixValue"}}}}};
 const schema12 = {"description":"The model id from the service's catalog (see `runner models`).","type":"string","minLength":1};
 const schema13 = {"description":"Which creation endpoint runs the job.","enum":["image","render-video","voiceover-video","stock-video","slideshow-video","article-video"]};
 const schema14 = {"description":"Model config values sent next to prompt and model (checked against the model's catalog entry). Strings may use {{ templates }}; local file paths are uploaded at apply time.","type":"object"};
@@ -569,10 +569,10 @@ errors++;
 if(data.schedule !== undefined){
 let data4 = data.schedule;
 const _errs10 = errors;
-let valid1 = false;
+let valid1 = true;
 const _errs11 = errors;
-if(typeof data4 !== "string"){
-const err12 = {instancePath:instancePath+"/schedule",schemaPath:"#/properties/schedule/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string",schema:schema11.properties.schedule.anyOf[0].type,parentSchema:schema11.properties.schedule.anyOf[0],data:data4};
+if(!(data4 && typeof data4 == "object" && !Array.isArray(data4))){
+const err12 = {};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -581,103 +581,7 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(!((((data4 === "nightly") || (data4 === "daily")) || (data4 === "weekly")) || (data4 === "hourly"))){
-const err13 = {instancePath:instancePath+"/schedule",schemaPath:"#/properties/schedule/anyOf/0/enum",keyword:"enum",params:{allowedValues: schema11.properties.schedule.anyOf[0].enum},message:"must be equal to one of the allowed values",schema:schema11.properties.schedule.anyOf[0].enum,parentSchema:schema11.properties.schedule.anyOf[0],data:data4};
-if(vErrors === null){
-vErrors = [err13];
-}
-else {
-vErrors.push(err13);
-}
-errors++;
-}
 var _valid0 = _errs11 === errors;
-valid1 = valid1 || _valid0;
-if(!valid1){
-const _errs13 = errors;
-if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
-if(data4.runsPerMonth === undefined){
-const err14 = {instancePath:instancePath+"/schedule",schemaPath:"#/properties/schedule/anyOf/1/required",keyword:"required",params:{missingProperty: "runsPerMonth"},message:"must have required property '"+"runsPerMonth"+"'",schema:schema11.properties.schedule.anyOf[1].required,parentSchema:schema11.properties.schedule.anyOf[1],data:data4};
-if(vErrors === null){
-vErrors = [err14];
-}
-else {
-vErrors.push(err14);
-}
-errors++;
-}
-for(const key1 in data4){
-if(!(key1 === "runsPerMonth")){
-const err15 = {instancePath:instancePath+"/schedule",schemaPath:"#/properties/schedule/anyOf/1/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.schedule.anyOf[1],data:data4};
-if(vErrors === null){
-vErrors = [err15];
-}
-else {
-vErrors.push(err15);
-}
-errors++;
-}
-}
-if(data4.runsPerMonth !== undefined){
-let data5 = data4.runsPerMonth;
-if((typeof data5 == "number") && (isFinite(data5))){
-if(data5 > 1000000 || isNaN(data5)){
-const err16 = {instancePath:instancePath+"/schedule/runsPerMonth",schemaPath:"#/properties/schedule/anyOf/1/properties/runsPerMonth/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.schedule.anyOf[1].properties.runsPerMonth,data:data5};
-if(vErrors === null){
-vErrors = [err16];
-}
-else {
-vErrors.push(err16);
-}
-errors++;
-}
-if(data5 <= 0 || isNaN(data5)){
-const err17 = {instancePath:instancePath+"/schedule/runsPerMonth",schemaPath:"#/properties/schedule/anyOf/1/properties/runsPerMonth/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.schedule.anyOf[1].properties.runsPerMonth,data:data5};
-if(vErrors === null){
-vErrors = [err17];
-}
-else {
-vErrors.push(err17);
-}
-errors++;
-}
-}
-else {
-const err18 = {instancePath:instancePath+"/schedule/runsPerMonth",schemaPath:"#/properties/schedule/anyOf/1/properties/runsPerMonth/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.schedule.anyOf[1].properties.runsPerMonth.type,parentSchema:schema11.properties.schedule.anyOf[1].properties.runsPerMonth,data:data5};
-if(vErrors === null){
-vErrors = [err18];
-}
-else {
-vErrors.push(err18);
-}
-errors++;
-}
-}
-}
-else {
-const err19 = {instancePath:instancePath+"/schedule",schemaPath:"#/properties/schedule/anyOf/1/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.schedule.anyOf[1].type,parentSchema:schema11.properties.schedule.anyOf[1],data:data4};
-if(vErrors === null){
-vErrors = [err19];
-}
-else {
-vErrors.push(err19);
-}
-errors++;
-}
-var _valid0 = _errs13 === errors;
-valid1 = valid1 || _valid0;
-}
-if(!valid1){
-const err20 = {instancePath:instancePath+"/schedule",schemaPath:"#/properties/schedule/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf",schema:schema11.properties.schedule.anyOf,parentSchema:schema11.properties.schedule,data:data4};
-if(vErrors === null){
-vErrors = [err20];
-}
-else {
-vErrors.push(err20);
-}
-errors++;
-}
-else {
 errors = _errs10;
 if(vErrors !== null){
 if(_errs10){
@@ -687,6 +591,107 @@ else {
 vErrors = null;
 }
 }
+let ifClause0;
+if(_valid0){
+const _errs13 = errors;
+if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
+if(data4.runsPerMonth === undefined){
+const err13 = {instancePath:instancePath+"/schedule",schemaPath:"#/properties/schedule/then/required",keyword:"required",params:{missingProperty: "runsPerMonth"},message:"must have required property '"+"runsPerMonth"+"'",schema:schema11.properties.schedule.then.required,parentSchema:schema11.properties.schedule.then,data:data4};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+for(const key1 in data4){
+if(!(key1 === "runsPerMonth")){
+const err14 = {instancePath:instancePath+"/schedule",schemaPath:"#/properties/schedule/then/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties",schema:false,parentSchema:schema11.properties.schedule.then,data:data4};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+if(data4.runsPerMonth !== undefined){
+let data5 = data4.runsPerMonth;
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 > 1000000 || isNaN(data5)){
+const err15 = {instancePath:instancePath+"/schedule/runsPerMonth",schemaPath:"#/properties/schedule/then/properties/runsPerMonth/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000",schema:1000000,parentSchema:schema11.properties.schedule.then.properties.runsPerMonth,data:data5};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+if(data5 <= 0 || isNaN(data5)){
+const err16 = {instancePath:instancePath+"/schedule/runsPerMonth",schemaPath:"#/properties/schedule/then/properties/runsPerMonth/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0",schema:0,parentSchema:schema11.properties.schedule.then.properties.runsPerMonth,data:data5};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+else {
+const err17 = {instancePath:instancePath+"/schedule/runsPerMonth",schemaPath:"#/properties/schedule/then/properties/runsPerMonth/type",keyword:"type",params:{type: "number"},message:"must be number",schema:schema11.properties.schedule.then.properties.runsPerMonth.type,parentSchema:schema11.properties.schedule.then.properties.runsPerMonth,data:data5};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+}
+else {
+const err18 = {instancePath:instancePath+"/schedule",schemaPath:"#/properties/schedule/then/type",keyword:"type",params:{type: "object"},message:"must be object",schema:schema11.properties.schedule.then.type,parentSchema:schema11.properties.schedule.then,data:data4};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+var _valid0 = _errs13 === errors;
+valid1 = _valid0;
+ifClause0 = "then";
+}
+else {
+const _errs18 = errors;
+if(!((((data4 === "nightly") || (data4 === "daily")) || (data4 === "weekly")) || (data4 === "hourly"))){
+const err19 = {instancePath:instancePath+"/schedule",schemaPath:"#/properties/schedule/else/enum",keyword:"enum",params:{allowedValues: schema11.properties.schedule.else.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.schedule.else.enum,parentSchema:schema11.properties.schedule.else,data:data4};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+var _valid0 = _errs18 === errors;
+valid1 = _valid0;
+ifClause0 = "else";
+}
+if(!valid1){
+const err20 = {instancePath:instancePath+"/schedule",schemaPath:"#/properties/schedule/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema",schema:schema11.properties.schedule.if,parentSchema:schema11.properties.schedule,data:data4};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
 }
 }
 if(data.maxJobs !== undefined){
@@ -846,7 +851,7 @@ if(data.vars !== undefined){
 let data13 = data.vars;
 if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
 for(const key3 in data13){
-const _errs37 = errors;
+const _errs38 = errors;
 if(typeof key3 === "string"){
 if(!pattern1.test(key3)){
 const err33 = {instancePath:instancePath+"/vars",schemaPath:"#/definitions/variableName/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z_][A-Za-z0-9_]*$"},message:"must match pattern \""+"^[A-Za-z_][A-Za-z0-9_]*$"+"\"",schema:"^[A-Za-z_][A-Za-z0-9_]*$",parentSchema:schema15,data:key3,propertyName:key3};
@@ -869,7 +874,7 @@ vErrors.push(err34);
 }
 errors++;
 }
-var valid7 = _errs37 === errors;
+var valid7 = _errs38 === errors;
 if(!valid7){
 const err35 = {instancePath:instancePath+"/vars",schemaPath:"#/properties/vars/propertyNames",keyword:"propertyNames",params:{propertyName: key3},message:"property name must be valid",schema:schema11.properties.vars.propertyNames,parentSchema:schema11.properties.vars,data:data13};
 if(vErrors === null){
@@ -995,7 +1000,7 @@ if(data15.failureKinds !== undefined){
 let data18 = data15.failureKinds;
 if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
 for(const key6 in data18){
-const _errs53 = errors;
+const _errs54 = errors;
 if(!((((((((key6 === "PROMPT_UNCLEAR") || (key6 === "CONTENT_REJECTED")) || (key6 === "TRANSPARENT_CREATION_FAILED")) || (key6 === "REFERENCE_DOWNLOAD_FAILED")) || (key6 === "GENERATION_TIMEOUT")) || (key6 === "QUOTA_EXHAUSTED")) || (key6 === "SESSION_EXPIRED")) || (key6 === "INVALID_PAYLOAD"))){
 const err45 = {instancePath:instancePath+"/retry/failureKinds",schemaPath:"#/properties/retry/properties/failureKinds/propertyNames/enum",keyword:"enum",params:{allowedValues: schema11.properties.retry.properties.failureKinds.propertyNames.enum},message:"must be equal to one of the allowed values",schema:schema11.properties.retry.properties.failureKinds.propertyNames.enum,parentSchema:schema11.properties.retry.properties.failureKinds.propertyNames,data:key6,propertyName:key6};
 if(vErrors === null){
@@ -1006,7 +1011,7 @@ vErrors.push(err45);
 }
 errors++;
 }
-var valid12 = _errs53 === errors;
+var valid12 = _errs54 === errors;
 if(!valid12){
 const err46 = {instancePath:instancePath+"/retry/failureKinds",schemaPath:"#/properties/retry/properties/failureKinds/propertyNames",keyword:"propertyNames",params:{propertyName: key6},message:"property name must be valid",schema:schema11.properties.retry.properties.failureKinds.propertyNames,parentSchema:schema11.properties.retry.properties.failureKinds,data:data18};
 if(vErrors === null){

@@ -94,6 +94,27 @@ jobs:
     ]);
   });
 
+  it('refuses a schedule that is neither a named frequency nor { runsPerMonth }, one clear issue each', async () => {
+    const at = (schedule: string) =>
+      issuesOf(`version: 1\nname: s\nschedule: ${schedule}\njobs: [{ id: a, model: m }]\n`);
+    expect(await at('fortnightly')).toEqual([
+      [
+        '3:11',
+        'invalid-enum',
+        'schedule must be one of nightly, daily, weekly, hourly; received string "fortnightly"',
+        undefined,
+      ],
+    ]);
+    expect(await at('{ runsPerMonth: 0 }')).toEqual([
+      ['3:27', 'invalid-value', 'schedule.runsPerMonth must be > 0; received number 0', undefined],
+    ]);
+    expect((await at('{ runs: 3 }')).map(([where, code]) => `${where} ${code}`)).toEqual([
+      '3:11 missing-key',
+      '3:13 unknown-key',
+    ]);
+    expect(await at('weekly')).toEqual([]);
+  });
+
   it('rejects invalid variable names in vars and matrices', async () => {
     expect(await issuesOf('version: 1\nname: v\nvars: { my-var: 1 }\njobs: [{ id: a, model: m }]\n')).toEqual(
       [
