@@ -17,20 +17,71 @@ const MAX_REMEMBERED = 10_000;
  * remembered by that text. The hash is `hashCheckedJob`'s, byte for byte.
  */
 export function createShownPayloads(): (job: ExpandedJob, checked: CheckedJob) => ShownPayload {
-  const remembered = new Map<string, { hashed: string; shown: string }>();
-  return (job, checked) => {
+  const remembered = new Map<string, ParamTexts>();
+  // The last few distinct params of each job entry, compared value by value: a matrix entry whose
+  // params are not templated writes them once, not once a job (no text made, no garbage).
+  const recent = new Map<number, Recent[]>();
+  const textsOf = (job: ExpandedJob, checked: CheckedJob): ParamTexts => {
+    let list = recent.get(job.specIndex);
+    if (list === undefined) recent.set(job.specIndex, (list = []));
+    for (const entry of list) {
+      if (entry.model === job.model && sameValue(entry.written, checked.written)) return entry.texts;
+    }
     const key = `${job.model}\u0000${writeCanonical(checked.written, fileRefByNameAndHash) ?? 'null'}`;
     let texts = remembered.get(key);
     if (texts === undefined) {
       texts = { hashed: canonicalHashedParams(checked.written), shown: shownParamsJson(checked.params) };
       if (remembered.size < MAX_REMEMBERED) remembered.set(key, texts);
     }
+    list.unshift({ model: job.model, written: checked.written, texts });
+    if (list.length > RECENT_PER_ENTRY) list.pop();
+    return texts;
+  };
+  return (job, checked) => {
+    const texts = textsOf(job, checked);
     return {
       payloadHash: hashPayloadWithParams(job, texts.hashed),
       prompt: job.prompt,
       paramsJson: texts.shown,
     };
   };
+}
+
+/** Distinct params remembered per job entry for the value-by-value comparison. */
+const RECENT_PER_ENTRY = 4;
+
+interface ParamTexts {
+  /** As the identity hash writes them. */
+  hashed: string;
+  /** As the report shows them (`shownParamsJson` of the params sent). */
+  shown: string;
+}
+
+interface Recent {
+  model: string;
+  written: Readonly<Record<string, unknown>>;
+  texts: ParamTexts;
+}
+
+/**
+ * Whether two param values are the same JSON-like value (a local file ref is a plain object of its
+ * name, path, hash, type and size, so the same file compares equal and an edited one does not).
+ */
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameValue(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  const keys = Object.keys(x);
+  if (keys.length !== Object.keys(y).length) return false;
+  for (const key of keys) if (!Object.hasOwn(y, key) || !sameValue(x[key], y[key])) return false;
+  return true;
 }
 
 function fileRefByNameAndHash(value: object): string | undefined {
