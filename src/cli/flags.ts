@@ -23,6 +23,8 @@ export const GLOBAL_FLAGS_BY_COMMAND: Readonly<Record<string, readonly string[]>
   state: [],
   simulate: [],
   runs: [],
+  // Compares two plan reports: no service, no key.
+  diff: [],
   // They read no service, but the API key's value, to keep it out of what they render.
   render: ['api-key-file'],
   report: ['api-key-file'],
