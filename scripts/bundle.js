@@ -50,7 +50,8 @@ await build({
   entryPoints: ['dist/cli/bin.js'],
   outfile: 'dist/bundle/main.cjs',
   format: 'cjs',
-  external: ['undici', 'pino', 'pg'],
+  // sharp loads its native libvips build from node_modules (src/report/thumbnails.ts, lazily).
+  external: ['undici', 'pino', 'pg', 'sharp'],
 });
 
 // The launcher names its code cache by the bundle's content, so no build reads another's cache.

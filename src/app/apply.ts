@@ -7,6 +7,7 @@ import type { ExecuteDeps, ExecuteOptions } from '../execute/options.js';
 import type { CostReportView } from '../plan/job-table.js';
 import type { Plan } from '../plan/types.js';
 import { renderReportText } from '../plan/render-report.js';
+import { thumbnailOnDownload } from '../report/thumbnails.js';
 import { openStoredRun } from '../state/select-state-store.js';
 import { readOtherRunsJobs } from '../state/other-runs-jobs.js';
 import { sharePlanStrings } from '../state/share-plan-strings.js';
@@ -306,6 +307,7 @@ export async function runApply(
         // A lost create never adopts a job another run of the pipeline holds (issue #24.8).
         readOtherRuns: () =>
           readOtherRunsJobs({ manifestFile, pipeline: plan.pipeline, ...location, ownRunDir: state.dir }),
+        afterDownload: thumbnailOnDownload(outputs.dir),
         onEvent: (event) => logger.info({ event }, event.type),
       });
       logger.info({ summary: { counts: summary.counts, exitReason: summary.exitReason } }, 'apply finished');

@@ -1,7 +1,9 @@
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { ExitCode } from '../errors.js';
 import { renderReportHtmlPieces } from '../report/render-html.js';
+import { writeGridImages } from '../report/grid-image.js';
 import { buildReportData } from '../report/report-data.js';
+import { makeMissingThumbnails, readThumbnails } from '../report/thumbnails.js';
 import { writeWholeInPieces } from '../report/write-report-files.js';
 import { resolveOutputDir } from './apply-options.js';
 import type { CommandContext } from './context.js';
@@ -12,7 +14,8 @@ import { readRunForReading } from './read-only-run.js';
 /**
  * `runner report FILE`: the HTML gallery of a run from its state journal, read-only (no lock, no
  * network), like `runner status`: the same run lookup, `--only` / `--exclude`, and a run without
- * state is an error. Prompts are rendered with the run's own `{{ date }}`.
+ * state is an error. Prompts are rendered with the run's own `{{ date }}`. Downloaded images without a
+ * thumbnail (results of a release before thumbnails) get one in the run's output folder.
  */
 export async function runReport(
   ctx: CommandContext,
@@ -52,7 +55,21 @@ export async function runReport(
     state: run.state,
     now: new Date(),
   });
-  await writeWholeInPieces(file, renderReportHtmlPieces(data, dirname(file)));
+  // Results downloaded before the runner made thumbnails get theirs now.
+  const made = await makeMissingThumbnails(data.entries, resultsDir);
+  if (made.firstError !== undefined) {
+    ctx.output.err(
+      `${ctx.output.style.yellow('warning')} ${made.failed} thumbnail(s) could not be written (${made.firstError}): the page shows those files full size.`,
+    );
+  }
+  const thumbnails = await readThumbnails(resultsDir);
+  const gridImages = await writeGridImages(data, resultsDir, thumbnails).catch((error: unknown) => {
+    ctx.output.err(
+      `${ctx.output.style.yellow('warning')} the grid image could not be written: ${error instanceof Error ? error.message : String(error)}.`,
+    );
+    return [];
+  });
+  await writeWholeInPieces(file, renderReportHtmlPieces({ ...data, gridImages }, dirname(file), thumbnails));
   const near = relative(ctx.cwd, file);
   ctx.output.out(`Report: ${near.startsWith('..') || isAbsolute(near) ? file : near}`);
   return ExitCode.Success;

@@ -24,6 +24,8 @@ export interface ExecutionContext {
   readonly uploadCache: UploadCache;
   /** What the other runs of the pipeline hold (`ExecuteDeps.readOtherRuns`). */
   readonly readOtherRuns?: () => Promise<OtherRunsJobs>;
+  /** `ExecuteDeps.afterDownload`. */
+  readonly afterDownload?: ExecuteDeps['afterDownload'];
   readonly uploadsInFlight: Map<string, Promise<string>>;
   readonly budget: Budget;
   readonly limiter: JobLimiter;
@@ -79,6 +81,7 @@ export function createExecutionContext(input: {
   random: () => number;
   uploadCache: UploadCache;
   readOtherRuns?: () => Promise<OtherRunsJobs>;
+  afterDownload?: ExecuteDeps['afterDownload'];
   budget: Budget;
   limiter: JobLimiter;
   jobs: Map<string, JobState>;
@@ -115,6 +118,7 @@ export function createExecutionContext(input: {
     random: input.random,
     uploadCache: input.uploadCache,
     ...(input.readOtherRuns === undefined ? {} : { readOtherRuns: input.readOtherRuns }),
+    ...(input.afterDownload === undefined ? {} : { afterDownload: input.afterDownload }),
     uploadsInFlight: new Map(),
     budget: input.budget,
     limiter: input.limiter,

@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import type { PlannedJob } from '../plan/types.js';
 import type { JobState } from '../state/job-state.js';
 import type { ExecutionContext } from './context.js';
+import type { SavedResult } from './options.js';
 import { errorMessageOf } from './error-info.js';
 import { setAsideSuperseded } from './set-aside-superseded.js';
 import { buildOutputName, extensionFromUrl, resolveOutputPath, sniffExtension } from './output-path.js';
@@ -71,12 +72,27 @@ export async function downloadResults(
     }
     ctx.emit({ type: 'downloaded', id: job.id, url, ...saved });
     files.push(saved.file);
+    await afterDownload(ctx, { id: job.id, kind: job.kind, file: saved.file, sha256: saved.sha256 });
   }
   return {
     files,
     failures,
     ...(firstError === undefined ? {} : { error: `result not saved: ${firstError}` }),
   };
+}
+
+/** Runs `ExecuteDeps.afterDownload` (thumbnails): its failure is a warning, the result is saved all the same. */
+async function afterDownload(ctx: ExecutionContext, saved: SavedResult): Promise<void> {
+  if (ctx.afterDownload === undefined) return;
+  try {
+    await ctx.afterDownload(saved);
+  } catch (error) {
+    ctx.emit({
+      type: 'warning',
+      id: saved.id,
+      message: `No thumbnail for ${saved.file}: ${errorMessageOf(error)} (the report shows the file itself).`,
+    });
+  }
 }
 
 /** File-system errors that mean the disk holding the output folder has no room. */

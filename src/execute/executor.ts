@@ -45,6 +45,7 @@ export async function executePlan(
     random: deps.random ?? Math.random,
     uploadCache: deps.uploadCache,
     ...(deps.readOtherRuns === undefined ? {} : { readOtherRuns: deps.readOtherRuns }),
+    ...(deps.afterDownload === undefined ? {} : { afterDownload: deps.afterDownload }),
     budget: createBudget(resolved.maxCredits, alreadySpent),
     limiter,
     jobs,

@@ -1,4 +1,5 @@
 import type { Clock } from '../clock.js';
+import type { JobKind } from '../kinds/types.js';
 import type { ServiceClient } from '../service/service-client.js';
 import type { JobState } from '../state/job-state.js';
 import type { OtherRunsJobs } from '../state/other-runs-jobs.js';
@@ -10,6 +11,14 @@ import type { ExecutionEvent } from './events.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './failure-policy.js';
 import { MAX_CONCURRENCY } from './concurrency.js';
 import { UsageError } from '../errors.js';
+
+/** A result the executor saved: its job, and the file with the SHA-256 of its bytes on disk. */
+export interface SavedResult {
+  id: string;
+  kind: JobKind;
+  file: string;
+  sha256: string;
+}
 
 /** Everything with an effect, passed in (tests inject fakes). */
 export interface ExecuteDeps {
@@ -36,6 +45,11 @@ export interface ExecuteDeps {
    * a job another run holds is never adopted (issue #24.8). Absent: only this run's state is known.
    */
   readOtherRuns?: () => Promise<OtherRunsJobs>;
+  /**
+   * Called after each result is saved and journaled (the report's thumbnails are made here, #19.4).
+   * Awaited in the job's download slot; an error is a warning, never a failed download.
+   */
+  afterDownload?: (saved: SavedResult) => Promise<void>;
   onEvent(event: ExecutionEvent): void;
   /** Aborted on the first Ctrl-C: stop creating, keep polling open jobs until they finish. */
   signal: AbortSignal;

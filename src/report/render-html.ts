@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { REPORT_PAGE_LIGHTBOX_SCRIPT } from './report-page-lightbox.js';
+import { REPORT_PAGE_MEDIA_SCRIPT } from './report-page-media.js';
 import { REPORT_STATUSES_IN_ORDER, REPORT_PAGE_SCRIPT } from './report-page-script.js';
 import { REPORT_PAGE_STYLE } from './report-page-style.js';
 import { REPORT_PAGE_REVIEW_FILE_SCRIPT } from './report-page-review-file.js';
@@ -16,6 +17,7 @@ import {
 } from './report-data.js';
 import { piecesOf, type PiecewiseFormat } from './piecewise-text.js';
 import { relativePath } from './results-index.js';
+import type { ThumbnailLookup } from './thumbnails.js';
 
 /**
  * What the page's script receives per job: the entry with its {@link ReportStatus} (`downloading` for a
@@ -30,6 +32,8 @@ interface PageEntry extends Omit<ReportEntry, 'files' | 'status' | 'replaced'> {
 
 interface PageFile {
   href: string;
+  /** The small image the gallery and grid show (the lightbox shows `href`); absent: show `href`. */
+  thumb?: string;
   mediaType: MediaType;
   bytes?: number;
   remote: boolean;
@@ -48,22 +52,31 @@ interface PageFile {
  * @param reportDir absolute folder the page is written to; downloaded files are linked relative to it,
  * results that were not downloaded by their URL.
  */
-export function renderReportHtml(data: ReportData, reportDir: string): string {
-  return [...renderReportHtmlPieces(data, reportDir)].join('');
+export function renderReportHtml(data: ReportData, reportDir: string, thumbnails?: ThumbnailLookup): string {
+  return [...renderReportHtmlPieces(data, reportDir, thumbnails)].join('');
 }
 
 /**
  * {@link renderReportHtml} in pieces, one job's data at a time: the page of a 100,000-job run is
  * ~50 MB, which as one string (with the JSON and the page entries behind it) weighed on every apply.
  */
-export function renderReportHtmlPieces(data: ReportData, reportDir: string): Generator<string> {
-  return piecesOf(reportHtmlFormat(data, reportDir), data.entries);
+export function renderReportHtmlPieces(
+  data: ReportData,
+  reportDir: string,
+  thumbnails?: ThumbnailLookup,
+): Generator<string> {
+  return piecesOf(reportHtmlFormat(data, reportDir, thumbnails), data.entries);
 }
 
-/** `report.html` a job at a time (see {@link renderReportHtmlPieces}); `data.entries` is not read. */
+/**
+ * `report.html` a job at a time (see {@link renderReportHtmlPieces}); `data.entries` is not read.
+ * `thumbnails` names each downloaded image's thumbnail (`readThumbnails`), which the gallery and the
+ * grid show instead of the file.
+ */
 export function reportHtmlFormat(
   data: Omit<ReportData, 'entries'>,
   reportDir: string,
+  thumbnails?: ThumbnailLookup,
 ): PiecewiseFormat<ReportEntry> {
   const payloadHead = {
     schemaVersion: 2,
@@ -72,6 +85,14 @@ export function reportHtmlFormat(
     manifestFile: data.manifestFile,
     generatedAt: data.generatedAt,
     axes: data.axes,
+    ...(data.gridImages === undefined
+      ? {}
+      : {
+          gridImages: data.gridImages.map(({ file, ...layout }) => ({
+            ...layout,
+            href: encodePath(relativePath(reportDir, file)),
+          })),
+        }),
     statuses: REPORT_STATUSES_IN_ORDER,
     entries: [],
   };
@@ -95,8 +116,9 @@ export function reportHtmlFormat(
     '<label>view <select id="view"><option value="gallery">gallery</option><option value="grid">grid</option></select></label>',
     '<label>status <select id="filter-status" data-filter="status"><option value="">all</option></select></label>',
     '<span id="axis-filters"></span>',
-    '<span id="grid-axes" hidden><label>rows <select id="grid-rows"></select></label> <label>columns <select id="grid-cols"></select></label></span>',
+    '<span id="grid-axes" hidden><label>rows <select id="grid-rows"></select></label> <label>columns <select id="grid-cols"></select></label> <label>grids per <select id="grid-split"></select></label> <label>size <input type="range" id="grid-size"></label></span>',
     '<span id="shown" role="status" aria-live="polite"></span>',
+    '<button type="button" id="print" title="Loads every image of this view, then prints">Print</button>',
     '</form></header>',
     '<main><div id="empty" class="empty-result" hidden><p>No job matches these filters.</p><button type="button" id="clear-filters">Show all jobs</button></div><div id="gallery"></div><div id="grid" hidden></div></main>',
     '<noscript><p>This report needs JavaScript to show its results.</p></noscript>',
@@ -108,7 +130,7 @@ export function reportHtmlFormat(
     // escaping the pieces is escaping the whole.
     head: () => page + escapeJsonForScript(JSON.stringify(payloadHead).slice(0, -']}'.length)),
     item(entry) {
-      const json = JSON.stringify(toPageEntry(entry, reportDir));
+      const json = JSON.stringify(toPageEntry(entry, reportDir, thumbnails));
       const piece = escapeJsonForScript(first ? json : `,${json}`);
       first = false;
       return piece;
@@ -118,7 +140,7 @@ export function reportHtmlFormat(
 }
 
 /** One script: the lightbox uses the gallery's functions, both inside one function scope. */
-const PAGE_SCRIPT = `(function () {\n'use strict';${REPORT_PAGE_SCRIPT}${REPORT_PAGE_LIGHTBOX_SCRIPT}${REPORT_PAGE_REVIEW_SCRIPT}${REPORT_PAGE_REVIEW_FILE_SCRIPT}\nsetup();\n})();`;
+const PAGE_SCRIPT = `(function () {\n'use strict';${REPORT_PAGE_SCRIPT}${REPORT_PAGE_LIGHTBOX_SCRIPT}${REPORT_PAGE_REVIEW_SCRIPT}${REPORT_PAGE_REVIEW_FILE_SCRIPT}${REPORT_PAGE_MEDIA_SCRIPT}\nsetup();\nsetupMedia();\n})();`;
 const PAGE_STYLE = REPORT_PAGE_STYLE + REPORT_PAGE_REVIEW_STYLE;
 const PAGE_SCRIPT_HASH = cspHash(PAGE_SCRIPT);
 const PAGE_STYLE_HASH = cspHash(PAGE_STYLE);
@@ -128,7 +150,7 @@ function cspHash(text: string): string {
   return `sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}`;
 }
 
-function toPageEntry(entry: ReportEntry, reportDir: string): PageEntry {
+function toPageEntry(entry: ReportEntry, reportDir: string, thumbnails?: ThumbnailLookup): PageEntry {
   const toPageFiles = (files: readonly ReportFile[]) =>
     files.map((file) => {
       const page: PageFile =
@@ -145,6 +167,8 @@ function toPageEntry(entry: ReportEntry, reportDir: string): PageEntry {
               remote: false,
             };
       if (file.bytes !== undefined) page.bytes = file.bytes;
+      const thumb = thumbnails?.(file);
+      if (thumb !== undefined) page.thumb = encodePath(relativePath(reportDir, thumb));
       return page;
     });
   const { replaced, ...rest } = entry;

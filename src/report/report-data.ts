@@ -143,7 +143,18 @@ export interface ReportData {
   generatedAt: string;
   /** Matrix axis names in the order they first appear. */
   axes: string[];
+  /** The grid PNGs made of the run's results (`writeGridImages`), for the page to link. */
+  gridImages?: GridImage[];
   entries: ReportEntryList;
+}
+
+/** A PNG of the grid of every result: rows × columns, one grid per value of `split` when set. */
+export interface GridImage {
+  rows: string;
+  cols: string;
+  split?: string;
+  /** Absolute path of the PNG. */
+  file: string;
 }
 
 /**

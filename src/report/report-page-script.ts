@@ -27,7 +27,8 @@ var entries = data.entries;
 var byId = function (id) { return document.getElementById(id); };
 // Read once: "expired" is judged when the page is opened, which may be days after it was written.
 var NOW = Date.now();
-var state = { view: 'gallery', status: '', axes: {}, rows: '', cols: '' };
+var state = { view: 'gallery', status: '', axes: {}, rows: '', cols: '', split: '', size: 160 };
+var TILE_SIZES = { min: 64, max: 320, step: 16, initial: 160 };
 var cards = [];
 var visibleCards = [];
 var BATCH = 250;
@@ -165,6 +166,18 @@ function stateBox(file, reason) {
   }
   return box;
 }
+// The small thumbnail when the runner made one (the file itself is for the lightbox), loaded near the
+// view and let go far from it (see watchImage).
+function lazyImage(file, href, name) {
+  var img = el('img');
+  img.loading = printing ? 'eager' : 'lazy';
+  img.decoding = 'async';
+  img.alt = name;
+  if (file.thumb) img.setAttribute('data-full', href);
+  img.src = file.thumb ? safeHref(file.thumb) : href;
+  watchImage(img);
+  return img;
+}
 // A thumbnail whose file does not load (moved, deleted, a dead link) says so instead of a broken image.
 function replaceBroken(media) {
   var holder = media.closest('[data-file]');
@@ -203,12 +216,7 @@ function thumb(entry) {
       link.appendChild(video);
       link.appendChild(el('span', 'play', '▶'));
     } else if (file.mediaType === 'image') {
-      var img = el('img');
-      img.loading = 'lazy';
-      img.decoding = 'async';
-      img.alt = name;
-      img.src = href;
-      link.appendChild(img);
+      link.appendChild(lazyImage(file, href, name));
     } else {
       link.appendChild(el('span', 'state-box', 'file ' + (index + 1)));
     }
@@ -302,37 +310,46 @@ function buildGallery() {
   batch();
 }
 
-function buildGrid(shown) {
-  var grid = byId('grid');
-  grid.textContent = '';
-  var rowAxis = state.rows;
-  var colAxis = state.cols;
-  if (data.axes.length < 2) {
-    grid.appendChild(el('p', 'note', 'The grid needs two matrix axes; this run has ' + data.axes.length + '.'));
-    return;
+// A grid cell's result: the image only (its job and status in its name and tooltip); a job without
+// a result shows its status. Class card, so the lightbox and the arrow keys treat it as one.
+function tile(index) {
+  var entry = entries[index];
+  var node = el('div', 'card tile status-' + entry.status);
+  node.setAttribute('data-id', entry.id);
+  node.setAttribute('data-index', String(index));
+  node.setAttribute('data-status', entry.status);
+  node.title = entry.id + ' · ' + entry.status + (matrixText(entry) ? ' · ' + matrixText(entry) : '');
+  if (entry.files.length > 0) node.appendChild(thumb(entry));
+  else {
+    var open = el('button', 'open state-box', entry.status);
+    open.type = 'button';
+    open.setAttribute('aria-label', entry.id + ': ' + entry.status);
+    node.appendChild(open);
   }
-  if (rowAxis === colAxis) {
-    grid.appendChild(el('p', 'note', 'Choose two different axes for rows and columns.'));
-    return;
-  }
-  var inGrid = shown.filter(function (index) { return entryKeys[index][rowAxis] !== undefined && entryKeys[index][colAxis] !== undefined; });
-  var present = function (axis) {
-    var keys = new Set(inGrid.map(function (index) { return entryKeys[index][axis]; }));
-    return axisValues[axis].list.filter(function (item) { return keys.has(item.key); });
-  };
-  var rows = present(rowAxis);
-  var cols = present(colAxis);
+  return node;
+}
+
+// The values of an axis that the given jobs have, in the axis' order.
+function presentValues(axis, indexes) {
+  var keys = new Set(indexes.map(function (index) { return entryKeys[index][axis]; }));
+  return axisValues[axis].list.filter(function (item) { return keys.has(item.key); });
+}
+
+function gridTable(indexes, rowAxis, colAxis) {
+  var rows = presentValues(rowAxis, indexes);
+  var cols = presentValues(colAxis, indexes);
   var cells = new Map();
-  inGrid.forEach(function (index) {
+  indexes.forEach(function (index) {
     var key = entryKeys[index][rowAxis] + '\u0000' + entryKeys[index][colAxis];
     if (!cells.has(key)) cells.set(key, []);
     cells.get(key).push(index);
   });
   var table = el('table', 'grid');
   var head = table.createTHead().insertRow();
-  head.appendChild(el('th', '', rowAxis + ' \\ ' + colAxis));
+  head.appendChild(el('th', 'corner', rowAxis + ' \\ ' + colAxis));
   cols.forEach(function (col) {
     var th = el('th', '', col.label);
+    th.setAttribute('scope', 'col');
     th.setAttribute('data-col', col.key);
     head.appendChild(th);
   });
@@ -346,12 +363,69 @@ function buildGrid(shown) {
     cols.forEach(function (col) {
       var cell = line.insertCell();
       cell.setAttribute('data-col', col.key);
-      (cells.get(row.key + '\u0000' + col.key) || []).forEach(function (index) { cell.appendChild(card(index)); });
+      (cells.get(row.key + '\u0000' + col.key) || []).forEach(function (index) { cell.appendChild(tile(index)); });
     });
   });
-  grid.appendChild(table);
+  return table;
+}
+
+function buildGrid(shown) {
+  var grid = byId('grid');
+  forgetImages(grid);
+  grid.textContent = '';
+  var rowAxis = state.rows;
+  var colAxis = state.cols;
+  var split = state.split;
+  if (data.axes.length < 2) {
+    grid.appendChild(el('p', 'note', 'The grid needs two matrix axes; this run has ' + data.axes.length + '.'));
+    return;
+  }
+  if (rowAxis === colAxis) {
+    grid.appendChild(el('p', 'note', 'Choose two different axes for rows and columns.'));
+    return;
+  }
+  var inGrid = shown.filter(function (index) { return entryKeys[index][rowAxis] !== undefined && entryKeys[index][colAxis] !== undefined; });
+  grid.style.setProperty('--tile', state.size + 'px');
+  var image = gridImageOf(rowAxis, colAxis, split);
+  if (image) {
+    var link = el('a', 'grid-image', 'Grid image (PNG' + (image.transposed ? ', rows and columns swapped' : '') + ', every result)');
+    link.href = safeHref(image.href);
+    link.setAttribute('download', '');
+    grid.appendChild(link);
+  }
+  // A third axis: one grid per value, each under its label (as a stack of cards per cell hid it).
+  if (split !== '' && split !== rowAxis && split !== colAxis) {
+    var groups = new Map();
+    inGrid.forEach(function (index) {
+      var key = entryKeys[index][split];
+      if (!groups.has(key)) groups.set(key, []);
+      groups.get(key).push(index);
+    });
+    presentValues(split, inGrid).forEach(function (item) { appendSection(grid, split + ' = ' + item.label, item.key, groups.get(item.key)); });
+    if (groups.has(undefined)) appendSection(grid, split + ': no value', '', groups.get(undefined));
+  } else {
+    grid.appendChild(gridTable(inGrid, rowAxis, colAxis));
+  }
   var outside = shown.length - inGrid.length;
   if (outside > 0) grid.appendChild(el('p', 'note', outside + ' shown job(s) have no value for ' + rowAxis + ' or ' + colAxis + '.'));
+}
+function appendSection(grid, title, key, indexes) {
+  var section = el('section', 'grid-part');
+  section.setAttribute('data-split', key);
+  section.appendChild(el('h2', 'grid-title', title));
+  section.appendChild(gridTable(indexes, state.rows, state.cols));
+  grid.appendChild(section);
+}
+// The PNG the runner made of this layout (rows, columns, third axis), if any; the same with rows and
+// columns swapped is offered too.
+function gridImageOf(rows, cols, split) {
+  var found = null;
+  (data.gridImages || []).forEach(function (image) {
+    if (found || (image.split || '') !== split) return;
+    if (image.rows === rows && image.cols === cols) found = { href: image.href, transposed: false };
+    else if (image.rows === cols && image.cols === rows) found = { href: image.href, transposed: true };
+  });
+  return found;
 }
 
 // Counts per filter option follow the other filters: an option's count is how many jobs it would show.
@@ -421,6 +495,12 @@ function readHash() {
   var cols = params.get('cols');
   state.rows = data.axes.indexOf(rows) >= 0 ? rows : data.axes[0] || '';
   state.cols = data.axes.indexOf(cols) >= 0 ? cols : data.axes[1] || '';
+  var split = params.get('split');
+  state.split = split === '' || data.axes.indexOf(split) >= 0 ? split : defaultSplit();
+  var size = Number(params.get('size'));
+  state.size = size >= TILE_SIZES.min && size <= TILE_SIZES.max ? Math.round(size) : TILE_SIZES.initial;
+  byId('grid-split').value = state.split;
+  byId('grid-size').value = String(state.size);
   byId('view').value = state.view;
   byId('filter-status').value = state.status;
   byId('grid-rows').value = state.rows;
@@ -431,6 +511,10 @@ function readHash() {
   });
   return params;
 }
+// A third axis splits the grid by default, as an X/Y/Z plot does.
+function defaultSplit() {
+  return data.axes[2] || '';
+}
 var hashExtra = null;
 function writeHash() {
   var params = new URLSearchParams();
@@ -438,7 +522,12 @@ function writeHash() {
   if (state.status !== '') params.set('status', state.status);
   if (state.review) params.set('review', state.review);
   data.axes.forEach(function (axis) { if (state.axes[axis] !== '') params.set('f.' + axis, state.axes[axis]); });
-  if (state.view === 'grid') { params.set('rows', state.rows); params.set('cols', state.cols); }
+  if (state.view === 'grid') {
+    params.set('rows', state.rows);
+    params.set('cols', state.cols);
+    if (state.split !== defaultSplit()) params.set('split', state.split);
+    if (state.size !== TILE_SIZES.initial) params.set('size', String(state.size));
+  }
   if (hashExtra) Object.keys(hashExtra).forEach(function (name) { params.set(name, hashExtra[name]); });
   var hash = params.toString();
   if (location.hash.replace(/^#/, '') === hash) return;
@@ -485,6 +574,20 @@ function setup() {
       refresh();
     });
   });
+  var splitSelect = byId('grid-split');
+  option(splitSelect, '', 'none');
+  data.axes.forEach(function (axis) { option(splitSelect, axis); });
+  splitSelect.addEventListener('change', function () { state.split = splitSelect.value; refresh(); });
+  var slider = byId('grid-size');
+  slider.min = String(TILE_SIZES.min);
+  slider.max = String(TILE_SIZES.max);
+  slider.step = String(TILE_SIZES.step);
+  // Only the tiles' size changes: no grid is rebuilt while the slider moves.
+  slider.addEventListener('input', function () {
+    state.size = Number(slider.value);
+    byId('grid').style.setProperty('--tile', state.size + 'px');
+    writeHash();
+  });
   statusSelect.addEventListener('change', function () { state.status = statusSelect.value; refresh(); });
   byId('view').addEventListener('change', function () { state.view = byId('view').value; refresh(); });
   byId('controls').addEventListener('submit', function (event) { event.preventDefault(); });
@@ -493,7 +596,11 @@ function setup() {
   ['gallery', 'grid'].forEach(function (id) {
     byId(id).addEventListener('error', function (event) {
       var target = event.target;
-      if (target && (target.tagName === 'IMG' || target.tagName === 'VIDEO')) replaceBroken(target);
+      if (target && target.tagName === 'IMG' && target.hasAttribute('data-full')) {
+        // A thumbnail deleted since the report was written: the file itself, then the broken state.
+        target.src = target.getAttribute('data-full');
+        target.removeAttribute('data-full');
+      } else if (target && (target.tagName === 'IMG' || target.tagName === 'VIDEO')) replaceBroken(target);
     }, true);
   });
   // The grid's column labels and a focused card stay clear of the sticky header, however it wraps.

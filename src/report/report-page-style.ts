@@ -59,9 +59,26 @@ button.details { align-self: flex-start; font-size: 12px; }
 table.grid { border-collapse: collapse; }
 table.grid th { position: sticky; z-index: 1; background: var(--bg); color: var(--muted); font-weight: 600; padding: 6px; text-align: left; }
 table.grid thead th { top: var(--header-height, 0px); z-index: 2; }
+table.grid thead th.corner { left: 0; z-index: 3; }
 table.grid tbody th { left: 0; top: calc(var(--header-height, 0px) + 34px); vertical-align: top; }
-table.grid td { border: 1px solid var(--line); padding: 4px; vertical-align: top; min-width: 180px; }
-table.grid .card { width: 200px; margin: 2px; contain-intrinsic-size: auto 200px auto 340px; }
+table.grid td { border: 1px solid var(--line); padding: 2px; vertical-align: top; }
+#grid { --tile: 160px; }
+table.grid td { min-width: calc(var(--tile) + 10px); }
+table.grid .tile { display: inline-flex; width: var(--tile); height: var(--tile); margin: 1px; border-radius: 4px;
+  contain-intrinsic-size: auto var(--tile) auto var(--tile); vertical-align: top; }
+table.grid .tile .thumb { width: 100%; height: 100%; aspect-ratio: auto; }
+table.grid .tile > .open { width: 100%; height: 100%; border: 0; background: var(--shade); font: inherit; cursor: zoom-in; }
+table.grid .tile.status-failed > .open strong, table.grid .tile.status-failed > .open { color: var(--bad); }
+.grid-part { margin-bottom: 24px; }
+.grid-title { font-size: 16px; margin: 8px 0; position: sticky; left: 0; }
+a.grid-image { display: inline-block; margin-bottom: 8px; }
+#grid-size { vertical-align: middle; width: 120px; }
+#print { font: inherit; }
+@media print {
+  header { position: static; } #controls, .grid-image { display: none; }
+  .card { content-visibility: visible; break-inside: avoid; }
+  table.grid th { position: static; } dialog.lightbox { display: none; }
+}
 .note { color: var(--muted); }
 dialog.lightbox { width: 100vw; height: 100vh; max-width: none; max-height: none; margin: 0; padding: 0; border: 0;
   background: #111; color: #eee; color-scheme: dark; --muted: #a0a0a8; --bad: #ff8a80; --warn: #ffd180; --ok: #8fd19e;

@@ -4,6 +4,8 @@ import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../file-modes.js';
 import { reportHtmlFormat } from './render-html.js';
 import { junitFormat } from './render-junit.js';
 import type { PiecewiseFormat } from './piecewise-text.js';
+import { writeGridImages } from './grid-image.js';
+import { readThumbnails, THUMBNAIL_FOLDER } from './thumbnails.js';
 import type { ReportData, ReportEntry } from './report-data.js';
 import {
   resultRowsOf,
@@ -27,7 +29,8 @@ export interface ReportFiles {
 
 /**
  * Writes the results index (`results.json`, `results.csv` in `resultsDir`), and the HTML report and
- * JUnit XML when asked for. Each file is written whole to a temporary name and renamed, so a reader
+ * JUnit XML when asked for (the page showing the thumbnails found in `resultsDir`, and linking the grid
+ * images made there, see `writeGridImages`). Each file is written whole to a temporary name and renamed, so a reader
  * (or a crash) never sees half a file. All of them are written in one pass over the entries: making
  * an entry reads its job's state (from the state snapshot, for a job of an earlier apply), which for
  * 100,000 jobs took ~0.8 s a pass. (JUnit's totals come first, from the entries' statuses alone.)
@@ -50,7 +53,13 @@ export async function writeReportFiles(
     [files.resultsCsv, ofRows(resultsCsvFormat(data.axes))],
   ]);
   if (where.reportFile !== undefined) {
-    formats.set(where.reportFile, ofEntries(reportHtmlFormat(header, dirname(where.reportFile))));
+    const thumbnails = await readThumbnails(where.resultsDir);
+    const gridImages = await writeGridImages(data, where.resultsDir, thumbnails).catch((error: unknown) => {
+      files.failures.push({ file: join(where.resultsDir, THUMBNAIL_FOLDER), message: errorText(error) });
+      return [];
+    });
+    const page = { ...header, gridImages };
+    formats.set(where.reportFile, ofEntries(reportHtmlFormat(page, dirname(where.reportFile), thumbnails)));
   }
   if (where.junitFile !== undefined)
     formats.set(where.junitFile, ofEntries(junitFormat(data, durationSeconds)));
@@ -95,6 +104,10 @@ export async function writeReportFiles(
   if (where.reportFile !== undefined && !failed.has(where.reportFile)) files.report = where.reportFile;
   if (where.junitFile !== undefined && !failed.has(where.junitFile)) files.junit = where.junitFile;
   return files;
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 /** A job as the files written from one pass show it: its report entry and its results index rows. */
