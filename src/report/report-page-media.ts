@@ -2,7 +2,7 @@
  * The report page's image loading and printing (plain ES2017), in the same function scope as
  * `REPORT_PAGE_SCRIPT`, whose `lazyImage` calls `watchImage` for every gallery and grid image.
  *
- * - Memory: an image far from the view (beyond {@link FAR_MARGIN}) gives up its source and takes it
+ * - Memory: an image far from the view (beyond `FAR_MARGIN`, a screen and a half) gives up its source and takes it
  *   back as it comes near, so the renderer holds the decoded images near the view only: scrolled
  *   through 5,000 results, it no longer keeps all 5,000 (#19.4). `loading="lazy"` still defers the
  *   first load.
@@ -12,7 +12,7 @@
  *   scrolled into view.
  */
 export const REPORT_PAGE_MEDIA_SCRIPT = String.raw`
-var FAR_MARGIN = '3000px';
+var FAR_MARGIN = '150%';
 var printing = false;
 var imageObserver = 'IntersectionObserver' in window ? new IntersectionObserver(function (seen) {
   seen.forEach(function (item) {

@@ -100,6 +100,7 @@ describe('what the CLI loads at start (built binary)', () => {
     expect(fromPackage(modules, 'yaml').length).toBeGreaterThan(0);
     expect(fromPackage(modules, 'undici')).toEqual([]);
     expect(fromPackage(modules, 'pino')).toEqual([]);
+    expect(fromPackage(modules, 'sharp')).toEqual([]);
     expect(modules.filter((module) => /^(service\/http|simulator\/)/.test(module))).toEqual([]);
     // The runner's own schemas come precompiled: ajv is there for the catalog's model configs only.
     expect(modules).toContain('generated/pipeline-validator');
@@ -124,5 +125,23 @@ describe('what the CLI loads at start (built binary)', () => {
     expect(fromPackage(modules, 'yaml')).toEqual([]);
     expect(fromPackage(modules, 'ajv')).toEqual([]);
     expect(fromPackage(modules, 'undici')).toEqual([]);
+    expect(fromPackage(modules, 'sharp')).toEqual([]);
+  });
+
+  it('sharp loads only once an image result is saved (apply), not for plan (the check below can fail)', async () => {
+    const planned = await loadedModules(dir, ['plan', 'pipelines/demo.yaml', '--simulate']);
+    expect(planned).toContain('plan/build-plan');
+    expect(fromPackage(planned, 'sharp')).toEqual([]);
+    const applied = await loadedModules(dir, [
+      'apply',
+      'pipelines/demo.yaml',
+      '--simulate',
+      '--yes',
+      '--output',
+      join(dir, 'out'),
+      '--state-dir',
+      join(dir, 'state'),
+    ]);
+    expect(fromPackage(applied, 'sharp').length).toBeGreaterThan(0);
   });
 });
