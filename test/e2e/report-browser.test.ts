@@ -760,6 +760,63 @@ jobs:
     }
   }, 180_000);
 
+  it('grid: a third axis as one grid per value under its label, kept in the hash', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'runner-report-xyz-'));
+    const entries: ReportEntry[] = [];
+    for (const product of ['latte', 'mocha'])
+      for (const style of ['ink', 'film'])
+        for (const aspect of ['1:1', '16:9']) {
+          const id = `${product}-${style}-${aspect.replace(':', 'x')}`;
+          await writeFile(join(dir, `${id}.png`), renderPng({ label: id, prompt: id, aspectRatio: aspect }));
+          entries.push({
+            id,
+            kind: 'image',
+            model: 'm',
+            params: {},
+            matrix: { product, style, aspect },
+            status: 'done',
+            attempts: 1,
+            credits: 1,
+            files: [{ index: 1, url: 'https://r/x.png', path: join(dir, `${id}.png`), mediaType: 'image' }],
+          });
+        }
+    const file = join(dir, 'report.html');
+    const data: ReportData = {
+      pipeline: 'xyz',
+      runId: 'r',
+      manifestFile: 'xyz.yaml',
+      generatedAt: new Date(0).toISOString(),
+      axes: ['product', 'style', 'aspect'],
+      entries,
+    };
+    await writeFile(file, renderReportHtml(data, dir));
+    const xyz = await browser!.newPage({ viewport: { width: 1200, height: 800 } });
+    await xyz.goto(`${pathToFileURL(file).href}#view=grid`);
+    await xyz.waitForSelector('body[data-ready="true"]');
+    const titles = () =>
+      xyz.$$eval('#grid .grid-title', (nodes: DomNode[]) => nodes.map((node) => node.textContent));
+    expect(await titles()).toEqual(['aspect = 1:1', 'aspect = 16:9']);
+    expect(await xyz.$$eval('#grid table', (tables) => tables.length)).toBe(2);
+    expect(
+      await xyz.$$eval('#grid section[data-split="16:9"] td .card', (cards: DomNode[]) =>
+        cards.map((card) => card.getAttribute('data-id')),
+      ),
+    ).toEqual(['latte-ink-16x9', 'latte-film-16x9', 'mocha-ink-16x9', 'mocha-film-16x9']);
+    await xyz.screenshot({ path: join(ARTIFACTS, 'report-grid-xyz.png'), fullPage: true });
+    await xyz.selectOption('#grid-split', '');
+    expect(new URL(xyz.url()).hash).toContain('split=');
+    expect(await titles()).toEqual([]);
+    expect(
+      await xyz.$$eval('#grid td', (cells: DomNode[]) =>
+        cells.map((cell) => [...cell.querySelectorAll('.card')].length),
+      ),
+    ).toEqual([2, 2, 2, 2]);
+    await xyz.reload();
+    await xyz.waitForSelector('body[data-ready="true"]');
+    expect(await xyz.inputValue('#grid-split')).toBe('');
+    await xyz.close();
+  });
+
   it('shows 5,000 results, loading only the thumbnails in view', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'runner-report-5000-'));
     const entries: ReportEntry[] = [];
@@ -830,6 +887,12 @@ jobs:
       "[document.querySelector('header').getBoundingClientRect().bottom, document.querySelector('#grid thead th:nth-child(2)').getBoundingClientRect().top]",
     );
     expect(labelTop).toBeGreaterThanOrEqual(headerBottom - 1);
+    // Scrolled right and down, the row and column labels are in view and on top (no tile paints over them).
+    await big.evaluate('window.scrollTo(2000, 3000)');
+    const onTop = await big.evaluate<[boolean, boolean]>(
+      "(() => { const row = [...document.querySelectorAll('#grid tbody th')].find((th) => { const box = th.getBoundingClientRect(); return box.top > 200 && box.bottom < innerHeight; }); const col = document.querySelector('#grid thead th:nth-child(20)'); const at = (node) => { const box = node.getBoundingClientRect(); return document.elementFromPoint(box.left + 4, box.top + 4) === node; }; return [at(row), at(col)]; })()",
+    );
+    expect(onTop).toEqual([true, true]);
     expect(errors).toEqual([]);
     await big.close();
   }, 120_000);
