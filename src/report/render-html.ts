@@ -85,7 +85,7 @@ export function reportHtmlFormat(
     manifestFile: data.manifestFile,
     generatedAt: data.generatedAt,
     axes: data.axes,
-    ...(data.gridImages === undefined
+    ...(data.gridImages === undefined || data.gridImages.length === 0
       ? {}
       : {
           gridImages: data.gridImages.map(({ file, ...layout }) => ({

@@ -58,7 +58,7 @@ export async function writeReportFiles(
       files.failures.push({ file: join(where.resultsDir, THUMBNAIL_FOLDER), message: errorText(error) });
       return [];
     });
-    const page = { ...header, gridImages };
+    const page = gridImages.length === 0 ? header : { ...header, gridImages };
     formats.set(where.reportFile, ofEntries(reportHtmlFormat(page, dirname(where.reportFile), thumbnails)));
   }
   if (where.junitFile !== undefined)
