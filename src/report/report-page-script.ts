@@ -166,8 +166,8 @@ function stateBox(file, reason) {
   }
   return box;
 }
-// The small thumbnail when the runner made one (the file itself is for the lightbox), loaded near the
-// view and let go far from it (see watchImage).
+// The small thumbnail when the runner made one (the file itself is for the lightbox), loaded lazily
+// (eagerly while printing: report-page-media.ts).
 function lazyImage(file, href, name) {
   var img = el('img');
   img.loading = printing ? 'eager' : 'lazy';
@@ -175,7 +175,6 @@ function lazyImage(file, href, name) {
   img.alt = name;
   if (file.thumb) img.setAttribute('data-full', href);
   img.src = file.thumb ? safeHref(file.thumb) : href;
-  watchImage(img);
   return img;
 }
 // A thumbnail whose file does not load (moved, deleted, a dead link) says so instead of a broken image.
@@ -371,7 +370,6 @@ function gridTable(indexes, rowAxis, colAxis) {
 
 function buildGrid(shown) {
   var grid = byId('grid');
-  forgetImages(grid);
   grid.textContent = '';
   var rowAxis = state.rows;
   var colAxis = state.cols;
