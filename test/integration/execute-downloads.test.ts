@@ -240,3 +240,32 @@ describe('results owed after an interrupt (#20.8)', () => {
     expect(resumed.summary.counts.done).toBe(1);
   });
 });
+
+describe('after each saved result (thumbnails, #19.4)', () => {
+  it('is told of each file with the hash the journal records, and its failure is a warning, never a lost result', async () => {
+    const { sim, client } = await startService();
+    const told: { id: string; file: string; sha256: string }[] = [];
+    const { summary, events, state } = await run(
+      client,
+      jobs(2),
+      {},
+      {
+        afterDownload: async (saved) => {
+          told.push({ id: saved.id, file: saved.file, sha256: saved.sha256 });
+          if (saved.id === 'j1') throw new Error('the thumbnail folder is a symbolic link');
+        },
+      },
+    );
+    expect(summary.counts.done).toBe(2);
+    expect(sim.stats().jobsCreated).toBe(2);
+    const recorded = [...state.values()].flatMap((job) =>
+      job.downloads.map((download) => ({ id: job.id, file: download.file, sha256: download.sha256 })),
+    );
+    expect(told.sort((a, b) => a.id.localeCompare(b.id))).toEqual(
+      recorded.sort((a, b) => a.id.localeCompare(b.id)),
+    );
+    expect(warnings(events)).toEqual([
+      `No thumbnail for ${join(harness.dir, 'out', 'j1.png')}: the thumbnail folder is a symbolic link (the report shows the file itself).`,
+    ]);
+  });
+});

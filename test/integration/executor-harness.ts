@@ -6,7 +6,7 @@ import { afterEach, beforeEach } from 'vitest';
 import { systemClock } from '../../src/clock.js';
 import type { ExecutionEvent, ExecutionSummary } from '../../src/execute/events.js';
 import { executePlan } from '../../src/execute/executor.js';
-import type { ExecuteOptions } from '../../src/execute/options.js';
+import type { ExecuteDeps, ExecuteOptions } from '../../src/execute/options.js';
 import type { JobKind } from '../../src/kinds/types.js';
 import type { Plan, PlannedJob } from '../../src/plan/types.js';
 import { createServiceClient } from '../../src/service/client.js';
@@ -38,6 +38,7 @@ export interface RunExtras {
   signal?: AbortSignal;
   onEvent?: (event: ExecutionEvent) => void;
   uploadCache?: UploadCache;
+  afterDownload?: ExecuteDeps['afterDownload'];
 }
 
 export interface RunResult {
@@ -105,6 +106,7 @@ async function runExecutor(
         clock: systemClock,
         uploadCache: extras.uploadCache ?? createMemoryUploadCache(),
         signal: extras.signal ?? new AbortController().signal,
+        ...(extras.afterDownload === undefined ? {} : { afterDownload: extras.afterDownload }),
         onEvent(event) {
           events.push(event);
           if (event.type === 'job-created') maxOpen = Math.max(maxOpen, ++open);
