@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { pathToFileURL, fileURLToPath } from 'node:url';
@@ -136,6 +136,8 @@ describe.skipIf(!HAVE_CHROMIUM && process.env.CI !== 'true')('the HTML report in
   const consoleErrors: string[] = [];
   const dialogs: string[] = [];
   let reportFile = '';
+  let manifestFile = '';
+  let serviceEnv: Record<string, string> = {};
 
   beforeAll(async () => {
     if (!HAVE_CHROMIUM) {
@@ -173,7 +175,9 @@ jobs:
 `,
     );
     reportFile = join(dir, 'out', 'report.html');
+    manifestFile = manifest;
     const env = { MEDIAGEN_BASE_URL: simulator.baseUrl, MEDIAGEN_API_KEY: simulator.apiKey };
+    serviceEnv = env;
     const result = await runCli(
       [
         'apply',
@@ -402,6 +406,24 @@ jobs:
     expect(images.every((image) => image.width > 0 && image.loading === 'eager')).toBe(true);
     await page.evaluate("window.dispatchEvent(new Event('afterprint'))");
     await page.setViewportSize({ width: 1400, height: 1000 });
+    expect(consoleErrors).toEqual([]);
+  });
+
+  it('runner report makes the thumbnails that results downloaded before them lack', async () => {
+    const folder = join(reportFile, '..', 'thumbnails');
+    const made = (await readdir(folder)).filter((name) => name.endsWith('.webp')).sort();
+    // Made at download: one per image result (8), none for the video.
+    expect(made).toHaveLength(8);
+    await rm(folder, { recursive: true });
+    const result = await runCli(['report', manifestFile], { env: serviceEnv, timeoutMs: 60_000 });
+    expect(result.code, result.stderr).toBe(0);
+    expect((await readdir(folder)).filter((name) => name.endsWith('.webp')).sort()).toEqual(made);
+    await page.goto(pathToFileURL(reportFile).href);
+    await page.reload();
+    await page.waitForSelector('body[data-ready="true"]');
+    expect(await page.getAttribute('[data-id="square-jpeg"] img', 'src')).toMatch(
+      /^thumbnails\/square-jpeg\.[0-9a-f]{12}\.webp$/,
+    );
     expect(consoleErrors).toEqual([]);
   });
 
