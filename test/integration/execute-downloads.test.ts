@@ -250,9 +250,11 @@ describe('after each saved result (thumbnails, #19.4)', () => {
       jobs(2),
       {},
       {
-        afterDownload: async (saved) => {
+        afterDownload: (saved) => {
           told.push({ id: saved.id, file: saved.file, sha256: saved.sha256 });
-          if (saved.id === 'j1') throw new Error('the thumbnail folder is a symbolic link');
+          return saved.id === 'j1'
+            ? Promise.reject(new Error('the thumbnail folder is a symbolic link'))
+            : Promise.resolve();
         },
       },
     );
