@@ -311,9 +311,11 @@ function gridNeighbour(cardNode, key) {
   var cell = cardNode.closest('td');
   var forward = key === 'ArrowRight' || key === 'ArrowDown' ? 1 : -1;
   if (key === 'ArrowLeft' || key === 'ArrowRight') return cards[cards.indexOf(cardNode) + forward];
-  var rows = cell.parentElement.parentElement.rows;
-  for (var row = cell.parentElement.sectionRowIndex + forward; row >= 0 && row < rows.length; row += forward) {
-    var found = rows[row].cells[cell.cellIndex] && rows[row].cells[cell.cellIndex].querySelector('.card');
+  // Up and down go on into the grid above or below (a third axis' next value), by the same column.
+  var rows = Array.prototype.slice.call(document.querySelectorAll('#grid tbody tr'));
+  var col = cell.getAttribute('data-col');
+  for (var row = rows.indexOf(cell.parentElement) + forward; row >= 0 && row < rows.length; row += forward) {
+    var found = rows[row].querySelector('td[data-col="' + CSS.escape(col) + '"] .card');
     if (found) return found;
   }
   return undefined;

@@ -886,6 +886,12 @@ jobs:
       ),
     ).toEqual(['latte-ink-16x9', 'latte-film-16x9', 'mocha-ink-16x9', 'mocha-film-16x9']);
     await xyz.screenshot({ path: join(ARTIFACTS, 'report-grid-xyz.png'), fullPage: true });
+    // ↓ from the last row of one grid goes on to the first row of the next, in the same column.
+    await xyz.focus('#grid [data-id="mocha-ink-1x1"] .open');
+    await xyz.keyboard.press('ArrowDown');
+    expect(await xyz.evaluate("document.activeElement.closest('.card').getAttribute('data-id')")).toBe(
+      'latte-ink-16x9',
+    );
     await xyz.selectOption('#grid-split', '');
     expect(new URL(xyz.url()).hash).toContain('split=');
     expect(await titles()).toEqual([]);
