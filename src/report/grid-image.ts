@@ -25,7 +25,8 @@ const FONT = 13;
  * Each result is its thumbnail (or the file) fitted in a square; a job without one shows its status.
  * Labels are SVG text. Written into `<outputDir>/thumbnails/` as thumbnails are (a new private
  * temporary never through a link, renamed into place); the names say the layout, so a later report
- * replaces them. None for a run of fewer than two axes or more than {@link GRID_IMAGE_MAX_JOBS} jobs.
+ * replaces them. None for a run of fewer than two axes, more than {@link GRID_IMAGE_MAX_JOBS} jobs, or
+ * no downloaded image.
  */
 export async function writeGridImages(
   data: ReportData,
@@ -36,6 +37,8 @@ export async function writeGridImages(
   if (axes.length < 2 || data.entries.length > GRID_IMAGE_MAX_JOBS) return [];
   const jobs: GridJob[] = [];
   for (const entry of data.entries) jobs.push(gridJobOf(entry, thumbnails));
+  // No downloaded image, no grid image: nothing is written into an output folder that holds no result.
+  if (!jobs.some((job) => job.image !== undefined)) return [];
   const [rows = '', cols = '', split] = axes;
   const layout = layoutGrid(jobs, rows, cols, split);
   if (layout === undefined || layout.width * layout.height > GRID_IMAGE_MAX_PIXELS) return [];

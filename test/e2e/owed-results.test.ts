@@ -81,7 +81,10 @@ describe('results paid for but not saved', () => {
     expect(fetched.stdout).toContain('All 2 jobs done.');
     expect(sim.stats().jobsCreated).toBe(2);
     expect(sim.stats().requests['POST /agents/jobs/create']).toBe(2);
-    expect((await listFiles(out)).filter((name) => name.endsWith('.png'))).toHaveLength(2);
+    // The results (their thumbnails and the grid image go to thumbnails/).
+    expect(
+      (await listFiles(out)).filter((name) => name.endsWith('.png') && !name.startsWith('thumbnails/')),
+    ).toHaveLength(2);
     // The simulator serves results on the API's own origin: still, no download carried the key (#24.7).
     expect(sim.stats().resultRequestsWithKey).toBe(0);
 
