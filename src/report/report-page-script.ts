@@ -309,8 +309,9 @@ function buildGallery() {
   batch();
 }
 
-// A grid cell's result: the image only (its job and status in its name and tooltip); a job without
-// a result shows its status. Class card, so the lightbox and the arrow keys treat it as one.
+// A grid cell's result: the image only (its job and status in its name and tooltip; no prompt or
+// facts), and below it what other parts add to a card (the review's buttons); a job without a result
+// shows its status. Class card, so the lightbox, the review and the arrow keys treat it as one.
 function tile(index) {
   var entry = entries[index];
   var node = el('div', 'card tile status-' + entry.status);
@@ -325,6 +326,10 @@ function tile(index) {
     open.setAttribute('aria-label', entry.id + ': ' + entry.status);
     node.appendChild(open);
   }
+  // Below the image: what other parts add to a card (the review's buttons).
+  var body = el('div', 'body');
+  node.appendChild(body);
+  if (typeof reviewCardHook === 'function') reviewCardHook(node, body, index);
   return node;
 }
 

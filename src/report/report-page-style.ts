@@ -64,10 +64,12 @@ table.grid tbody th { left: 0; top: calc(var(--header-height, 0px) + 34px); vert
 table.grid td { border: 1px solid var(--line); padding: 2px; vertical-align: top; }
 #grid { --tile: 160px; }
 table.grid td { min-width: calc(var(--tile) + 10px); }
-table.grid .tile { display: inline-flex; width: var(--tile); height: var(--tile); margin: 1px; border-radius: 4px;
+table.grid .tile { display: inline-flex; width: var(--tile); margin: 1px; border-radius: 4px;
   contain-intrinsic-size: auto var(--tile) auto var(--tile); vertical-align: top; }
-table.grid .tile .thumb { width: 100%; height: 100%; aspect-ratio: auto; }
-table.grid .tile > .open { width: 100%; height: 100%; border: 0; background: var(--shade); font: inherit; cursor: zoom-in; }
+table.grid .tile .thumb { width: 100%; height: var(--tile); flex: none; aspect-ratio: auto; }
+table.grid .tile > .open { width: 100%; height: var(--tile); flex: none; border: 0; background: var(--shade); font: inherit; cursor: zoom-in; }
+table.grid .tile > .body { padding: 0 2px 2px; gap: 0; }
+table.grid .tile > .body:empty { display: none; }
 table.grid .tile.status-failed > .open strong, table.grid .tile.status-failed > .open { color: var(--bad); }
 .grid-part { margin-bottom: 24px; }
 .grid-title { font-size: 16px; margin: 8px 0; position: sticky; left: 0; }

@@ -338,7 +338,7 @@ jobs:
     await page.selectOption('#grid-rows', 'product');
     await page.selectOption('#grid-cols', 'style');
     // Tiles are the image only (the job in its tooltip); the thumbnail made at download, not the file.
-    expect(await page.$$('#grid .card .body')).toHaveLength(0);
+    expect(await page.$$('#grid .card .prompt, #grid .card .facts, #grid .card h2')).toHaveLength(0);
     expect(await page.getAttribute('#grid [data-id="ad-latte-watercolor"] img', 'src')).toMatch(
       /^thumbnails\/ad-latte-watercolor\.[0-9a-f]{12}\.webp$/,
     );
