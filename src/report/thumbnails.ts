@@ -106,6 +106,20 @@ export function thumbnailOnDownload(outputDir: string): (saved: SavedResult) => 
 }
 
 /**
+ * Removes the temporaries a killed process left in `<outputDir>/thumbnails/` (hidden `.*.tmp` files).
+ * Called by apply's report, under the run's lock, when no thumbnail of this run is being written.
+ */
+export async function removeThumbnailTemporaries(outputDir: string): Promise<void> {
+  const folder = join(outputDir, THUMBNAIL_FOLDER);
+  const names = await readdir(folder).catch(() => [] as string[]);
+  await Promise.all(
+    names
+      .filter((name) => name.startsWith('.') && name.endsWith('.tmp'))
+      .map((name) => rm(join(folder, name), { force: true })),
+  );
+}
+
+/**
  * The thumbnails already in a run's output folder, as a lookup by file (one listing of the folder, so
  * a 100,000-result page asks nothing of the disk per result). A folder that is missing or a link has none.
  */

@@ -5,7 +5,7 @@ import { reportHtmlFormat } from './render-html.js';
 import { junitFormat } from './render-junit.js';
 import type { PiecewiseFormat } from './piecewise-text.js';
 import { writeGridImages } from './grid-image.js';
-import { readThumbnails, THUMBNAIL_FOLDER } from './thumbnails.js';
+import { readThumbnails, removeThumbnailTemporaries, THUMBNAIL_FOLDER } from './thumbnails.js';
 import type { ReportData, ReportEntry } from './report-data.js';
 import {
   resultRowsOf,
@@ -53,6 +53,7 @@ export async function writeReportFiles(
     [files.resultsCsv, ofRows(resultsCsvFormat(data.axes))],
   ]);
   if (where.reportFile !== undefined) {
+    await removeThumbnailTemporaries(where.resultsDir);
     const thumbnails = await readThumbnails(where.resultsDir);
     const gridImages = await writeGridImages(data, where.resultsDir, thumbnails).catch((error: unknown) => {
       files.failures.push({ file: join(where.resultsDir, THUMBNAIL_FOLDER), message: errorText(error) });

@@ -190,8 +190,12 @@ export async function listFilesDeep(dir: string): Promise<string[]> {
 
 /**
  * Whether a file in the output folder is one apply writes for the whole run beside the results: the
- * HTML report and the results index (written whole, by rename: no temporary is ever left).
+ * HTML report and the results index (written whole, by rename: no temporary is ever left), and the
+ * thumbnails and grid image in thumbnails/ (a temporary left there, a hidden file, is not one).
  */
 export function isRunIndexFile(file: string): boolean {
-  return /(^|[/\\])(report\.html|results\.json|results\.csv|\.runner-run\.json)$/.test(file);
+  return (
+    /(^|[/\\])(report\.html|results\.json|results\.csv|\.runner-run\.json)$/.test(file) ||
+    /(^|[/\\])thumbnails[/\\][^/\\.][^/\\]*\.(webp|png)$/.test(file)
+  );
 }

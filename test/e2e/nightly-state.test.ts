@@ -110,7 +110,9 @@ describe('nightly runs with one persistent --state-dir (#7)', () => {
       const written = await listFilesDeep(join(dir, 'out'));
       // Six results, and each night's report, results index and folder claim beside them.
       expect(written.filter((file) => !isRunIndexFile(file))).toHaveLength(6);
-      expect(written.filter(isRunIndexFile)).toHaveLength(8);
+      // (Plus each result's thumbnail and each night's grid image in its thumbnails/.)
+      expect(written.filter((file) => isRunIndexFile(file) && !/thumbnails[/\\]/.test(file))).toHaveLength(8);
+      expect(written.filter((file) => /thumbnails[/\\]/.test(file))).toHaveLength(8);
       for (const file of written) expect(await modeOf(file), file).toBe(0o600);
       expect(await modeOf(join(dir, 'out', '2026-11-22'))).toBe(0o700);
       for (const stateFile of await listFilesDeep(stateDir))

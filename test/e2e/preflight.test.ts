@@ -97,7 +97,10 @@ describe('preflight of the paths a run writes (built binary)', () => {
     );
     expect(result.code).toBe(0);
     const written = await readdir(join(dir, 'new', 'out'));
-    expect(written.filter((file) => !isRunIndexFile(file))).toEqual(['img-fox-ink.png']);
+    // thumbnails/: the result's thumbnail (see isRunIndexFile for the files in it).
+    expect(written.filter((file) => !isRunIndexFile(file) && file !== 'thumbnails')).toEqual([
+      'img-fox-ink.png',
+    ]);
     expect(await readdir(join(dir, 'logs', 'deep'))).toEqual(['apply.log']);
   });
 

@@ -9,6 +9,7 @@ import {
   makeMissingThumbnails,
   makeThumbnail,
   readThumbnails,
+  removeThumbnailTemporaries,
   thumbnailNameOf,
   thumbnailOnDownload,
   THUMBNAIL_FOLDER,
@@ -123,6 +124,15 @@ describe('thumbnails', () => {
     expect((await readdir(join(dir, THUMBNAIL_FOLDER))).sort()).toEqual(
       [thumbnailNameOf(first.path, first.sha256), thumbnailNameOf(second.path, second.sha256)].sort(),
     );
+  });
+
+  it('removes the temporaries a killed process left, and nothing else', async () => {
+    const { path, sha256 } = await bigImage('ad.png');
+    await makeThumbnail(dir, path, sha256);
+    await writeFile(join(dir, THUMBNAIL_FOLDER, '.a1b2c3.tmp'), 'half a webp');
+    await removeThumbnailTemporaries(dir);
+    expect(await readdir(join(dir, THUMBNAIL_FOLDER))).toEqual([thumbnailNameOf(path, sha256)]);
+    await removeThumbnailTemporaries(join(dir, 'none'));
   });
 
   it('on download, makes the thumbnail of an image result and leaves a video alone', async () => {
