@@ -28,6 +28,8 @@ export const GLOBAL_FLAGS_BY_COMMAND: Readonly<Record<string, readonly string[]>
   // They read no service, but the API key's value, to keep it out of what they render.
   render: ['api-key-file'],
   report: ['api-key-file'],
+  // It talks to GitHub, not the service.
+  comment: [],
 };
 const ALWAYS = new Set(['no-color', 'color', 'help', 'h', 'version', 'v']);
 

@@ -43,6 +43,7 @@ const commands: Record<string, { load: () => Promise<Action> }> = {
   schema: { load: async () => (await import('./commands/schema.js')).runSchema },
   report: { load: async () => (await import('./commands/report-command.js')).runReportCommand },
   state: { load: async () => (await import('./commands/state-command.js')).runStateCommand },
+  comment: { load: async () => (await import('./commands/comment.js')).runComment },
 };
 
 /** Runs the CLI and resolves to the exit code; never calls process.exit (see ./bin.ts). */
@@ -343,6 +344,40 @@ function declareCommands(
     )
     .example('runner state lease pipelines/nightly-social.yaml --run 2026-11-23 --break')
     .action(capture('state'));
+
+  cli
+    .command(
+      'comment <provider>',
+      'Post a cost diff (`runner diff --format json`) to its pull request as one comment, kept up to date (provider: github)',
+    )
+    .option('--path <file>', 'The cost diff JSON (from `runner diff base.json head.json --format json`)')
+    .option('--repo <owner/name>', 'The repository (default: env GITHUB_REPOSITORY)')
+    .option('--pull-request <n>', "The pull request's number (default: the GITHUB_EVENT_PATH event's)", {
+      type: [String],
+    })
+    .option('--github-token-file <file>', 'Read the GitHub token from a file (default: env GITHUB_TOKEN)')
+    .option(
+      '--github-api-url <url>',
+      'GitHub API base URL (default: env GITHUB_API_URL, else https://api.github.com)',
+    )
+    .option(
+      '--behavior <behavior>',
+      'update: edit our comment in place; new: add one each time; delete-and-new: delete ours, add one',
+      { default: 'update' },
+    )
+    .option(
+      '--when <when>',
+      'always; changed: only when the cost changed; increased: only when it went up (an existing comment is still updated)',
+      { default: 'always' },
+    )
+    .option('--tag <tag>', 'Keep this comment apart from other cost comments on the same pull request')
+    .option(
+      '--dry-run',
+      'Print the comment and what would be done; send nothing (reads the comments if a token is set)',
+    )
+    .option('--format <format>', 'text or json', { default: 'text' })
+    .example('runner comment github --path diff.json --behavior update --when changed')
+    .action(capture('comment'));
 }
 
 function pickGlobal(options: Record<string, unknown>): GlobalOptions {

@@ -1,0 +1,139 @@
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import {
+  checkTag,
+  COMMENT_BEHAVIORS,
+  COMMENT_WHEN,
+  commentGitHub,
+  readGitHubToken,
+  resolveApiUrl,
+  resolvePullRequest,
+  type CommentGitHubResult,
+} from '../../app/comment-github.js';
+import { parseCostDiff } from '../../diff/read-cost-diff.js';
+import { ExitCode, RunnerError, UsageError } from '../../errors.js';
+import { createGitHubClient } from '../../github/client.js';
+import type { CommandContext } from '../../app/context.js';
+import { parseStringOption } from '../../app/parse-options.js';
+
+const PROVIDERS = ['github'];
+
+/**
+ * `runner comment github --path diff.json`: posts the cost diff to its pull request as one comment.
+ * Option parsing and rendering only; the use case is ../../app/comment-github.ts.
+ */
+export async function runComment(ctx: CommandContext, args: string[], options: Record<string, unknown>) {
+  const [provider = ''] = args;
+  if (!PROVIDERS.includes(provider)) {
+    throw new UsageError(
+      `\`runner comment\` posts to ${PROVIDERS.join(', ')}; received "${provider.slice(0, 40)}".`,
+      {
+        hint: 'runner comment github --path diff.json',
+      },
+    );
+  }
+  const path = parseStringOption(options.path);
+  if (path === undefined) {
+    throw new UsageError(
+      '`runner comment github` needs --path: the cost diff (`runner diff … --format json`).',
+    );
+  }
+  const behavior = readChoice('behavior', options.behavior, COMMENT_BEHAVIORS, 'update');
+  const when = readChoice('when', options.when, COMMENT_WHEN, 'always');
+  const format = readChoice('format', options.format, ['text', 'json'] as const, 'text');
+  const tag = parseStringOption(options.tag);
+  checkTag(tag);
+  const dryRun = options.dryRun === true;
+  const apiUrl = resolveApiUrl(parseStringOption(options.githubApiUrl), ctx.env);
+  const pr = await resolvePullRequest(
+    withDefined({
+      repo: parseStringOption(options.repo),
+      pullRequest: parseStringOption(options.pullRequest),
+    }),
+    ctx.env,
+    (file) => readFile(file, 'utf8'),
+  );
+  const file = resolve(ctx.cwd, path);
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new RunnerError(
+      'INVALID_INPUT',
+      `Cannot read the cost diff ${path}: ${(error as NodeJS.ErrnoException).code ?? 'error'}.`,
+    );
+  }
+  const diff = parseCostDiff(text, path);
+  const token = await readGitHubToken(parseStringOption(options.githubTokenFile), ctx.env, (name) =>
+    readFile(resolve(ctx.cwd, name), 'utf8'),
+  );
+  if (token === undefined && !dryRun) {
+    throw new RunnerError(
+      'AUTHENTICATION',
+      'No GitHub token: set GITHUB_TOKEN or pass --github-token-file.',
+      {
+        hint: 'In a workflow: `env: GITHUB_TOKEN: ${{ secrets.GITHUB_TOKEN }}` with `permissions: pull-requests: write`.',
+      },
+    );
+  }
+  const client = token === undefined ? undefined : createGitHubClient({ apiUrl, token });
+  const result = await commentGitHub(
+    {
+      diff,
+      pr,
+      behavior,
+      when,
+      dryRun,
+      ...(tag === undefined ? {} : { tag }),
+      fullReport: withDefined({ path, url: runUrl(ctx.env) }),
+    },
+    { client },
+  );
+  if (format === 'json') {
+    const { body, ...rest } = result;
+    ctx.output.out(JSON.stringify(dryRun ? result : { ...rest, bodyLength: body.length }, null, 2));
+  } else {
+    if (dryRun) ctx.output.out(result.body);
+    ctx.output.err(describeResult(result));
+  }
+  return ExitCode.Success;
+}
+
+/** One line: what was (or would be) done, where, and why. */
+export function describeResult(result: CommentGitHubResult): string {
+  const where = result.pullRequest;
+  const url = result.url === undefined ? '' : `: ${result.url}`;
+  const would = result.dryRun ? 'Dry run, nothing sent: would have ' : '';
+  switch (result.action) {
+    case 'created':
+      return `${would}${result.dryRun ? 'created' : 'Created'} the cost comment on ${where}${url} (${result.reason}).`;
+    case 'updated':
+      return `${would}${result.dryRun ? 'updated' : 'Updated'} the cost comment on ${where}${url} (${result.reason}).`;
+    case 'replaced':
+      return `${would}${result.dryRun ? 'replaced' : 'Replaced'} the cost comment on ${where}${url} (${result.reason}).`;
+    case 'unchanged':
+      return `${result.dryRun ? 'Dry run: ' : ''}The cost comment on ${where} already says this; nothing sent${url}.`;
+    case 'skipped':
+      return `${result.dryRun ? 'Dry run: ' : ''}No comment on ${where}: ${result.reason}.`;
+  }
+}
+
+function readChoice<T extends string>(flag: string, value: unknown, choices: readonly T[], fallback: T): T {
+  const given = parseStringOption(value);
+  if (given === undefined) return fallback;
+  if ((choices as readonly string[]).includes(given)) return given as T;
+  throw new UsageError(`--${flag} expects one of ${choices.join(', ')}, received "${given.slice(0, 40)}".`);
+}
+
+/** The workflow run's page (where its artifacts are), on GitHub Actions. */
+function runUrl(env: NodeJS.ProcessEnv): string | undefined {
+  const { GITHUB_SERVER_URL: server, GITHUB_REPOSITORY: repo, GITHUB_RUN_ID: run } = env;
+  if (server === undefined || repo === undefined || run === undefined || !/^\d+$/.test(run)) return undefined;
+  return `${server.replace(/\/+$/, '')}/${repo}/actions/runs/${run}`;
+}
+
+function withDefined<T extends Record<string, string | undefined>>(value: T): { [K in keyof T]?: string } {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as {
+    [K in keyof T]?: string;
+  };
+}
