@@ -103,7 +103,7 @@ describe('the nightly workflow and the action agree', () => {
     expect(doc.inputs?.['cache-state']?.default).toBe('true');
     const restore = steps.find((step) => step.uses?.startsWith('actions/cache/restore@') === true);
     const save = steps.find((step) => step.uses?.startsWith('actions/cache/save@') === true);
-    expect(restore?.if).toBe("inputs.cache-state == 'true'");
+    expect(restore?.if).toBe("inputs.command == 'apply' && inputs.cache-state == 'true'");
     // Not when the state folder was never resolved (the install failed): a save without a path fails.
     expect(save?.if).toBe("always() && inputs.cache-state == 'true' && steps.paths.outputs.state != ''");
     expect(restore?.with?.path).toBe('${{ steps.paths.outputs.state }}');

@@ -5,10 +5,11 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from './run-cli.js';
 
 /**
- * The GitHub Action (action.yml) and the documented nightly workflow (docs/github-nightly.yml) call the
- * CLI; every command and flag they use must exist in the built CLI, and every input they pass must
- * be declared, or the night fails at 2 a.m. instead of in this test.
+ * The GitHub Action (action.yml) and the documented workflows (docs/github-nightly.yml,
+ * docs/github-pr-cost.yml) call the CLI; every command and flag they use must exist in the built CLI,
+ * and every input they pass must be declared, or the night fails at 2 a.m. instead of in this test.
  */
+const WORKFLOWS = ['docs/github-nightly.yml', 'docs/github-pr-cost.yml'];
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
 interface Step {
@@ -43,7 +44,7 @@ describe('the GitHub Action and the nightly workflow', () => {
   const invocations: { file: string; command: string; flags: string[] }[] = [];
 
   beforeAll(async () => {
-    for (const file of ['action.yml', 'docs/github-nightly.yml']) {
+    for (const file of ['action.yml', ...WORKFLOWS]) {
       const { steps } = await readSteps(file);
       for (const step of steps) {
         for (const call of findInvocations(step.run ?? '')) invocations.push({ file, ...call });
@@ -55,19 +56,28 @@ describe('the GitHub Action and the nightly workflow', () => {
     }
   });
 
-  it('call the runner commands a night needs', () => {
-    // The workflow runs none itself: the action validates (strict: 'true'), plans and applies.
+  it('call the runner commands a night and a pull request need', () => {
+    // The workflows run none themselves: the action validates (strict: 'true'), plans and applies; with
+    // `command: pr-cost` it fetches the catalog (with a key), plans both sides, diffs and comments.
     expect(invocations.map((call) => `${call.file}: ${call.command}`)).toEqual([
       'action.yml: validate',
       'action.yml: plan',
       'action.yml: apply',
+      'action.yml: models',
+      'action.yml: plan',
+      'action.yml: plan',
+      'action.yml: diff',
+      'action.yml: comment',
+      'action.yml: comment',
     ]);
   });
 
   it('use only commands and flags the CLI declares', () => {
     for (const call of invocations) {
       const text = help.get(call.command) ?? '';
-      expect(text, `${call.file}: runner ${call.command}`).toContain(`$ runner ${call.command} <manifest>`);
+      expect(text, `${call.file}: runner ${call.command}`).toMatch(
+        new RegExp(`\\$ runner ${call.command}(?: |$)`, 'm'),
+      );
       for (const flag of call.flags) {
         expect(text, `${call.file}: runner ${call.command} ${flag}`).toMatch(new RegExp(`${flag}(?![\\w-])`));
       }
@@ -82,11 +92,13 @@ describe('the GitHub Action and the nightly workflow', () => {
     const required = Object.entries(action.doc.inputs as Record<string, { required?: boolean }>)
       .filter(([, input]) => input.required === true)
       .map(([name]) => name);
-    const workflow = await readSteps('docs/github-nightly.yml');
-    const step = workflow.steps.find((candidate) => candidate.uses?.startsWith('mediagen/runner'));
-    const passed = Object.keys(step?.with ?? {});
-    for (const name of passed) expect(declared).toContain(name);
-    for (const name of required) expect(passed).toContain(name);
+    for (const file of WORKFLOWS) {
+      const workflow = await readSteps(file);
+      const step = workflow.steps.find((candidate) => candidate.uses?.startsWith('mediagen/runner'));
+      const passed = Object.keys(step?.with ?? {});
+      for (const name of passed) expect(declared, file).toContain(name);
+      for (const name of required) expect(passed, file).toContain(name);
+    }
     expect((action.doc.runs as { using: string }).using).toBe('composite');
   });
 });
