@@ -3,11 +3,13 @@ export const EXIT_CODE_HELP = `Exit codes:
   0    success (apply: every job done)
   1    some jobs failed or are still running, the service could not be used, or the confirmation
        was declined; apply/status: a paid job's results are not all saved (downloading);
-       apply: a result file (results index, report, JUnit) could not be written
+       apply: a result file (results index, report, JUnit) could not be written;
+       comment: GitHub could not be used (not found, rate limited, comment refused)
   2    invalid input or usage (manifest errors, unknown command or option)
   3    insufficient credits, or over the budget / --max-credits; diff and plan --compare-to: a
        --fail-on-increase or --fail-on-increase-percent limit crossed
-  4    authentication failed (HTTP 401/403, or no API key)
+  4    authentication failed (HTTP 401/403, or no API key); comment: no GitHub token, or
+       GitHub refused it or its permission
   130  interrupted (Ctrl-C) before every job was done
   143  stopped by SIGTERM before every job was done`;
 

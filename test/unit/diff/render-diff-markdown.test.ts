@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
@@ -119,6 +120,19 @@ describe('renderDiffMarkdown', () => {
         },
       ),
       { numRuns: 25 },
+    );
+  });
+});
+
+describe("README's example comment", () => {
+  it('is the golden rendering of the fixture, as the code renders it today', async () => {
+    const readme = await readFile(new URL('../../../README.md', import.meta.url), 'utf8');
+    const start = '<!-- example: cost-diff comment -->\n<!-- prettier-ignore-start -->\n';
+    const from = readme.indexOf(start);
+    const to = readme.indexOf('<!-- prettier-ignore-end -->', from);
+    expect(from).toBeGreaterThan(0);
+    expect(readme.slice(from + start.length, to)).toBe(
+      renderDiffMarkdown(pullRequestDiff(), { fullReport: { path: 'diff.json' } }),
     );
   });
 });
