@@ -171,7 +171,7 @@ export async function commentGitHub(
         return {
           ...result,
           action: 'created',
-          reason: client === undefined ? `${reason} (comments not read: no token)` : reason,
+          reason: client === undefined ? 'the comments were not read without a token' : reason,
         };
       }
       const comment = await client.createIssueComment(input.pr, body);

@@ -25,5 +25,7 @@ export const ENVIRONMENT_HELP = `Environment:
   RUNNER_OUTPUT       root of default download folders, <root>/<pipeline>/ (not read by simulated runs)
   RUNNER_CACHE_DIR    the runner's cache folder
   NO_COLOR            turn colors off
+  GITHUB_TOKEN        comment github: the token (GITHUB_REPOSITORY, GITHUB_EVENT_PATH and
+                      GITHUB_API_URL, as GitHub Actions sets them: where to comment)
   A flag wins over its variable, a variable over runner.config.yaml beside the manifest (stateDir,
   outputRoot: folders relative to it); a variable that is set but empty is an error.`;
