@@ -199,7 +199,7 @@ export async function commentGitHub(
 
 /**
  * The pull request to comment on: `--repo owner/name` and `--pull-request N`, else GitHub Actions'
- * `GITHUB_REPOSITORY` and the `pull_request.number` of the event file at `GITHUB_EVENT_PATH`.
+ * `GITHUB_REPOSITORY` and the pull request's number in the event file at `GITHUB_EVENT_PATH`.
  */
 export async function resolvePullRequest(
   flags: { repo?: string; pullRequest?: string },
@@ -236,7 +236,7 @@ async function readEventNumber(
 ): Promise<string | undefined> {
   const file = nonEmpty(env.GITHUB_EVENT_PATH);
   if (file === undefined) return undefined;
-  let event: { pull_request?: { number?: unknown } };
+  let event: { pull_request?: { number?: unknown }; issue?: { number?: unknown; pull_request?: unknown } };
   try {
     event = JSON.parse(await readText(file)) as typeof event;
   } catch (error) {
@@ -245,7 +245,9 @@ async function readEventNumber(
       `Cannot read the event file GITHUB_EVENT_PATH=${file}: ${(error as Error).message}.`,
     );
   }
-  const number = event.pull_request?.number;
+  // pull_request and pull_request_target events; issue_comment on a pull request (an issue with `pull_request`).
+  const number =
+    event.pull_request?.number ?? (event.issue?.pull_request === undefined ? undefined : event.issue.number);
   return typeof number === 'number' ? String(number) : undefined;
 }
 

@@ -94,7 +94,11 @@ describe('where and with what', () => {
       repo: 'd',
       number: 9,
     });
-    // A push event has no pull request.
+    const onComment = read({ '/c.json': '{"issue":{"number":12,"pull_request":{"url":"x"}}}' });
+    expect(await resolvePullRequest({}, { ...env, GITHUB_EVENT_PATH: '/c.json' }, onComment)).toMatchObject({
+      number: 12,
+    });
+    // A push event has no pull request, nor an issue's comment.
     await expect(
       resolvePullRequest(
         {},
