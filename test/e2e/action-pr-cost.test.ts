@@ -103,8 +103,8 @@ describe("the action's pr-cost steps", () => {
     });
     const out = join(dir, 'pr-cost');
     expect(result.calls).toEqual([
-      `.runner-pr-base: runner plan pipelines/*.yaml --offline --catalog ${dir}/workspace/.runner-pr-base/catalog.json --format json --out ${out}/base.json key=none token=`,
-      `workspace: runner plan pipelines/*.yaml --offline --catalog ${dir}/workspace/catalog.json --format json --out ${out}/head.json key=none token=`,
+      `.runner-pr-base: runner plan pipelines/*.yaml --offline --catalog catalog.json --format json --out ${out}/base.json key=none token=`,
+      `workspace: runner plan pipelines/*.yaml --offline --catalog catalog.json --format json --out ${out}/head.json key=none token=`,
     ]);
   });
 
