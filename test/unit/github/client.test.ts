@@ -1,5 +1,5 @@
 import nock from 'nock';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createGitHubClient } from '../../../src/github/client.js';
 import { GitHubError } from '../../../src/github/errors.js';
 import { nextPageUrl } from '../../../src/github/link-header.js';
@@ -10,6 +10,7 @@ const comments = '/repos/octo-org/pipelines/issues/42/comments';
 const client = () => createGitHubClient({ apiUrl: API, token: TOKEN });
 
 beforeAll(() => nock.disableNetConnect());
+afterAll(() => nock.enableNetConnect());
 afterEach(() => {
   const pending = nock.pendingMocks();
   nock.cleanAll();
