@@ -43,7 +43,7 @@ const commands: Record<string, { load: () => Promise<Action> }> = {
   schema: { load: async () => (await import('./commands/schema.js')).runSchema },
   report: { load: async () => (await import('./commands/report-command.js')).runReportCommand },
   state: { load: async () => (await import('./commands/state-command.js')).runStateCommand },
-  comment: { load: async () => (await import('./commands/comment.js')).runComment },
+  comment: { load: async () => (await import('./commands/comment-command.js')).runCommentCommand },
 };
 
 /** Runs the CLI and resolves to the exit code; never calls process.exit (see ./bin.ts). */

@@ -22,7 +22,11 @@ const PROVIDERS = ['github'];
  * `runner comment github --path diff.json`: posts the cost diff to its pull request as one comment.
  * Option parsing and rendering only; the use case is ../../app/comment-github.ts.
  */
-export async function runComment(ctx: CommandContext, args: string[], options: Record<string, unknown>) {
+export async function runCommentCommand(
+  ctx: CommandContext,
+  args: string[],
+  options: Record<string, unknown>,
+) {
   const [provider = ''] = args;
   if (!PROVIDERS.includes(provider)) {
     throw new UsageError(
