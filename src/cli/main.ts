@@ -219,7 +219,13 @@ function declareCommands(
       'Cost diff of two plan reports: jobs added, removed, changed, renamed; per model, axis value, month',
     )
     .option('--compare-to <file>', 'The base report, when only the head is given as an argument')
-    .option('--format <format>', 'text or json', { default: 'text' })
+    .option(
+      '--format <format>',
+      'text, json or markdown (the pull request comment, as `runner comment github` posts it)',
+      {
+        default: 'text',
+      },
+    )
     .option('--out <file>', 'Also write the diff to a file')
     .option(
       '--fail-on-increase <credits>',

@@ -116,10 +116,15 @@ function priceNoteLines(diff: CostDiff): string[] {
       : count === 1
         ? "one model's price differs"
         : `${count} models' prices differ`;
+  const { priceDelta } = diff.catalogs;
+  const part =
+    priceDelta === undefined || priceDelta === 0
+      ? 'part of this delta may be a price change'
+      : `${formatSigned(priceDelta)} credits per run of this delta ${Math.abs(priceDelta) === 1 ? 'is' : 'are'} a price change`;
   return [
     '',
     '> [!NOTE]',
-    `> The two sides were priced with different catalogs (${models}): part of this delta is a price change, not a change to the manifests. See "Catalogs" below.`,
+    `> The two sides were priced with different catalogs (${models}): ${part}, not a change to the manifests. See "Catalogs" below.`,
   ];
 }
 

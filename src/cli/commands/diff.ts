@@ -4,13 +4,14 @@ import { PRIVATE_FILE_MODE } from '../../file-modes.js';
 import { explainLinkError, WRITE_NO_FOLLOW } from '../../no-follow.js';
 import { diffPlanFiles, readGuardrailLimits } from '../../app/diff.js';
 import type { CostDiff } from '../../diff/cost-diff.js';
+import { renderDiffMarkdown } from '../../diff/render-diff-markdown.js';
 import { renderDiffText } from '../../diff/render-diff-text.js';
 import type { CommandContext } from '../../app/context.js';
 import { parseStringOption } from '../../app/parse-options.js';
 
 /**
  * The formats of `runner diff` and `runner plan --compare-to`, each a renderer of the whole diff.
- * `markdown` (for a pull request comment) is added here with its renderer, src/diff/render-diff-markdown.ts.
+ * `markdown` is the pull request comment (src/diff/render-diff-markdown.ts), as `runner comment github` posts it.
  */
 export const DIFF_RENDERERS = {
   text: (diff: CostDiff, ctx: CommandContext, files?: { base: string; head: string }) =>
@@ -20,6 +21,7 @@ export const DIFF_RENDERERS = {
       ...(files === undefined ? {} : { files }),
     }),
   json: (diff: CostDiff) => `${JSON.stringify(diff, null, 2)}\n`,
+  markdown: (diff: CostDiff) => renderDiffMarkdown(diff),
 } satisfies Record<
   string,
   (diff: CostDiff, ctx: CommandContext, files?: { base: string; head: string }) => string
