@@ -190,7 +190,8 @@ function readMessage(text: string): string {
         if (item === null) continue;
         if (typeof item === 'string') parts.push(item);
         else if (typeof item.message === 'string') parts.push(item.message);
-        else if (typeof item.code === 'string') parts.push(`${typeof item.field === 'string' ? item.field : ''} ${item.code}`.trim());
+        else if (typeof item.code === 'string')
+          parts.push(`${typeof item.field === 'string' ? item.field : ''} ${item.code}`.trim());
       }
     }
     message = parts.filter((part) => part !== '').join('; ');
