@@ -6,14 +6,16 @@ import type { JobState } from '../../job-state.js';
 import { summarizeReplay, type ListRunsInput, type RunsView } from '../../list-runs.js';
 import { checkJournalIdentity } from '../../locate-run-state.js';
 import type { RunStateReading } from '../../read-run-state.js';
+import type { ReplayResult } from '../../replay.js';
 import type { StateSnapshots } from '../../snapshot-schedule.js';
 import { uploadCachePathFor, type RunAddress } from '../../state-dir.js';
-import type { OpenRunInput, RunState, StateStore } from '../../state-store.js';
+import type { OpenRunInput, RunCoordination, RunState, StateStore } from '../../state-store.js';
 import { openUploadCache } from '../../upload-cache.js';
 import { connectStateDb, unreachableError, type StateDb } from './connect-db.js';
 import { acquireLease, DEFAULT_LEASE_TTL_MS, type RunKey } from './lease.js';
 import { openPostgresJournal } from './postgres-journal.js';
-import { readFirstRunAt, replayRunRecords } from './read-records.js';
+import { createRunCoordination } from './run-coordination.js';
+import { readFirstRunAt, readJobMachines, replayRunRecords } from './read-records.js';
 import { migrateSchema, readSchemaVersion } from './schema.js';
 import { parseStateUrl, type StateUrl } from './state-url.js';
 
@@ -49,8 +51,19 @@ async function openPostgresRun(url: StateUrl, input: OpenRunInput): Promise<RunS
   const clock = input.clock ?? systemClock;
   try {
     await guard(url, () => migrateSchema(db.client));
-    const lease = await guard(url, () => acquireLease(db.client, run, { ttlMs, where }));
+    const lease = await guard(url, () =>
+      acquireLease(db.client, run, {
+        ttlMs,
+        where,
+        shared: true,
+        ...(input.machine === undefined ? {} : { machine: input.machine }),
+      }),
+    );
+    let coordination: RunCoordination | undefined;
     try {
+      // Claims take transactions: on a connection of their own, never between the journal's appends.
+      const claimsDb = await connectStateDb(url, { queryTimeoutMs: Math.max(ttlMs, 5_000) });
+      coordination = createRunCoordination(claimsDb, run, lease, { where: source, ttlMs });
       const reading = await guard(url, () => replayRunRecords(db.client, run, source));
       const { replay } = reading;
       checkJournalIdentity(replay, input, source);
@@ -71,18 +84,21 @@ async function openPostgresRun(url: StateUrl, input: OpenRunInput): Promise<RunS
         runs: replay.runs,
         warnings: [...(lease.warning === undefined ? [] : [lease.warning]), ...replay.warnings],
         uploadCache,
+        coordination,
         snapshots: createNoSnapshots(),
         async close() {
           try {
             await journal.close();
           } finally {
             await lease.release();
+            await coordination?.close();
             await db.end();
           }
         },
       };
     } catch (error) {
       await lease.release();
+      await coordination?.close();
       throw error;
     }
   } catch (error) {
@@ -100,7 +116,8 @@ async function readRun(
   const run = keyOf(where);
   const source = describeRun(url, run);
   const reading = present ? await replayRunRecords(db.client, run, source) : undefined;
-  const replay = reading?.replay ?? { jobs: new Map(), warnings: [], runs: [], version: 2 };
+  const replay: ReplayResult = reading?.replay ?? { jobs: new Map(), warnings: [], runs: [], version: 2 };
+  if (present) replay.machines = await readJobMachines(db.client, run);
   checkJournalIdentity(replay, where, source);
   return {
     location: { dir: source, root: url.display, warnings: [] },
