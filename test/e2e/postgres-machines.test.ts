@@ -2,7 +2,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src/simulator/index.js';
-import type { Simulator } from '../../src/simulator/types.js';
+import type { FaultOptions, Simulator } from '../../src/simulator/types.js';
 import type { StatusView } from '../../src/state/status-view.js';
 import { pgAvailable, startPgCluster, type PgCluster } from '../pg-cluster.js';
 import { makeWorkDir, simulatorEnv, writeImageMatrixManifest } from './apply-fixtures.js';
@@ -32,7 +32,7 @@ describe.runIf(pgAvailable())('several machines on one run in PostgreSQL', () =>
     await cluster?.stop();
   });
 
-  async function setUp(seed: number, faults?: Parameters<typeof startSimulator>[0]['faults']) {
+  async function setUp(seed: number, faults?: FaultOptions) {
     const simulator = await startSimulator({
       timeScale: TIME_SCALE,
       seed,

@@ -6,7 +6,7 @@ import { RunnerError } from '../../../errors.js';
  * database on first use; an older runner meets a version it does not know and refuses it (below).
  * Steps are never edited once released.
  */
-const MIGRATIONS: readonly string[] = [
+export const MIGRATIONS: readonly string[] = [
   // 1: runs, their records (the journal, in append order), and one lease per run.
   `CREATE TABLE runner_runs (
      pipeline text NOT NULL,
