@@ -74,7 +74,9 @@ export async function acquireLease(
       run.pipeline,
       run.runId,
     ]);
-    await client.query('SELECT 1 FROM runner_runs WHERE pipeline = $1 AND run_id = $2 FOR UPDATE', [
+    // NO KEY UPDATE, not UPDATE: it serializes takers without blocking the foreign-key checks of the
+    // records other processes append meanwhile (which would deadlock against their lease rows).
+    await client.query('SELECT 1 FROM runner_runs WHERE pipeline = $1 AND run_id = $2 FOR NO KEY UPDATE', [
       run.pipeline,
       run.runId,
     ]);
@@ -82,7 +84,7 @@ export async function acquireLease(
       await client.query<LeaseRow>(
         `SELECT holder, token::text AS token, expires_at, released, shared, plan_identity,
                 expires_at <= clock_timestamp() AS expired
-           FROM runner_leases WHERE pipeline = $1 AND run_id = $2 AND NOT released FOR UPDATE`,
+           FROM runner_leases WHERE pipeline = $1 AND run_id = $2 AND NOT released`,
         [run.pipeline, run.runId],
       )
     ).rows;

@@ -59,7 +59,8 @@ export function createRunCoordination(
       }
     });
   const lockRun = (tx: ClientBase) =>
-    tx.query('SELECT 1 FROM runner_runs WHERE pipeline = $1 AND run_id = $2 FOR UPDATE', [
+    // NO KEY UPDATE: serializes the run's claims and leases, never the foreign-key checks of appends.
+    tx.query('SELECT 1 FROM runner_runs WHERE pipeline = $1 AND run_id = $2 FOR NO KEY UPDATE', [
       run.pipeline,
       run.runId,
     ]);
