@@ -1,4 +1,4 @@
-import { rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import pg from 'pg';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -123,6 +123,12 @@ describe.runIf(pgAvailable())('several machines on one run in PostgreSQL', () =>
         const table = await runCli(['status', machines[0]?.file ?? ''], { env });
         expect(table.stdout).toMatch(/Machine/);
         expect(table.stdout).toMatch(/Machines: .*m1 \(\d+ jobs?\)/);
+        // So does the report page: each job's card carries its machine.
+        const page = join(machines[0]?.dir ?? '', 'report.html');
+        const report = await runCli(['report', machines[0]?.file ?? '', '--out', page], { env });
+        expect(report.code, report.stderr).toBe(0);
+        const html = await readFile(page, 'utf8');
+        for (const one of machines) expect(html).toContain(`"machine":"${one.name}"`);
         // Each job's results are on the machine that completed it.
         for (const job of view.jobs) {
           const owner = machines.find((one) => one.name === job.machine);
