@@ -56,6 +56,10 @@ export async function executePlan(
     ...(deps.snapshots === undefined ? {} : { snapshots: deps.snapshots }),
     onEvent: (event) => deps.onEvent(event),
     interruptSignal: deps.signal,
+    // Under a cap, a shared run's other machines spend from the same cap.
+    ...(deps.coordination !== undefined && resolved.maxCredits !== undefined
+      ? { othersSpent: deps.coordination.othersSpent.bind(deps.coordination) }
+      : {}),
   });
   const onAbort = () =>
     ctx.stopCreating(

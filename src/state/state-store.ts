@@ -72,6 +72,11 @@ export interface RunCoordination {
   finish(id: string, finished: boolean): Promise<void>;
   /** Resolves when another process may have freed a slot or a job (or after a short while). */
   waitForChange(signal?: AbortSignal): Promise<void>;
+  /**
+   * Credits the other processes' creates were charged (or estimated at) since this one opened the
+   * run, refunds not deducted: what a cap must count beside this process's own spending.
+   */
+  othersSpent(): Promise<number>;
   /** Every job of the run as its records have it now, whoever worked on it. */
   readRun(): Promise<Map<string, JobState>>;
   close(): Promise<void>;

@@ -3,7 +3,7 @@ import pg from 'pg';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src/simulator/index.js';
-import type { FaultOptions, Simulator } from '../../src/simulator/types.js';
+import type { Dialect, FaultOptions, Simulator } from '../../src/simulator/types.js';
 import type { StatusView } from '../../src/state/status-view.js';
 import { pgAvailable, startPgCluster, type PgCluster } from '../pg-cluster.js';
 import { makeWorkDir, simulatorEnv, writeImageMatrixManifest } from './apply-fixtures.js';
@@ -33,13 +33,14 @@ describe.runIf(pgAvailable())('several machines on one run in PostgreSQL', () =>
     await cluster?.stop();
   });
 
-  async function setUp(seed: number, faults?: FaultOptions) {
+  async function setUp(seed: number, faults?: FaultOptions, dialect?: Dialect) {
     const simulator = await startSimulator({
       timeScale: TIME_SCALE,
       seed,
       idempotencyWindowMs: Math.ceil(300_000 / TIME_SCALE),
       account: { subscriptionImageQuota: 0 },
       ...(faults === undefined ? {} : { faults }),
+      ...(dialect === undefined ? {} : { dialect }),
     });
     const url = await cluster.createDatabase(`m${++databases}`);
     const env = {
@@ -166,6 +167,34 @@ describe.runIf(pgAvailable())('several machines on one run in PostgreSQL', () =>
       const view = await status(machines[1]?.file ?? '', env);
       expect(view.jobs.map((job) => job.status)).toEqual(jobIds.map(() => 'done'));
       for (const job of view.jobs) expect(job.files.length, job.id).toBeGreaterThanOrEqual(1);
+    } finally {
+      await simulator.close();
+      for (const one of machines) await rm(one.dir, { recursive: true, force: true });
+    }
+  }, 180_000);
+
+  it('--max-credits is one cap for the machines together: each counts what the others spent', async () => {
+    // The catalog says 1 credit a job, the service charges 4: the plan fits the cap, the run does not.
+    const { simulator, env } = await setUp(53, undefined, { catalogCosts: { 'chatgpt-image-sangtao': 1 } });
+    const machines = await Promise.all(['x', 'y'].map((name) => machine('capped', name)));
+    try {
+      const cap = 6 * IMAGE_COST;
+      const results = await Promise.all(
+        machines.map(
+          (one) =>
+            startCli([...one.apply, '--max-credits', String(cap)], {
+              env: { ...env, RUNNER_MACHINE: one.name },
+              timeoutMs: 90_000,
+            }).result,
+        ),
+      );
+      // Each stops at the cap (exit 3); alone, each would have spent the whole cap.
+      for (const result of results) expect(result.code, result.stderr).toBe(3);
+      const { creditsCharged, jobsCreated } = simulator.stats();
+      expect(new Set(simulator.stats().jobs.map((job) => job.idempotencyKey)).size).toBe(jobsCreated);
+      // Creates on their way on the other machine at the moment of a check are the only overshoot.
+      expect(creditsCharged).toBeLessThanOrEqual(cap + 3 * IMAGE_COST);
+      expect(creditsCharged).toBeGreaterThanOrEqual(cap - IMAGE_COST);
     } finally {
       await simulator.close();
       for (const one of machines) await rm(one.dir, { recursive: true, force: true });

@@ -61,9 +61,21 @@ async function openPostgresRun(url: StateUrl, input: OpenRunInput): Promise<RunS
     );
     let coordination: RunCoordination | undefined;
     try {
+      // Before the replay: other processes' records after it are what they spend from now on (one
+      // committed meanwhile may be counted twice, which only stops creating sooner).
+      const { rows: last } = await guard(url, () =>
+        db.client.query<{ seq: string }>(
+          'SELECT coalesce(max(seq), 0)::text AS seq FROM runner_records WHERE pipeline = $1 AND run_id = $2',
+          [run.pipeline, run.runId],
+        ),
+      );
       // Claims take transactions: on a connection of their own, never between the journal's appends.
       const claimsDb = await connectStateDb(url, { queryTimeoutMs: Math.max(ttlMs, 5_000) });
-      coordination = createRunCoordination(claimsDb, run, lease, { where: source, ttlMs });
+      coordination = createRunCoordination(claimsDb, run, lease, {
+        where: source,
+        ttlMs,
+        sinceSeq: last[0]?.seq ?? '0',
+      });
       const reading = await guard(url, () => replayRunRecords(db.client, run, source));
       const { replay } = reading;
       checkJournalIdentity(replay, input, source);

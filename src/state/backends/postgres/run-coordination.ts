@@ -26,14 +26,21 @@ export function createRunCoordination(
   db: StateDb,
   run: RunKey,
   lease: PostgresLease,
-  options: { where: string; ttlMs: number },
+  options: {
+    where: string;
+    ttlMs: number;
+    /** The run's last record sequence number before this process replayed it. */
+    sinceSeq: string;
+  },
 ): RunCoordination {
   const client = db.client;
   const key: [string, string, string] = [run.pipeline, run.runId, lease.token];
   const waiters = new Set<() => void>();
+  // One notice is one claim given up: one waiter looks again (all of them would only queue up on the
+  // run's row lock, on a loaded machine, to find one slot). Missed ones are caught by the timer.
   const wake = () => {
-    for (const waiter of waiters) waiter();
-    waiters.clear();
+    const [first] = waiters;
+    first?.();
   };
   client.on('notification', (message) => {
     if (message.channel === CHANNEL && message.payload === `${run.pipeline}/${run.runId}`) wake();
@@ -204,6 +211,20 @@ export function createRunCoordination(
         waiters.add(done);
         signal?.addEventListener('abort', done, { once: true });
       });
+    },
+    async othersSpent() {
+      // Records are written as `{"type":"created",…`: the prefix picks them without parsing the others.
+      const { rows } = await serial(() =>
+        client.query<{ spent: number }>(
+          `SELECT coalesce(sum(coalesce((record::jsonb ->> 'creditCost')::numeric,
+                                        (record::jsonb ->> 'estimatedCredits')::numeric, 0)), 0)::float8 AS spent
+             FROM runner_records
+            WHERE pipeline = $1 AND run_id = $2 AND seq > $4 AND lease_token <> $3 AND job_id IS NOT NULL
+              AND record LIKE '{"type":"created"%'`,
+          [...key, options.sinceSeq],
+        ),
+      );
+      return rows[0]?.spent ?? 0;
     },
     async readRun() {
       const reading = await serial(() => replayRunRecords(client, run, options.where));
