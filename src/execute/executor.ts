@@ -104,7 +104,7 @@ export async function executePlan(
       emitDoneSkipped(ctx, job.id, summary.lastAttempt, summary.lastJobId);
     results.set(job.id, { outcome: 'done', files: settled, downloadFailures: 0 });
   }
-  const follow = async (job: PlannedJob, slot: <T>(task: () => Promise<T>) => Promise<T>) => {
+  const follow = async (job: PlannedJob, slot: (task: () => Promise<JobOutcome>) => Promise<JobOutcome>) => {
     const outcome = resolved.downloadOnly
       ? reportWithoutRunning(ctx, job)
       : await slot(() => runJobSafely(ctx, job));
@@ -131,7 +131,7 @@ export async function executePlan(
         planned: plan.jobs,
         toFollow,
         workers: start.concurrency,
-        follow: (job) => follow(job, (task) => task()),
+        follow,
       });
       for (const [id, outcome] of await settleOthersJobs(ctx, deps.coordination, plan.jobs, results)) {
         results.set(id, outcome);

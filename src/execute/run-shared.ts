@@ -23,7 +23,14 @@ export async function runSharedQueue(
     planned: readonly PlannedJob[];
     toFollow: readonly PlannedJob[];
     workers: number;
-    follow: (job: PlannedJob) => Promise<JobOutcome>;
+    /**
+     * Runs the job (`slot` around its run: the claim and its open-job slot are given up when that
+     * ends, before its results are downloaded), then downloads them.
+     */
+    follow: (
+      job: PlannedJob,
+      slot: (task: () => Promise<JobOutcome>) => Promise<JobOutcome>,
+    ) => Promise<JobOutcome>;
   },
 ): Promise<void> {
   const planned = new Map(input.planned.map((job) => [job.id, job]));
@@ -59,7 +66,9 @@ export async function runSharedQueue(
   };
   const runClaimed = async (claim: Extract<ClaimResult, { kind: 'claimed' }>): Promise<void> => {
     const job = planned.get(claim.id);
-    let finished = true;
+    let given: Promise<void> | undefined;
+    const giveUp = (finished: boolean) =>
+      (given ??= coordination.finish(claim.id, finished).catch(() => undefined));
     try {
       if (job === undefined) return;
       rebuildJob(ctx.jobs, claim.id, claim.records);
@@ -70,14 +79,23 @@ export async function runSharedQueue(
           message: `Job ${claim.id} passed from ${claim.from} to ${coordination.machine}; it goes on from its records.`,
         });
       }
-      const outcome = await input.follow(job);
-      // Not created because creating stopped here: another process may still create it.
-      finished = outcome !== 'pending';
+      await input.follow(job, async (task) => {
+        try {
+          const outcome = await task();
+          // Not created because creating stopped here: another process may still create it.
+          await giveUp(outcome !== 'pending');
+          return outcome;
+        } finally {
+          await giveUp(true);
+        }
+      });
     } finally {
-      await coordination.finish(claim.id, finished).catch(() => undefined);
+      await giveUp(true);
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, input.workers) }, worker));
+  // Twice the slots: a worker downloading the results of a job whose slot it gave up is not
+  // claiming, and another one takes the slot meanwhile (as the in-process limit frees it, too).
+  await Promise.all(Array.from({ length: Math.max(1, 2 * input.workers) }, worker));
 }
 
 /**
