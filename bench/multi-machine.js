@@ -84,6 +84,17 @@ async function applyWith(machines, stateUrl, runId) {
       starts.push({ dir, file });
     }
     const started = performance.now();
+    // When the first and the last create reached the service: the makespan apart from start-up and exit.
+    let firstCreate;
+    let lastCreate;
+    let seen = 0;
+    const watch = setInterval(() => {
+      const created = simulator.stats().jobsCreated;
+      if (created === seen) return;
+      seen = created;
+      firstCreate ??= performance.now() - started;
+      lastCreate = performance.now() - started;
+    }, 5);
     const results = await Promise.all(
       starts.map(({ dir, file }, index) =>
         runCli(
@@ -111,10 +122,11 @@ async function applyWith(machines, stateUrl, runId) {
       ),
     );
     const ms = performance.now() - started;
+    clearInterval(watch);
     const failed = results.find((result) => result.code !== 0);
     if (failed !== undefined) throw new Error(`an apply exited ${failed.code}: ${failed.stderr}`);
     const stats = simulator.stats();
-    return { ms, created: stats.jobsCreated, peakOpen: stats.maxOpenAtOnce };
+    return { ms, firstCreate, lastCreate, created: stats.jobsCreated, peakOpen: stats.maxOpenAtOnce };
   } finally {
     await simulator.close();
     for (const dir of dirs) await rm(dir, { recursive: true, force: true });
@@ -127,6 +139,8 @@ async function main() {
   const idealMs = Math.ceil(JOBS / CONCURRENCY) * JOB_DURATION_MS * TIME_SCALE;
   const one = [];
   const many = [];
+  const spans = { 1: [], [MACHINES]: [] };
+  const starts = { 1: [], [MACHINES]: [] };
   let peakOpen = 0;
   let createsPerJob = 0;
   try {
@@ -137,10 +151,12 @@ async function main() {
       ]) {
         const result = await applyWith(machines, stateUrl, `r${run}-m${machines}-${Date.now()}`);
         into.push(result.ms);
+        spans[machines].push(result.lastCreate - result.firstCreate);
+        starts[machines].push(result.firstCreate);
         peakOpen = Math.max(peakOpen, result.peakOpen);
         createsPerJob = Math.max(createsPerJob, result.created / JOBS);
         note(
-          `${machines} machine(s): ${round(result.ms / 1000, 2)} s (ideal ${round(idealMs / 1000, 2)} s), ${result.created} creates, peak ${result.peakOpen} open`,
+          `${machines} machine(s): ${round(result.ms / 1000, 2)} s (ideal ${round(idealMs / 1000, 2)} s); first create at ${round(result.firstCreate / 1000, 2)} s, creates span ${round((result.lastCreate - result.firstCreate) / 1000, 2)} s; ${result.created} creates, peak ${result.peakOpen} open`,
         );
       }
     }
@@ -156,6 +172,10 @@ async function main() {
     oneMachineRatio: round(median(one) / idealMs, 3),
     manyMachinesRatio: round(median(many) / idealMs, 3),
     manyOverOne: round(median(many) / median(one), 3),
+    oneFirstCreateMedianMs: round(median(starts[1])),
+    manyFirstCreateMedianMs: round(median(starts[MACHINES])),
+    oneCreateSpanMedianMs: round(median(spans[1])),
+    manyCreateSpanMedianMs: round(median(spans[MACHINES])),
     peakOpenJobs: peakOpen,
     createsPerJob,
     runs: RUNS,

@@ -24,8 +24,8 @@ export async function runSharedQueue(
     toFollow: readonly PlannedJob[];
     workers: number;
     /**
-     * Runs the job (`slot` around its run: the claim and its open-job slot are given up when that
-     * ends, before its results are downloaded), then downloads them.
+     * Runs the job (`slot` around its run: its open-job slot is given up when that ends, before its
+     * results are downloaded; the claim once they are), then downloads them.
      */
     follow: (
       job: PlannedJob,
@@ -40,9 +40,12 @@ export async function runSharedQueue(
     await stopOn(ctx, error);
     return;
   }
+  // Once one worker finds nothing left, the waiting ones end too, without waiting for a notice.
+  const nothingLeft = new AbortController();
+  const wakeSignal = AbortSignal.any([ctx.downloadSignal, nothingLeft.signal]);
   const worker = async (): Promise<void> => {
     for (;;) {
-      if (ctx.stopReason() !== undefined || ctx.hardSignal.aborted) return;
+      if (ctx.stopReason() !== undefined || ctx.hardSignal.aborted || nothingLeft.signal.aborted) return;
       let claim: ClaimResult;
       try {
         claim = await coordination.claim(ctx.limiter.limit.concurrency);
@@ -56,9 +59,12 @@ export async function runSharedQueue(
           message: `Took over the expired lease of ${holder} on run "${ctx.options.runId}": its jobs pass to the runners still applying it; its open jobs are followed, not created again.`,
         });
       }
-      if (claim.kind === 'none') return;
+      if (claim.kind === 'none') {
+        nothingLeft.abort();
+        return;
+      }
       if (claim.kind === 'wait') {
-        await coordination.waitForChange(ctx.downloadSignal);
+        await coordination.waitForChange(wakeSignal);
         continue;
       }
       await runClaimed(claim);
@@ -83,10 +89,11 @@ export async function runSharedQueue(
         try {
           const outcome = await task();
           // Not created because creating stopped here: another process may still create it.
-          await giveUp(outcome !== 'pending');
+          if (outcome === 'pending') await giveUp(false);
           return outcome;
         } finally {
-          await giveUp(true);
+          // The slot goes now; the claim stays until the results are downloaded.
+          if (given === undefined) await coordination.releaseSlot(claim.id).catch(() => undefined);
         }
       });
     } finally {

@@ -68,6 +68,11 @@ export interface RunCoordination {
    * process's lease is lost.
    */
   claim(limit: number): Promise<ClaimResult>;
+  /**
+   * Gives the claim's open-job slot up (the job's run ended) and keeps the claim (its results are
+   * being downloaded): a process that dies now leaves the job to another, which downloads them.
+   */
+  releaseSlot(id: string): Promise<void>;
   /** Gives a claim and its slot up: `finished` for the processes running now, else free for another. */
   finish(id: string, finished: boolean): Promise<void>;
   /** Resolves when another process may have freed a slot or a job (or after a short while). */

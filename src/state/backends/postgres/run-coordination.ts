@@ -185,6 +185,18 @@ export function createRunCoordination(
         };
       });
     },
+    async releaseSlot(id) {
+      await serial(() =>
+        client.query(
+          `WITH freed AS (
+             UPDATE runner_claims SET slot = false
+              WHERE pipeline = $1 AND run_id = $2 AND job_id = $4 AND token = $3 AND slot
+              RETURNING 1)
+           SELECT pg_notify('${CHANNEL}', $1 || '/' || $2) FROM freed`,
+          [...key, id],
+        ),
+      );
+    },
     async finish(id, finished) {
       await serial(() =>
         client.query(
