@@ -157,7 +157,8 @@ describe.runIf(pgAvailable())('several machines on one run in PostgreSQL', () =>
       clis[0]?.kill();
       const results = await Promise.all(clis.map((cli) => cli.result));
       expect(results[0]?.signal).toBe('SIGKILL');
-      for (const result of results.slice(1)) expect(result.code, `${result.stderr}\n${result.stdout}`).toBe(0);
+      for (const result of results.slice(1))
+        expect(result.code, `${result.stderr}\n${result.stdout}`).toBe(0);
       expect(results.slice(1).some((result) => /Took over the expired lease of a /.test(result.stderr))).toBe(
         true,
       );
