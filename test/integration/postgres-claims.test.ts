@@ -141,6 +141,43 @@ describe.runIf(pgAvailable())('several processes on one run: claims and slots', 
     }
   });
 
+  it("a process frozen inside a claim's transaction holds the run's lock only as long as a lease lasts", async () => {
+    const store = createPostgresStore(await cluster.createDatabase(`c${++databases}`));
+    const frozen = await store.openRun(address('frozen'));
+    await coordinationOf(frozen).join('plan-1');
+    await coordinationOf(frozen).enqueue(['j1']);
+    // The claim takes the run's row lock, then its client stops answering (SIGSTOP, a stalled machine).
+    const query = pg.Client.prototype.query;
+    let froze = false;
+    const spy = vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (
+      this: pg.Client,
+      ...args: unknown[]
+    ) {
+      const text = typeof args[0] === 'string' ? args[0] : '';
+      const result = (query as (...a: unknown[]) => unknown).apply(this, args);
+      if (!froze && text.includes('FOR NO KEY UPDATE')) {
+        froze = true;
+        return (result as Promise<unknown>).then(() => new Promise(() => undefined));
+      }
+      return result;
+    } as never);
+    try {
+      void coordinationOf(frozen).claim(1);
+      await vi.waitFor(() => expect(froze).toBe(true));
+      spy.mockRestore();
+      // The server ends the frozen session after the lease time (600 ms): another process gets in.
+      const started = Date.now();
+      const other = await store.openRun(address('other'));
+      expect(Date.now() - started).toBeLessThan(4_000);
+      await coordinationOf(other).join('plan-1');
+      expect(await claimed(coordinationOf(other), 1)).toBe('j1');
+      await other.close();
+    } finally {
+      spy.mockRestore();
+      await frozen.close().catch(() => undefined);
+    }
+  });
+
   it('upgrades a database of schema version 1: its records get their job ids, its run goes on', async () => {
     const url = await cluster.createDatabase(`c${++databases}`);
     const client = new pg.Client({ connectionString: url });

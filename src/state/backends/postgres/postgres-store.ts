@@ -44,7 +44,7 @@ export function createPostgresStore(text: string): StateStore {
 
 async function openPostgresRun(url: StateUrl, input: OpenRunInput): Promise<RunState> {
   const ttlMs = input.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
-  const db = await connectStateDb(url, { queryTimeoutMs: Math.max(ttlMs, 5_000) });
+  const db = await connectStateDb(url, sessionLimits(ttlMs));
   const run = keyOf(input);
   const where = url.display;
   const source = describeRun(url, run);
@@ -70,7 +70,7 @@ async function openPostgresRun(url: StateUrl, input: OpenRunInput): Promise<RunS
         ),
       );
       // Claims take transactions: on a connection of their own, never between the journal's appends.
-      const claimsDb = await connectStateDb(url, { queryTimeoutMs: Math.max(ttlMs, 5_000) });
+      const claimsDb = await connectStateDb(url, sessionLimits(ttlMs));
       coordination = createRunCoordination(claimsDb, run, lease, {
         where: source,
         ttlMs,
@@ -191,6 +191,15 @@ async function guard<T>(url: StateUrl, task: () => Promise<T>): Promise<T> {
   } catch (error) {
     throw error instanceof RunnerError ? error : unreachableError(url, error, 'use');
   }
+}
+
+/**
+ * An apply's connections: a transaction left waiting on its client as long as a lease lasts is ended
+ * by the server (its holder was frozen: its lease is lost anyway), and a statement waiting behind
+ * one gets twice that before it fails.
+ */
+function sessionLimits(ttlMs: number): { queryTimeoutMs: number; idleInTransactionMs: number } {
+  return { queryTimeoutMs: Math.max(2 * ttlMs, 5_000), idleInTransactionMs: ttlMs };
 }
 
 function keyOf(where: RunAddress): RunKey {
