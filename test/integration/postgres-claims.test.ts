@@ -160,7 +160,7 @@ describe.runIf(pgAvailable())('several processes on one run: claims and slots', 
         return (result as Promise<unknown>).then(() => new Promise(() => undefined));
       }
       return result;
-    } as never);
+    });
     try {
       void coordinationOf(frozen).claim(1);
       await vi.waitFor(() => expect(froze).toBe(true));
