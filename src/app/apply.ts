@@ -11,6 +11,8 @@ import { thumbnailOnDownload } from '../report/thumbnails.js';
 import { openStoredRun } from '../state/select-state-store.js';
 import { readOtherRunsJobs } from '../state/other-runs-jobs.js';
 import { sharePlanStrings } from '../state/share-plan-strings.js';
+import { machineName } from '../state/machine-name.js';
+import { planIdentity } from '../plan/plan-identity.js';
 import { readClientLimits } from './client-limits.js';
 import { readLockOptions } from './lock-options.js';
 import type { CommandContext } from './context.js';
@@ -204,6 +206,7 @@ export async function runApply(
       ...readSnapshotEvery(ctx.env),
       ...readLockOptions(ctx.env),
       ...readLeaseTtl(ctx.env),
+      machine: machineName(ctx.env),
     });
     // Until the executor starts, a refusal (invalid input, over the budget, declined) leaves no run.
     let executing = false;
@@ -222,6 +225,8 @@ export async function runApply(
       if (saved !== undefined) await refuseChangedPlan(target, saved, { manifestFile, ...prepared });
       const { plan, loaded } = prepared;
       sharePlanStrings(state.jobs, plan.jobs);
+      // Several machines on one run (PostgreSQL): one running another plan refuses this one here.
+      await state.coordination?.join(planIdentity(plan));
       const outputs = await checkRunOutputDir(ctx, options, {
         ...preflightRun(manifestFile, runId, prepared, simulated, recordedOutputDir(state.runs)),
         stateDir: state.dir,
@@ -304,6 +309,7 @@ export async function runApply(
         clock,
         uploadCache: state.uploadCache,
         snapshots: state.snapshots,
+        ...(state.coordination === undefined ? {} : { coordination: state.coordination }),
         // A lost create never adopts a job another run of the pipeline holds (issue #24.8).
         readOtherRuns: () =>
           readOtherRunsJobs({ manifestFile, pipeline: plan.pipeline, ...location, ownRunDir: state.dir }),

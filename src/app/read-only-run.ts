@@ -26,6 +26,8 @@ export interface RunForReading {
   state: ReadonlyMap<string, JobState>;
   /** The output folder the run recorded (or, for a run of an earlier release, where it downloaded). */
   recordedOutputDir: string | undefined;
+  /** Which machine did each job, when several can apply the run (PostgreSQL). */
+  machines?: ReadonlyMap<string, string>;
 }
 
 /**
@@ -71,6 +73,7 @@ export async function readRunForReading(
     jobs: offline.jobs.filter((job) => kept.has(job.id)),
     state: targeted.jobs,
     recordedOutputDir: recordedOutputDir(replay.runs, replay.jobs),
+    ...(replay.machines === undefined ? {} : { machines: replay.machines }),
   };
 }
 

@@ -54,6 +54,7 @@ export async function runReport(
     jobs: run.jobs,
     state: run.state,
     now: new Date(),
+    ...(run.machines === undefined ? {} : { machines: run.machines }),
   });
   // Results downloaded before the runner made thumbnails get theirs now.
   const made = await makeMissingThumbnails(data.entries, resultsDir);

@@ -27,6 +27,7 @@ export async function runStatus(
   const view = buildStatusView(
     run.state,
     run.jobs.map((job) => job.id),
+    run.machines,
   );
   // The run's own output folder (as it recorded it), where its files and report are.
   const outputDir = run.recordedOutputDir;

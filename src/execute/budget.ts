@@ -28,6 +28,11 @@ export interface Budget {
   refund(actual: number): void;
   /** A job of an earlier create is counted at `actual` instead of `counted` (a polled or adopted job). */
   recount(counted: number, actual: number): void;
+  /**
+   * What other processes applying the same run have spent since this one started (several machines
+   * on one run, issue 17.4): counted against the cap, and in `spentTotal`, from now on.
+   */
+  countOthers(credits: number): void;
   /** Credits charged in this run, net of refunds (negative when only earlier runs' jobs were refunded). */
   readonly spent: number;
   /** This run plus earlier runs of the same state. */
@@ -38,6 +43,7 @@ export interface Budget {
 export function createBudget(limit: number | undefined, alreadySpent: number): Budget {
   let spent = 0;
   let reserved = 0;
+  let others = 0;
   /** Per model: the most one job was charged above its estimate. */
   const charged = new Map<string, number>();
   /** Models whose credit price an answer has shown in this run. */
@@ -62,7 +68,7 @@ export function createBudget(limit: number | undefined, alreadySpent: number): B
       return done;
     },
     tryReserve(estimate) {
-      if (limit !== undefined && alreadySpent + spent + reserved + estimate > limit) return false;
+      if (limit !== undefined && alreadySpent + others + spent + reserved + estimate > limit) return false;
       reserved += estimate;
       return true;
     },
@@ -82,11 +88,14 @@ export function createBudget(limit: number | undefined, alreadySpent: number): B
     recount(counted, actual) {
       spent += actual - counted;
     },
+    countOthers(credits) {
+      others = credits;
+    },
     get spent() {
       return spent;
     },
     get spentTotal() {
-      return alreadySpent + spent;
+      return alreadySpent + others + spent;
     },
   };
 }

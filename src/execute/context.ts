@@ -48,6 +48,11 @@ export interface ExecutionContext {
   holdsLock(): Promise<boolean>;
   /** The STATE_LOCKED error once the lock was found lost: `executePlan` ends with it. */
   lockLost(): Error | undefined;
+  /**
+   * Brings the budget up to date with what other processes applying the run spent, right before a
+   * create reserves its credits (several machines on one run; absent otherwise).
+   */
+  countOthersSpending?: () => Promise<void>;
   /** Why no new job may be created, or undefined. */
   stopReason(): StopReason | undefined;
   stopCreating(reason: StopReason, message: string): void;
@@ -96,6 +101,8 @@ export function createExecutionContext(input: {
   onEvent: (event: ExecutionEvent) => void;
   /** Ctrl-C / SIGTERM (`ExecuteDeps.signal`). */
   interruptSignal?: AbortSignal;
+  /** What the other processes of a shared run spent (`RunCoordination.othersSpent`). */
+  othersSpent?: () => Promise<number>;
 }): ExecutionContext {
   const hard = new AbortController();
   let stop: StopReason | undefined;
@@ -167,6 +174,13 @@ export function createExecutionContext(input: {
       }
     },
     lockLost: () => lost,
+    ...(input.othersSpent === undefined
+      ? {}
+      : {
+          countOthersSpending: async () => {
+            input.budget.countOthers(await (input.othersSpent as () => Promise<number>)());
+          },
+        }),
     stopReason: () => stop,
     stopCreating(reason, message) {
       if (reason !== 'budget') beyondBudget = true;

@@ -43,6 +43,15 @@ async function sendAttempt(
 ): Promise<CreateResult> {
   const blocked: CreateResult = resent ? 'creating' : 'pending';
   if (ctx.stopReason() !== undefined) return blocked;
+  if (ctx.countOthersSpending !== undefined) {
+    try {
+      await ctx.countOthersSpending();
+    } catch (error) {
+      // The cap cannot be checked: nothing more is created.
+      ctx.stopCreating('error', `No new jobs are created: ${errorMessageOf(error)}`);
+      return blocked;
+    }
+  }
   const estimate = ctx.budget.estimateFor(job.model, job.estimatedCredits);
   if (!ctx.budget.tryReserve(estimate)) {
     const cap = ctx.options.maxCredits ?? 0;

@@ -10,9 +10,10 @@ import { errorMessageOf } from './error-info.js';
 import type { ExecutionSummary, ExitReason, JobOutcome, StopReason } from './events.js';
 import { resolveExecuteOptions, type ExecuteDeps, type ExecuteOptions } from './options.js';
 import { countOwed, emitDoneSkipped, isSamePayloadHash, runJob } from './run-job.js';
+import { runSharedQueue, settleOthersJobs } from './run-shared.js';
 
 /** How one job ended in this run, with its files and what of its downloads failed. */
-interface JobResult {
+export interface JobResult {
   outcome: JobOutcome;
   files: string[];
   downloadFailures: number;
@@ -55,6 +56,10 @@ export async function executePlan(
     ...(deps.snapshots === undefined ? {} : { snapshots: deps.snapshots }),
     onEvent: (event) => deps.onEvent(event),
     interruptSignal: deps.signal,
+    // Under a cap, a shared run's other machines spend from the same cap.
+    ...(deps.coordination !== undefined && resolved.maxCredits !== undefined
+      ? { othersSpent: deps.coordination.othersSpent.bind(deps.coordination) }
+      : {}),
   });
   const onAbort = () =>
     ctx.stopCreating(
@@ -99,26 +104,39 @@ export async function executePlan(
       emitDoneSkipped(ctx, job.id, summary.lastAttempt, summary.lastJobId);
     results.set(job.id, { outcome: 'done', files: settled, downloadFailures: 0 });
   }
+  const follow = async (job: PlannedJob, slot: (task: () => Promise<JobOutcome>) => Promise<JobOutcome>) => {
+    const outcome = resolved.downloadOnly
+      ? reportWithoutRunning(ctx, job)
+      : await slot(() => runJobSafely(ctx, job));
+    const downloads =
+      outcome === 'done' && resolved.download
+        ? await downloadLimit(() => downloadSafely(ctx, job))
+        : { files: jobs.get(job.id)?.downloads.map((download) => download.file) ?? [], failures: 0 };
+    // Paid, but a result is not saved: not done for the user, and never counted as done (#24.3).
+    const shown = outcome === 'done' && downloads.failures > 0 ? 'downloading' : outcome;
+    results.set(job.id, {
+      outcome: shown,
+      files: downloads.files,
+      downloadFailures: downloads.failures,
+      ...(downloads.error === undefined ? {} : { downloadError: downloads.error }),
+    });
+    return shown;
+  };
   try {
-    await Promise.all(
-      toFollow.map(async (job) => {
-        const outcome = resolved.downloadOnly
-          ? reportWithoutRunning(ctx, job)
-          : await limiter.limit(() => runJobSafely(ctx, job));
-        const downloads =
-          outcome === 'done' && resolved.download
-            ? await downloadLimit(() => downloadSafely(ctx, job))
-            : { files: jobs.get(job.id)?.downloads.map((download) => download.file) ?? [], failures: 0 };
-        // Paid, but a result is not saved: not done for the user, and never counted as done (#24.3).
-        const shown = outcome === 'done' && downloads.failures > 0 ? 'downloading' : outcome;
-        results.set(job.id, {
-          outcome: shown,
-          files: downloads.files,
-          downloadFailures: downloads.failures,
-          ...(downloads.error === undefined ? {} : { downloadError: downloads.error }),
-        });
-      }),
-    );
+    if (deps.coordination === undefined) {
+      await Promise.all(toFollow.map((job) => follow(job, limiter.limit)));
+    } else {
+      // Several processes on one run: each job only once claimed, the slots counted in the database.
+      await runSharedQueue(ctx, deps.coordination, {
+        planned: plan.jobs,
+        toFollow,
+        workers: start.concurrency,
+        follow,
+      });
+      for (const [id, outcome] of await settleOthersJobs(ctx, deps.coordination, plan.jobs, results)) {
+        results.set(id, outcome);
+      }
+    }
   } finally {
     deps.signal.removeEventListener('abort', onAbort);
   }

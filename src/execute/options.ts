@@ -6,6 +6,7 @@ import type { OtherRunsJobs } from '../state/other-runs-jobs.js';
 import type { JournalWriter } from '../state/journal.js';
 import type { StateLock } from '../state/lock.js';
 import type { StateSnapshots } from '../state/snapshot-schedule.js';
+import type { RunCoordination } from '../state/state-store.js';
 import type { UploadCache } from '../state/upload-cache.js';
 import type { ExecutionEvent } from './events.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './failure-policy.js';
@@ -50,6 +51,12 @@ export interface ExecuteDeps {
    * Awaited in the job's download slot; an error is a warning, never a failed download.
    */
   afterDownload?: (saved: SavedResult) => Promise<void>;
+  /**
+   * With a shared backend (`openRun().coordination`, joined): the run is applied by several
+   * processes at once; this one only runs the jobs it claims, and the account's open-job slots are
+   * counted across all of them.
+   */
+  coordination?: RunCoordination;
   onEvent(event: ExecutionEvent): void;
   /** Aborted on the first Ctrl-C: stop creating, keep polling open jobs until they finish. */
   signal: AbortSignal;

@@ -73,6 +73,7 @@ function renderCase(pipeline: string, entry: ReportEntry, outcome: JunitOutcome)
       `error: ${message}`,
       ...(entry.advice === undefined ? [] : [`advice: ${entry.advice}`]),
       ...(entry.serviceJobId === undefined ? [] : [`service job id: ${entry.serviceJobId}`]),
+      ...(entry.machine === undefined ? [] : [`machine: ${entry.machine}`]),
       `attempts: ${entry.attempts}`,
     ].join('\n');
     return `${head}>\n      <failure ${attributes({ type, message })}>${escapeXml(text)}</failure>\n    </testcase>`;

@@ -57,6 +57,8 @@ export interface ReportEntry {
   credits: number;
   /** The service's job id of the latest attempt. */
   serviceJobId?: string;
+  /** The machine that last worked on the job, when several can apply the run (PostgreSQL state). */
+  machine?: string;
   failureKind?: string;
   error?: string;
   /** What the user should do about a failure (spec 7.3's advice per failureKind). */
@@ -170,10 +172,12 @@ export function buildReportData(input: {
   jobs: ReportJobList;
   state: ReadonlyMap<string, JobState>;
   now: Date;
+  /** Which machine did each job (`RunStateReading`'s `replay.machines`), when known. */
+  machines?: ReadonlyMap<string, string>;
 }): ReportData {
   const axes = new Set<string>();
   for (const job of input.jobs) for (const axis of Object.keys(job.matrixValues)) axes.add(axis);
-  const { jobs, state } = input;
+  const { jobs, state, machines } = input;
   const entries: ReportEntryList = {
     get length() {
       return jobs.length;
@@ -181,7 +185,10 @@ export function buildReportData(input: {
     *[Symbol.iterator]() {
       for (const job of jobs) {
         const known = state.get(job.id);
-        yield buildEntry(job, known === undefined ? undefined : viewJobState(known));
+        const entry = buildEntry(job, known === undefined ? undefined : viewJobState(known));
+        const machine = machines?.get(job.id);
+        if (machine !== undefined) entry.machine = machine;
+        yield entry;
       }
     },
     *statuses() {

@@ -210,6 +210,7 @@ function detailsOf(entry, fileIndex) {
   fact(list, 'credits', String(entry.credits));
   fact(list, 'attempts', String(entry.attempts));
   fact(list, 'service job', entry.serviceJobId);
+  fact(list, 'machine', entry.machine);
   var file = fileIndex >= 0 ? entry.files[fileIndex] : undefined;
   if (file) {
     var open = el('dd');

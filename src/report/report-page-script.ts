@@ -272,6 +272,7 @@ function card(index) {
   if (matrix !== '') body.appendChild(el('div', 'facts matrix', matrix));
   var facts = [entry.model, entry.kind, entry.credits + ' credits', entry.attempts + (entry.attempts === 1 ? ' attempt' : ' attempts')];
   if (entry.serviceJobId) facts.push('job ' + entry.serviceJobId);
+  if (entry.machine) facts.push('on ' + entry.machine);
   body.appendChild(el('div', 'facts', facts.join(' · ')));
   if (!compact) {
     var params = Object.keys(entry.params).map(function (name) { return name + ': ' + paramText(entry.params[name]); });

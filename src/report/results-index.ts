@@ -10,7 +10,7 @@ import { reportStatusOf, type ReportData, type ReportEntry, type ReportStatus } 
  * ```
  * { schemaVersion: 2, pipeline, runId, generatedAt, axes: string[],
  *   results: [{ id, fileIndex?, status, matrix: { axis: value }, prompt?, model, kind, params,
- *               attempts, credits, failureKind?, error?, advice?, notBefore?, serviceJobId?,
+ *               attempts, credits, failureKind?, error?, advice?, notBefore?, serviceJobId?, machine?,
  *               file?, bytes?, sha256?, resultUrl?, resultUrlExpiresAt? }] }
  * ```
  * One row per job of the manifest, in manifest order, and one per result file for a job that has
@@ -52,6 +52,8 @@ export interface ResultRow {
   advice?: string;
   notBefore?: string;
   serviceJobId?: string;
+  /** The machine that last worked on the job (PostgreSQL state, several machines on one run). */
+  machine?: string;
   file?: string;
   bytes?: number;
   sha256?: string;
@@ -127,6 +129,7 @@ function jobRow(entry: ReportEntry): ResultRow {
     ...(entry.advice !== undefined && { advice: entry.advice }),
     ...(entry.notBefore !== undefined && { notBefore: entry.notBefore }),
     ...(entry.serviceJobId !== undefined && { serviceJobId: entry.serviceJobId }),
+    ...(entry.machine !== undefined && { machine: entry.machine }),
   };
 }
 

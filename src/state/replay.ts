@@ -14,6 +14,11 @@ export interface ReplayResult {
   version: number;
   /** The header's identity (version 2 on). */
   header?: { pipeline: string; runId: string; at: number };
+  /**
+   * Which machine wrote each job's latest record, when several can apply one run (PostgreSQL): job
+   * id to machine name. Absent for the folder, where one machine does everything.
+   */
+  machines?: ReadonlyMap<string, string>;
 }
 
 /**

@@ -30,6 +30,63 @@ export interface RunLease {
   release(): Promise<void>;
 }
 
+/** What a claim found (see {@link RunCoordination.claim}). */
+export type ClaimResult =
+  | {
+      kind: 'claimed';
+      id: string;
+      /** The job's records as stored, oldest first (JSON): its state is rebuilt from them. */
+      records: string[];
+      /** The machine that held the job before, when one did (it stopped, or its lease expired). */
+      from?: string;
+      /** Holders whose leases expired and were ended by this claim. */
+      tookOver: string[];
+    }
+  /** Other processes hold the run's open-job slots or its unfinished jobs: look again later. */
+  | { kind: 'wait'; tookOver: string[] }
+  /** Nothing left that this process could claim. */
+  | { kind: 'none'; tookOver: string[] };
+
+/**
+ * How the processes applying one run together share it (PostgreSQL; issue 17.4): every job is
+ * claimed by one process at a time, with one of the account's open-job slots counted across all of
+ * them, and a claim of a process whose lease expired passes to the others with its slot.
+ */
+export interface RunCoordination {
+  /** This process's machine name, recorded with its lease and shown by `status`. */
+  readonly machine: string;
+  /**
+   * Joins the run's live processes: refused (STATE_MISMATCH) when one runs another plan. The first
+   * one of a group starts the run's job queue afresh.
+   */
+  join(planIdentity: string): Promise<void>;
+  /** Adds jobs, in the plan's order, to the run's queue; a job already there is left as it is. */
+  enqueue(ids: readonly string[]): Promise<void>;
+  /**
+   * Claims the next job with an open-job slot, while fewer than `limit` slots are held across the
+   * processes (a job left by a gone process comes with its slot). Throws STATE_LOCKED once this
+   * process's lease is lost.
+   */
+  claim(limit: number): Promise<ClaimResult>;
+  /**
+   * Gives the claim's open-job slot up (the job's run ended) and keeps the claim (its results are
+   * being downloaded): a process that dies now leaves the job to another, which downloads them.
+   */
+  releaseSlot(id: string): Promise<void>;
+  /** Gives a claim and its slot up: `finished` for the processes running now, else free for another. */
+  finish(id: string, finished: boolean): Promise<void>;
+  /** Resolves when another process may have freed a slot or a job (or after a short while). */
+  waitForChange(signal?: AbortSignal): Promise<void>;
+  /**
+   * Credits the other processes' creates were charged (or estimated at) since this one opened the
+   * run, refunds not deducted: what a cap must count beside this process's own spending.
+   */
+  othersSpent(): Promise<number>;
+  /** Every job of the run as its records have it now, whoever worked on it. */
+  readRun(): Promise<Map<string, JobState>>;
+  close(): Promise<void>;
+}
+
 /** Everything `runner apply` needs of one run's state, opened in a safe order (the lock first). */
 export interface RunState {
   /** Where the state lives, for messages: the run's folder, or the database URL (no password). */
@@ -43,6 +100,11 @@ export interface RunState {
   /** A stale lock taken over, a torn last journal line ignored. */
   readonly warnings: string[];
   readonly uploadCache: UploadCache;
+  /**
+   * With a shared backend (PostgreSQL), how this process shares the run with others applying it at
+   * the same time: pass to `executePlan` as `coordination` once joined. Undefined for the folder.
+   */
+  readonly coordination?: RunCoordination;
   /** Writes the snapshots of the run's state: pass to `executePlan` as `snapshots`. */
   readonly snapshots: StateSnapshots;
   /**
@@ -68,6 +130,8 @@ export interface OpenRunInput extends RunAddress {
   lock?: AcquireLockOptions;
   /** How long a lease lasts without a heartbeat (PostgreSQL). @default DEFAULT_LEASE_TTL_MS */
   leaseTtlMs?: number;
+  /** The machine name records show (PostgreSQL). @default `RUNNER_MACHINE`, else host and pid */
+  machine?: string;
 }
 
 /**

@@ -8,11 +8,12 @@ import { RESULT_RETENTION_MS } from '../service/job-status.js';
  * { schemaVersion: 1,
  *   totals: { jobs, pending, creating, open, done, downloading, failed, deferred, uncertain, creditsSpent },
  *   jobs: [{ id, status, attempts, jobId?, serviceStatus?, progress?, failureKind?, error?,
- *            notBefore?, creditCost, chargeSource?, resultsOwed?, resultsExpireAt?,
+ *            notBefore?, creditCost, chargeSource?, resultsOwed?, resultsExpireAt?, machine?,
  *            files: [{ file, bytes, sha256 }] }],
  *   outputDir? }
  * ```
  * `outputDir` (added by `runner status`) is the output folder the run recorded.
+ * `machine` (PostgreSQL state) names the machine that wrote the job's latest record.
  * `creditCost` counts credits charged by attempts that were not refunded; `notBefore` is an ISO time.
  * `downloading`: the service finished (and charged) the job but `resultsOwed` of its results are not
  * downloaded; their links expire at `resultsExpireAt` (7 days after completion, api-notes).
@@ -42,6 +43,8 @@ export interface JobStatusView {
   notBefore?: string;
   creditCost: number;
   chargeSource?: string;
+  /** The machine that last worked on the job, when several can apply the run (PostgreSQL). */
+  machine?: string;
   files: { file: string; bytes: number; sha256: string }[];
 }
 
@@ -52,6 +55,7 @@ export interface JobStatusView {
 export function buildStatusView(
   jobs: ReadonlyMap<string, JobState>,
   planIds?: readonly string[],
+  machines?: ReadonlyMap<string, string>,
 ): StatusView {
   const totals: StatusView['totals'] = {
     jobs: 0,
@@ -72,7 +76,9 @@ export function buildStatusView(
   }
   const views = ids.map((id) => {
     const job = jobs.get(id);
-    return projectJob(id, job === undefined ? undefined : viewJobState(job));
+    const view = projectJob(id, job === undefined ? undefined : viewJobState(job));
+    const machine = machines?.get(id);
+    return machine === undefined ? view : { ...view, machine };
   });
   for (const view of views) {
     totals.jobs++;

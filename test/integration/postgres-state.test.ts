@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createPostgresStore } from '../../src/state/backends/postgres/postgres-store.js';
+import { acquireLease } from '../../src/state/backends/postgres/lease.js';
 import { replayRunRecords } from '../../src/state/backends/postgres/read-records.js';
 import { SCHEMA_VERSION } from '../../src/state/backends/postgres/schema.js';
 import { parseStateUrl, redactUrls } from '../../src/state/backends/postgres/state-url.js';
@@ -117,22 +118,36 @@ describe.runIf(pgAvailable())('PostgreSQL state backend', () => {
     await client.end();
     await expect(store.openRun(address())).rejects.toMatchObject({
       code: 'STATE_VERSION',
-      message: expect.stringMatching(/schema version 2; this runner knows versions up to 1/),
+      message: expect.stringContaining(
+        `schema version ${SCHEMA_VERSION + 1}; this runner knows versions up to ${SCHEMA_VERSION}`,
+      ),
     });
     await expect(store.readRun(address())).rejects.toMatchObject({ code: 'STATE_VERSION' });
   });
 
-  it('refuses a second process while the lease is held, and lets it in once released', async () => {
-    const store = createPostgresStore(await freshUrl());
+  it('lets a second apply share the run (#17.4), but refuses an exclusive lease (push, pull) while either holds it', async () => {
+    const url = await freshUrl();
+    const store = createPostgresStore(url);
     const first = await store.openRun(address());
-    await expect(store.openRun(address())).rejects.toMatchObject({
-      code: 'STATE_LOCKED',
-      message: expect.stringMatching(/holds the lease on run "r1"/),
-    });
-    await first.close();
     const second = await store.openRun(address());
     expect(second.lock.warning).toBeUndefined();
-    await second.close();
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await expect(
+        acquireLease(client, { pipeline: 'p', runId: 'r1' }, { ttlMs: 600, where: 'test' }),
+      ).rejects.toMatchObject({
+        code: 'STATE_LOCKED',
+        message: expect.stringMatching(/holds the lease on run "r1"/),
+      });
+      await first.close();
+      await second.close();
+      const alone = await acquireLease(client, { pipeline: 'p', runId: 'r1' }, { ttlMs: 600, where: 'test' });
+      await expect(store.openRun(address())).rejects.toMatchObject({ code: 'STATE_LOCKED' });
+      await alone.release();
+    } finally {
+      await client.end();
+    }
   });
 
   it('takes over an expired lease; the old holder fails verify and its late writes are refused by the database', async () => {

@@ -18,6 +18,8 @@ export function renderStatus(
   },
 ): string {
   if (view.jobs.length === 0) return 'No jobs.';
+  // Several machines on one run (PostgreSQL): which one did each job.
+  const machines = view.jobs.some((job) => job.machine !== undefined);
   const rows = view.jobs.map((job) => [
     job.id,
     job.status,
@@ -29,12 +31,25 @@ export function renderStatus(
       ...job.files.map((file) => file.file),
       ...(job.resultsOwed === undefined ? [] : [`(${job.resultsOwed} not saved)`]),
     ].join(', '),
+    ...(machines ? [job.machine ?? ''] : []),
   ]);
   // Colors go on whole lines after padding, so escape codes never upset the column widths.
   const [header = '', ...lines] = formatTable(
-    ['Job', 'Status', 'Tries', 'Job id', 'Detail', 'Credits', 'Files'],
+    ['Job', 'Status', 'Tries', 'Job id', 'Detail', 'Credits', 'Files', ...(machines ? ['Machine'] : [])],
     rows,
-    { align: ['left', 'left', 'right', 'left', 'left', 'right', 'left'], maxWidth: width },
+    {
+      align: [
+        'left',
+        'left',
+        'right',
+        'left',
+        'left',
+        'right',
+        'left',
+        ...(machines ? ['left' as const] : []),
+      ],
+      maxWidth: width,
+    },
   );
   const colored = lines.map((line, index) => colorByStatus(line, view.jobs[index]?.status ?? '', style));
   const { totals } = view;
@@ -49,6 +64,7 @@ export function renderStatus(
     ...colored,
     '',
     `${totals.jobs} jobs: ${counts}. Credits spent: ${totals.creditsSpent}.`,
+    ...(machines ? [`Machines: ${describeMachines(view)}.`] : []),
     ...renderStatusProblems(view.jobs, style, commands),
   ].join('\n');
 }
@@ -57,4 +73,15 @@ function colorByStatus(line: string, status: string, style: Style): string {
   if (status === 'failed') return style.red(line);
   if (status === 'uncertain' || status === 'deferred' || status === 'downloading') return style.yellow(line);
   return line;
+}
+
+/** Each machine with the number of jobs it worked on last, most first. */
+function describeMachines(view: StatusView): string {
+  const counts = new Map<string, number>();
+  for (const job of view.jobs)
+    if (job.machine !== undefined) counts.set(job.machine, (counts.get(job.machine) ?? 0) + 1);
+  return [...counts]
+    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+    .map(([machine, jobs]) => `${machine} (${jobs} job${jobs === 1 ? '' : 's'})`)
+    .join(', ');
 }

@@ -34,6 +34,21 @@ const lines = [
 ];
 
 describe('runner status text view (#7.5)', () => {
+  it('adds a Machine column and a count per machine only when the state names machines (#17.4)', () => {
+    const { jobs } = replayJournal(lines.map((line) => JSON.stringify(line)).join('\n'));
+    const machines = new Map([
+      ['vague', 'ci-2'],
+      ['bad', 'ci-1'],
+      ['fine', 'ci-1'],
+    ]);
+    const text = renderStatus(buildStatusView(jobs, undefined, machines), createStyle(false), 200);
+    expect(text.split('\n')[0]).toMatch(/Files\s+Machine$/);
+    expect(text).toMatch(/^fine .* ci-1$/m);
+    expect(text).toContain('Machines: ci-1 (2 jobs), ci-2 (1 job).');
+    const plain = renderStatus(buildStatusView(jobs), createStyle(false), 200);
+    expect(plain).not.toMatch(/Machine/);
+  });
+
   it('shows the error text and the advice of every job that needs attention', () => {
     const view = buildStatusView(replayJournal(lines.map((line) => JSON.stringify(line)).join('\n')).jobs);
     const text = renderStatus(view, createStyle(false), 200);

@@ -27,6 +27,20 @@ const journal = [
   .join('\n');
 
 describe('buildStatusView', () => {
+  it('names the machine of each job when the state knows it (several machines on one run)', () => {
+    const { jobs } = replayJournal(journal);
+    const view = buildStatusView(
+      jobs,
+      ['a', 'b', 'c', 'd'],
+      new Map([
+        ['a', 'ci-1'],
+        ['b', 'ci-2'],
+      ]),
+    );
+    expect(view.jobs.map((job) => job.machine)).toEqual(['ci-1', 'ci-2', undefined, undefined]);
+    expect(buildStatusView(jobs).jobs.every((job) => !('machine' in job))).toBe(true);
+  });
+
   it('projects jobs with status, attempts, failureKind, refunded cost and files', () => {
     const view = buildStatusView(replayJournal(journal).jobs, ['z', 'a', 'b', 'c']);
     expect(view.jobs).toEqual([

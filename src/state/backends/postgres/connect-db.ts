@@ -16,7 +16,15 @@ export interface StateDb {
  */
 export async function connectStateDb(
   url: StateUrl,
-  options: { queryTimeoutMs?: number } = {},
+  options: {
+    queryTimeoutMs?: number;
+    /**
+     * The server ends the session when a transaction of it waits this long for its client: a process
+     * frozen mid-transaction (SIGSTOP, a stalled machine) then frees the run's row lock for the
+     * others instead of holding it until it resumes.
+     */
+    idleInTransactionMs?: number;
+  } = {},
 ): Promise<StateDb> {
   const client = new pg.Client({
     connectionString: url.connectionString,
@@ -24,6 +32,9 @@ export async function connectStateDb(
     connectionTimeoutMillis: 10_000,
     query_timeout: options.queryTimeoutMs ?? 60_000,
     keepAlive: true,
+    ...(options.idleInTransactionMs === undefined
+      ? {}
+      : { idle_in_transaction_session_timeout: options.idleInTransactionMs }),
   });
   // A connection lost between statements is reported by the next statement; without a listener the
   // 'error' event would end the process.

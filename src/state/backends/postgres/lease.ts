@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { ClientBase } from 'pg';
 import { RunnerError } from '../../../errors.js';
+import { machineName } from '../../machine-name.js';
 import type { RunLease } from '../../state-store.js';
 
 /**
@@ -22,8 +22,10 @@ export interface RunKey {
 export interface PostgresLease extends RunLease {
   /** Grows by one at every acquisition: a write with an older token is refused by the database. */
   readonly token: string;
-  /** Who holds it, as records and `lease inspect` show: host, pid and a random id. */
+  /** Who holds it, as records and `lease inspect` show: the machine name and a random id. */
   readonly holder: string;
+  /** The machine name (`RUNNER_MACHINE`, else host and pid), as `status` shows who did what. */
+  readonly machine: string;
 }
 
 interface LeaseRow {
@@ -32,52 +34,93 @@ interface LeaseRow {
   expires_at: Date;
   released: boolean;
   expired: boolean;
+  shared: boolean;
+  plan_identity: string | null;
+}
+
+/** How a lease is taken: alone (push, pull), or beside other applies of the same run (issue 17.4). */
+export interface LeaseOptions {
+  ttlMs: number;
+  where: string;
+  /**
+   * Cooperate: live shared leases of other applies are joined instead of refused (their plan is
+   * compared later, see run-coordination.ts); a live exclusive one is still refused. @default false
+   */
+  shared?: boolean;
+  /** The machine name records and `status` show. @default `machineName({})`: host and pid */
+  machine?: string;
 }
 
 /**
- * Takes the run's lease in one transaction: a new run's lease is created, a released or expired one
- * is taken with the token raised by one (an expired one with a warning: its holder died or was cut
- * off, and its open attempts are followed from the records, never created again), a live one is a
- * STATE_LOCKED error naming its holder. Then heartbeats keep it, on `client`, every `ttlMs / 3`.
+ * Takes a lease on the run in one transaction (the run's row locked, so two takers are serialized).
+ * An exclusive lease is refused while any other is live; a shared one only while an exclusive one is
+ * live. Leases that expired unreleased are ended (their holders died or were cut off: their later
+ * writes are refused, and their open attempts are followed from the records, never created again),
+ * with a warning. The new lease's token is one above every earlier token of the run. Then
+ * heartbeats keep it, on `client`, every `ttlMs / 3`.
  */
 export async function acquireLease(
   client: ClientBase,
   run: RunKey,
-  options: { ttlMs: number; where: string },
+  options: LeaseOptions,
 ): Promise<PostgresLease> {
-  const holder = `${hostname()} pid ${process.pid} ${randomBytes(4).toString('hex')}`;
+  const machine = options.machine ?? machineName({});
+  const holder = `${machine} ${randomBytes(4).toString('hex')}`;
+  const shared = options.shared ?? false;
   const started = performance.now();
   await client.query('BEGIN');
-  let row: LeaseRow | undefined;
   try {
     await client.query('INSERT INTO runner_runs (pipeline, run_id) VALUES ($1, $2) ON CONFLICT DO NOTHING', [
       run.pipeline,
       run.runId,
     ]);
-    row = (
+    // NO KEY UPDATE, not UPDATE: it serializes takers without blocking the foreign-key checks of the
+    // records other processes append meanwhile (which would deadlock against their lease rows).
+    await client.query('SELECT 1 FROM runner_runs WHERE pipeline = $1 AND run_id = $2 FOR NO KEY UPDATE', [
+      run.pipeline,
+      run.runId,
+    ]);
+    const rows = (
       await client.query<LeaseRow>(
-        `SELECT holder, token::text AS token, expires_at, released, expires_at <= clock_timestamp() AS expired
-           FROM runner_leases WHERE pipeline = $1 AND run_id = $2 FOR UPDATE`,
+        `SELECT holder, token::text AS token, expires_at, released, shared, plan_identity,
+                expires_at <= clock_timestamp() AS expired
+           FROM runner_leases WHERE pipeline = $1 AND run_id = $2 AND NOT released`,
         [run.pipeline, run.runId],
       )
-    ).rows[0];
-    if (row !== undefined && !row.released && !row.expired) throw lockedError(run, row, options.where);
-    const { rows } = await client.query<{ token: string }>(
-      `INSERT INTO runner_leases (pipeline, run_id, holder, token, acquired_at, expires_at)
-       VALUES ($1, $2, $3, 1, clock_timestamp(), clock_timestamp() + $4 * interval '1 millisecond')
-       ON CONFLICT (pipeline, run_id) DO UPDATE SET holder = EXCLUDED.holder,
-         token = runner_leases.token + 1, acquired_at = EXCLUDED.acquired_at,
-         expires_at = EXCLUDED.expires_at, released = false
+    ).rows;
+    const live = rows.filter((row) => !row.expired);
+    const blocking = live.find((row) => !shared || !row.shared);
+    if (blocking !== undefined) throw lockedError(run, blocking, options.where);
+    const dead = rows.filter((row) => row.expired);
+    if (dead.length > 0) {
+      await client.query(
+        `UPDATE runner_leases SET released = true
+          WHERE pipeline = $1 AND run_id = $2 AND NOT released AND expires_at <= clock_timestamp()`,
+        [run.pipeline, run.runId],
+      );
+    }
+    const { rows: inserted } = await client.query<{ token: string }>(
+      `INSERT INTO runner_leases (pipeline, run_id, holder, token, acquired_at, expires_at, machine, shared)
+       SELECT $1, $2, $3, coalesce(max(token), 0) + 1, clock_timestamp(),
+              clock_timestamp() + $4 * interval '1 millisecond', $5, $6
+         FROM runner_leases WHERE pipeline = $1 AND run_id = $2
        RETURNING token::text AS token`,
-      [run.pipeline, run.runId, holder, options.ttlMs],
+      [run.pipeline, run.runId, holder, options.ttlMs, machine, shared],
     );
     await client.query('COMMIT');
-    const token = rows[0]?.token ?? '';
+    const token = inserted[0]?.token ?? '';
     const warning =
-      row !== undefined && !row.released
-        ? `Took over the expired lease of ${row.holder} on run "${run.runId}" in ${options.where} (it stopped renewing it at ${row.expires_at.toISOString()}): its open jobs are followed, not created again.`
-        : undefined;
-    return startHeartbeat(client, run, { ...options, holder, token, warning, renewedAt: started });
+      dead.length === 0
+        ? undefined
+        : `Took over the expired lease of ${dead.map((row) => row.holder).join(', ')} on run "${run.runId}" in ${options.where} (it stopped renewing it at ${dead[0]?.expires_at.toISOString() ?? '?'}): its open jobs are followed, not created again.`;
+    return startHeartbeat(client, run, {
+      ...options,
+      holder,
+      machine,
+      token,
+      warning,
+      renewedAt: started,
+    });
   } catch (error) {
     await client.query('ROLLBACK').catch(() => undefined);
     throw error;
@@ -91,6 +134,7 @@ function startHeartbeat(
     ttlMs: number;
     where: string;
     holder: string;
+    machine: string;
     token: string;
     warning: string | undefined;
     renewedAt: number;
@@ -139,6 +183,7 @@ function startHeartbeat(
   return {
     token: lease.token,
     holder: lease.holder,
+    machine: lease.machine,
     warning: lease.warning,
     assertHeld,
     async verify() {

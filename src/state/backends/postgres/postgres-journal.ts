@@ -12,8 +12,8 @@ import type { PostgresLease, RunKey } from './lease.js';
  * process's token and has not expired, checked in the same statement (`FOR SHARE` makes a takeover
  * wait for it, and it for a takeover). A process that lost its lease has every later write refused.
  */
-const APPEND_SQL = `INSERT INTO runner_records (pipeline, run_id, record, lease_token, holder)
-  SELECT pipeline, run_id, $3, token, holder FROM runner_leases
+const APPEND_SQL = `INSERT INTO runner_records (pipeline, run_id, record, lease_token, holder, job_id)
+  SELECT pipeline, run_id, $3, token, holder, $5 FROM runner_leases
    WHERE pipeline = $1 AND run_id = $2 AND token = $4 AND NOT released AND expires_at > clock_timestamp()
    FOR SHARE`;
 
@@ -42,6 +42,8 @@ export async function openPostgresJournal(
         run.runId,
         JSON.stringify(record),
         lease.token,
+        // The job the record is about: a job whose claim passes to another machine is rebuilt from these.
+        'id' in record ? record.id : null,
       ]));
     } catch (error) {
       // Whether the last record was committed is unknown now: no later record may follow it.

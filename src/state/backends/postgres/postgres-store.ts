@@ -6,14 +6,16 @@ import type { JobState } from '../../job-state.js';
 import { summarizeReplay, type ListRunsInput, type RunsView } from '../../list-runs.js';
 import { checkJournalIdentity } from '../../locate-run-state.js';
 import type { RunStateReading } from '../../read-run-state.js';
+import type { ReplayResult } from '../../replay.js';
 import type { StateSnapshots } from '../../snapshot-schedule.js';
 import { uploadCachePathFor, type RunAddress } from '../../state-dir.js';
-import type { OpenRunInput, RunState, StateStore } from '../../state-store.js';
+import type { OpenRunInput, RunCoordination, RunState, StateStore } from '../../state-store.js';
 import { openUploadCache } from '../../upload-cache.js';
 import { connectStateDb, unreachableError, type StateDb } from './connect-db.js';
 import { acquireLease, DEFAULT_LEASE_TTL_MS, type RunKey } from './lease.js';
 import { openPostgresJournal } from './postgres-journal.js';
-import { readFirstRunAt, replayRunRecords } from './read-records.js';
+import { createRunCoordination } from './run-coordination.js';
+import { readFirstRunAt, readJobMachines, replayRunRecords } from './read-records.js';
 import { migrateSchema, readSchemaVersion } from './schema.js';
 import { parseStateUrl, type StateUrl } from './state-url.js';
 
@@ -42,15 +44,38 @@ export function createPostgresStore(text: string): StateStore {
 
 async function openPostgresRun(url: StateUrl, input: OpenRunInput): Promise<RunState> {
   const ttlMs = input.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
-  const db = await connectStateDb(url, { queryTimeoutMs: Math.max(ttlMs, 5_000) });
+  const db = await connectStateDb(url, sessionLimits(ttlMs));
   const run = keyOf(input);
   const where = url.display;
   const source = describeRun(url, run);
   const clock = input.clock ?? systemClock;
   try {
     await guard(url, () => migrateSchema(db.client));
-    const lease = await guard(url, () => acquireLease(db.client, run, { ttlMs, where }));
+    const lease = await guard(url, () =>
+      acquireLease(db.client, run, {
+        ttlMs,
+        where,
+        shared: true,
+        ...(input.machine === undefined ? {} : { machine: input.machine }),
+      }),
+    );
+    let coordination: RunCoordination | undefined;
     try {
+      // Before the replay: other processes' records after it are what they spend from now on (one
+      // committed meanwhile may be counted twice, which only stops creating sooner).
+      const { rows: last } = await guard(url, () =>
+        db.client.query<{ seq: string }>(
+          'SELECT coalesce(max(seq), 0)::text AS seq FROM runner_records WHERE pipeline = $1 AND run_id = $2',
+          [run.pipeline, run.runId],
+        ),
+      );
+      // Claims take transactions: on a connection of their own, never between the journal's appends.
+      const claimsDb = await connectStateDb(url, sessionLimits(ttlMs));
+      coordination = createRunCoordination(claimsDb, run, lease, {
+        where: source,
+        ttlMs,
+        sinceSeq: last[0]?.seq ?? '0',
+      });
       const reading = await guard(url, () => replayRunRecords(db.client, run, source));
       const { replay } = reading;
       checkJournalIdentity(replay, input, source);
@@ -71,18 +96,21 @@ async function openPostgresRun(url: StateUrl, input: OpenRunInput): Promise<RunS
         runs: replay.runs,
         warnings: [...(lease.warning === undefined ? [] : [lease.warning]), ...replay.warnings],
         uploadCache,
+        coordination,
         snapshots: createNoSnapshots(),
         async close() {
           try {
             await journal.close();
           } finally {
             await lease.release();
+            await coordination?.close();
             await db.end();
           }
         },
       };
     } catch (error) {
       await lease.release();
+      await coordination?.close();
       throw error;
     }
   } catch (error) {
@@ -100,7 +128,8 @@ async function readRun(
   const run = keyOf(where);
   const source = describeRun(url, run);
   const reading = present ? await replayRunRecords(db.client, run, source) : undefined;
-  const replay = reading?.replay ?? { jobs: new Map(), warnings: [], runs: [], version: 2 };
+  const replay: ReplayResult = reading?.replay ?? { jobs: new Map(), warnings: [], runs: [], version: 2 };
+  if (present) replay.machines = await readJobMachines(db.client, run);
   checkJournalIdentity(replay, where, source);
   return {
     location: { dir: source, root: url.display, warnings: [] },
@@ -162,6 +191,15 @@ async function guard<T>(url: StateUrl, task: () => Promise<T>): Promise<T> {
   } catch (error) {
     throw error instanceof RunnerError ? error : unreachableError(url, error, 'use');
   }
+}
+
+/**
+ * An apply's connections: a transaction left waiting on its client as long as a lease lasts is ended
+ * by the server (its holder was frozen: its lease is lost anyway), and a statement waiting behind
+ * one gets twice that before it fails.
+ */
+function sessionLimits(ttlMs: number): { queryTimeoutMs: number; idleInTransactionMs: number } {
+  return { queryTimeoutMs: Math.max(2 * ttlMs, 5_000), idleInTransactionMs: ttlMs };
 }
 
 function keyOf(where: RunAddress): RunKey {

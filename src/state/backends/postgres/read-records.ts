@@ -67,3 +67,20 @@ export async function readFirstRunAt(client: ClientBase, run: RunKey): Promise<n
   }
   return undefined;
 }
+
+/**
+ * The machine of each job's latest record (`RUNNER_MACHINE`, else host and pid, as its lease
+ * recorded it): which machine did what, when several apply one run.
+ */
+export async function readJobMachines(client: ClientBase, run: RunKey): Promise<Map<string, string>> {
+  const { rows } = await client.query<[string, string]>({
+    text: `SELECT DISTINCT ON (r.job_id) r.job_id, coalesce(l.machine, l.holder)
+             FROM runner_records r
+             JOIN runner_leases l ON l.pipeline = r.pipeline AND l.run_id = r.run_id AND l.token = r.lease_token
+            WHERE r.pipeline = $1 AND r.run_id = $2 AND r.job_id IS NOT NULL
+            ORDER BY r.job_id, r.seq DESC`,
+    values: [run.pipeline, run.runId],
+    rowMode: 'array',
+  });
+  return new Map(rows);
+}

@@ -1,5 +1,6 @@
 import type { ClientBase } from 'pg';
 import { RunnerError } from '../../../errors.js';
+import { parseJournalLine } from '../../replay.js';
 import { connectStateDb, unreachableError } from './connect-db.js';
 import { acquireLease, DEFAULT_LEASE_TTL_MS, type RunKey } from './lease.js';
 import { migrateSchema, readSchemaVersion } from './schema.js';
@@ -45,9 +46,17 @@ export async function importRunRecords(
     try {
       for (let start = 0; start < records.length; start += BATCH) {
         await client.query(
-          `INSERT INTO runner_records (pipeline, run_id, record, lease_token, holder)
-           SELECT $1, $2, t.record, $3, $4 FROM unnest($5::text[]) WITH ORDINALITY AS t(record, n) ORDER BY t.n`,
-          [run.pipeline, run.runId, lease.token, lease.holder, records.slice(start, start + BATCH)],
+          `INSERT INTO runner_records (pipeline, run_id, record, lease_token, holder, job_id)
+           SELECT $1, $2, t.record, $3, $4, t.job_id
+             FROM unnest($5::text[], $6::text[]) WITH ORDINALITY AS t(record, job_id, n) ORDER BY t.n`,
+          [
+            run.pipeline,
+            run.runId,
+            lease.token,
+            lease.holder,
+            records.slice(start, start + BATCH),
+            records.slice(start, start + BATCH).map(jobIdOf),
+          ],
         );
       }
       await client.query('COMMIT');
@@ -56,6 +65,12 @@ export async function importRunRecords(
       throw error;
     }
   });
+}
+
+/** The job a journal line is about (its `id`), or null for a run-level or damaged line. */
+function jobIdOf(line: string): string | null {
+  const record = parseJournalLine(line) as { id?: unknown } | undefined;
+  return typeof record?.id === 'string' ? record.id : null;
 }
 
 /** A run's records (JSON lines, oldest first), read under its lease so no apply adds any meanwhile. */
@@ -86,7 +101,8 @@ export async function inspectLease(stateUrl: string, run: RunKey): Promise<Lease
     }>(
       `SELECT holder, token::text AS token, acquired_at, expires_at, released,
               NOT released AND expires_at > clock_timestamp() AS live
-         FROM runner_leases WHERE pipeline = $1 AND run_id = $2`,
+         FROM runner_leases WHERE pipeline = $1 AND run_id = $2
+        ORDER BY NOT released AND expires_at > clock_timestamp() DESC, token DESC LIMIT 1`,
       [run.pipeline, run.runId],
     );
     const row = rows[0];
@@ -121,7 +137,7 @@ export async function breakLease(stateUrl: string, run: RunKey): Promise<boolean
         WHERE pipeline = $1 AND run_id = $2 AND NOT released AND expires_at > clock_timestamp()`,
       [run.pipeline, run.runId],
     );
-    return rowCount === 1;
+    return (rowCount ?? 0) > 0;
   } catch (error) {
     throw error instanceof RunnerError ? error : unreachableError(url, error, 'update');
   } finally {

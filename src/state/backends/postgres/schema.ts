@@ -6,7 +6,7 @@ import { RunnerError } from '../../../errors.js';
  * database on first use; an older runner meets a version it does not know and refuses it (below).
  * Steps are never edited once released.
  */
-const MIGRATIONS: readonly string[] = [
+export const MIGRATIONS: readonly string[] = [
   // 1: runs, their records (the journal, in append order), and one lease per run.
   `CREATE TABLE runner_runs (
      pipeline text NOT NULL,
@@ -35,6 +35,39 @@ const MIGRATIONS: readonly string[] = [
      PRIMARY KEY (pipeline, run_id),
      FOREIGN KEY (pipeline, run_id) REFERENCES runner_runs (pipeline, run_id)
    );`,
+  // 2: several machines on one run (issue 17.4). A run holds one lease row per process (the token
+  // stays unique per run, so each row is still found by its token); `shared` rows are applies that
+  // cooperate, running the plan `plan_identity` names. Each record names its job, so a job whose
+  // claim passes to another machine is rebuilt from its own records. `runner_claims` is the run's
+  // job queue: which process holds each job (its lease token), whether it holds one of the
+  // account's open-job slots for it, and whether it is finished for the processes running now.
+  `ALTER TABLE runner_leases DROP CONSTRAINT runner_leases_pkey;
+   ALTER TABLE runner_leases ADD PRIMARY KEY (pipeline, run_id, token);
+   ALTER TABLE runner_leases ADD COLUMN machine text;
+   ALTER TABLE runner_leases ADD COLUMN shared boolean NOT NULL DEFAULT false;
+   ALTER TABLE runner_leases ADD COLUMN plan_identity text;
+   ALTER TABLE runner_records ADD COLUMN job_id text;
+   CREATE FUNCTION pg_temp.runner_record_job(record text) RETURNS text LANGUAGE plpgsql AS $$
+   BEGIN
+     RETURN record::jsonb ->> 'id';
+   EXCEPTION WHEN others THEN
+     RETURN NULL; -- a damaged record: the replay warns of it
+   END $$;
+   UPDATE runner_records SET job_id = pg_temp.runner_record_job(record) WHERE record LIKE '%"id"%';
+   CREATE INDEX runner_records_by_job ON runner_records (pipeline, run_id, job_id, seq) WHERE job_id IS NOT NULL;
+   CREATE TABLE runner_claims (
+     pipeline text NOT NULL,
+     run_id text NOT NULL,
+     job_id text NOT NULL,
+     ord integer NOT NULL,
+     token bigint,
+     claimed_at timestamptz,
+     slot boolean NOT NULL DEFAULT false,
+     finished boolean NOT NULL DEFAULT false,
+     PRIMARY KEY (pipeline, run_id, job_id),
+     FOREIGN KEY (pipeline, run_id) REFERENCES runner_runs (pipeline, run_id)
+   );
+   CREATE INDEX runner_claims_queue ON runner_claims (pipeline, run_id, ord) WHERE NOT finished;`,
 ];
 
 /** The schema version this runner writes and reads. */

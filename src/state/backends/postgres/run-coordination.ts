@@ -1,0 +1,257 @@
+import type { ClientBase } from 'pg';
+import { RunnerError } from '../../../errors.js';
+import type { ClaimResult, RunCoordination } from '../../state-store.js';
+import type { StateDb } from './connect-db.js';
+import type { PostgresLease, RunKey } from './lease.js';
+import { replayRunRecords } from './read-records.js';
+
+/** The channel a process announces a finished or released claim on: waiting processes look again. */
+const CHANNEL = 'runner_claims';
+
+/** Whether this process's lease is live: every claim write is fenced by it, as records are. */
+const LIVE_LEASE = `EXISTS (SELECT 1 FROM runner_leases WHERE pipeline = $1 AND run_id = $2 AND token = $3
+  AND NOT released AND expires_at > clock_timestamp())`;
+
+/**
+ * Several processes on one run (issue 17.4), on a connection of their own (`db`, whose transactions
+ * never mix with the journal's appends): the run's jobs are a queue in `runner_claims`; a process
+ * claims the next one (`FOR UPDATE SKIP LOCKED`, as graphile-worker and pg-boss take jobs) together
+ * with one of the account's open-job slots, counted across every process of the run under the run's
+ * row lock, and only creates, polls and downloads what it holds. A claim of a process whose lease
+ * expired passes, with its slot (its job may still be open on the service), to the next taker, who
+ * first ends that lease (so the gone process's late writes are refused) and rebuilds the job from its
+ * records, so an open attempt is followed, never created again.
+ */
+export function createRunCoordination(
+  db: StateDb,
+  run: RunKey,
+  lease: PostgresLease,
+  options: {
+    where: string;
+    ttlMs: number;
+    /** The run's last record sequence number before this process replayed it. */
+    sinceSeq: string;
+  },
+): RunCoordination {
+  const client = db.client;
+  const key: [string, string, string] = [run.pipeline, run.runId, lease.token];
+  const waiters = new Set<() => void>();
+  // One notice is one claim given up: one waiter looks again (all of them would only queue up on the
+  // run's row lock, on a loaded machine, to find one slot). Missed ones are caught by the timer.
+  const wake = () => {
+    const [first] = waiters;
+    first?.();
+  };
+  client.on('notification', (message) => {
+    if (message.channel === CHANNEL && message.payload === `${run.pipeline}/${run.runId}`) wake();
+  });
+  let listening: Promise<unknown> | undefined;
+  let chain: Promise<unknown> = Promise.resolve();
+  /** One transaction at a time on this connection: the executor's workers claim concurrently. */
+  const serial = <T>(task: () => Promise<T>): Promise<T> => {
+    const next = chain.then(task);
+    chain = next.catch(() => undefined);
+    return next;
+  };
+  const inTransaction = <T>(task: (client: ClientBase) => Promise<T>): Promise<T> =>
+    serial(async () => {
+      await client.query('BEGIN');
+      try {
+        const result = await task(client);
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      }
+    });
+  const lockRun = (tx: ClientBase) =>
+    // NO KEY UPDATE: serializes the run's claims and leases, never the foreign-key checks of appends.
+    tx.query('SELECT 1 FROM runner_runs WHERE pipeline = $1 AND run_id = $2 FOR NO KEY UPDATE', [
+      run.pipeline,
+      run.runId,
+    ]);
+  const lost = () =>
+    new RunnerError(
+      'STATE_LOCKED',
+      `This runner no longer holds its lease on run "${run.runId}" of pipeline "${run.pipeline}" in ${options.where}: it claims no more jobs and creates nothing more.`,
+      { hint: 'Another runner follows its jobs now; run apply again to help finish the run.' },
+    );
+
+  return {
+    machine: lease.machine,
+    async join(planIdentity) {
+      listening ??= serial(() => client.query(`LISTEN ${CHANNEL}`));
+      await listening;
+      await inTransaction(async (tx) => {
+        await lockRun(tx);
+        const { rows } = await tx.query<{ machine: string | null; holder: string; plan_identity: string }>(
+          `SELECT machine, holder, plan_identity FROM runner_leases
+            WHERE pipeline = $1 AND run_id = $2 AND token <> $3 AND NOT released
+              AND expires_at > clock_timestamp() AND plan_identity IS NOT NULL`,
+          key,
+        );
+        const other = rows.find((row) => row.plan_identity !== planIdentity);
+        if (other !== undefined) throw differentPlanError(run, other.machine ?? other.holder, options.where);
+        // The first of a group of processes starts the queue afresh: claims of processes long gone
+        // (finished, or of an earlier plan) say nothing about this apply.
+        if (rows.length === 0) {
+          await tx.query('DELETE FROM runner_claims WHERE pipeline = $1 AND run_id = $2', key.slice(0, 2));
+        }
+        const { rowCount } = await tx.query(
+          `UPDATE runner_leases SET plan_identity = $4 WHERE pipeline = $1 AND run_id = $2 AND token = $3
+              AND NOT released AND expires_at > clock_timestamp()`,
+          [...key, planIdentity],
+        );
+        if (rowCount !== 1) throw lost();
+      });
+    },
+    async enqueue(ids) {
+      const PAGE = 10_000;
+      for (let start = 0; start < ids.length; start += PAGE) {
+        await serial(() =>
+          client.query(
+            `INSERT INTO runner_claims (pipeline, run_id, job_id, ord)
+             SELECT $1, $2, t.id, $4 + t.n FROM unnest($5::text[]) WITH ORDINALITY AS t(id, n)
+              WHERE ${LIVE_LEASE}
+             ON CONFLICT DO NOTHING`,
+            [...key, start, ids.slice(start, start + PAGE)],
+          ),
+        );
+      }
+    },
+    claim(limit) {
+      return inTransaction(async (tx): Promise<ClaimResult> => {
+        await lockRun(tx);
+        // Leases that ran out are ended first: the UPDATE waits for any write of theirs in flight,
+        // and refuses every later one, so their records are complete when read below.
+        const { rows: ended } = await tx.query<{ holder: string }>(
+          `UPDATE runner_leases SET released = true
+            WHERE pipeline = $1 AND run_id = $2 AND NOT released AND expires_at <= clock_timestamp()
+            RETURNING holder`,
+          key.slice(0, 2),
+        );
+        const tookOver = ended.map((row) => row.holder);
+        const live = await tx.query<{ live: boolean }>(`SELECT ${LIVE_LEASE} AS live`, key);
+        if (live.rows[0]?.live !== true) throw lost();
+        const { rows: counted } = await tx.query<{ slots: number; waiting: number }>(
+          `SELECT count(*) FILTER (WHERE slot)::int AS slots,
+                  count(*) FILTER (WHERE NOT finished AND token IS DISTINCT FROM $3)::int AS waiting
+             FROM runner_claims WHERE pipeline = $1 AND run_id = $2`,
+          key,
+        );
+        const slots = counted[0]?.slots ?? 0;
+        // A job left by a gone process first, with the slot it holds; a free job only with a free slot.
+        const { rows: picked } = await tx.query<{ job_id: string; token: string | null; slot: boolean }>(
+          `SELECT c.job_id, c.token::text AS token, c.slot FROM runner_claims c
+             LEFT JOIN runner_leases l ON l.pipeline = c.pipeline AND l.run_id = c.run_id AND l.token = c.token
+            WHERE c.pipeline = $1 AND c.run_id = $2 AND NOT c.finished
+              AND (c.token IS NULL OR (c.token <> $3 AND l.released))
+              AND (c.slot OR $4::boolean)
+            ORDER BY c.slot DESC, c.ord LIMIT 1
+            FOR UPDATE OF c SKIP LOCKED`,
+          [...key, slots < limit],
+        );
+        const next = picked[0];
+        if (next === undefined) {
+          return (counted[0]?.waiting ?? 0) > 0 ? { kind: 'wait', tookOver } : { kind: 'none', tookOver };
+        }
+        await tx.query(
+          `UPDATE runner_claims SET token = $3, claimed_at = clock_timestamp(), slot = true
+            WHERE pipeline = $1 AND run_id = $2 AND job_id = $4`,
+          [...key, next.job_id],
+        );
+        let from: string | undefined;
+        if (next.token !== null) {
+          const { rows } = await tx.query<{ machine: string | null; holder: string }>(
+            'SELECT machine, holder FROM runner_leases WHERE pipeline = $1 AND run_id = $2 AND token = $3',
+            [run.pipeline, run.runId, next.token],
+          );
+          from = rows[0]?.machine ?? rows[0]?.holder;
+        }
+        // The job as its records have it: another process may have worked on it since this one
+        // replayed the run.
+        const { rows: records } = await tx.query<[string]>({
+          text: `SELECT record FROM runner_records WHERE pipeline = $1 AND run_id = $2 AND job_id = $3 ORDER BY seq`,
+          values: [run.pipeline, run.runId, next.job_id],
+          rowMode: 'array',
+        });
+        return {
+          kind: 'claimed',
+          id: next.job_id,
+          records: records.map(([record]) => record),
+          ...(from === undefined ? {} : { from }),
+          tookOver,
+        };
+      });
+    },
+    async releaseSlot(id) {
+      await serial(() =>
+        client.query(
+          `WITH freed AS (
+             UPDATE runner_claims SET slot = false
+              WHERE pipeline = $1 AND run_id = $2 AND job_id = $4 AND token = $3 AND slot
+              RETURNING 1)
+           SELECT pg_notify('${CHANNEL}', $1 || '/' || $2) FROM freed`,
+          [...key, id],
+        ),
+      );
+    },
+    async finish(id, finished) {
+      await serial(() =>
+        client.query(
+          `WITH ended AS (
+             UPDATE runner_claims SET slot = false, finished = $5,
+                    token = CASE WHEN $5 THEN token ELSE NULL END
+              WHERE pipeline = $1 AND run_id = $2 AND job_id = $4 AND token = $3
+              RETURNING 1)
+           SELECT pg_notify('${CHANNEL}', $1 || '/' || $2) FROM ended`,
+          [...key, id, finished],
+        ),
+      );
+    },
+    waitForChange(signal) {
+      return new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          signal?.removeEventListener('abort', done);
+          waiters.delete(done);
+          resolve();
+        };
+        // Also without a notice: a process that dies announces nothing; its lease runs out.
+        const timer = setTimeout(done, Math.max(20, Math.min(1_000, Math.floor(options.ttlMs / 3))));
+        waiters.add(done);
+        signal?.addEventListener('abort', done, { once: true });
+      });
+    },
+    async othersSpent() {
+      // Records are written as `{"type":"created",…`: the prefix picks them without parsing the others.
+      const { rows } = await serial(() =>
+        client.query<{ spent: number }>(
+          `SELECT coalesce(sum(coalesce((record::jsonb ->> 'creditCost')::numeric,
+                                        (record::jsonb ->> 'estimatedCredits')::numeric, 0)), 0)::float8 AS spent
+             FROM runner_records
+            WHERE pipeline = $1 AND run_id = $2 AND seq > $4 AND lease_token <> $3 AND job_id IS NOT NULL
+              AND record LIKE '{"type":"created"%'`,
+          [...key, options.sinceSeq],
+        ),
+      );
+      return rows[0]?.spent ?? 0;
+    },
+    async readRun() {
+      const reading = await serial(() => replayRunRecords(client, run, options.where));
+      return reading.replay.jobs;
+    },
+    close: () => db.end(),
+  };
+}
+
+function differentPlanError(run: RunKey, machine: string, where: string): RunnerError {
+  return new RunnerError(
+    'STATE_MISMATCH',
+    `Not joining run "${run.runId}" of pipeline "${run.pipeline}" in ${where}: ${machine} is applying it with a different plan (another manifest, vars, --only/--exclude or catalog). Every machine on one run must run the same plan. Nothing was created.`,
+    {
+      hint: 'Start every machine with the same manifest and options, or give this apply its own --run id.',
+    },
+  );
+}

@@ -1,0 +1,227 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createPostgresStore } from '../../src/state/backends/postgres/postgres-store.js';
+import { MIGRATIONS, migrateSchema } from '../../src/state/backends/postgres/schema.js';
+import type { OpenRunInput, RunCoordination, RunState } from '../../src/state/state-store.js';
+import { pgAvailable, startPgCluster, type PgCluster } from '../pg-cluster.js';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The run's job queue and open-job slots in PostgreSQL (issue 17.4), driven directly: what each
+ * process may claim, what waits, what passes on when a process dies, and a plan that differs.
+ */
+describe.runIf(pgAvailable())('several processes on one run: claims and slots', () => {
+  let cluster: PgCluster;
+  let work: string;
+  let databases = 0;
+  beforeAll(async () => {
+    cluster = await startPgCluster();
+    work = mkdtempSync(join(tmpdir(), 'runner-pg-claims-'));
+  }, 60_000);
+  afterAll(async () => {
+    await cluster?.stop();
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  const address = (machine: string): OpenRunInput => ({
+    manifestFile: join(work, 'm.yaml'),
+    pipeline: 'p',
+    runId: 'r1',
+    uploadCachePath: join(work, `uploads-${machine}.json`),
+    leaseTtlMs: 600,
+    machine,
+  });
+  const coordinationOf = (state: RunState): RunCoordination => {
+    if (state.coordination === undefined) throw new Error('no coordination');
+    return state.coordination;
+  };
+  const claimed = async (coordination: RunCoordination, limit: number) => {
+    const claim = await coordination.claim(limit);
+    return claim.kind === 'claimed' ? claim.id : claim.kind;
+  };
+
+  it('shares the slots across processes: never more claimed at once than the limit, the rest wait', async () => {
+    const store = createPostgresStore(await cluster.createDatabase(`c${++databases}`));
+    const a = await store.openRun(address('a'));
+    const b = await store.openRun(address('b'));
+    const ca = coordinationOf(a);
+    const cb = coordinationOf(b);
+    try {
+      await ca.join('plan-1');
+      await cb.join('plan-1');
+      await ca.enqueue(['j1', 'j2', 'j3', 'j4']);
+      await cb.enqueue(['j1', 'j2', 'j3', 'j4']);
+      expect(await claimed(ca, 2)).toBe('j1');
+      expect(await claimed(cb, 2)).toBe('j2');
+      // Both slots are held: the third claim, from either process, waits.
+      expect(await claimed(ca, 2)).toBe('wait');
+      expect(await claimed(cb, 2)).toBe('wait');
+      await cb.finish('j2', true);
+      expect(await claimed(ca, 2)).toBe('j3');
+      await ca.finish('j1', true);
+      // A job given back unfinished (creating stopped there) goes to the next taker.
+      await ca.finish('j3', false);
+      expect(await claimed(cb, 2)).toBe('j3');
+      expect(await claimed(cb, 2)).toBe('j4');
+      await cb.finish('j3', true);
+      await cb.finish('j4', true);
+      expect(await claimed(ca, 2)).toBe('none');
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it('refuses a process that joins with another plan', async () => {
+    const store = createPostgresStore(await cluster.createDatabase(`c${++databases}`));
+    const a = await store.openRun(address('a'));
+    const b = await store.openRun(address('b'));
+    try {
+      await coordinationOf(a).join('plan-1');
+      await expect(coordinationOf(b).join('plan-2')).rejects.toMatchObject({
+        code: 'STATE_MISMATCH',
+        message: expect.stringMatching(/a is applying it with a different plan/),
+      });
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it("passes a dead process's claim, with its slot and its records, to the next taker; the dead one's writes are refused", async () => {
+    const store = createPostgresStore(await cluster.createDatabase(`c${++databases}`));
+    // The dying process's heartbeat never beats, as in a machine killed or paused past its lease.
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
+    const dying = await store.openRun(address('dying')).finally(() => vi.useRealTimers());
+    const taker = await store.openRun(address('taker'));
+    try {
+      const cd = coordinationOf(dying);
+      const ct = coordinationOf(taker);
+      await cd.join('plan-1');
+      await ct.join('plan-1');
+      await cd.enqueue(['j1', 'j2']);
+      expect(await claimed(cd, 1)).toBe('j1');
+      await dying.journal.append({
+        type: 'intent',
+        id: 'j1',
+        attempt: 1,
+        payloadHash: 'h',
+        idempotencyKey: 'k',
+      } as never);
+      await dying.journal.append({ type: 'created', id: 'j1', attempt: 1, jobId: 'job-1' } as never);
+      // The only slot is the dying process's: nothing can be claimed while its lease lives.
+      expect(await claimed(ct, 1)).toBe('wait');
+      await sleep(900);
+      const claim = await ct.claim(1);
+      expect(claim).toMatchObject({ kind: 'claimed', id: 'j1', from: 'dying' });
+      expect(claim.tookOver).toEqual([expect.stringMatching(/^dying [0-9a-f]{8}$/)]);
+      if (claim.kind !== 'claimed') throw new Error('not claimed');
+      // Its open attempt is followed from the records, never created again.
+      expect(claim.records.map((record) => (JSON.parse(record) as { type: string }).type)).toEqual([
+        'intent',
+        'created',
+      ]);
+      await expect(
+        dying.journal.append({ type: 'completed', id: 'j1', attempt: 1, resultUrls: [] } as never),
+      ).rejects.toMatchObject({ code: 'STATE_LOCKED' });
+      await expect(cd.claim(1)).rejects.toMatchObject({ code: 'STATE_LOCKED' });
+      // The slot came with the claim: still one in all.
+      expect(await claimed(ct, 1)).toBe('wait');
+      await ct.finish('j1', true);
+      expect(await claimed(ct, 1)).toBe('j2');
+      const reading = await store.readRun(address('taker'));
+      expect(reading.replay.machines?.get('j1')).toBe('dying');
+    } finally {
+      await taker.close();
+      await dying.close();
+    }
+  });
+
+  it("a process frozen inside a claim's transaction holds the run's lock only as long as a lease lasts", async () => {
+    const store = createPostgresStore(await cluster.createDatabase(`c${++databases}`));
+    const frozen = await store.openRun(address('frozen'));
+    await coordinationOf(frozen).join('plan-1');
+    await coordinationOf(frozen).enqueue(['j1']);
+    // The claim takes the run's row lock, then its client stops answering (SIGSTOP, a stalled machine).
+    const query = pg.Client.prototype.query;
+    let froze = false;
+    const spy = vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (
+      this: pg.Client,
+      ...args: unknown[]
+    ) {
+      const text = typeof args[0] === 'string' ? args[0] : '';
+      const result = (query as (...a: unknown[]) => unknown).apply(this, args);
+      if (!froze && text.includes('FOR NO KEY UPDATE')) {
+        froze = true;
+        return (result as Promise<unknown>).then(() => new Promise(() => undefined));
+      }
+      return result;
+    });
+    try {
+      void coordinationOf(frozen).claim(1);
+      await vi.waitFor(() => expect(froze).toBe(true));
+      spy.mockRestore();
+      // The server ends the frozen session after the lease time (600 ms): another process gets in.
+      const started = Date.now();
+      const other = await store.openRun(address('other'));
+      expect(Date.now() - started).toBeLessThan(4_000);
+      await coordinationOf(other).join('plan-1');
+      expect(await claimed(coordinationOf(other), 1)).toBe('j1');
+      await other.close();
+    } finally {
+      spy.mockRestore();
+      await frozen.close().catch(() => undefined);
+    }
+  });
+
+  it('upgrades a database of schema version 1: its records get their job ids, its run goes on', async () => {
+    const url = await cluster.createDatabase(`c${++databases}`);
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await client.query(
+        'CREATE TABLE runner_schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
+      );
+      await client.query(MIGRATIONS[0] ?? '');
+      await client.query('INSERT INTO runner_schema_migrations (version) VALUES (1)');
+      await client.query("INSERT INTO runner_runs (pipeline, run_id) VALUES ('p', 'r1')");
+      await client.query(
+        `INSERT INTO runner_leases (pipeline, run_id, holder, token, acquired_at, expires_at, released)
+         VALUES ('p', 'r1', 'old host pid 1 abcd', 3, now(), now(), true)`,
+      );
+      const records = [
+        { type: 'journal', at: 1, version: 2, pipeline: 'p', runId: 'r1' },
+        { type: 'intent', at: 2, id: 'j1', attempt: 1, payloadHash: 'h', idempotencyKey: 'k' },
+        { type: 'created', at: 3, id: 'j1', attempt: 1, jobId: 'job-1' },
+      ];
+      for (const record of [...records.map((one) => JSON.stringify(one)), '{"torn']) {
+        await client.query(
+          "INSERT INTO runner_records (pipeline, run_id, record, lease_token, holder) VALUES ('p', 'r1', $1, 3, 'old')",
+          [record],
+        );
+      }
+      await migrateSchema(client);
+      const { rows } = await client.query<{ job_id: string | null }>(
+        'SELECT job_id FROM runner_records ORDER BY seq',
+      );
+      expect(rows.map((row) => row.job_id)).toEqual([null, 'j1', 'j1', null]);
+      // A damaged record did not stop the upgrade; the replay refuses it, as it always did.
+      await client.query(`DELETE FROM runner_records WHERE record = '{"torn'`);
+      const store = createPostgresStore(url);
+      const state = await store.openRun(address('new'));
+      try {
+        // The token goes on from the old lease's.
+        expect(Number((state.lock as { token?: string }).token)).toBe(4);
+        expect(state.jobs.get('j1')?.status).toBe('open');
+      } finally {
+        await state.close();
+      }
+    } finally {
+      await client.end();
+    }
+  });
+});
