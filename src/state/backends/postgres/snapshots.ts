@@ -1,4 +1,4 @@
-import { closeSync, openSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import { openSync, readSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,15 +10,14 @@ import { readSnapshotFrom, type LoadedSnapshot } from '../../read-snapshot.js';
 import { SnapshotProblem, type PrefixCheck } from '../../snapshot-format.js';
 import { SnapshotFile } from '../../stored-job.js';
 import { serializeSnapshot, type SnapshotContent } from '../../write-snapshot.js';
+import { copyOutValues } from './copy-out.js';
 import type { PostgresLease, RunKey } from './lease.js';
 
 /**
- * Bytes per row of `runner_snapshot_parts` (whole lines, so about this): bounded memory on both
- * ends, few round trips.
+ * Bytes per row of `runner_snapshot_parts` (whole lines, so about this): bounded memory when a
+ * snapshot is stored, few statements.
  */
 const PART_BYTES = 1024 * 1024;
-/** Parts fetched per query when a snapshot is read (a result set is held whole by node-postgres). */
-const PARTS_PER_READ = 8;
 
 /** The records a PostgreSQL snapshot stands for: the run's records up to `lastSeq`, `records` of them. */
 export interface SnapshotCover {
@@ -88,13 +87,12 @@ export async function writePostgresSnapshot(
 /**
  * The run's snapshot, checked whole before it is used (as the folder's is: format, every job line,
  * the end line's length and CRC-32), and checked against the run's records: they must still hold the
- * record at its last sequence number, as many records up to it as it says, and the same first and last
- * record. Undefined when the run has none; a {@link SnapshotProblem} saying what is wrong otherwise.
+ * record at its last sequence number, and the same first and last record. Undefined when the run has none; a {@link SnapshotProblem} saying what is wrong otherwise.
  *
- * The bytes are copied into a temporary file (0600, removed from its folder at once: it lives while
- * the process holds it open), read as the folder's snapshot is: the jobs keep only their summaries in
- * memory and read their whole states from the file when used. A 100,000-job run is ~100 MB of
- * snapshot, which the resumed apply's memory could not also hold.
+ * The parts are copied into a temporary file (0600, removed from its folder at once: it lives while
+ * the process holds it open) and read as they come, as the folder's snapshot is: the jobs keep only
+ * their summaries in memory and read their whole states from the file when used. A 100,000-job run is
+ * ~130 MB of snapshot, which the resumed apply's memory could not also hold.
  */
 export async function loadPostgresSnapshot(
   client: ClientBase,
@@ -109,43 +107,59 @@ export async function loadPostgresSnapshot(
   const row = rows[0];
   if (row === undefined) return undefined;
   const cover: SnapshotCover = { lastSeq: row.last_seq, records: Number(row.records) };
-  const file = await copyToTempFile(client, run, row.parts, Number(row.bytes), row.last_seq);
-  const loaded = await readSnapshotFrom(file, async (journal) => {
-    if (String(journal.bytes) !== cover.lastSeq || journal.lines !== cover.records) {
-      throw new SnapshotProblem(
-        `its header stands for ${journal.lines} records up to number ${journal.bytes}; its row for ${cover.records} up to ${cover.lastSeq}`,
-      );
-    }
-    const actual = await readCoverCheck(client, run, cover);
-    if (actual === undefined) {
-      throw new SnapshotProblem(
-        `it stands for ${cover.records} records up to number ${cover.lastSeq}, which the run's records do not hold`,
-      );
-    }
-    if (actual.headCrc32 !== journal.headCrc32 || actual.tailCrc32 !== journal.tailCrc32) {
-      throw new SnapshotProblem('the run does not start or end with the records it was taken of');
-    }
-  });
+  // Read before the parts: the connection then streams them without a query in between.
+  const actual = await readCoverCheck(client, run, cover);
+  const file = await openTempFile(run, row.last_seq);
+  const copy = copyParts(client, run, file.fd, row.parts, Number(row.bytes));
+  let loaded: LoadedSnapshot;
+  try {
+    loaded = await readSnapshotFrom(
+      file,
+      (journal) => {
+        if (String(journal.bytes) !== cover.lastSeq || journal.lines !== cover.records) {
+          throw new SnapshotProblem(
+            `its header stands for ${journal.lines} records up to number ${journal.bytes}; its row for ${cover.records} up to ${cover.lastSeq}`,
+          );
+        }
+        if (actual === undefined) {
+          throw new SnapshotProblem(
+            `it stands for the records up to number ${cover.lastSeq}, which the run's records do not hold`,
+          );
+        }
+        if (actual.headCrc32 !== journal.headCrc32 || actual.tailCrc32 !== journal.tailCrc32) {
+          throw new SnapshotProblem('the run does not start or end with the records it was taken of');
+        }
+        return Promise.resolve();
+      },
+      copy.chunks,
+    );
+  } finally {
+    // The copy runs to its end whatever the reader made of it: the connection is free again after.
+    await copy.done.catch(() => undefined);
+  }
+  await copy.done;
   return { ...loaded, cover };
 }
 
 /**
  * The check values of the run's records up to `cover.lastSeq` (see {@link writePostgresSnapshot}), or
- * undefined when there is no record with that number or the count differs.
+ * undefined when it has no record of that number. Like the folder's check of a journal's two ends, it
+ * reads the first and the last record only, not all of them (which is what a snapshot saves): a
+ * record removed from the middle by hand goes unnoticed, as a line cut from the middle of a journal
+ * file does.
  */
 async function readCoverCheck(
   client: ClientBase,
   run: RunKey,
   cover: SnapshotCover,
 ): Promise<PrefixCheck | undefined> {
-  const { rows } = await client.query<{ first: string | null; last: string | null; records: string }>(
+  const { rows } = await client.query<{ first: string | null; last: string | null }>(
     `SELECT (SELECT record FROM runner_records WHERE pipeline = $1 AND run_id = $2 ORDER BY seq LIMIT 1) AS first,
-            (SELECT record FROM runner_records WHERE pipeline = $1 AND run_id = $2 AND seq = $3) AS last,
-            (SELECT count(*) FROM runner_records WHERE pipeline = $1 AND run_id = $2 AND seq <= $3)::text AS records`,
+            (SELECT record FROM runner_records WHERE pipeline = $1 AND run_id = $2 AND seq = $3) AS last`,
     [run.pipeline, run.runId, cover.lastSeq],
   );
   const row = rows[0];
-  if (row?.first == null || row.last == null || Number(row.records) !== cover.records) return undefined;
+  if (row?.first == null || row.last == null) return undefined;
   return {
     bytes: Number(cover.lastSeq),
     lines: cover.records,
@@ -154,14 +168,8 @@ async function readCoverCheck(
   };
 }
 
-/** The snapshot's parts, in order, written to an unlinked temporary file held open. */
-async function copyToTempFile(
-  client: ClientBase,
-  run: RunKey,
-  parts: number,
-  bytes: number,
-  lastSeq: string,
-): Promise<SnapshotFile> {
+/** An empty temporary file (0600), already unlinked: it lives while the process holds it open. */
+async function openTempFile(run: RunKey, lastSeq: string): Promise<SnapshotFile> {
   const folder = await mkdtemp(join(tmpdir(), 'runner-snapshot-'));
   const path = join(folder, 'snapshot.jsonl');
   let fd: number;
@@ -176,32 +184,98 @@ async function copyToTempFile(
     }
     rmSync(folder, { recursive: true, force: true });
   }
-  const display = `the state snapshot of run "${run.runId}" of pipeline "${run.pipeline}" (records up to ${lastSeq})`;
-  try {
-    let written = 0;
-    for (let from = 0; from < parts; from += PARTS_PER_READ) {
-      const { rows } = await client.query<[string]>({
-        text: `SELECT data FROM runner_snapshot_parts WHERE pipeline = $1 AND run_id = $2 AND part >= $3 AND part < $4
-                ORDER BY part`,
-        values: [run.pipeline, run.runId, from, from + PARTS_PER_READ],
-        rowMode: 'array',
-      });
-      if (rows.length !== Math.min(PARTS_PER_READ, parts - from)) {
-        throw new SnapshotProblem(`it has fewer parts than the ${parts} it was written with`);
-      }
-      for (const [text] of rows) {
-        const data = Buffer.from(text, 'utf8');
-        for (let at = 0; at < data.length;) at += writeSync(fd, data, at, data.length - at, written + at);
-        written += data.length;
+  return new SnapshotFile(
+    `the state snapshot of run "${run.runId}" of pipeline "${run.pipeline}" (records up to ${lastSeq})`,
+    fd,
+  );
+}
+
+/**
+ * Copies the snapshot's parts into the file, in order, as the database sends them (`COPY`, so their
+ * bytes are never decoded into strings), and hands out the file's bytes as whole lines as they arrive
+ * (`chunks`): the reader checks and parses them while the rest is still coming, with one buffer
+ * whatever the snapshot's size. `done` settles once the copy ended, rejecting with a
+ * {@link SnapshotProblem} when parts or bytes are missing.
+ */
+function copyParts(
+  client: ClientBase,
+  run: RunKey,
+  fd: number,
+  parts: number,
+  bytes: number,
+): { chunks: AsyncGenerator<Buffer>; done: Promise<void> } {
+  let written = 0;
+  let ended = false;
+  // Set once the reader stopped: it closes the file, whose descriptor may then be another file's.
+  let stopped = false;
+  let wake: (() => void) | undefined;
+  const signal = () => {
+    wake?.();
+    wake = undefined;
+  };
+  const done = copyOutValues(
+    client,
+    `SELECT data FROM runner_snapshot_parts WHERE pipeline = ${client.escapeLiteral(run.pipeline)}
+        AND run_id = ${client.escapeLiteral(run.runId)} ORDER BY part`,
+    (piece) => {
+      if (stopped) return;
+      for (let at = 0; at < piece.length;) at += writeSync(fd, piece, at, piece.length - at, written + at);
+      written += piece.length;
+      signal();
+    },
+  )
+    .then((rows) => {
+      if (rows !== parts)
+        throw new SnapshotProblem(`it has ${rows} of the ${parts} parts it was written with`);
+      if (written !== bytes) throw new SnapshotProblem(`it holds ${written} bytes, not the ${bytes} written`);
+    })
+    .finally(() => {
+      ended = true;
+      signal();
+    });
+  // Awaited by the caller later: a failure before then is not an unhandled rejection.
+  done.catch(() => undefined);
+  async function* chunks(): AsyncGenerator<Buffer> {
+    let buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+    let kept = 0;
+    let position = 0;
+    try {
+      yield* follow();
+    } finally {
+      stopped = true;
+    }
+    async function* follow(): AsyncGenerator<Buffer> {
+      for (;;) {
+        if (position === written) {
+          if (ended) {
+            await done;
+            if (kept > 0) yield buffer.subarray(0, kept);
+            return;
+          }
+          await new Promise<void>((resolve) => (wake = resolve));
+          continue;
+        }
+        if (kept === buffer.length) {
+          // One line longer than the buffer: a larger one holds it.
+          const larger = Buffer.allocUnsafe(buffer.length * 2);
+          buffer.copy(larger, 0, 0, kept);
+          buffer = larger;
+        }
+        const read = readSync(fd, buffer, kept, Math.min(buffer.length - kept, written - position), position);
+        position += read;
+        const filled = kept + read;
+        const lineEnd = buffer.lastIndexOf(NEWLINE, filled - 1) + 1;
+        if (lineEnd > 0) yield buffer.subarray(0, lineEnd);
+        buffer.copy(buffer, 0, lineEnd, filled);
+        kept = filled - lineEnd;
       }
     }
-    if (written !== bytes) throw new SnapshotProblem(`it holds ${written} bytes, not the ${bytes} written`);
-  } catch (error) {
-    closeSync(fd);
-    throw error;
   }
-  return new SnapshotFile(display, fd);
+  return { chunks: chunks(), done };
 }
+
+/** Bytes read from the copy at once (one buffer, reused). */
+const CHUNK_BYTES = 1024 * 1024;
 
 /**
  * Regroups the snapshot's pieces (each whole lines) into parts of whole lines, each at most
