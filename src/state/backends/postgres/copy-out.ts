@@ -20,9 +20,9 @@ export function copyOutValues(
   onValue: (piece: Buffer, row: number) => void,
 ): Promise<number> {
   return new Promise((resolve, reject) => {
-    const copy = new BinaryCopyOut(`COPY (${query}) TO STDOUT (FORMAT binary)`, onValue, (error, rows) =>
-      error === undefined ? resolve(rows) : reject(error),
-    );
+    const copy = new BinaryCopyOut(`COPY (${query}) TO STDOUT (FORMAT binary)`, onValue);
+    // node-postgres wraps it with the connection's query timeout (and clears that when it is called).
+    copy.callback = (error, rows) => (error === null ? resolve(rows ?? 0) : reject(error));
     void client.query(copy);
   });
 }
@@ -39,11 +39,12 @@ export class BinaryCopyOut implements Submittable {
   private rows = 0;
   private failure: Error | undefined;
   private settled = false;
+  /** Called once, with the error or the number of rows; node-postgres wraps it (query timeout). */
+  callback: ((error: Error | null, rows?: number) => void) | undefined;
 
   constructor(
     private readonly text: string,
     private readonly onValue: (piece: Buffer, row: number) => void,
-    private readonly settle: (error: Error | undefined, rows: number) => void,
   ) {}
 
   submit(connection: Connection): void {
@@ -85,7 +86,7 @@ export class BinaryCopyOut implements Submittable {
   private finish(error: Error | undefined): void {
     if (this.settled) return;
     this.settled = true;
-    this.settle(error, this.rows);
+    this.callback?.(error ?? null, this.rows);
   }
 
   /** Walks the binary COPY stream: header, then per row a field count (1), a length and the value. */

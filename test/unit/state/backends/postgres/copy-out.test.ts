@@ -19,11 +19,8 @@ function binaryCopy(values: string[]): Buffer {
 function run(stream: Buffer, split: number) {
   const pieces: Buffer[][] = [];
   let outcome: { error: Error | undefined; rows: number } | undefined;
-  const copy = new BinaryCopyOut(
-    'COPY',
-    (piece, row) => (pieces[row] ??= []).push(Buffer.from(piece)),
-    (error, rows) => (outcome = { error, rows }),
-  );
+  const copy = new BinaryCopyOut('COPY', (piece, row) => (pieces[row] ??= []).push(Buffer.from(piece)));
+  copy.callback = (error, rows) => (outcome = { error: error ?? undefined, rows: rows ?? 0 });
   for (let at = 0; at < stream.length; at += split)
     copy.handleCopyData({ chunk: stream.subarray(at, at + split) });
   copy.handleReadyForQuery();
