@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { createPostgresStore } from '../../src/state/backends/postgres/postgres-store.js';
 import { replayRunRecords } from '../../src/state/backends/postgres/read-records.js';
 import { replayPostgresRun } from '../../src/state/backends/postgres/replay-run.js';
+import { SCHEMA_VERSION } from '../../src/state/backends/postgres/schema.js';
 import type { JobState } from '../../src/state/job-state.js';
 import type { OpenRunInput, RunState } from '../../src/state/state-store.js';
 import { pgAvailable, startPgCluster, type PgCluster } from '../pg-cluster.js';
@@ -225,5 +226,28 @@ describe.runIf(pgAvailable())('PostgreSQL state snapshots', () => {
       client.query<{ holder: string }>('SELECT holder FROM runner_snapshots'),
     );
     expect(rows.rowCount).toBe(1);
+  }, 60_000);
+
+  it('reads a database of the schema before snapshots as it is, and the next apply upgrades it', async () => {
+    const url = await cluster.createDatabase(`s${++databases}`);
+    const store = await runWithSnapshot(url, 3);
+    // As the previous runner left it: no snapshot tables, schema version 1.
+    await withClient(url, (client) =>
+      client.query(
+        `DROP TABLE runner_snapshot_parts; DROP TABLE runner_snapshots;
+         DELETE FROM runner_schema_migrations WHERE version > 1`,
+      ),
+    );
+    const reading = await store.readRun(address());
+    expect(reading.replay.warnings).toEqual([]);
+    expect(reading.replay.jobs.size).toBe(3);
+    const state = await store.openRun(address());
+    expect(await state.snapshots.finish(state.jobs)).toEqual([]);
+    await state.close();
+    const version = await withClient(url, (client) =>
+      client.query<{ v: number }>('SELECT max(version) AS v FROM runner_schema_migrations'),
+    );
+    expect(version.rows[0]?.v).toBe(SCHEMA_VERSION);
+    expect((await store.readRun(address())).replay.jobs.size).toBe(3);
   }, 60_000);
 });

@@ -28,6 +28,9 @@ export async function replayPostgresRun(
   try {
     loaded = await loadPostgresSnapshot(client, run);
   } catch (error) {
+    // A database of the schema before snapshots, read by a command that does not upgrade it: none.
+    if ((error as { code?: unknown }).code === UNDEFINED_TABLE)
+      return replayRunRecords(client, run, source).then((reading) => ({ ...reading, snapshot: undefined }));
     if (!(error instanceof SnapshotProblem) && !isReadFailure(error)) throw error;
     ignored = `Ignored the state snapshot of ${source}: ${error.message}. All of the run's records were replayed instead (they are the source of truth); the next apply stores a new snapshot.`;
   }
@@ -40,6 +43,9 @@ export async function replayPostgresRun(
   if (ignored !== undefined) reading.replay.warnings.unshift(ignored);
   return { ...reading, snapshot: loaded?.cover };
 }
+
+/** PostgreSQL's SQLSTATE for a table that does not exist. */
+const UNDEFINED_TABLE = '42P01';
 
 /**
  * The temporary copy could not be written (a full or read-only temporary folder), or a database error
