@@ -13,17 +13,6 @@ const TIME_SCALE = 0.02;
 const STALE_MS = 6_000;
 
 let simulator: Simulator;
-beforeAll(async () => {
-  simulator = await startSimulator({
-    timeScale: TIME_SCALE,
-    seed: 24,
-    idempotencyWindowMs: Math.ceil(600_000 / TIME_SCALE),
-    account: { subscriptionImageQuota: 0 },
-  });
-});
-afterAll(async () => {
-  await simulator.close();
-});
 
 /** Each apply runs as pid 1 of its own container: same host and boot, its own PID namespace. */
 function containerEnv(namespace: string): Record<string, string> {
@@ -57,6 +46,19 @@ const MESSAGES: Record<StateBackendName, { refused: RegExp; tookOver: RegExp; lo
 
 describe.each(stateBackends())('two containers sharing one state (#24.1), state in %s', (backend) => {
   const backendState = useStateBackend(backend, { leaseTtlMs: STALE_MS });
+  // A simulator per backend: the same run's idempotency keys on another backend would be answered
+  // with the first backend's jobs.
+  beforeAll(async () => {
+    simulator = await startSimulator({
+      timeScale: TIME_SCALE,
+      seed: 24,
+      idempotencyWindowMs: Math.ceil(600_000 / TIME_SCALE),
+      account: { subscriptionImageQuota: 0 },
+    });
+  });
+  afterAll(async () => {
+    await simulator.close();
+  });
   it("pay for 12 jobs exactly once: the second waits out the first's lease, the first resumes and creates nothing", async () => {
     const dir = await makeWorkDir('lease');
     const { file, jobIds } = await writeImageMatrixManifest(dir, {
