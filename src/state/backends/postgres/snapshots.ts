@@ -27,10 +27,10 @@ export interface SnapshotCover {
 
 /**
  * Stores a run's snapshot in the database: the same text the folder's `snapshot.jsonl` holds
- * (`serializeSnapshot`), in parts of whole lines of about a megabyte, replacing the run's previous one in one transaction,
- * so a reader sees the old snapshot or the new one, whole. Fenced like a record: the transaction
- * first locks the lease row (`FOR SHARE`) and goes on only while it still carries this process's
- * token, unexpired; a lost lease writes no snapshot. Its header's `journal` names the records it
+ * (`serializeSnapshot`), in parts of whole lines of about a megabyte, replacing the run's previous one
+ * in one transaction, so a reader sees the old snapshot or the new one, whole. Fenced like a record:
+ * the transaction first locks the lease row (`FOR SHARE`) and goes on only while it still carries
+ * this process's token, unexpired; a lost lease writes no snapshot. Its header's `journal` names the records it
  * stands for: `bytes` is the sequence number of the last, `lines` their count, and the two CRC-32s
  * are of the run's first record (its header, naming pipeline, run and start) and of that last one.
  */
@@ -57,7 +57,9 @@ export async function writePostgresSnapshot(
     }
     const journal = await readCoverCheck(client, run, cover);
     if (journal === undefined) {
-      throw new Error(`the run's records up to ${cover.lastSeq} are not ${cover.records} records`);
+      throw new Error(
+        `the run has no record number ${cover.lastSeq}, the last one the snapshot would stand for`,
+      );
     }
     await client.query('DELETE FROM runner_snapshot_parts WHERE pipeline = $1 AND run_id = $2', key);
     let parts = 0;
@@ -87,7 +89,8 @@ export async function writePostgresSnapshot(
 /**
  * The run's snapshot, checked whole before it is used (as the folder's is: format, every job line,
  * the end line's length and CRC-32), and checked against the run's records: they must still hold the
- * record at its last sequence number, and the same first and last record. Undefined when the run has none; a {@link SnapshotProblem} saying what is wrong otherwise.
+ * record at its last sequence number, and the same first and last record. Undefined when the run has
+ * none; a {@link SnapshotProblem} saying what is wrong otherwise.
  *
  * The parts are copied into a temporary file (0600, removed from its folder at once: it lives while
  * the process holds it open) and read as they come, as the folder's snapshot is: the jobs keep only
