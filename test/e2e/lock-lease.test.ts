@@ -11,6 +11,12 @@ import { readStatusAt, stateBackends, useStateBackend, type StateBackendName } f
 const TIME_SCALE = 0.02;
 /** The lease of both applies: refreshed every second, stale after 6 s (each stops by itself after 3 s unrefreshed: room for a loaded machine). */
 const STALE_MS = 6_000;
+/**
+ * PostgreSQL's lease: renewed every third of it, so a holder frozen just before a renewal leaves two
+ * thirds of it for the refused apply to start in; 9 s leaves 6 s, as the folder's lock (refreshed every
+ * second) leaves 5 s, on a loaded machine.
+ */
+const LEASE_TTL_MS = 9_000;
 
 let simulator: Simulator;
 
@@ -45,7 +51,8 @@ const MESSAGES: Record<StateBackendName, { refused: RegExp; tookOver: RegExp; lo
 };
 
 describe.each(stateBackends())('two containers sharing one state (#24.1), state in %s', (backend) => {
-  const backendState = useStateBackend(backend, { leaseTtlMs: STALE_MS });
+  const backendState = useStateBackend(backend, { leaseTtlMs: LEASE_TTL_MS });
+  const staleAfterMs = backend === 'postgres' ? LEASE_TTL_MS : STALE_MS;
   // A simulator per backend: the same run's idempotency keys on another backend would be answered
   // with the first backend's jobs.
   beforeAll(async () => {
@@ -85,7 +92,7 @@ describe.each(stateBackends())('two containers sharing one state (#24.1), state 
       const refused = await runCli([...apply, ...fast], { env: env('4026532002') });
       expect(refused.code, refused.stderr).toBe(1);
       expect(refused.stderr).toMatch(messages.refused);
-      await sleep(Math.max(0, frozenAt + STALE_MS + 500 - Date.now()));
+      await sleep(Math.max(0, frozenAt + staleAfterMs + 500 - Date.now()));
       const second = await runCli([...apply, ...fast], { env: env('4026532002'), timeoutMs: 60_000 });
       expect(second.code, second.stderr).toBe(0);
       expect(second.stderr).toMatch(messages.tookOver);
