@@ -44,11 +44,12 @@ describe.runIf(pgAvailable())('PostgreSQL state snapshots', () => {
     expect(readdirSync(join(work, 'tmp'))).toEqual([]);
   });
 
-  const address = (): OpenRunInput => ({
+  /** The run's address; a lease long enough for a loaded machine, short where it must expire. */
+  const address = (leaseTtlMs = 10_000): OpenRunInput => ({
     manifestFile: join(work, 'm.yaml'),
     ...RUN,
     uploadCachePath: join(work, 'uploads.json'),
-    leaseTtlMs: 600,
+    leaseTtlMs,
   });
 
   /** Appends `jobs` jobs' intent and created records (`from` on), each job then open. */
@@ -210,9 +211,9 @@ describe.runIf(pgAvailable())('PostgreSQL state snapshots', () => {
     await first.close();
     // The old holder's heartbeat never beats, as in a process paused (SIGSTOP) past its lease.
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
-    const old = await store.openRun(address()).finally(() => vi.useRealTimers());
+    const old = await store.openRun(address(600)).finally(() => vi.useRealTimers());
     await sleep(900);
-    const taker = await store.openRun(address());
+    const taker = await store.openRun(address(600));
     const warnings = await old.snapshots.finish(old.jobs);
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatch(/Could not write the state snapshot .*expired or was taken over/);
