@@ -10,6 +10,7 @@ import {
   checkSnapshotHead,
   SnapshotProblem,
   type JournalPosition,
+  type PrefixCheck,
   type SnapshotHead,
 } from './snapshot-format.js';
 
@@ -35,9 +36,27 @@ export async function readSnapshot(path: string, journalPath: string): Promise<L
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
   }
-  const file = new SnapshotFile(path, fd);
+  return readSnapshotFrom(new SnapshotFile(path, fd), (head) => checkPrefix(head, journalPath));
+}
+
+/**
+ * Reads and checks a snapshot held in an open file, as {@link readSnapshot} does, with the check that
+ * it stands for the records it names given by its backend: `checkJournal` throws a
+ * {@link SnapshotProblem} when they are not there (the folder compares the journal file's bytes,
+ * PostgreSQL its rows). It is called before any job is read. The file is closed on failure, and on
+ * success once no job refers to it.
+ *
+ * `chunks`, when given, are the file's bytes from its start as they are being written into it, each
+ * of whole lines (a backend that copies the snapshot in reads it while the rest is still coming); by
+ * default they are read from the file.
+ */
+export async function readSnapshotFrom(
+  file: SnapshotFile,
+  checkJournal: (journal: SnapshotHead['journal']) => Promise<void>,
+  chunks: AsyncIterable<Buffer> = readLineChunks(file.fd),
+): Promise<LoadedSnapshot> {
   try {
-    const loaded = await readOpenSnapshot(file, journalPath);
+    const loaded = await readOpenSnapshot(file, checkJournal, chunks);
     if (loaded.checkpoint.jobs.size === 0) file.close();
     return loaded;
   } catch (error) {
@@ -84,7 +103,11 @@ async function* readLineChunks(fd: number): AsyncGenerator<Buffer> {
 
 const CHUNK_BYTES = 1024 * 1024;
 
-async function readOpenSnapshot(file: SnapshotFile, journalPath: string): Promise<LoadedSnapshot> {
+async function readOpenSnapshot(
+  file: SnapshotFile,
+  checkJournal: (journal: SnapshotHead['journal']) => Promise<void>,
+  chunks: AsyncIterable<Buffer>,
+): Promise<LoadedSnapshot> {
   let head: SnapshotHead | undefined;
   const jobs = new Map<string, JobState>();
   let crc = 0;
@@ -94,7 +117,7 @@ async function readOpenSnapshot(file: SnapshotFile, journalPath: string): Promis
   let dataOffset = 0;
   // Lines are read by their offsets in `data`, and the checksum taken over each chunk at once: a
   // Buffer per line cost ~0.2 s of a 100,000-job snapshot's reading in allocation alone.
-  for await (const data of readLineChunks(file.fd)) {
+  for await (const data of chunks) {
     let start = 0;
     let unsummed = 0;
     for (;;) {
@@ -104,7 +127,7 @@ async function readOpenSnapshot(file: SnapshotFile, journalPath: string): Promis
       if (head === undefined) {
         head = checkSnapshotHead(parseJson(data, start, end));
         // Before reading its jobs: a snapshot of another journal (or of a longer one) is not read on.
-        await checkPrefix(head, journalPath);
+        await checkJournal(head.journal);
       } else if (jobs.size === head.jobs) {
         // The end line: its checksum covers every byte before it.
         crc = crc32(data.subarray(unsummed, start), crc);
@@ -144,14 +167,14 @@ async function readOpenSnapshot(file: SnapshotFile, journalPath: string): Promis
 
 const NEWLINE = 0x0a;
 
-async function checkPrefix(head: SnapshotHead, journalPath: string): Promise<void> {
-  const journal = await readPrefixCheck(journalPath, head.journal);
+async function checkPrefix(expected: PrefixCheck, journalPath: string): Promise<void> {
+  const journal = await readPrefixCheck(journalPath, expected);
   if (journal === undefined) {
     throw new SnapshotProblem(
-      `it covers ${head.journal.bytes} bytes of the journal, which holds fewer (or not at a line's end)`,
+      `it covers ${expected.bytes} bytes of the journal, which holds fewer (or not at a line's end)`,
     );
   }
-  if (!isSamePrefix(journal, head.journal)) {
+  if (!isSamePrefix(journal, expected)) {
     throw new SnapshotProblem('the journal does not start with the records it was taken of');
   }
 }

@@ -3,7 +3,7 @@ import type { JobState } from './job-state.js';
 import type { JournalWriter } from './journal.js';
 import type { JournalRecord } from './records.js';
 import type { ReplayCheckpoint } from './replay.js';
-import { writeSnapshot } from './write-snapshot.js';
+import { writeSnapshot, type SnapshotContent } from './write-snapshot.js';
 
 /**
  * Fewest records between two snapshots written during a run. The interval grows with the run (at
@@ -45,8 +45,14 @@ export function createSnapshotSchedule(input: {
   /** @default DEFAULT_SNAPSHOT_EVERY */
   every?: number;
   clock: Clock;
+  /**
+   * Stores a snapshot where the backend keeps it; `content.position` is the journal's position then.
+   * @default `writeSnapshot` beside the journal file (the folder backend)
+   */
+  write?: (content: SnapshotContent) => Promise<void>;
 }): StateSnapshots {
   const every = input.every ?? DEFAULT_SNAPSHOT_EVERY;
+  const write = input.write ?? ((content: SnapshotContent) => writeSnapshot(input.journal.path, content));
   const runs = [...input.base.runs];
   let uncovered = input.uncovered;
   let writing: Promise<void> | undefined;
@@ -57,7 +63,7 @@ export function createSnapshotSchedule(input: {
     input.journal.exclusive(async (position) => {
       if (position === undefined) return;
       const covered = uncovered;
-      await writeSnapshot(input.journal.path, {
+      await write({
         position,
         jobs,
         meta: { ...input.base, runs: [...runs] },
@@ -69,7 +75,7 @@ export function createSnapshotSchedule(input: {
   const track = (promise: Promise<void>): Promise<void> => {
     const settled = promise.catch((error: unknown) => {
       warnings.push(
-        `Could not write the state snapshot beside ${input.journal.path}: ${error instanceof Error ? error.message : String(error)}. Nothing is lost: the journal holds the state; the next replay reads more of it.`,
+        `Could not write the state snapshot of ${input.journal.path}: ${error instanceof Error ? error.message : String(error)}. Nothing is lost: the journal holds the state; the next replay reads more of it.`,
       );
     });
     writing = settled;

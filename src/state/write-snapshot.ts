@@ -11,6 +11,7 @@ import {
   SNAPSHOT_FILE,
   SNAPSHOT_FORMAT,
   type JournalPosition,
+  type PrefixCheck,
   type SnapshotEnd,
   type SnapshotHead,
 } from './snapshot-format.js';
@@ -43,6 +44,24 @@ export async function writeSnapshot(journalPath: string, content: SnapshotConten
   }
   const path = join(dirname(journalPath), SNAPSHOT_FILE);
   const temp = `${path}.tmp`;
+  const handle = await open(temp, 'w', PRIVATE_FILE_MODE);
+  try {
+    for (const buffer of serializeSnapshot(journal, content)) await handle.write(buffer);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await rename(temp, path);
+  await syncDirectory(dirname(path));
+}
+
+/**
+ * The bytes of a snapshot of `content` (see `SnapshotHead`), in pieces of a few hundred KB: its header
+ * line, its job lines, and its end line with the length and CRC-32 of everything before it. `journal`
+ * says which records it stands for. The folder writes them to a file, PostgreSQL to rows; both are read
+ * back by `readSnapshotFrom`. `jobs` must not change until the last piece is taken.
+ */
+export function* serializeSnapshot(journal: PrefixCheck, content: SnapshotContent): Generator<Buffer> {
   const head: SnapshotHead = {
     type: 'snapshot',
     format: SNAPSHOT_FORMAT,
@@ -55,30 +74,22 @@ export async function writeSnapshot(journalPath: string, content: SnapshotConten
     unknownTypes: content.meta.unknownTypes,
     jobs: content.jobs.size,
   };
-  const handle = await open(temp, 'w', PRIVATE_FILE_MODE);
-  try {
-    let crc = 0;
-    let bytes = 0;
-    const write = async (buffer: Buffer): Promise<void> => {
-      crc = crc32(buffer, crc);
-      bytes += buffer.length;
-      await handle.write(buffer);
-    };
-    await write(Buffer.from(`${JSON.stringify(head)}\n`));
-    const batch = new JobLines();
-    for (const job of content.jobs.values()) {
-      batch.add(job);
-      if (batch.jobs === JOBS_PER_WRITE) await write(batch.take());
-    }
-    if (batch.jobs > 0) await write(batch.take());
-    const end: SnapshotEnd = { type: 'snapshot-end', jobs: content.jobs.size, bytes, crc32: crc };
-    await handle.write(`${JSON.stringify(end)}\n`);
-    await handle.sync();
-  } finally {
-    await handle.close();
+  let crc = 0;
+  let bytes = 0;
+  const sum = (buffer: Buffer): Buffer => {
+    crc = crc32(buffer, crc);
+    bytes += buffer.length;
+    return buffer;
+  };
+  yield sum(Buffer.from(`${JSON.stringify(head)}\n`));
+  const batch = new JobLines();
+  for (const job of content.jobs.values()) {
+    batch.add(job);
+    if (batch.jobs === JOBS_PER_WRITE) yield sum(batch.take());
   }
-  await rename(temp, path);
-  await syncDirectory(dirname(path));
+  if (batch.jobs > 0) yield sum(batch.take());
+  const end: SnapshotEnd = { type: 'snapshot-end', jobs: content.jobs.size, bytes, crc32: crc };
+  yield Buffer.from(`${JSON.stringify(end)}\n`);
 }
 
 /**

@@ -1,23 +1,30 @@
 import { existsSync } from 'node:fs';
-import { rename, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import pg from 'pg';
 import { expect, describe, it } from 'vitest';
 import { startSimulator } from '../../src/simulator/index.js';
 import type { Simulator } from '../../src/simulator/types.js';
 import {
   createRandom,
   findMismatchedDownloads,
-  findUnjournaledCreates,
   isRunIndexFile,
   listFilesDeep,
   makeWorkDir,
-  readIntentKeys,
-  readStatus,
   simulatorEnv,
   writeImageMatrixManifest,
 } from './apply-fixtures.js';
 import { runCli, type CliResult } from './run-cli.js';
 import { runCliKilledAfterStart, runCliKilledWhen } from './run-cli-killable.js';
+import {
+  findUnrecordedCreates,
+  readIntentKeysAt,
+  readStatusAt,
+  stateBackends,
+  useStateBackend,
+  type StateBackendName,
+  type StatePlace,
+} from './state-backends.js';
 
 /** 45 s simulated image jobs take 0.4 s real. */
 const TIME_SCALE = 0.009;
@@ -27,6 +34,13 @@ const MAX_KILLS = 25;
 const MAX_KILL_DELAY_MS = 1_500;
 /** `chatgpt-image-sangtao` in the simulator's catalog, paid in credits (the plan quota is 0). */
 const IMAGE_COST = 4;
+/** PostgreSQL: a killed runner's lease is taken over this long after its last heartbeat. */
+const LEASE_TTL_MS = 1_000;
+/** What the run after a killed one says when it takes over the lock or lease the dead one left. */
+const TOOK_OVER: Record<StateBackendName, RegExp> = {
+  folder: /Took over a stale lock/,
+  postgres: /Took over the expired lease/,
+};
 
 interface Scenario {
   simulator: Simulator;
@@ -37,9 +51,10 @@ interface Scenario {
   stateDir: string;
   outputDir: string;
   apply: string[];
+  place: StatePlace;
 }
 
-async function setUp(seed: number): Promise<Scenario> {
+async function setUp(seed: number, placeAt: (stateDir: string) => Promise<StatePlace>): Promise<Scenario> {
   const simulator = await startSimulator({
     timeScale: TIME_SCALE,
     seed,
@@ -53,13 +68,13 @@ async function setUp(seed: number): Promise<Scenario> {
     styles: ['watercolor', 'pencil', 'oil'],
   });
   const stateDir = join(dir, 'state');
+  const place = await placeAt(stateDir);
   const outputDir = join(dir, 'out');
   const apply = [
     'apply',
     file,
     '--yes',
-    '--state-dir',
-    stateDir,
+    ...place.args,
     '--output',
     outputDir,
     '--poll-interval',
@@ -69,8 +84,8 @@ async function setUp(seed: number): Promise<Scenario> {
   ];
   // Snapshots all through each run (every 12 records, the job count), not only at its end: kills land
   // during snapshot writes too, and every resumed run starts from a snapshot plus the journal after it.
-  const env = { ...simulatorEnv(simulator), RUNNER_SNAPSHOT_EVERY: '1' };
-  return { simulator, dir, env, file, jobIds, stateDir, outputDir, apply };
+  const env = { ...simulatorEnv(simulator), RUNNER_SNAPSHOT_EVERY: '1', ...place.env };
+  return { simulator, dir, env, file, jobIds, stateDir, outputDir, apply, place };
 }
 
 /**
@@ -82,8 +97,7 @@ async function killUntilDone(
   scenario: Scenario,
   runKilled: (run: number) => Promise<CliResult & { killed: boolean; label: string }>,
 ): Promise<{ kills: number; locksLeft: number; history: string[] }> {
-  const { simulator, stateDir, jobIds, apply, env } = scenario;
-  const lockFile = join(stateDir, 'crash-resume', 'default', 'lock');
+  const { simulator, jobIds, apply, env, place } = scenario;
   let kills = 0;
   let locksLeft = 0;
   let lockLeftBehind = false;
@@ -101,8 +115,11 @@ async function killUntilDone(
     expect(simulator.stats().jobsCreated, history.join('\n')).toBeLessThanOrEqual(jobIds.length);
     if (result.killed) {
       kills++;
-      lockLeftBehind = existsSync(lockFile);
+      lockLeftBehind = await place.lockLeft();
       if (lockLeftBehind) locksLeft++;
+      // PostgreSQL: the dead runner's lease is taken over once it expired (the folder's stale lock at
+      // once, its pid being gone).
+      await place.waitForLeaseExpiry();
       continue;
     }
     if (result.code !== 0 && /taking the lock .* right now/.test(result.stderr)) {
@@ -112,9 +129,9 @@ async function killUntilDone(
       continue;
     }
     expect(result.code, `${history.join('\n')}\n${result.stderr}`).toBe(0);
-    // The dead runner's lock was still there: this run must have taken it over (its pid is gone).
-    if (lockLeftBehind) expect(result.stderr, history.join('\n')).toContain('Took over a stale lock');
-    expect(existsSync(lockFile)).toBe(false);
+    // The dead runner's lock or lease was still there: this run must have taken it over.
+    if (lockLeftBehind) expect(result.stderr, history.join('\n')).toMatch(TOOK_OVER[place.backend]);
+    expect(await place.lockLeft()).toBe(false);
     return { kills, locksLeft, history };
   }
 }
@@ -125,7 +142,7 @@ function countRequests(simulator: Simulator): number {
 
 /** Every logical job done and downloaded intact, each created and charged exactly once. */
 async function expectPaidOnceAndComplete(scenario: Scenario): Promise<void> {
-  const { simulator, env, file, jobIds, stateDir, outputDir, apply } = scenario;
+  const { simulator, env, file, jobIds, outputDir, apply, place } = scenario;
   // A further apply has nothing left to do and creates nothing.
   const createdBefore = simulator.stats().jobsCreated;
   const again = await runCli(apply, { env, timeoutMs: 30_000 });
@@ -133,13 +150,11 @@ async function expectPaidOnceAndComplete(scenario: Scenario): Promise<void> {
   const stats = simulator.stats();
   expect(stats.jobsCreated).toBe(createdBefore);
 
-  const view = await readStatus(file, stateDir, env);
-  // The state as read from the snapshot plus the journal after it is the state the journal alone gives.
-  const snapshot = join(stateDir, 'crash-resume', 'default', 'snapshot.jsonl');
-  expect(existsSync(snapshot)).toBe(true);
-  await rename(snapshot, `${snapshot}.aside`);
-  expect(await readStatus(file, stateDir, env)).toEqual(view);
-  await rename(`${snapshot}.aside`, snapshot);
+  const view = await readStatusAt(place, file, env);
+  // The state as read from the snapshot plus the records after it is the state the records alone give.
+  expect(await place.hasSnapshot()).toBe(true);
+  await place.dropSnapshot();
+  expect(await readStatusAt(place, file, env)).toEqual(view);
   expect(view.jobs.map((job) => job.id).sort()).toEqual([...jobIds].sort());
   expect(view.jobs.filter((job) => job.status !== 'done')).toEqual([]);
   for (const job of view.jobs) {
@@ -163,7 +178,7 @@ async function expectPaidOnceAndComplete(scenario: Scenario): Promise<void> {
   expect(view.totals.creditsSpent).toBe(jobIds.length * IMAGE_COST);
 
   // Each service job belongs to a distinct logical job (mapped through the journaled keys)…
-  const keys = await readIntentKeys(stateDir);
+  const keys = await readIntentKeysAt(place);
   const owners = stats.jobs.map((job) => {
     expect(job.idempotencyKey, job.jobId).toBeDefined();
     return keys.get(job.idempotencyKey ?? '') ?? `unknown key ${job.idempotencyKey ?? ''}`;
@@ -179,87 +194,183 @@ async function expectPaidOnceAndComplete(scenario: Scenario): Promise<void> {
  * the same state until a run finishes. The simulator lives in the test process, so it remembers every
  * job and charge across the crashes: no intended job may be created or charged twice, none lost.
  */
-describe('apply survives SIGKILL at any moment without paying twice', () => {
-  it.each([{ seed: 3 }, { seed: 11 }, { seed: 2026 }])(
-    'kills at seeded delays and resumes a 12-job matrix (seed $seed)',
-    async ({ seed }) => {
-      const scenario = await setUp(seed);
-      try {
-        const random = createRandom(seed);
-        const { kills, locksLeft, history } = await killUntilDone(scenario, async () => {
-          // Squared: more kills early in a run (planning, first creates), still some up to 1.5 s.
-          // Timed from the run's first request to the simulator, not from the spawn: on a loaded
-          // machine Node alone can take seconds to start, and every kill would land before any work.
-          const delayMs = Math.floor(random() ** 2 * MAX_KILL_DELAY_MS);
-          const requestsBefore = countRequests(scenario.simulator);
-          const result = await runCliKilledAfterStart(
-            scenario.apply,
-            delayMs,
-            () => countRequests(scenario.simulator) > requestsBefore,
-            { env: scenario.env, timeoutMs: 30_000 },
-          );
-          return { ...result, label: `kill ${delayMs} ms after its first request` };
-        });
-        // The crashes really happened, and some left a lock behind for a later run to take over.
-        expect(kills, history.join('\n')).toBeGreaterThanOrEqual(1);
-        expect(locksLeft, history.join('\n')).toBeGreaterThanOrEqual(1);
-        await expectPaidOnceAndComplete(scenario);
-      } finally {
-        await scenario.simulator.close();
-        await rm(scenario.dir, { recursive: true, force: true });
-      }
-    },
-    90_000,
-  );
+describe.each(stateBackends())(
+  'apply survives SIGKILL at any moment without paying twice, state in %s',
+  (backend) => {
+    const backendState = useStateBackend(backend, { leaseTtlMs: LEASE_TTL_MS });
+    const placeAt = (stateDir: string) => backendState.place(stateDir, 'crash-resume');
+    // PostgreSQL waits out each killed runner's lease before the next run.
+    const timeout = backend === 'postgres' ? 180_000 : 90_000;
 
-  it('kills while a state snapshot is being written, and resumes from the journal', async () => {
-    const scenario = await setUp(91);
+    it.each([{ seed: 3 }, { seed: 11 }, { seed: 2026 }])(
+      'kills at seeded delays and resumes a 12-job matrix (seed $seed)',
+      async ({ seed }) => {
+        const scenario = await setUp(seed, placeAt);
+        try {
+          const random = createRandom(seed);
+          const { kills, locksLeft, history } = await killUntilDone(scenario, async () => {
+            // Squared: more kills early in a run (planning, first creates), still some up to 1.5 s.
+            // Timed from the run's first request to the simulator, not from the spawn: on a loaded
+            // machine Node alone can take seconds to start, and every kill would land before any work.
+            const delayMs = Math.floor(random() ** 2 * MAX_KILL_DELAY_MS);
+            const requestsBefore = countRequests(scenario.simulator);
+            const result = await runCliKilledAfterStart(
+              scenario.apply,
+              delayMs,
+              () => countRequests(scenario.simulator) > requestsBefore,
+              { env: scenario.env, timeoutMs: 30_000 },
+            );
+            return { ...result, label: `kill ${delayMs} ms after its first request` };
+          });
+          // The crashes really happened, and some left a lock behind for a later run to take over.
+          expect(kills, history.join('\n')).toBeGreaterThanOrEqual(1);
+          expect(locksLeft, history.join('\n')).toBeGreaterThanOrEqual(1);
+          await expectPaidOnceAndComplete(scenario);
+        } finally {
+          await scenario.simulator.close();
+          await rm(scenario.dir, { recursive: true, force: true });
+        }
+      },
+      timeout,
+    );
+
+    it(
+      'kills while a state snapshot is being written, and resumes from the records',
+      async () => {
+        const scenario = await setUp(91, placeAt);
+        const writing = snapshotWatch(scenario);
+        try {
+          let killedMidSnapshot = 0;
+          const { kills, history } = await killUntilDone(scenario, async () => {
+            const result = await writing.runKilled();
+            if (result.midway) killedMidSnapshot++;
+            return {
+              ...result,
+              label: result.midway ? 'kill while writing a snapshot' : 'kill near a snapshot',
+            };
+          });
+          expect(kills, history.join('\n')).toBeGreaterThanOrEqual(1);
+          expect(killedMidSnapshot, history.join('\n')).toBeGreaterThanOrEqual(1);
+          await expectPaidOnceAndComplete(scenario);
+        } finally {
+          await writing.close();
+          await scenario.simulator.close();
+          await rm(scenario.dir, { recursive: true, force: true });
+        }
+      },
+      timeout,
+    );
+
+    it(
+      'kills right after the service accepts a create, before the jobId is recorded',
+      async () => {
+        const scenario = await setUp(77, placeAt);
+        const { simulator, place } = scenario;
+        try {
+          let unjournaled = 0;
+          const { kills, history } = await killUntilDone(scenario, async () => {
+            const before = simulator.stats().jobsCreated;
+            const result = await runCliKilledWhen(
+              scenario.apply,
+              () => simulator.stats().jobsCreated > before,
+              {
+                env: scenario.env,
+                timeoutMs: 30_000,
+              },
+            );
+            const orphans = await findUnrecordedCreates(place, simulator.stats().jobs);
+            if (result.killed) unjournaled += orphans.length;
+            return { ...result, label: `kill at create ${before + 1} (${orphans.length} not journaled)` };
+          });
+          expect(kills, history.join('\n')).toBeGreaterThanOrEqual(1);
+          // The dangerous window was hit: a job existed that the journal did not know. The resumed run
+          // re-sent the same key and adopted it (checked below: 12 jobs, 12 charges).
+          expect(unjournaled, history.join('\n')).toBeGreaterThanOrEqual(1);
+          expect(simulator.stats().idempotentReplays).toBeGreaterThanOrEqual(1);
+          await expectPaidOnceAndComplete(scenario);
+        } finally {
+          await simulator.close();
+          await rm(scenario.dir, { recursive: true, force: true });
+        }
+      },
+      timeout,
+    );
+  },
+);
+
+/**
+ * Runs apply and SIGKILLs it while it writes a state snapshot. The folder: once its temporary file
+ * exists (left behind when the kill landed before the rename). PostgreSQL: once a connection of the
+ * run is inside the snapshot's transaction (its parts or row being written: watched in
+ * `pg_stat_activity`), and it was killed midway when that transaction was then rolled back (the
+ * stored snapshot is still the one from before).
+ */
+function snapshotWatch(scenario: Scenario): {
+  runKilled(): Promise<CliResult & { killed: boolean; midway: boolean }>;
+  close(): Promise<void>;
+} {
+  const options = { env: scenario.env, timeoutMs: 30_000 };
+  if (scenario.place.backend === 'folder') {
     const temp = join(scenario.stateDir, 'crash-resume', 'default', 'snapshot.jsonl.tmp');
-    try {
-      let killedMidSnapshot = 0;
-      const { kills, history } = await killUntilDone(scenario, async () => {
-        const result = await runCliKilledWhen(scenario.apply, () => existsSync(temp), {
-          env: scenario.env,
-          timeoutMs: 30_000,
-        });
-        // A temporary left behind: the kill landed between its creation and the rename.
-        const midway = result.killed && existsSync(temp);
-        if (midway) killedMidSnapshot++;
-        return { ...result, label: midway ? 'kill while writing a snapshot' : 'kill near a snapshot' };
-      });
-      expect(kills, history.join('\n')).toBeGreaterThanOrEqual(1);
-      expect(killedMidSnapshot, history.join('\n')).toBeGreaterThanOrEqual(1);
-      await expectPaidOnceAndComplete(scenario);
-    } finally {
-      await scenario.simulator.close();
-      await rm(scenario.dir, { recursive: true, force: true });
-    }
-  }, 90_000);
-
-  it('kills right after the service accepts a create, before the jobId is journaled', async () => {
-    const scenario = await setUp(77);
-    const { simulator, stateDir } = scenario;
-    try {
-      let unjournaled = 0;
-      const { kills, history } = await killUntilDone(scenario, async () => {
-        const before = simulator.stats().jobsCreated;
-        const result = await runCliKilledWhen(scenario.apply, () => simulator.stats().jobsCreated > before, {
-          env: scenario.env,
-          timeoutMs: 30_000,
-        });
-        const orphans = await findUnjournaledCreates(stateDir, simulator.stats().jobs);
-        if (result.killed) unjournaled += orphans.length;
-        return { ...result, label: `kill at create ${before + 1} (${orphans.length} not journaled)` };
-      });
-      expect(kills, history.join('\n')).toBeGreaterThanOrEqual(1);
-      // The dangerous window was hit: a job existed that the journal did not know. The resumed run
-      // re-sent the same key and adopted it (checked below: 12 jobs, 12 charges).
-      expect(unjournaled, history.join('\n')).toBeGreaterThanOrEqual(1);
-      expect(simulator.stats().idempotentReplays).toBeGreaterThanOrEqual(1);
-      await expectPaidOnceAndComplete(scenario);
-    } finally {
-      await simulator.close();
-      await rm(scenario.dir, { recursive: true, force: true });
-    }
-  }, 90_000);
-});
+    return {
+      async runKilled() {
+        const result = await runCliKilledWhen(scenario.apply, () => existsSync(temp), options);
+        return { ...result, midway: result.killed && existsSync(temp) };
+      },
+      close: () => Promise.resolve(),
+    };
+  }
+  const client = new pg.Client({ connectionString: scenario.env.RUNNER_STATE_URL });
+  const connected = client.connect();
+  // Before the first apply the runner's tables do not exist yet (`42P01`): nothing is being written.
+  const tolerate = <T>(error: unknown, value: T): T => {
+    if ((error as { code?: string }).code === '42P01') return value;
+    throw error;
+  };
+  const storedSnapshot = async (): Promise<string | undefined> => {
+    const { rows } = await client
+      .query<{ at: string | null }>(
+        "SELECT (SELECT written_at::text FROM runner_snapshots WHERE run_id = 'default') AS at",
+      )
+      .catch((error: unknown) => tolerate(error, { rows: [] }));
+    return rows[0]?.at ?? undefined;
+  };
+  return {
+    async runKilled() {
+      await connected;
+      let inSnapshot = false;
+      let before: string | undefined;
+      let watching = true;
+      const watch = (async () => {
+        while (watching && !inSnapshot) {
+          const { rows } = await client
+            .query<{ writing: boolean; at: string | null }>(
+              `SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid <> pg_backend_pid()
+                      AND datname = current_database() AND state IN ('active', 'idle in transaction')
+                      AND (query LIKE 'DELETE FROM runner_snapshot_parts%' OR query LIKE 'INSERT INTO runner_snapshot%'))
+                    AS writing,
+                    (SELECT written_at::text FROM runner_snapshots WHERE run_id = 'default') AS at`,
+            )
+            .catch((error: unknown) => tolerate(error, { rows: [] }));
+          before = rows[0]?.at ?? undefined;
+          inSnapshot = rows[0]?.writing === true;
+        }
+      })();
+      const result = await runCliKilledWhen(scenario.apply, () => inSnapshot, options);
+      watching = false;
+      await watch;
+      if (!result.killed) return { ...result, midway: false };
+      // The server rolls the dead runner's transaction back once it sees the connection closed.
+      const until = Date.now() + 10_000;
+      while (Date.now() < until) {
+        const { rows } = await client.query(
+          "SELECT 1 FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND datname = current_database() AND application_name = 'runner'",
+        );
+        if (rows.length === 0) break;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      return { ...result, midway: (await storedSnapshot()) === before };
+    },
+    close: () => client.end(),
+  };
+}

@@ -3,26 +3,22 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src/simulator/index.js';
 import type { Simulator } from '../../src/simulator/types.js';
-import { makeWorkDir, readStatus, simulatorEnv, writeImageMatrixManifest } from './apply-fixtures.js';
+import { makeWorkDir, simulatorEnv, writeImageMatrixManifest } from './apply-fixtures.js';
 import { runCli, startCli } from './run-cli.js';
+import { readStatusAt, stateBackends, useStateBackend, type StateBackendName } from './state-backends.js';
 
 /** 45 s simulated image jobs take ~0.9 s real: the first apply is well inside its run when frozen. */
 const TIME_SCALE = 0.02;
 /** The lease of both applies: refreshed every second, stale after 6 s (each stops by itself after 3 s unrefreshed: room for a loaded machine). */
 const STALE_MS = 6_000;
+/**
+ * PostgreSQL's lease: renewed every third of it, so a holder frozen just before a renewal leaves two
+ * thirds of it for the refused apply to start in; 9 s leaves 6 s, as the folder's lock (refreshed every
+ * second) leaves 5 s, on a loaded machine.
+ */
+const LEASE_TTL_MS = 9_000;
 
 let simulator: Simulator;
-beforeAll(async () => {
-  simulator = await startSimulator({
-    timeScale: TIME_SCALE,
-    seed: 24,
-    idempotencyWindowMs: Math.ceil(600_000 / TIME_SCALE),
-    account: { subscriptionImageQuota: 0 },
-  });
-});
-afterAll(async () => {
-  await simulator.close();
-});
 
 /** Each apply runs as pid 1 of its own container: same host and boot, its own PID namespace. */
 function containerEnv(namespace: string): Record<string, string> {
@@ -38,7 +34,38 @@ function containerEnv(namespace: string): Record<string, string> {
   };
 }
 
-describe('two containers sharing one state volume (#24.1)', () => {
+/** What each backend says when a live holder refuses a second apply, when a dead one's is taken over, and when a paused holder resumes. */
+const MESSAGES: Record<StateBackendName, { refused: RegExp; tookOver: RegExp; lost: RegExp }> = {
+  // The lock file names its owner: same pid 1, another PID namespace.
+  folder: {
+    refused: /Another runner \(pid 1 on node-1, started .*, lock refreshed [\d.]+ s ago\)/,
+    tookOver: /Took over a stale lock .*pid 1 on node-1 .*has not refreshed it/,
+    lost: /no longer holds the lock/,
+  },
+  // The lease row names its holder: host, pid and a random id.
+  postgres: {
+    refused: /Another runner \(.* pid \d+ [0-9a-f]+\) holds the lease on run "default" of pipeline "lease"/,
+    tookOver: /Took over the expired lease of .* pid \d+ [0-9a-f]+ on run "default"/,
+    lost: /no longer holds the lease/,
+  },
+};
+
+describe.each(stateBackends())('two containers sharing one state (#24.1), state in %s', (backend) => {
+  const backendState = useStateBackend(backend, { leaseTtlMs: LEASE_TTL_MS });
+  const staleAfterMs = backend === 'postgres' ? LEASE_TTL_MS : STALE_MS;
+  // A simulator per backend: the same run's idempotency keys on another backend would be answered
+  // with the first backend's jobs.
+  beforeAll(async () => {
+    simulator = await startSimulator({
+      timeScale: TIME_SCALE,
+      seed: 24,
+      idempotencyWindowMs: Math.ceil(600_000 / TIME_SCALE),
+      account: { subscriptionImageQuota: 0 },
+    });
+  });
+  afterAll(async () => {
+    await simulator.close();
+  });
   it("pay for 12 jobs exactly once: the second waits out the first's lease, the first resumes and creates nothing", async () => {
     const dir = await makeWorkDir('lease');
     const { file, jobIds } = await writeImageMatrixManifest(dir, {
@@ -46,12 +73,14 @@ describe('two containers sharing one state volume (#24.1)', () => {
       subjects: ['fox', 'owl', 'bear', 'heron'],
       styles: ['watercolor', 'pencil', 'oil'],
     });
-    const stateDir = join(dir, 'state');
-    const apply = ['apply', file, '--yes', '--state-dir', stateDir, '--output', join(dir, 'out')];
+    const place = await backendState.place(join(dir, 'state'), 'lease');
+    const apply = ['apply', file, '--yes', ...place.args, '--output', join(dir, 'out')];
+    const env = (namespace: string) => ({ ...containerEnv(namespace), ...place.env });
+    const messages = MESSAGES[backend];
     const fast = ['--poll-interval', '20-40', '--first-poll', '30'];
     const before = simulator.stats().jobsCreated;
 
-    const first = startCli([...apply, ...fast], { env: containerEnv('4026532001'), timeoutMs: 60_000 });
+    const first = startCli([...apply, ...fast], { env: env('4026532001'), timeoutMs: 60_000 });
     const pid = first.pid ?? 0;
     for (let waited = 0; simulator.stats().jobsCreated - before < 2 && waited < 30_000; waited += 5) {
       await sleep(5);
@@ -60,27 +89,22 @@ describe('two containers sharing one state volume (#24.1)', () => {
     const frozenAt = Date.now();
     try {
       // Same pid, another PID namespace: the first's live lease is respected, not judged by pid 1.
-      const refused = await runCli([...apply, ...fast], { env: containerEnv('4026532002') });
+      const refused = await runCli([...apply, ...fast], { env: env('4026532002') });
       expect(refused.code, refused.stderr).toBe(1);
-      expect(refused.stderr).toMatch(
-        /Another runner \(pid 1 on node-1, started .*, lock refreshed [\d.]+ s ago\)/,
-      );
-      await sleep(Math.max(0, frozenAt + STALE_MS + 500 - Date.now()));
-      const second = await runCli([...apply, ...fast], {
-        env: containerEnv('4026532002'),
-        timeoutMs: 60_000,
-      });
+      expect(refused.stderr).toMatch(messages.refused);
+      await sleep(Math.max(0, frozenAt + staleAfterMs + 500 - Date.now()));
+      const second = await runCli([...apply, ...fast], { env: env('4026532002'), timeoutMs: 60_000 });
       expect(second.code, second.stderr).toBe(0);
-      expect(second.stderr).toMatch(/Took over a stale lock .*pid 1 on node-1 .*has not refreshed it/);
+      expect(second.stderr).toMatch(messages.tookOver);
     } finally {
       process.kill(pid, 'SIGCONT');
     }
     const resumed = await first.result;
     expect(resumed.code, resumed.stderr).toBe(1);
-    expect(resumed.stderr).toMatch(/no longer holds the lock/);
+    expect(resumed.stderr).toMatch(messages.lost);
     expect(simulator.stats().jobsCreated - before).toBe(jobIds.length);
-    const view = await readStatus(file, stateDir, simulatorEnv(simulator));
+    const view = await readStatusAt(place, file, simulatorEnv(simulator));
     const states = view.jobs.map((job) => `${job.id} ${job.status}`);
     expect(states).toEqual(jobIds.map((id) => `${id} done`));
-  });
+  }, 90_000);
 });

@@ -13,12 +13,18 @@ import {
   writeImageMatrixManifest,
 } from './apply-fixtures.js';
 import { runCli } from './run-cli.js';
+import { stateBackends, useStateBackend } from './state-backends.js';
 
 const TIME_SCALE = 0.005;
 const FAST = ['--poll-interval', '15-25', '--first-poll', '50', '--yes'];
 const modeOf = async (path: string) => (await stat(path)).mode & 0o777;
 
-describe('nightly runs with one persistent --state-dir (#7)', () => {
+/**
+ * The same nights on both backends (#17 quality bar): one `--state-dir` kept between nights (the CI
+ * cache), or one PostgreSQL database.
+ */
+describe.each(stateBackends())('nightly runs with one persistent state (#7), state in %s', (backend) => {
+  const states = useStateBackend(backend);
   let simulator: Simulator | undefined;
   afterEach(async () => {
     await simulator?.close();
@@ -35,30 +41,20 @@ describe('nightly runs with one persistent --state-dir (#7)', () => {
         // Paid in credits, so the runs show what they spent.
         account: { subscriptionImageQuota: 0 },
       });
-      const env = simulatorEnv(simulator);
       const dir = await makeWorkDir('nightly');
       const { file, jobIds } = await writeImageMatrixManifest(dir, {
         name: 'nightly',
         subjects: ['fox', 'owl', 'heron'],
         styles: ['ink'],
       });
-      // The CI cache: one folder kept between nights.
+      // The CI cache: one folder kept between nights (or the database).
       const stateDir = join(dir, 'ci-cache', 'runner-state');
+      const place = await states.place(stateDir, 'nightly');
+      const env = { ...simulatorEnv(simulator), ...place.env };
       const night = (runId: string) =>
-        runCli(
-          [
-            'apply',
-            file,
-            '--run',
-            runId,
-            '--state-dir',
-            stateDir,
-            '--output',
-            join(dir, 'out', runId),
-            ...FAST,
-          ],
-          { env },
-        );
+        runCli(['apply', file, '--run', runId, ...place.args, '--output', join(dir, 'out', runId), ...FAST], {
+          env,
+        });
 
       const first = await night('2026-11-22');
       expect(first.code, first.stderr).toBe(0);
@@ -72,7 +68,7 @@ describe('nightly runs with one persistent --state-dir (#7)', () => {
       expect(again.code, again.stderr).toBe(0);
       expect(simulator.stats().jobsCreated).toBe(2 * jobIds.length);
 
-      const runs = await runCli(['runs', file, '--state-dir', stateDir, '--json'], { env });
+      const runs = await runCli(['runs', file, ...place.args, '--json'], { env });
       expect(runs.code, runs.stderr).toBe(0);
       const view = JSON.parse(runs.stdout) as RunsView;
       expect(view.schemaVersion).toBe(1);
@@ -82,7 +78,7 @@ describe('nightly runs with one persistent --state-dir (#7)', () => {
       ]);
       // 3 jobs of `chatgpt-image-sangtao` at 4 credits each, per night; the re-run of night one paid nothing.
       expect(view.runs.map((run) => run.creditsSpent)).toEqual([12, 12]);
-      const runsText = await runCli(['runs', file, '--state-dir', stateDir], { env });
+      const runsText = await runCli(['runs', file, ...place.args], { env });
       // The table lists the runs in order, one row each, led by the run id (the Started column is today's
       // date, so it is not asserted on).
       const rowLeaders = runsText.stdout
@@ -91,16 +87,11 @@ describe('nightly runs with one persistent --state-dir (#7)', () => {
         .filter((cell) => cell?.startsWith('2026-'));
       expect(rowLeaders).toEqual(['2026-11-22', '2026-11-23']);
 
-      const status = await runCli(
-        ['status', file, '--run', '2026-11-23', '--state-dir', stateDir, '--json'],
-        {
-          env,
-        },
-      );
+      const status = await runCli(['status', file, '--run', '2026-11-23', ...place.args, '--json'], { env });
       expect((JSON.parse(status.stdout) as StatusView).totals).toMatchObject({ jobs: 3, done: 3 });
 
       // A night that never ran has no state: an error naming the runs that exist, not 3 pending jobs.
-      const missing = await runCli(['status', file, '--run', '2026-11-24', '--state-dir', stateDir], { env });
+      const missing = await runCli(['status', file, '--run', '2026-11-24', ...place.args], { env });
       expect(missing.code).toBe(1);
       expect(missing.stdout).toBe('');
       expect(missing.stderr).toMatch(/Run "2026-11-24" of pipeline "nightly" has no state/);
@@ -115,9 +106,11 @@ describe('nightly runs with one persistent --state-dir (#7)', () => {
       expect(written.filter((file) => /thumbnails[/\\]/.test(file))).toHaveLength(8);
       for (const file of written) expect(await modeOf(file), file).toBe(0o600);
       expect(await modeOf(join(dir, 'out', '2026-11-22'))).toBe(0o700);
-      for (const stateFile of await listFilesDeep(stateDir))
-        expect(await modeOf(stateFile), stateFile).toBe(0o600);
-      expect(await modeOf(join(stateDir, 'nightly', '2026-11-23'))).toBe(0o700);
+      if (backend === 'folder') {
+        for (const stateFile of await listFilesDeep(stateDir))
+          expect(await modeOf(stateFile), stateFile).toBe(0o600);
+        expect(await modeOf(join(stateDir, 'nightly', '2026-11-23'))).toBe(0o700);
+      }
       const report = join(dir, 'plan.md');
       const plan = await runCli(['plan', file, '--format', 'markdown', '--out', report], { env });
       expect(plan.code, plan.stderr).toBe(0);

@@ -54,7 +54,7 @@ describe.runIf(pgAvailable())('PostgreSQL state backend', () => {
     leaseTtlMs: 600,
   });
 
-  it('creates its tables on first use under schema version 1, and replays what was appended, in order', async () => {
+  it('creates its tables on first use under the current schema version, and replays what was appended, in order', async () => {
     const url = await freshUrl();
     const store = createPostgresStore(url);
     const state = await store.openRun(address());
@@ -98,7 +98,7 @@ describe.runIf(pgAvailable())('PostgreSQL state backend', () => {
     expect([...whole.replay.jobs.values()].every((job) => job.status === 'open')).toBe(true);
     await client.connect();
     for (const page of [2, 5]) {
-      const paged = await replayRunRecords(client, { pipeline: 'p', runId: 'r1' }, 'test', page);
+      const paged = await replayRunRecords(client, { pipeline: 'p', runId: 'r1' }, 'test', { page });
       expect(paged.lines).toBe(28);
       expect(paged.replay.jobs).toEqual(whole.replay.jobs);
     }

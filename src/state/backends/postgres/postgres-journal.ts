@@ -15,7 +15,17 @@ import type { PostgresLease, RunKey } from './lease.js';
 const APPEND_SQL = `INSERT INTO runner_records (pipeline, run_id, record, lease_token, holder, job_id)
   SELECT pipeline, run_id, $3, token, holder, $5 FROM runner_leases
    WHERE pipeline = $1 AND run_id = $2 AND token = $4 AND NOT released AND expires_at > clock_timestamp()
-   FOR SHARE`;
+   FOR SHARE
+  RETURNING seq::text`;
+
+/** The run's journal in PostgreSQL: a {@link JournalWriter} that knows its rows' sequence numbers. */
+export interface PostgresJournal extends JournalWriter {
+  /**
+   * The sequence number of the run's last record (undefined before the first, or once a write failed):
+   * the position a snapshot taken now stands for, with `position().lines`.
+   */
+  lastSeq(): string | undefined;
+}
 
 /**
  * The run's journal in PostgreSQL: each record is committed (autocommit, `synchronous_commit` as
@@ -27,17 +37,27 @@ export async function openPostgresJournal(
   client: ClientBase,
   run: RunKey,
   lease: PostgresLease,
-  options: { clock: Clock; where: string; lines: number; failure: (error: unknown) => Error },
-): Promise<JournalWriter> {
+  options: {
+    clock: Clock;
+    where: string;
+    /** Records the run has. */
+    lines: number;
+    /** The sequence number of its last record. */
+    lastSeq?: string | undefined;
+    failure: (error: unknown) => Error;
+  },
+): Promise<PostgresJournal> {
   let lines = options.lines;
+  let lastSeq = options.lastSeq;
   let broken = false;
   let closed = false;
   let chain: Promise<unknown> = Promise.resolve();
 
   const store = async (record: JournalRecord | JournalHeaderRecord): Promise<void> => {
     let rowCount: number | null;
+    let rows: { seq: string }[];
     try {
-      ({ rowCount } = await client.query(APPEND_SQL, [
+      ({ rowCount, rows } = await client.query<{ seq: string }>(APPEND_SQL, [
         run.pipeline,
         run.runId,
         JSON.stringify(record),
@@ -58,6 +78,7 @@ export async function openPostgresJournal(
       );
     }
     lines++;
+    lastSeq = rows[0]?.seq;
   };
 
   let header: JournalHeaderRecord | undefined;
@@ -89,6 +110,7 @@ export async function openPostgresJournal(
       return next;
     },
     position,
+    lastSeq: () => (broken ? undefined : lastSeq),
     exclusive<T>(task: (at: JournalPosition | undefined) => Promise<T>): Promise<T> {
       const next = chain.then(() => task(position()));
       chain = next.catch(() => undefined);

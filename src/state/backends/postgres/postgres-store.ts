@@ -1,21 +1,23 @@
 import { mkdir } from 'node:fs/promises';
+import type { ClientBase } from 'pg';
 import { dirname } from 'node:path';
 import { systemClock } from '../../../clock.js';
 import { RunnerError } from '../../../errors.js';
-import type { JobState } from '../../job-state.js';
 import { summarizeReplay, type ListRunsInput, type RunsView } from '../../list-runs.js';
 import { checkJournalIdentity } from '../../locate-run-state.js';
 import type { RunStateReading } from '../../read-run-state.js';
 import type { ReplayResult } from '../../replay.js';
-import type { StateSnapshots } from '../../snapshot-schedule.js';
+import { createSnapshotSchedule, type StateSnapshots } from '../../snapshot-schedule.js';
 import { uploadCachePathFor, type RunAddress } from '../../state-dir.js';
 import type { OpenRunInput, RunCoordination, RunState, StateStore } from '../../state-store.js';
 import { openUploadCache } from '../../upload-cache.js';
 import { connectStateDb, unreachableError, type StateDb } from './connect-db.js';
-import { acquireLease, DEFAULT_LEASE_TTL_MS, type RunKey } from './lease.js';
-import { openPostgresJournal } from './postgres-journal.js';
+import { acquireLease, DEFAULT_LEASE_TTL_MS, type PostgresLease, type RunKey } from './lease.js';
+import { openPostgresJournal, type PostgresJournal } from './postgres-journal.js';
 import { createRunCoordination } from './run-coordination.js';
-import { readFirstRunAt, readJobMachines, replayRunRecords } from './read-records.js';
+import { readFirstRunAt, readJobMachines } from './read-records.js';
+import { replayPostgresRun, type PostgresRunReading } from './replay-run.js';
+import { writePostgresSnapshot } from './snapshots.js';
 import { migrateSchema, readSchemaVersion } from './schema.js';
 import { parseStateUrl, type StateUrl } from './state-url.js';
 
@@ -76,15 +78,17 @@ async function openPostgresRun(url: StateUrl, input: OpenRunInput): Promise<RunS
         ttlMs,
         sinceSeq: last[0]?.seq ?? '0',
       });
-      const reading = await guard(url, () => replayRunRecords(db.client, run, source));
+      const reading = await guard(url, () => replayPostgresRun(db.client, run, source));
       const { replay } = reading;
       checkJournalIdentity(replay, input, source);
       const journal = await openPostgresJournal(db.client, run, lease, {
         clock,
         where: source,
         lines: reading.lines,
+        lastSeq: reading.lastSeq,
         failure: (error) => unreachableError(url, error, 'store a record in'),
       });
+      const snapshots = createPostgresSnapshots({ client: db.client, run, lease, journal, reading, input });
       const cachePath = input.uploadCachePath ?? uploadCachePathFor(input.manifestFile);
       await mkdir(dirname(cachePath), { recursive: true, mode: 0o700 });
       const uploadCache = await openUploadCache(cachePath);
@@ -97,7 +101,7 @@ async function openPostgresRun(url: StateUrl, input: OpenRunInput): Promise<RunS
         warnings: [...(lease.warning === undefined ? [] : [lease.warning]), ...replay.warnings],
         uploadCache,
         coordination,
-        snapshots: createNoSnapshots(),
+        snapshots,
         async close() {
           try {
             await journal.close();
@@ -127,7 +131,7 @@ async function readRun(
 ): Promise<RunStateReading> {
   const run = keyOf(where);
   const source = describeRun(url, run);
-  const reading = present ? await replayRunRecords(db.client, run, source) : undefined;
+  const reading = present ? await replayPostgresRun(db.client, run, source) : undefined;
   const replay: ReplayResult = reading?.replay ?? { jobs: new Map(), warnings: [], runs: [], version: 2 };
   if (present) replay.machines = await readJobMachines(db.client, run);
   checkJournalIdentity(replay, where, source);
@@ -156,7 +160,7 @@ async function listRuns(
   );
   for (const { run_id: runId } of rows) {
     const run = { pipeline, runId };
-    const { replay } = await replayRunRecords(db.client, run, describeRun(url, run));
+    const { replay } = await replayPostgresRun(db.client, run, describeRun(url, run));
     view.runs.push(
       ...summarizeReplay(replay, describeRun(url, run), pipeline, {
         plannedJobs: input.plannedJobs,
@@ -210,15 +214,39 @@ function describeRun(url: StateUrl, run: RunKey): string {
   return `${url.display} (pipeline "${run.pipeline}", run "${run.runId}")`;
 }
 
-/** Records are rows: a replay reads them all at ~1 µs each, so no snapshot is kept beside them. */
-function createNoSnapshots(): StateSnapshots {
-  let final: ReadonlyMap<string, JobState> | undefined;
-  return {
-    afterRecord() {},
-    finish(jobs) {
-      final = jobs;
-      return Promise.resolve([]);
+/**
+ * Snapshots of the run's state stored in the database on the folder's schedule (see
+ * `createSnapshotSchedule`), each standing for the records appended so far.
+ */
+function createPostgresSnapshots(input: {
+  client: ClientBase;
+  run: RunKey;
+  lease: PostgresLease;
+  journal: PostgresJournal;
+  reading: PostgresRunReading;
+  input: OpenRunInput;
+}): StateSnapshots {
+  const { client, run, lease, journal, reading } = input;
+  const base = reading.checkpoint;
+  return createSnapshotSchedule({
+    journal,
+    base: {
+      ...base,
+      // A new run's header was stored just now: the snapshot stands for it too.
+      ...(base.header === undefined && journal.header !== undefined
+        ? {
+            version: journal.header.version,
+            header: { pipeline: journal.header.pipeline, runId: journal.header.runId, at: journal.header.at },
+          }
+        : {}),
     },
-    finalState: () => final,
-  };
+    uncovered: reading.lines - (reading.snapshot?.records ?? 0),
+    ...(input.input.snapshotEvery === undefined ? {} : { every: input.input.snapshotEvery }),
+    clock: input.input.clock ?? systemClock,
+    write: async (content) => {
+      const lastSeq = journal.lastSeq();
+      if (lastSeq === undefined) throw new Error('the last record may not have been stored');
+      await writePostgresSnapshot(client, run, lease, { lastSeq, records: content.position.lines }, content);
+    },
+  });
 }

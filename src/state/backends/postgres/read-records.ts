@@ -8,27 +8,39 @@ const PAGE = 20_000;
 /** A run's records replayed from the database. */
 export interface RecordsReading {
   replay: ReplayResult;
-  /** The records read: the run's journal length. */
+  /** The run's records: its journal length (those a snapshot stood for and those read after it). */
   lines: number;
+  /** The sequence number of the run's last record; undefined when it has none. */
+  lastSeq: string | undefined;
   /** The replay apart from its jobs. */
   checkpoint: Omit<ReplayCheckpoint, 'jobs' | 'lines'>;
 }
 
+/** Where a replay starts: after the records a snapshot stands for, from its replay of them. */
+export interface RecordsStart {
+  checkpoint: ReplayCheckpoint;
+  /** The sequence number of the last record the checkpoint covers. */
+  lastSeq: string;
+}
+
 /**
  * Replays a run's records in the order they were appended, exactly as the folder backend replays its
- * journal's lines (the records are stored as the same JSON text), so both give the same state.
+ * journal's lines (the records are stored as the same JSON text), so both give the same state. From
+ * `start`, only the records after it are read.
  */
 export async function replayRunRecords(
   client: ClientBase,
   run: RunKey,
   source: string,
-  page = PAGE,
+  options: { page?: number; start?: RecordsStart } = {},
 ): Promise<RecordsReading> {
-  const replay = createJournalReplay(source);
-  let number = 0;
+  const { page = PAGE, start } = options;
+  const replay = createJournalReplay(source, start?.checkpoint);
+  let number = start?.checkpoint.lines ?? 0;
+  let lastSeq = start?.lastSeq;
   // In pages by sequence number: a large run is never held as one result set (memory), and each
   // page is replayed while the next is not yet asked for.
-  for (let after = '0'; ;) {
+  for (let after = start?.lastSeq ?? '0'; ;) {
     const { rows } = await client.query<[string, string]>({
       text: `SELECT seq::text AS after, record FROM runner_records WHERE pipeline = $1 AND run_id = $2 AND seq > $3
               ORDER BY seq LIMIT ${page}`,
@@ -41,11 +53,12 @@ export async function replayRunRecords(
       replay.add({ number, text, bytes: text.length, terminated: true });
     }
     const last = rows.at(-1);
+    if (last !== undefined) lastSeq = last[0];
     if (last === undefined || rows.length < page) break;
     after = last[0];
   }
   const { jobs: _jobs, lines: _lines, ...checkpoint } = replay.checkpoint();
-  return { replay: replay.finish(), lines: number, checkpoint };
+  return { replay: replay.finish(), lines: number, lastSeq, checkpoint };
 }
 
 /** When the run's first apply started: the `at` of its first `run` record, from its first few records. */

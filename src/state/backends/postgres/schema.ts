@@ -68,6 +68,32 @@ export const MIGRATIONS: readonly string[] = [
      FOREIGN KEY (pipeline, run_id) REFERENCES runner_runs (pipeline, run_id)
    );
    CREATE INDEX runner_claims_queue ON runner_claims (pipeline, run_id, ord) WHERE NOT finished;`,
+  // 3: one state snapshot per run (snapshots.ts): the text the folder's snapshot.jsonl holds, in parts
+  // of whole lines, about a megabyte each (written and read a part at a time: a 100,000-job snapshot
+  // is ~100 MB), and which records it stands for. Text like the records (JSON is UTF-8), so it comes
+  // back as it went in; stored uncompressed: pglz costs more time than it saves here.
+  `CREATE TABLE runner_snapshots (
+     pipeline text NOT NULL,
+     run_id text NOT NULL,
+     last_seq bigint NOT NULL,
+     records bigint NOT NULL,
+     parts integer NOT NULL,
+     bytes bigint NOT NULL,
+     lease_token bigint NOT NULL,
+     holder text NOT NULL,
+     written_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+     PRIMARY KEY (pipeline, run_id),
+     FOREIGN KEY (pipeline, run_id) REFERENCES runner_runs (pipeline, run_id)
+   );
+   CREATE TABLE runner_snapshot_parts (
+     pipeline text NOT NULL,
+     run_id text NOT NULL,
+     part integer NOT NULL,
+     data text NOT NULL,
+     PRIMARY KEY (pipeline, run_id, part),
+     FOREIGN KEY (pipeline, run_id) REFERENCES runner_runs (pipeline, run_id)
+   );
+   ALTER TABLE runner_snapshot_parts ALTER COLUMN data SET STORAGE EXTERNAL;`,
 ];
 
 /** The schema version this runner writes and reads. */
