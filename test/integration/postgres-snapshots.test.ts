@@ -173,6 +173,15 @@ describe.runIf(pgAvailable())('PostgreSQL state snapshots', () => {
       /does not start or end with the records it was taken of/,
     ],
     [
+      "a record fewer under its last (one removed, or another machine's counted differently)",
+      (client) =>
+        client.query(
+          `DELETE FROM runner_records WHERE seq = (SELECT min(seq) + 5 FROM runner_records WHERE run_id = $1)`,
+          [RUN.runId],
+        ),
+      /stands for \d+ records up to number \d+; the run has \d+ there/,
+    ],
+    [
       'a missing part',
       (client) => client.query('DELETE FROM runner_snapshot_parts WHERE part = 1'),
       /it has 1 of the 2 parts it was written with/,
@@ -229,14 +238,44 @@ describe.runIf(pgAvailable())('PostgreSQL state snapshots', () => {
     expect(rows.rowCount).toBe(1);
   }, 60_000);
 
-  it('reads a database of the schema before snapshots as it is, and the next apply upgrades it', async () => {
+  it("a machine sharing the run stores no snapshot that would hide the other machine's records", async () => {
+    const url = await cluster.createDatabase(`s${++databases}`);
+    const store = createPostgresStore(url);
+    const earlier = await store.openRun(address());
+    await appendJobs(earlier, 3);
+    await earlier.close();
+    // Two applies on one run at once (#17.4): each holds what it replayed and its own records only.
+    const one = await store.openRun(address());
+    const two = await store.openRun(address());
+    await appendJobs(two, 3, 3);
+    await appendJobs(one, 1, 6);
+    expect(await one.snapshots.finish(one.jobs)).toEqual([]);
+    expect(await withClient(url, (client) => client.query('SELECT 1 FROM runner_snapshots'))).toMatchObject({
+      rowCount: 0,
+    });
+    await one.close();
+    await two.close();
+    // Every machine's jobs are read back, whole.
+    const reading = await store.readRun(address());
+    expect([...reading.replay.jobs.keys()].sort()).toEqual(['j0', 'j1', 'j2', 'j3', 'j4', 'j5', 'j6']);
+    // Alone on the run, the next apply holds all of it and stores its snapshot.
+    const alone = await store.openRun(address());
+    expect(await alone.snapshots.finish(alone.jobs)).toEqual([]);
+    await alone.close();
+    expect(await withClient(url, (client) => client.query('SELECT 1 FROM runner_snapshots'))).toMatchObject({
+      rowCount: 1,
+    });
+    expect((await store.readRun(address())).replay.jobs.size).toBe(7);
+  }, 60_000);
+
+  it('reads a database of the schema before snapshots (the last step) as it is, and the next apply upgrades it', async () => {
     const url = await cluster.createDatabase(`s${++databases}`);
     const store = await runWithSnapshot(url, 3);
-    // As the previous runner left it: no snapshot tables, schema version 1.
+    // As the previous runner left it: no snapshot tables, the schema version before them.
     await withClient(url, (client) =>
       client.query(
         `DROP TABLE runner_snapshot_parts; DROP TABLE runner_snapshots;
-         DELETE FROM runner_schema_migrations WHERE version > 1`,
+         DELETE FROM runner_schema_migrations WHERE version >= ${SCHEMA_VERSION}`,
       ),
     );
     const reading = await store.readRun(address());
