@@ -120,7 +120,7 @@ export async function settleOthersJobs(
   if (ctx.lockLost() !== undefined) return settled;
   let jobs: Map<string, JobState>;
   try {
-    jobs = await coordination.readRun();
+    jobs = await coordination.readOthersJobs();
   } catch (error) {
     ctx.emit({
       type: 'warning',

@@ -82,8 +82,11 @@ export interface RunCoordination {
    * run, refunds not deducted: what a cap must count beside this process's own spending.
    */
   othersSpent(): Promise<number>;
-  /** Every job of the run as its records have it now, whoever worked on it. */
-  readRun(): Promise<Map<string, JobState>>;
+  /**
+   * Every job another process wrote a record of since this one joined, as all of its records have it
+   * now: with what this process replayed at its start and ran itself, the whole run.
+   */
+  readOthersJobs(): Promise<Map<string, JobState>>;
   close(): Promise<void>;
 }
 

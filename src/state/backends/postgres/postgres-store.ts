@@ -133,7 +133,7 @@ async function readRun(
   const source = describeRun(url, run);
   const reading = present ? await replayPostgresRun(db.client, run, source) : undefined;
   const replay: ReplayResult = reading?.replay ?? { jobs: new Map(), warnings: [], runs: [], version: 2 };
-  if (present) replay.machines = await readJobMachines(db.client, run);
+  if (present) replay.machines = await readJobMachines(db.client, run, replay.jobs.keys());
   checkJournalIdentity(replay, where, source);
   return {
     location: { dir: source, root: url.display, warnings: [] },

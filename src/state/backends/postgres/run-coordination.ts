@@ -1,9 +1,10 @@
 import type { ClientBase } from 'pg';
 import { RunnerError } from '../../../errors.js';
+import type { JobState } from '../../job-state.js';
+import { applyJournalRecord, parseJournalLine } from '../../replay.js';
 import type { ClaimResult, RunCoordination } from '../../state-store.js';
 import type { StateDb } from './connect-db.js';
 import type { PostgresLease, RunKey } from './lease.js';
-import { replayRunRecords } from './read-records.js';
 
 /** The channel a process announces a finished or released claim on: waiting processes look again. */
 const CHANNEL = 'runner_claims';
@@ -238,9 +239,26 @@ export function createRunCoordination(
       );
       return rows[0]?.spent ?? 0;
     },
-    async readRun() {
-      const reading = await serial(() => replayRunRecords(client, run, options.where));
-      return reading.replay.jobs;
+    async readOthersJobs() {
+      // Only the jobs another process wrote to since this one joined, each rebuilt from all of its
+      // records (the by-job index): the others this process replayed at its start, or ran itself, it
+      // holds already. Re-reading the whole run here doubled a resumed 100,000-job apply's memory.
+      const { rows } = await serial(() =>
+        client.query<{ record: string }>(
+          `SELECT record FROM runner_records
+            WHERE pipeline = $1 AND run_id = $2 AND job_id IN (
+                    SELECT DISTINCT job_id FROM runner_records
+                     WHERE pipeline = $1 AND run_id = $2 AND seq > $4 AND lease_token <> $3 AND job_id IS NOT NULL)
+            ORDER BY seq`,
+          [...key, options.sinceSeq],
+        ),
+      );
+      const jobs = new Map<string, JobState>();
+      for (const { record: text } of rows) {
+        const record = parseJournalLine(text);
+        if (record !== undefined) applyJournalRecord(jobs, record);
+      }
+      return jobs;
     },
     close: () => db.end(),
   };
