@@ -87,7 +87,7 @@ async function readExistingRunState(
   where: RunAddress,
   options: Record<string, unknown>,
 ): Promise<ReplayResult> {
-  const { location, exists, replay } = await readStoredRun(where);
+  const { location, exists, replay } = await readStoredRun(where, { machines: true });
   if (!exists) throw await noStateError(where, location.dir, options);
   for (const warning of [...location.warnings, ...replay.warnings])
     ctx.output.err(`${ctx.output.style.yellow('warning')} ${warning}`);

@@ -137,6 +137,16 @@ export interface OpenRunInput extends RunAddress {
   machine?: string;
 }
 
+/** What a read of a run includes beyond its jobs. */
+export interface ReadRunOptions {
+  /**
+   * Which machine did each job (`replay.machines`), for `status` and `report`: on a run several
+   * machines applied, finding each job's latest writer reads every record again, so only the commands
+   * that show it ask.
+   */
+  machines?: boolean;
+}
+
 /**
  * Where runs' state lives: one interface, two backends (the local folder, PostgreSQL). Every command
  * reads and writes a run's state through it; see `stateStoreFor`.
@@ -147,7 +157,7 @@ export interface StateStore {
   /** Takes the run's lock or lease, replays its state and opens it for appending. */
   openRun(input: OpenRunInput): Promise<RunState>;
   /** Reads a run's state without its lock (plan, status, report). */
-  readRun(where: RunAddress): Promise<RunStateReading>;
+  readRun(where: RunAddress, options?: ReadRunOptions): Promise<RunStateReading>;
   /** Every run of a pipeline that has state (`runner runs`). */
   listRuns(input: ListRunsInput & { stateUrl?: string }): Promise<RunsView>;
   /** When the run's first apply started (clock ms), a hint read without the lock; undefined if none. */

@@ -133,7 +133,7 @@ describe.runIf(pgAvailable())('several processes on one run: claims and slots', 
       expect(await claimed(ct, 1)).toBe('wait');
       await ct.finish('j1', true);
       expect(await claimed(ct, 1)).toBe('j2');
-      const reading = await store.readRun(address('taker'));
+      const reading = await store.readRun(address('taker'), { machines: true });
       expect(reading.replay.machines?.get('j1')).toBe('dying');
     } finally {
       await taker.close();

@@ -32,7 +32,8 @@ export function createPostgresStore(text: string): StateStore {
   return {
     kind: 'postgres',
     openRun: (input) => openPostgresRun(url, input),
-    readRun: (where) => withReadingDb(url, (db, present) => readRun(url, db, where, present)),
+    readRun: (where, options) =>
+      withReadingDb(url, (db, present) => readRun(url, db, where, present, options?.machines === true)),
     listRuns: (input) => withReadingDb(url, (db, present) => listRuns(url, db, input, present)),
     readRunStart: (where) =>
       withReadingDb(url, async (db, present) =>
@@ -128,12 +129,13 @@ async function readRun(
   db: StateDb,
   where: RunAddress,
   present: boolean,
+  withMachines: boolean,
 ): Promise<RunStateReading> {
   const run = keyOf(where);
   const source = describeRun(url, run);
   const reading = present ? await replayPostgresRun(db.client, run, source) : undefined;
   const replay: ReplayResult = reading?.replay ?? { jobs: new Map(), warnings: [], runs: [], version: 2 };
-  if (present) replay.machines = await readJobMachines(db.client, run, replay.jobs.keys());
+  if (present && withMachines) replay.machines = await readJobMachines(db.client, run, replay.jobs.keys());
   checkJournalIdentity(replay, where, source);
   return {
     location: { dir: source, root: url.display, warnings: [] },
