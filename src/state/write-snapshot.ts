@@ -109,7 +109,8 @@ class JobLines {
       this.text += `${JSON.stringify(job)}\n`;
       return;
     }
-    this.parts.push(Buffer.from(this.text, 'utf8'), stored);
+    // Copied: the bytes are a view of the file's read window, which the next job's read reuses.
+    this.parts.push(Buffer.from(this.text, 'utf8'), Buffer.from(stored));
     this.text = '\n';
   }
 

@@ -223,6 +223,22 @@ describe('state snapshots (#8.3)', () => {
     );
   });
 
+  it('copies jobs still on disk into the next snapshot whole when they span many reads of the file', async () => {
+    // ~3 MB of job states: the first snapshot is read back through several windows, and the second
+    // is written from jobs still on disk, each copied before the window moves on.
+    const lines = realisticJournal(600).map((line) =>
+      line.replace(/"a fox (\d+)"/, (_, n) => `"a fox ${n} ${'x'.repeat(4000)}"`),
+    );
+    await snapshotAfter(lines, lines.length);
+    await writeFile(journalPath, `${lines.map((line) => `${line}\n`).join('')}`);
+    const firstSnapshot = await stat(snapshotPath);
+    expect(firstSnapshot.size).toBeGreaterThan(2 * 1024 * 1024);
+    await snapshotJournal(6);
+    const withSnapshot = await replayRunJournal(journalPath);
+    expect(withSnapshot.snapshot?.lines).toBe(lines.length);
+    expect(observable(withSnapshot.replay)).toEqual(observable(await replayJournalFile(journalPath)));
+  });
+
   it('keeps the jobs of a snapshot on disk until used, from the file read even once another replaced it', async () => {
     const lines = realisticJournal(10);
     await snapshotAfter(lines, lines.length);
