@@ -131,7 +131,7 @@ function renderManifest(
     lines.push(`  ${style.bold('By axis value')}`);
     lines.push(
       ...table(
-        ['Axis', 'Value', 'Jobs', 'Base', 'Head', 'Delta'],
+        ['Axis', 'Value', 'Jobs', 'Base', 'Head', 'Delta', '%'],
         axes
           .slice(0, MAX_AXIS_ROWS)
           .map((g) => [
@@ -141,8 +141,9 @@ function renderManifest(
             formatCredits(g.base),
             formatCredits(g.head),
             signed(g.delta),
+            percent(g.percent),
           ]),
-        ['left', 'left', 'right', 'right', 'right', 'right'],
+        ['left', 'left', 'right', 'right', 'right', 'right', 'right'],
       ),
     );
     if (axes.length > MAX_AXIS_ROWS) lines.push(`    … and ${axes.length - MAX_AXIS_ROWS} more`);
