@@ -98,7 +98,11 @@ function diffManifest(path: string, base: DiffPlan | undefined, head: DiffPlan |
     priceDelta += to.credits - from.credits;
     return { from: from.id, to: to.id, credits: delta(from.credits, to.credits) };
   });
-  const schedule = head?.schedule ?? base?.schedule ?? null;
+  const scheduleMoved =
+    base !== undefined &&
+    head !== undefined &&
+    (base.schedule?.label ?? null) !== (head.schedule?.label ?? null);
+  const schedule = (head === undefined ? base?.schedule : head.schedule) ?? null;
   const perRun = delta(base?.total ?? 0, head?.total ?? 0);
   const counts = {
     base: baseJobs.length,
@@ -114,7 +118,9 @@ function diffManifest(path: string, base: DiffPlan | undefined, head: DiffPlan |
       ? 'added'
       : head === undefined
         ? 'removed'
-        : counts.added + counts.removed + counts.changed + counts.renamed === 0 && perRun.delta === 0
+        : counts.added + counts.removed + counts.changed + counts.renamed === 0 &&
+            perRun.delta === 0 &&
+            !scheduleMoved
           ? 'unchanged'
           : 'changed';
   return {
@@ -122,6 +128,7 @@ function diffManifest(path: string, base: DiffPlan | undefined, head: DiffPlan |
     pipeline: (head ?? base)!.pipeline,
     change,
     schedule,
+    ...(scheduleMoved ? { scheduleBefore: base.schedule } : {}),
     perRun,
     perMonth: perMonth(base, head),
     counts,

@@ -105,8 +105,17 @@ export interface ManifestDiff {
   pipeline: string;
   /** `added`: on the head side only; `removed`: on the base side only. */
   change: 'added' | 'removed' | 'changed' | 'unchanged';
-  /** The head side's schedule (base side's when removed); `null` when the manifest has none. */
+  /**
+   * The head side's schedule (the base side's when the manifest was removed); `null` when it has none.
+   * `perMonth` counts a side without one by the other side's (see {@link scheduleBefore}).
+   */
   schedule: Schedule | null;
+  /**
+   * (Added after the first release of `runner diff`.) The base side's schedule, present only when the
+   * change added, removed or changed the schedule (`null`: the base had none), so a reader sees why
+   * the monthly figures moved.
+   */
+  scheduleBefore?: Schedule | null;
   /** Credits per run of the whole manifest (every job, whatever the state). */
   perRun: CreditDelta;
   /** `perRun × runsPerMonth` on each side; `null` without a schedule. */

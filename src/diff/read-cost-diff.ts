@@ -97,6 +97,7 @@ const manifest = object({
   pipeline: string,
   change: oneOf('added', 'removed', 'changed', 'unchanged'),
   schedule: nullable(object({ label: string, runsPerMonth: number })),
+  scheduleBefore: optional(nullable(object({ label: string, runsPerMonth: number }))),
   perRun: object(creditDelta),
   perMonth: nullable(object(creditDelta)),
   counts: object(

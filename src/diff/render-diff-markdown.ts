@@ -147,6 +147,13 @@ function section(
   };
 }
 
+/** ` (nightly)`, or ` (no schedule → nightly)` when the change moved it; empty without one. */
+function scheduleNote(m: ManifestDiff): string {
+  const label = (given: ManifestDiff['schedule']) => (given === null ? 'no schedule' : md(given.label, 40));
+  if (m.scheduleBefore !== undefined) return ` (${label(m.scheduleBefore)} → ${label(m.schedule)})`;
+  return m.schedule === null ? '' : ` (${label(m.schedule)})`;
+}
+
 function manifestTable(diff: CostDiff): CuttableSection {
   const monthly = diff.totalPerMonth !== null;
   const header = ['Manifest', 'Change', 'Base per run', 'Head per run', 'Delta per run'];
@@ -154,7 +161,7 @@ function manifestTable(diff: CostDiff): CuttableSection {
   const shown = diff.manifests.filter((m) => m.change !== 'unchanged');
   const rows = shown.map((m) => {
     const cells = [
-      `${md(m.path)}${m.schedule === null ? '' : ` (${md(m.schedule.label, 40)})`}`,
+      `${md(m.path)}${scheduleNote(m)}`,
       m.change,
       formatCredits(m.perRun.base),
       formatCredits(m.perRun.head),

@@ -1,7 +1,7 @@
 import { formatCredits } from '../plan/credits.js';
 import { formatTable, type Align } from '../plan/text-table.js';
 import { createStyle, type Style } from '../text-style.js';
-import type { CatalogSource, CostDiff, CreditDelta, ManifestDiff } from './cost-diff.js';
+import type { CatalogSource, CostDiff, CreditDelta, ManifestDiff, Schedule } from './cost-diff.js';
 
 /** Jobs listed per kind of change (added, removed, changed, renamed); the rest are counted. */
 export const MAX_LISTED_DIFF_JOBS = 20;
@@ -91,12 +91,23 @@ function renderManifest(
     changed: style.yellow('changed'),
     unchanged: style.dim('unchanged'),
   }[manifest.change];
+  const describe = (given: Schedule | null): string =>
+    given === null
+      ? 'none'
+      : given.label.endsWith('per month')
+        ? given.label
+        : `${given.label} (${given.runsPerMonth} runs a month)`;
+  const before = manifest.scheduleBefore;
   const schedule =
-    manifest.schedule === null
-      ? ''
-      : manifest.schedule.label.endsWith('per month')
-        ? `, ${manifest.schedule.label}`
-        : `, ${manifest.schedule.label} (${manifest.schedule.runsPerMonth} runs a month)`;
+    before === undefined
+      ? manifest.schedule === null
+        ? ''
+        : `, ${describe(manifest.schedule)}`
+      : before === null
+        ? `, schedule added: ${describe(manifest.schedule)}`
+        : manifest.schedule === null
+          ? `, schedule removed (was ${describe(before)})`
+          : `, schedule ${describe(before)} → ${describe(manifest.schedule)}`;
 
   const lines = [
     `${style.bold(manifest.path)} (${manifest.pipeline}): ${mark}${schedule}`,

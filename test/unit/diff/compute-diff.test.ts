@@ -97,6 +97,26 @@ describe('computeCostDiff', () => {
       side(plan('a.yaml', [job('x'), job('y')], { schedule: nightly })),
     );
     expect(diff.totalPerMonth).toEqual({ base: 30, head: 60, delta: 30, percent: 100 });
+    expect(diff.manifests[0]!.scheduleBefore).toBeNull();
+  });
+
+  it('a change of the schedule alone is a change, with the schedule it had (the monthly figure moved)', () => {
+    const nightly = { label: 'nightly', runsPerMonth: 30 };
+    const weekly = { label: 'weekly', runsPerMonth: 4.35 };
+    const diff = computeCostDiff(
+      side(plan('a.yaml', [job('x')], { schedule: nightly })),
+      side(plan('a.yaml', [job('x')], { schedule: weekly })),
+    );
+    const [manifest] = diff.manifests;
+    expect(manifest!.change).toBe('changed');
+    expect(manifest!.scheduleBefore).toEqual(nightly);
+    expect(manifest!.perMonth).toEqual({ base: 30, head: 4.35, delta: -25.65, percent: -85.5 });
+    const same = computeCostDiff(
+      side(plan('a.yaml', [job('x')], { schedule: nightly })),
+      side(plan('a.yaml', [job('x')], { schedule: nightly })),
+    );
+    expect(same.manifests[0]!.change).toBe('unchanged');
+    expect(same.manifests[0]).not.toHaveProperty('scheduleBefore');
   });
 
   it('names the price changes of the models the plans use, and the delta they make alone', () => {

@@ -29,6 +29,19 @@ describe('renderDiffMarkdown', () => {
     );
   });
 
+  it('shows a schedule the change added or changed beside the manifest', () => {
+    const manifest = {
+      ...manyJobsManifest('a.yaml', 2, (i) => `j${i}`),
+      schedule: { label: 'nightly', runsPerMonth: 30 },
+      scheduleBefore: null,
+    };
+    expect(renderDiffMarkdown(diffOf([manifest]))).toContain('| a.yaml (no schedule → nightly) |');
+    const weekly = { ...manifest, scheduleBefore: { label: 'weekly', runsPerMonth: 4.35 } };
+    expect(renderDiffMarkdown(diffOf([weekly]))).toContain('| a.yaml (weekly → nightly) |');
+    const { scheduleBefore: _, ...same } = manifest;
+    expect(renderDiffMarkdown(diffOf([same]))).toContain('| a.yaml (nightly) |');
+  });
+
   it('says when nothing changed in cost', () => {
     const same = diffOf([]);
     same.total = delta(3260, 3260);
