@@ -83,7 +83,7 @@ export function readExecuteOptions(
   if (run.maxCredits !== undefined) executeOptions.maxCredits = run.maxCredits;
   if (run.runJobs !== undefined) executeOptions.runJobs = run.runJobs;
   // Set with --no-download too: the results index and the report go there, and the run records it.
-  executeOptions.outputDir = resolveOutputDir(ctx, options, run);
+  executeOptions.outputDir = resolveOutputDir(ctx, readOutputFlag(options), run);
   return executeOptions;
 }
 
@@ -111,10 +111,10 @@ export interface OutputDirInput {
  */
 export function resolveOutputDir(
   ctx: OutputContext,
-  options: Record<string, unknown>,
+  /** `--output`, when given. */
+  flag: string | undefined,
   run: OutputDirInput,
 ): string {
-  const flag = readOutputFlag(options);
   if (flag !== undefined) return resolve(ctx.cwd, flag);
   if (run.recordedOutputDir !== undefined) return run.recordedOutputDir;
   const envRoot = ctx.global?.simulate === true ? undefined : ctx.env?.[OUTPUT_ROOT_ENV];
@@ -185,7 +185,7 @@ export function applyWriteTargets(
     return targets;
   }
   // The results index goes to the output folder with --no-download too.
-  const outputDir = resolveOutputDir(ctx, options, run);
+  const outputDir = resolveOutputDir(ctx, readOutputFlag(options), run);
   targets.push({ path: outputDir, kind: 'dir', what: 'output folder' });
   const report = resolveReportFile(
     ctx,

@@ -35,7 +35,7 @@ import type { UnfinishedRunsRenderer } from './warn-unfinished-runs.js';
 import { readRunId, readStateDir } from './run-options.js';
 import { readTargeting } from './targeting-options.js';
 import { readSavedPlanIfAny, refuseChangedPlan, refuseStalePlan, savedPlanInputs } from './saved-plan-io.js';
-import { rerunCommand, type RerunCommandName } from './rerun-command.js';
+import { readRepeatedFlags, rerunCommand, type RerunCommandName } from './rerun-command.js';
 import { OUTPUT_ROOT_ENV } from './env-defaults.js';
 import { replacementsStillDue } from '../plan/saved-plan.js';
 import { dueReplacements, readReplaceFrom } from './replace-from-options.js';
@@ -159,7 +159,7 @@ export async function runApply(
     file: string,
     given: Record<string, unknown> = options,
     extra: string[] = [],
-  ) => rerunCommand(command, file, given, ctx.global, extra);
+  ) => rerunCommand(command, file, readRepeatedFlags(given), ctx.global, extra);
   await preflightTargets(applyWriteTargets(ctx, options), ctx.cwd);
   const logger = createLogger(ctx.global.logFile);
   const connection = await connect(
@@ -360,7 +360,7 @@ export async function runApply(
         const { warnOfUnfinishedRuns } = await import('./warn-unfinished-runs.js');
         await warnOfUnfinishedRuns(
           ctx,
-          options,
+          readRepeatedFlags(options),
           {
             manifestFile,
             pipeline: plan.pipeline,

@@ -11,10 +11,24 @@ import type { CommandContext } from './context.js';
 import { peekRunDate, runDateOf } from './run-date.js';
 import { readSecretGuard } from './read-secrets.js';
 import { SIMULATED_STATE_NOTE } from './simulated-state-note.js';
-import { readRunId, readStateDir } from './run-options.js';
-import { rerunCommand } from './rerun-command.js';
-import { readTargeting, selectTargets } from './targeting-options.js';
-import { loadVarOverrides, readVarFlags } from './var-options.js';
+import type { StateOptions } from './run-options.js';
+import { rerunCommand, type RepeatedFlags } from './rerun-command.js';
+import { selectTargets } from './targeting-options.js';
+import { loadVarOverrides, type VarFlags } from './var-options.js';
+
+/** Which run a read-only command reads, and which of its jobs (`--run`, `--state-dir`, vars, targeting). */
+export interface ReadRunOptions {
+  /** `--run`; `default` when not given. */
+  runId: string;
+  /** Where the run's state lives (`--state-dir`, `--state`). */
+  state: StateOptions;
+  /** `--var` / `--var-file`: the jobs are expanded with them, as apply did. */
+  vars: VarFlags;
+  /** `--only` / `--exclude`. */
+  targeting: Pick<Targeting, 'only' | 'exclude'>;
+  /** The flags as given, for the commands a hint names (./rerun-command.ts). */
+  repeat: RepeatedFlags;
+}
 
 /** What a read-only command (status, report) knows of a run: the manifest's jobs and the run's state. */
 export interface RunForReading {
@@ -39,10 +53,10 @@ export interface RunForReading {
 export async function readRunForReading(
   ctx: Pick<CommandContext, 'output' | 'env'> & { global?: Pick<CommandContext['global'], 'apiKeyFile'> },
   manifestFile: string,
-  options: Record<string, unknown>,
+  options: ReadRunOptions,
 ): Promise<RunForReading | { issues: ValidationIssue[] }> {
-  const runId = readRunId(options);
-  const varInput = await loadVarOverrides(readVarFlags(options));
+  const { runId } = options;
+  const varInput = await loadVarOverrides(options.vars);
   const secrets = await readSecretGuard(ctx);
   const expand = (date: OfflineValidationContext['date']) =>
     validateManifestOffline(manifestFile, { varOverrides: varInput.overrides, env: ctx.env, date, secrets });
@@ -50,20 +64,20 @@ export async function readRunForReading(
     manifestFile,
     pipeline,
     runId,
-    ...readStateDir(options),
+    ...options.state,
   });
   let offline = await expand((pipeline) => peekRunDate(addressOf(pipeline)));
   const { loaded } = offline;
   if (loaded === undefined || varInput.issues.some((issue) => issue.severity === 'error')) {
     return { issues: [...varInput.issues, ...offline.issues] };
   }
-  const replay = await readExistingRunState(ctx, addressOf(loaded.manifest.name), options);
+  const replay = await readExistingRunState(ctx, addressOf(loaded.manifest.name), options.repeat);
   const runDate = runDateOf(replay.runs);
   if (runDate !== offline.date) offline = await expand(runDate);
   const targeted = targetRunJobs(
     replay.jobs,
     offline.jobs.map((job) => job.id),
-    readTargeting(options),
+    options.targeting,
   );
   if ('issues' in targeted) return { issues: targeted.issues };
   const kept = new Set(targeted.planIds);
@@ -85,25 +99,21 @@ export async function readRunForReading(
 async function readExistingRunState(
   ctx: Pick<CommandContext, 'output'>,
   where: RunAddress,
-  options: Record<string, unknown>,
+  repeat: RepeatedFlags,
 ): Promise<ReplayResult> {
   const { location, exists, replay } = await readStoredRun(where, { machines: true });
-  if (!exists) throw await noStateError(where, location.dir, options);
+  if (!exists) throw await noStateError(where, location.dir, repeat);
   for (const warning of [...location.warnings, ...replay.warnings])
     ctx.output.err(`${ctx.output.style.yellow('warning')} ${warning}`);
   return replay;
 }
 
-async function noStateError(
-  where: RunAddress,
-  dir: string,
-  options: Record<string, unknown>,
-): Promise<RunnerError> {
+async function noStateError(where: RunAddress, dir: string, repeat: RepeatedFlags): Promise<RunnerError> {
   const { runs } = await listStoredRuns(where);
   const known =
     runs.length === 0
-      ? `No run of pipeline "${where.pipeline}" has state there yet: \`${rerunCommand('apply', where.manifestFile, options, {})}\` starts one, against the service (paid). ${SIMULATED_STATE_NOTE}`
-      : `Runs with state: ${runs.map((run) => run.runId).join(', ')} (see \`${rerunCommand('runs', where.manifestFile, options, {})}\`); pick one with --run.`;
+      ? `No run of pipeline "${where.pipeline}" has state there yet: \`${rerunCommand('apply', where.manifestFile, repeat, {})}\` starts one, against the service (paid). ${SIMULATED_STATE_NOTE}`
+      : `Runs with state: ${runs.map((run) => run.runId).join(', ')} (see \`${rerunCommand('runs', where.manifestFile, repeat, {})}\`); pick one with --run.`;
   return new RunnerError(
     'STATE_NOT_FOUND',
     `Run "${where.runId}" of pipeline "${where.pipeline}" has no state: ${dir} holds no journal.`,
@@ -115,7 +125,7 @@ async function noStateError(
 function targetRunJobs(
   jobs: ReadonlyMap<string, JobState>,
   planIds: string[],
-  targeting: Targeting,
+  targeting: Pick<Targeting, 'only' | 'exclude'>,
 ): { jobs: ReadonlyMap<string, JobState>; planIds: string[] } | { issues: ValidationIssue[] } {
   const planned = new Set(planIds);
   const all = [...planIds, ...[...jobs.keys()].filter((id) => !planned.has(id))];

@@ -1,5 +1,4 @@
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
-import { ExitCode } from '../errors.js';
 import { renderReportHtmlPieces } from '../report/render-html.js';
 import { writeGridImages } from '../report/grid-image.js';
 import { buildReportData } from '../report/report-data.js';
@@ -7,9 +6,17 @@ import { makeMissingThumbnails, readThumbnails } from '../report/thumbnails.js';
 import { writeWholeInPieces } from '../report/write-report-files.js';
 import { resolveOutputDir } from './apply-options.js';
 import type { CommandContext } from './context.js';
-import { parseStringOption } from './parse-options.js';
+import type { Outcome } from './outcome.js';
 import type { RenderIssues } from './views.js';
-import { readRunForReading } from './read-only-run.js';
+import { readRunForReading, type ReadRunOptions } from './read-only-run.js';
+
+/** What `runner report` is asked: the run and its jobs, and where the page goes. */
+export interface ReportOptions extends ReadRunOptions {
+  /** `--output`: the output folder of a run of an earlier release, which recorded none. */
+  output?: string;
+  /** `--out`: where the page goes (default: report.html in the run's output folder). */
+  out?: string;
+}
 
 /**
  * `runner report FILE`: the HTML gallery of a run from its state journal, read-only (no lock, no
@@ -20,32 +27,32 @@ import { readRunForReading } from './read-only-run.js';
 export async function runReport(
   ctx: CommandContext,
   manifestFile: string,
-  options: Record<string, unknown>,
+  options: ReportOptions,
   view: { issues: RenderIssues },
-): Promise<number> {
+): Promise<Outcome> {
   const run = await readRunForReading(ctx, manifestFile, options);
   if ('issues' in run) {
     ctx.output.err(view.issues(run.issues, manifestFile, ctx.output.style));
-    return ExitCode.InvalidInput;
+    return 'invalid-input';
   }
   const { loaded } = run;
   // The folder the run used, not today's --output: its report sits beside its own results.
   // (--output names the folder of a run of an earlier release, which recorded none.)
   const recorded = run.recordedOutputDir;
-  const flag = parseStringOption(options.output);
+  const flag = options.output;
   if (recorded !== undefined && flag !== undefined && resolve(ctx.cwd, flag) !== recorded) {
     ctx.output.err(
       `${ctx.output.style.yellow('warning')} run "${run.runId}" wrote its results to ${recorded}: --output ${flag} is ignored (--out writes the page elsewhere).`,
     );
   }
-  const resultsDir = resolveOutputDir(ctx, recorded === undefined ? options : {}, {
+  const resultsDir = resolveOutputDir(ctx, recorded === undefined ? flag : undefined, {
     manifestDir: loaded.dir,
     manifestOutput: loaded.manifest.output,
     pipeline: loaded.manifest.name,
     runId: run.runId,
     recordedOutputDir: recorded,
   });
-  const out = parseStringOption(options.out);
+  const { out } = options;
   const file = out === undefined ? join(resultsDir, 'report.html') : resolve(ctx.cwd, out);
   const data = buildReportData({
     pipeline: loaded.manifest.name,
@@ -73,5 +80,5 @@ export async function runReport(
   await writeWholeInPieces(file, renderReportHtmlPieces({ ...data, gridImages }, dirname(file), thumbnails));
   const near = relative(ctx.cwd, file);
   ctx.output.out(`Report: ${near.startsWith('..') || isAbsolute(near) ? file : near}`);
-  return ExitCode.Success;
+  return 'done';
 }

@@ -11,7 +11,7 @@ export type RerunCommandName = 'apply' | 'plan' | 'status' | 'report' | 'runs';
  * `--resend-uncertain` (a hint adds it only where it means it). `--replace-from` is repeated: it
  * selects the rejected jobs, and re-generates only those whose rejected attempt is still their latest.
  */
-const REPEATED: Record<RerunCommandName, readonly string[]> = {
+const REPEATED: Record<RerunCommandName, readonly FlagName[]> = {
   apply: [
     'run',
     'state-dir',
@@ -41,6 +41,44 @@ const REPEATED: Record<RerunCommandName, readonly string[]> = {
   runs: ['state-dir'],
 };
 
+/**
+ * The flags a hint may repeat, as the command was given them (text as written, or as an environment
+ * default set it; lists in the order given), keyed like cac's camelCase names. The CLI reads them
+ * off the command line (src/cli/parse/common.ts); apply of a saved plan puts the plan's own in.
+ */
+export interface RepeatedFlags {
+  run?: string | undefined;
+  stateDir?: string | undefined;
+  output?: string | undefined;
+  var?: readonly string[] | undefined;
+  varFile?: readonly string[] | undefined;
+  only?: readonly string[] | undefined;
+  exclude?: readonly string[] | undefined;
+  replaceFrom?: string | undefined;
+  maxCredits?: string | undefined;
+  maxJobs?: string | undefined;
+}
+
+/** The flags a "run this next" hint repeats, read from cac's flags as written. */
+export function readRepeatedFlags(flags: Record<string, unknown>): RepeatedFlags {
+  const texts = (value: unknown) =>
+    (Array.isArray(value) ? (value as unknown[]) : [value])
+      .map(parseStringOption)
+      .filter((text) => text !== undefined);
+  return {
+    run: parseStringOption(flags.run),
+    stateDir: parseStringOption(flags.stateDir),
+    output: parseStringOption(flags.output),
+    var: texts(flags.var),
+    varFile: texts(flags.varFile),
+    only: texts(flags.only),
+    exclude: texts(flags.exclude),
+    replaceFrom: parseStringOption(flags.replaceFrom),
+    maxCredits: parseStringOption(flags.maxCredits),
+    maxJobs: parseStringOption(flags.maxJobs),
+  };
+}
+
 /** Commands that talk to the service, so repeat how they reach it. */
 const CONNECTED = new Set<RerunCommandName>(['apply', 'plan']);
 
@@ -53,20 +91,16 @@ const CONNECTED = new Set<RerunCommandName>(['apply', 'plan']);
 export function rerunCommand(
   command: RerunCommandName,
   target: string,
-  options: Record<string, unknown>,
+  flags: RepeatedFlags,
   global: Pick<GlobalOptions, 'simulate' | 'baseUrl' | 'apiKeyFile'>,
   extra: readonly string[] = [],
 ): string {
   const words = ['runner', command, target];
   for (const flag of REPEATED[command]) {
-    const value = options[camelCase(flag)];
-    const values = Array.isArray(value) ? value : [value];
-    const texts =
-      flag === 'var' || flag === 'var-file' || flag === 'only' || flag === 'exclude'
-        ? values.map(parseStringOption)
-        : [parseStringOption(value)];
+    const value = flags[camelCase(flag)];
+    const texts: readonly string[] = value === undefined ? [] : typeof value === 'string' ? [value] : value;
     for (const text of texts) {
-      if (text === undefined || (flag === 'run' && text === 'default')) continue;
+      if (flag === 'run' && text === 'default') continue;
       words.push(`--${flag}`, text);
     }
   }
@@ -88,6 +122,19 @@ export function shellQuote(word: string): string {
   return `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
-function camelCase(flag: string): string {
-  return flag.replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase());
+/** A repeated flag as written on the command line (`state-dir`). */
+type FlagName =
+  | 'run'
+  | 'state-dir'
+  | 'output'
+  | 'var'
+  | 'var-file'
+  | 'only'
+  | 'exclude'
+  | 'replace-from'
+  | 'max-credits'
+  | 'max-jobs';
+
+function camelCase(flag: FlagName): keyof RepeatedFlags {
+  return flag.replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase()) as keyof RepeatedFlags;
 }

@@ -31,11 +31,17 @@ export function readOutputFlag(options: Record<string, unknown>): string | undef
   return parseStringOption(options.output);
 }
 
+/** Where a run's state lives: a folder (`--state-dir`), or PostgreSQL (`--state`); neither: beside the manifest. */
+export interface StateOptions {
+  stateDir?: string;
+  stateUrl?: string;
+}
+
 /**
  * Where the run's state lives: `--state-dir DIR` (a folder), or `--state postgres://…` (or
  * RUNNER_STATE_URL, see ./env-defaults.ts). Both at once are a usage error.
  */
-export function readStateDir(options: Record<string, unknown>): { stateDir?: string; stateUrl?: string } {
+export function readStateDir(options: Record<string, unknown>): StateOptions {
   const stateUrl = parseStringOption(options.state);
   const stateDir = parseStringOption(options.stateDir);
   if (stateDir !== undefined && stateUrl !== undefined) {

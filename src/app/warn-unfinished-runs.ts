@@ -1,6 +1,6 @@
 import { listRuns, type RunSummary } from '../state/list-runs.js';
 import type { CommandContext, GlobalOptions } from './context.js';
-import { readStateDir } from './run-options.js';
+import type { RepeatedFlags } from './rerun-command.js';
 
 /**
  * Other runs of the pipeline that left paid jobs open or results unsaved (a crashed apply): named, with
@@ -9,12 +9,13 @@ import { readStateDir } from './run-options.js';
  */
 export async function warnOfUnfinishedRuns(
   ctx: Pick<CommandContext, 'output' | 'global'>,
-  options: Record<string, unknown>,
+  /** The flags of the apply as given: the hint repeats its state folder and vars. */
+  options: RepeatedFlags,
   run: { manifestFile: string; pipeline: string; runDir: string },
   /** The warning lines for the runs found (src/cli/render/unfinished-runs.ts). */
   render: UnfinishedRunsRenderer,
 ): Promise<void> {
-  const { stateDir } = readStateDir(options);
+  const { stateDir } = options;
   try {
     const { runs } = await listRuns({
       manifestFile: run.manifestFile,
@@ -36,7 +37,7 @@ export type UnfinishedRunsRenderer = (
   runs: readonly RunSummary[],
   where: {
     manifestFile: string;
-    options: Record<string, unknown>;
+    options: RepeatedFlags;
     global: Pick<GlobalOptions, 'simulate' | 'baseUrl' | 'apiKeyFile'>;
   },
   style: CommandContext['output']['style'],

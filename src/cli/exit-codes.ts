@@ -1,3 +1,34 @@
+import { ExitCode } from '../errors.js';
+import type { Outcome } from '../app/outcome.js';
+
+/**
+ * The exit code of each use case's outcome; thrown errors get theirs in ./report-error.ts (by their
+ * `code`, src/errors.ts). With {@link EXIT_CODE_HELP} below, the README's "Exit codes" table.
+ */
+export function exitCodeOf(outcome: Outcome): ExitCode {
+  switch (outcome) {
+    case 'done':
+      return ExitCode.Success;
+    case 'results-unsaved':
+    case 'journal-damaged':
+    case 'declined':
+    case 'jobs-unfinished':
+    case 'outputs-unwritten':
+      return ExitCode.Failure;
+    case 'invalid-input':
+      return ExitCode.InvalidInput;
+    case 'over-limit':
+    case 'increase-limit-crossed':
+      return ExitCode.Credits;
+    case 'auth-failed':
+      return ExitCode.Authentication;
+    case 'interrupted':
+      return ExitCode.Interrupted;
+    case 'terminated':
+      return ExitCode.Terminated;
+  }
+}
+
 /** The help text's exit code table; the README carries the same table. */
 export const EXIT_CODE_HELP = `Exit codes:
   0    success (apply: every job done)

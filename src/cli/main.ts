@@ -1,7 +1,8 @@
 import { cac } from 'cac';
 import { ExitCode, UsageError } from '../errors.js';
 import type { CommandContext, GlobalOptions } from '../app/context.js';
-import { ENVIRONMENT_HELP, EXIT_CODE_HELP } from './exit-codes.js';
+import type { Outcome } from '../app/outcome.js';
+import { ENVIRONMENT_HELP, EXIT_CODE_HELP, exitCodeOf } from './exit-codes.js';
 import { createOutput, type Output } from './output.js';
 import { readPackageInfo } from './package-info.js';
 import { reportError } from './report-error.js';
@@ -23,7 +24,11 @@ export interface CliIO {
   stderr: Output['stderr'];
 }
 
-type Action = (ctx: CommandContext, args: string[], options: Record<string, unknown>) => Promise<number>;
+type Action = (
+  ctx: CommandContext,
+  args: string[],
+  options: Record<string, unknown>,
+) => Promise<Outcome | number>;
 
 const STATE_DIR_HELP = 'State folder (default: env RUNNER_STATE_DIR, else .runner/ beside the manifest)';
 
@@ -129,7 +134,8 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     });
     checkFlagValues(pending.name, pending.options, { global, env });
     const ctx = createContext({ ...io, env }, output, global);
-    code = await action(ctx, pending.args, pending.options);
+    const outcome = await action(ctx, pending.args, pending.options);
+    code = typeof outcome === 'number' ? outcome : exitCodeOf(outcome);
   } catch (error) {
     code = reportError(asUsageError(error), output, io.env);
   }

@@ -1,7 +1,7 @@
 import type { RunSummary } from '../../state/list-runs.js';
 import type { GlobalOptions } from '../../app/context.js';
 import type { Style } from '../output.js';
-import { rerunCommand } from '../../app/rerun-command.js';
+import { rerunCommand, type RepeatedFlags } from '../../app/rerun-command.js';
 
 /**
  * What the command a hint gives repeats: the manifest, the options of the command that warns (its
@@ -10,7 +10,7 @@ import { rerunCommand } from '../../app/rerun-command.js';
  */
 export interface RunLocation {
   manifestFile: string;
-  options: Record<string, unknown>;
+  options: RepeatedFlags;
   global: Pick<GlobalOptions, 'simulate' | 'baseUrl' | 'apiKeyFile'>;
 }
 
@@ -38,14 +38,14 @@ export function renderUnfinishedRuns(
         ? []
         : [`${undownloaded} done job${undownloaded === 1 ? '' : 's'} with results not downloaded`]),
     ];
-    const options = {
+    const options: RepeatedFlags = {
       var: where.options.var,
       varFile: where.options.varFile,
       stateDir: where.options.stateDir,
       run: run.runId,
       ...(run.outputDir === undefined ? {} : { output: run.outputDir }),
     };
-    const command = (extra: Record<string, unknown>, flags: string[] = []) =>
+    const command = (extra: RepeatedFlags, flags: string[] = []) =>
       rerunCommand('apply', where.manifestFile, { ...options, ...extra }, where.global, flags);
     const finish =
       open === 0

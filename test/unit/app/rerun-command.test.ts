@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { rerunCommand, shellQuote } from '../../../src/app/rerun-command.js';
+import { readRepeatedFlags, rerunCommand, shellQuote } from '../../../src/app/rerun-command.js';
 
 describe('rerunCommand (#20.3)', () => {
-  const options = {
+  // cac's flags as given: the hint reads the repeated ones (readRepeatedFlags), never the others.
+  const options = readRepeatedFlags({
     run: ['night1'],
     stateDir: 'cache state',
     output: 'out-n1',
@@ -13,7 +14,7 @@ describe('rerunCommand (#20.3)', () => {
     maxCredits: '50',
     yes: true,
     concurrency: '2',
-  };
+  });
 
   it('repeats what locates the run and shapes its jobs, shell-quoted, and nothing that pays again', () => {
     expect(rerunCommand('apply', 'm.yaml', options, {})).toBe(

@@ -135,15 +135,17 @@ describe('resolveOutputDir and RUNNER_OUTPUT (#20.3)', () => {
   const where = { manifestDir: '/m', manifestOutput: undefined, pipeline: 'p', runId: 'r' };
   it('takes RUNNER_OUTPUT as the root of default folders, one folder per pipeline and run', () => {
     const ctx = { cwd: '/cwd', env: { RUNNER_OUTPUT: 'out' }, global: {} };
-    expect(resolveOutputDir(ctx, {}, where)).toBe('/cwd/out/p/r');
-    expect(resolveOutputDir({ ...ctx, env: {} }, {}, where)).toBe('/m/runner-output/p/r');
+    expect(resolveOutputDir(ctx, undefined, where)).toBe('/cwd/out/p/r');
+    expect(resolveOutputDir({ ...ctx, env: {} }, undefined, where)).toBe('/m/runner-output/p/r');
   });
 
   it('lets --output and the manifest output win over it, and ignores it with --simulate', () => {
     const ctx = { cwd: '/cwd', env: { RUNNER_OUTPUT: '/r' }, global: {} };
-    expect(resolveOutputDir(ctx, { output: 'o' }, where)).toBe('/cwd/o');
-    expect(resolveOutputDir(ctx, {}, { ...where, manifestOutput: 'mine' })).toBe('/m/mine/r');
-    expect(resolveOutputDir({ ...ctx, global: { simulate: true } }, {}, where)).toBe('/m/runner-output/p/r');
+    expect(resolveOutputDir(ctx, 'o', where)).toBe('/cwd/o');
+    expect(resolveOutputDir(ctx, undefined, { ...where, manifestOutput: 'mine' })).toBe('/m/mine/r');
+    expect(resolveOutputDir({ ...ctx, global: { simulate: true } }, undefined, where)).toBe(
+      '/m/runner-output/p/r',
+    );
   });
 });
 
@@ -151,18 +153,22 @@ describe('resolveOutputDir (issue 20 item 5: a folder per run)', () => {
   const where = { manifestDir: '/m', manifestOutput: undefined, pipeline: 'p', runId: 'n1' };
 
   it('gives every run its own folder under the default and under manifest `output:`', () => {
-    expect(resolveOutputDir({ cwd: '/c' }, {}, where)).toBe('/m/runner-output/p/n1');
-    expect(resolveOutputDir({ cwd: '/c' }, {}, { ...where, runId: 'n3' })).toBe('/m/runner-output/p/n3');
-    expect(resolveOutputDir({ cwd: '/c' }, {}, { ...where, manifestOutput: 'out' })).toBe('/m/out/n1');
-    expect(resolveOutputDir({ cwd: '/c' }, {}, { ...where, runId: '../x' })).toBe('/m/runner-output/p/__x');
+    expect(resolveOutputDir({ cwd: '/c' }, undefined, where)).toBe('/m/runner-output/p/n1');
+    expect(resolveOutputDir({ cwd: '/c' }, undefined, { ...where, runId: 'n3' })).toBe(
+      '/m/runner-output/p/n3',
+    );
+    expect(resolveOutputDir({ cwd: '/c' }, undefined, { ...where, manifestOutput: 'out' })).toBe('/m/out/n1');
+    expect(resolveOutputDir({ cwd: '/c' }, undefined, { ...where, runId: '../x' })).toBe(
+      '/m/runner-output/p/__x',
+    );
   });
 
   it('uses --output as named, else the folder the run recorded', () => {
-    expect(resolveOutputDir({ cwd: '/c' }, { output: 'mine' }, where)).toBe('/c/mine');
-    expect(resolveOutputDir({ cwd: '/c' }, {}, { ...where, recordedOutputDir: '/kept' })).toBe('/kept');
-    expect(
-      resolveOutputDir({ cwd: '/c' }, { output: 'mine' }, { ...where, recordedOutputDir: '/kept' }),
-    ).toBe('/c/mine');
+    expect(resolveOutputDir({ cwd: '/c' }, 'mine', where)).toBe('/c/mine');
+    expect(resolveOutputDir({ cwd: '/c' }, undefined, { ...where, recordedOutputDir: '/kept' })).toBe(
+      '/kept',
+    );
+    expect(resolveOutputDir({ cwd: '/c' }, 'mine', { ...where, recordedOutputDir: '/kept' })).toBe('/c/mine');
   });
 });
 

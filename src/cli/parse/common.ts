@@ -1,0 +1,55 @@
+import { readRepeatedFlags, type RepeatedFlags } from '../../app/rerun-command.js';
+import { readRunId, readStateDir, type StateOptions } from '../../app/run-options.js';
+import type { VarFlags } from '../../app/var-options.js';
+import type { Targeting } from '../../plan/select-jobs.js';
+
+/**
+ * What several commands' flags mean, read once from cac's flags record (after the environment and
+ * the project file filled their defaults, src/cli/main.ts) into the typed options the use cases in
+ * src/app/ take. Each command's own parse function (./<command>.ts) builds on these.
+ */
+
+/** cac's flags: every value as written (src/cli/written-values.ts), under camelCase names. */
+export type Flags = Record<string, unknown>;
+
+/** `--run`, `--state-dir` / `--state`, `--var` / `--var-file`, `--only` / `--exclude`, and the hint's flags. */
+export interface RunFlags {
+  runId: string;
+  state: StateOptions;
+  vars: VarFlags;
+  targeting: Pick<Targeting, 'only' | 'exclude'>;
+  repeat: RepeatedFlags;
+}
+
+/** The flags that find a run and its jobs (status, report); a usage error for a bad run id or two states. */
+export function readRunFlags(flags: Flags): RunFlags {
+  return {
+    runId: readRunId(flags),
+    state: readStateDir(flags),
+    vars: readVarFlags(flags),
+    targeting: { only: readList(flags.only, true), exclude: readList(flags.exclude, true) },
+    repeat: readRepeatedFlags(flags),
+  };
+}
+
+/** The targeting flags of a command (absent flags are empty lists; empty patterns are dropped). */
+export function readTargeting(flags: Flags): Targeting {
+  return {
+    only: readList(flags.only, true),
+    exclude: readList(flags.exclude, true),
+    replace: readList(flags.replace, true),
+  };
+}
+
+/** The `--var` / `--var-file` flags as given (absent flags are empty lists). */
+export function readVarFlags(flags: Flags): VarFlags {
+  return { vars: readList(flags.var, false), varFiles: readList(flags.varFile, false) };
+}
+
+function readList(value: unknown, dropEmpty: boolean): string[] {
+  if (value === undefined || value === null) return [];
+  const items: unknown[] = Array.isArray(value) ? value : [value];
+  return items.filter((item) => item !== undefined && !(dropEmpty && item === '')).map(String);
+}
+
+export { readRepeatedFlags };
