@@ -1,0 +1,8 @@
+import type { RunsOptions } from '../../app/runs.js';
+import { readStateDir } from '../../app/run-options.js';
+import type { Flags } from './common.js';
+
+/** `runner runs` flags → {@link RunsOptions}. */
+export function parseRunsOptions(flags: Flags): RunsOptions {
+  return { state: readStateDir(flags), json: flags.json === true };
+}
