@@ -138,6 +138,35 @@ function reviewTargets<T extends { id: string }>(
   return { rejections, issues, selected, leftOut, targeting };
 }
 
+/** What the manifest commands (validate, plan, apply) are asked about their jobs, from their flags. */
+export interface ManifestOptions {
+  /** `--catalog FILE`: a saved catalog, checked against offline. */
+  catalogFile?: string;
+  /** `--max-jobs`: refuse a manifest that expands to more jobs. */
+  maxJobs?: number;
+  /** `--only` / `--exclude` / `--replace`. */
+  targeting: Targeting;
+  /** `--var` / `--var-file`. */
+  varFlags: VarFlags;
+}
+
+/** The prepare options of a manifest command, its `{{ date }}` today's unless given. */
+export function toPrepareOptions(
+  manifestFile: string,
+  options: ManifestOptions,
+  date: PrepareOptions['date'] = todayUtc(),
+): PrepareOptions {
+  const { targeting, varFlags, catalogFile, maxJobs } = options;
+  return {
+    manifestFile,
+    date,
+    ...(isTargeted(targeting) ? { targeting } : {}),
+    varFlags,
+    ...(catalogFile === undefined ? {} : { catalogFile }),
+    ...(maxJobs === undefined ? {} : { maxJobs }),
+  };
+}
+
 /** The prepare options from a command's flags (`--catalog`, `--max-jobs`). */
 export function readPrepareOptions(
   manifestFile: string,

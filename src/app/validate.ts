@@ -1,8 +1,16 @@
-import { ExitCode } from '../errors.js';
 import type { CommandContext } from './context.js';
-import { preparePlan, readPrepareOptions } from './prepare-plan.js';
+import type { Outcome } from './outcome.js';
+import { preparePlan, toPrepareOptions, type ManifestOptions } from './prepare-plan.js';
 import { refuseSavedPlanAsManifest } from './saved-plan-io.js';
 import type { ValidateEffects } from './views.js';
+
+/** What `runner validate` is asked: the manifest's jobs, and how strictly and in what form to answer. */
+export interface ValidateOptions extends ManifestOptions {
+  /** `--strict`: warnings fail too (exit 2). */
+  strict: boolean;
+  /** `--json`: the problems as JSON. */
+  json: boolean;
+}
 
 /**
  * `runner validate FILE`: every problem at once; exit 2 when there is an error (or, with `--strict`, a
@@ -11,24 +19,23 @@ import type { ValidateEffects } from './views.js';
  */
 export async function runValidate(
   ctx: CommandContext,
-  args: string[],
-  options: Record<string, unknown>,
+  manifestFile: string,
+  options: ValidateOptions,
   effects: ValidateEffects,
-): Promise<number> {
+): Promise<Outcome> {
   const { renderIssues, issuesToJson, renderAnnotations, isGithubActions } = effects.view;
-  const [manifestFile = ''] = args;
   await refuseSavedPlanAsManifest(manifestFile, 'validate');
-  const prepared = await preparePlan(ctx, readPrepareOptions(manifestFile, options), () =>
+  const prepared = await preparePlan(ctx, toPrepareOptions(manifestFile, options), () =>
     effects.fetchCatalog(),
   );
   const { output } = ctx;
-  const strict = options.strict === true;
+  const { strict } = options;
   const failsStrict = strict && prepared.issues.some((issue) => issue.severity === 'warning');
   const valid = prepared.ok && !failsStrict;
   if (isGithubActions(ctx.env)) {
     for (const line of renderAnnotations(prepared.issues, manifestFile)) output.err(line);
   }
-  if (options.json === true) {
+  if (options.json) {
     const json = issuesToJson(prepared.issues, manifestFile);
     output.out(JSON.stringify(strict ? { ...json, strict, valid } : json, null, 2));
   } else if (failsStrict) {
@@ -41,5 +48,5 @@ export async function runValidate(
   } else {
     output.err(renderIssues(prepared.issues, manifestFile, output.style));
   }
-  return valid ? ExitCode.Success : ExitCode.InvalidInput;
+  return valid ? 'done' : 'invalid-input';
 }

@@ -1,6 +1,9 @@
 import type { CommandContext } from '../../app/context.js';
+import type { Outcome } from '../../app/outcome.js';
 import { runValidate } from '../../app/validate.js';
 import { withConnection } from '../connect.js';
+import type { Flags } from '../parse/common.js';
+import { parseValidateOptions } from '../parse/validate.js';
 import { isGithubActions, renderAnnotations } from '../render/annotations.js';
 import { issuesToJson, renderIssues } from '../render/issues.js';
 
@@ -11,9 +14,10 @@ import { issuesToJson, renderIssues } from '../render/issues.js';
 export async function runValidateCommand(
   ctx: CommandContext,
   args: string[],
-  options: Record<string, unknown>,
-): Promise<number> {
-  return runValidate(ctx, args, options, {
+  flags: Flags,
+): Promise<Outcome> {
+  const [manifestFile = ''] = args;
+  return runValidate(ctx, manifestFile, parseValidateOptions(flags), {
     fetchCatalog: () => withConnection(ctx, ({ client }) => client.listModels()),
     view: { renderIssues, issuesToJson, isGithubActions, renderAnnotations },
   });

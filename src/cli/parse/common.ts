@@ -1,6 +1,8 @@
 import { readRepeatedFlags, type RepeatedFlags } from '../../app/rerun-command.js';
 import { readRunId, readStateDir, type StateOptions } from '../../app/run-options.js';
 import type { VarFlags } from '../../app/var-options.js';
+import { parseNumberOption } from '../../app/parse-options.js';
+import type { ManifestOptions } from '../../app/prepare-plan.js';
 import type { Targeting } from '../../plan/select-jobs.js';
 
 /**
@@ -53,3 +55,14 @@ function readList(value: unknown, dropEmpty: boolean): string[] {
 }
 
 export { readRepeatedFlags };
+
+/** `--catalog`, `--max-jobs`, targeting and vars: what every manifest command reads of its jobs. */
+export function readManifestFlags(flags: Flags): ManifestOptions {
+  const maxJobs = parseNumberOption('max-jobs', flags.maxJobs, { min: 1, integer: true });
+  return {
+    targeting: readTargeting(flags),
+    varFlags: readVarFlags(flags),
+    ...(typeof flags.catalog === 'string' ? { catalogFile: flags.catalog } : {}),
+    ...(maxJobs === undefined ? {} : { maxJobs }),
+  };
+}
