@@ -1,12 +1,23 @@
-import { ExitCode } from '../errors.js';
 import { validateManifestOffline } from '../manifest/validate-manifest.js';
 import { collectPayloads, renderPayloadsText } from '../plan/render-payloads.js';
 import type { CommandContext } from './context.js';
+import type { Outcome } from './outcome.js';
 import { todayUtc } from './prepare-plan.js';
 import { readSecretGuard } from './read-secrets.js';
 import type { RenderIssues } from './views.js';
-import { readTargeting, selectTargets } from './targeting-options.js';
-import { loadVarOverrides, readVarFlags } from './var-options.js';
+import { selectTargets } from './targeting-options.js';
+import { loadVarOverrides, type VarFlags } from './var-options.js';
+import type { Targeting } from '../plan/select-jobs.js';
+
+/** What `runner render` is asked: which jobs, with which vars, in what form. */
+export interface RenderOptions {
+  /** `--var` / `--var-file`. */
+  vars: VarFlags;
+  /** `--only` / `--exclude`. */
+  targeting: Pick<Targeting, 'only' | 'exclude'>;
+  /** `--json`: the jobs as JSON. */
+  json: boolean;
+}
 
 /**
  * `runner render FILE`: each job's prompt and params with templates rendered and defaults merged,
@@ -15,10 +26,10 @@ import { loadVarOverrides, readVarFlags } from './var-options.js';
 export async function runRender(
   ctx: CommandContext,
   manifestFile: string,
-  options: Record<string, unknown>,
+  options: RenderOptions,
   view: { issues: RenderIssues },
-): Promise<number> {
-  const varInput = await loadVarOverrides(readVarFlags(options));
+): Promise<Outcome> {
+  const varInput = await loadVarOverrides(options.vars);
   const stageOne = await validateManifestOffline(manifestFile, {
     env: ctx.env,
     date: todayUtc(),
@@ -26,20 +37,20 @@ export async function runRender(
     varOverrides: varInput.overrides,
     checkJobsDespiteErrors: true,
   });
-  const targets = selectTargets(stageOne.jobs, { ...readTargeting(options), replace: [] });
+  const targets = selectTargets(stageOne.jobs, { ...options.targeting, replace: [] });
   const issues = [...varInput.issues, ...stageOne.issues, ...targets.issues];
   if (issues.some((issue) => issue.severity === 'error')) {
     ctx.output.err(view.issues(issues, manifestFile, ctx.output.style));
-    return ExitCode.InvalidInput;
+    return 'invalid-input';
   }
   // Warnings as validate gives them (a var file setting an undeclared var is likely a typo), on
   // stderr so the rendered jobs on stdout stay what a script reads.
   if (issues.length > 0) ctx.output.err(view.issues(issues, manifestFile, ctx.output.style));
   const payloads = collectPayloads(targets.selected);
   ctx.output.out(
-    options.json === true
+    options.json
       ? JSON.stringify({ schemaVersion: 1, manifestFile, jobs: payloads }, null, 2)
       : renderPayloadsText(payloads).trimEnd(),
   );
-  return ExitCode.Success;
+  return 'done';
 }
