@@ -5,12 +5,22 @@ import { loadCatalog } from '../catalog/load-catalog.js';
 import { preflightTargets } from './preflight.js';
 import { scaffoldManifest } from '../catalog/scaffold-manifest.js';
 import { isRunnableModel } from '../kinds/index.js';
-import { ExitCode, UsageError } from '../errors.js';
+import { UsageError } from '../errors.js';
 import { PIPELINE_SCHEMA_URL } from '../manifest/validate-schema.js';
 import type { Model } from '../service/types.js';
 import { suggestClosest } from '../suggest.js';
 import type { CommandContext } from './context.js';
-import { parseStringOption } from './parse-options.js';
+import type { Outcome } from './outcome.js';
+
+/** What `runner init` is asked. */
+export interface InitOptions {
+  /** `--model SLUG`: the model the manifest is for (asked for when missing, with the runnable ones). */
+  model?: string;
+  /** `--catalog FILE`: a saved catalog instead of the service's. */
+  catalogFile?: string;
+  /** `--force`: overwrite the file if it exists. */
+  force: boolean;
+}
 
 /**
  * `runner init FILE --model SLUG`: writes a commented manifest for one model, from its catalog form.
@@ -19,14 +29,14 @@ import { parseStringOption } from './parse-options.js';
 export async function runInit(
   ctx: CommandContext,
   file: string,
-  options: Record<string, unknown>,
+  options: InitOptions,
   fetchCatalog: () => Promise<Model[]>,
-): Promise<number> {
-  const slug = parseStringOption(options.model);
-  if (options.force !== true && (await exists(file))) {
+): Promise<Outcome> {
+  const slug = options.model;
+  if (!options.force && (await exists(file))) {
     throw new UsageError(`${file} exists already; pass --force to overwrite it.`);
   }
-  const catalog = await readCatalog(options, fetchCatalog);
+  const catalog = await readCatalog(options.catalogFile, fetchCatalog);
   // Only models some job kind can run are offered: a scaffold for the others could never be applied.
   const runnable = catalog.filter(isRunnableModel);
   const offer = `Models runner can run: ${listSlugs(runnable)}`;
@@ -57,19 +67,18 @@ export async function runInit(
   // user asked for a file there, instead of failing on the file with the folder's ENOENT. Checked
   // first like every path a command writes (a file in the way, /proc where mkdir never ends).
   await preflightTargets([{ path: file, kind: 'file', what: 'manifest' }], ctx.cwd, 0o777);
-  await writeFile(file, text, options.force === true ? {} : { flag: 'wx' });
+  await writeFile(file, text, options.force ? {} : { flag: 'wx' });
   ctx.output.err(
     `Wrote ${file} for ${model.slug}. Next: \`runner validate ${file}\`, then \`runner plan ${file}\`.`,
   );
-  return ExitCode.Success;
+  return 'done';
 }
 
 /** The catalog from `--catalog FILE`, else from the service (`fetchCatalog`). */
 export async function readCatalog(
-  options: Record<string, unknown>,
+  catalogFile: string | undefined,
   fetchCatalog: () => Promise<Model[]>,
 ): Promise<Model[]> {
-  const catalogFile = parseStringOption(options.catalog);
   if (catalogFile !== undefined) return loadCatalog(catalogFile);
   return fetchCatalog();
 }

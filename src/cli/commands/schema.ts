@@ -12,7 +12,9 @@ import { withConnection } from '../connect.js';
  * from the catalog, for editors (point `# yaml-language-server: $schema=` at the file).
  */
 export async function runSchema(ctx: CommandContext, _args: string[], options: Record<string, unknown>) {
-  const catalog = await readCatalog(options, () => withConnection(ctx, ({ client }) => client.listModels()));
+  const catalog = await readCatalog(parseStringOption(options.catalog), () =>
+    withConnection(ctx, ({ client }) => client.listModels()),
+  );
   const base = JSON.parse(await readFile(PIPELINE_SCHEMA_URL, 'utf8')) as Record<string, unknown>;
   const text = `${JSON.stringify(buildManifestSchema(base, catalog), null, 2)}\n`;
   const out = parseStringOption(options.out);
