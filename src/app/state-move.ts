@@ -1,9 +1,10 @@
-import { ExitCode, UsageError } from '../errors.js';
+import { UsageError } from '../errors.js';
 import { validateManifestOffline } from '../manifest/validate-manifest.js';
 import type { CommandContext } from './context.js';
+import type { Outcome } from './outcome.js';
+import type { StateCommandOptions } from './state.js';
 import { todayUtc } from './prepare-plan.js';
 import type { RenderIssues } from './views.js';
-import { readRunId, readStateDir } from './run-options.js';
 
 /** The actions of `runner state` that {@link runStateMove} does. */
 export const STATE_MOVE_ACTIONS: ReadonlySet<string> = new Set(['push', 'pull', 'lease']);
@@ -16,16 +17,16 @@ export async function runStateMove(
   ctx: CommandContext,
   action: string,
   manifestFile: string,
-  options: Record<string, unknown>,
+  options: StateCommandOptions,
   view: { issues: RenderIssues },
-): Promise<number> {
+): Promise<Outcome> {
   const offline = await validateManifestOffline(manifestFile, { env: ctx.env, date: todayUtc() });
   const { loaded } = offline;
   if (loaded === undefined) {
     ctx.output.err(view.issues(offline.issues, manifestFile, ctx.output.style));
-    return ExitCode.InvalidInput;
+    return 'invalid-input';
   }
-  const stateUrl = typeof options.state === 'string' ? options.state : ctx.env.RUNNER_STATE_URL;
+  const stateUrl = options.state.stateUrl ?? ctx.env.RUNNER_STATE_URL;
   if (stateUrl === undefined || stateUrl === '') {
     throw new UsageError(`runner state ${action} needs the database: --state postgres://user@host:port/db.`, {
       hint: 'Or set RUNNER_STATE_URL.',
@@ -34,8 +35,8 @@ export async function runStateMove(
   const where = {
     manifestFile,
     pipeline: loaded.manifest.name,
-    runId: readRunId(options),
-    ...readStateDir({ stateDir: options.stateDir ?? ctx.env.RUNNER_STATE_DIR }),
+    runId: options.runId,
+    ...stateDirOf(options.state.stateDir ?? ctx.env.RUNNER_STATE_DIR),
     stateUrl,
   };
   const { display } = (await import('../state/backends/postgres/state-url.js')).parseStateUrl(stateUrl);
@@ -46,17 +47,17 @@ export async function runStateMove(
     ctx.output.out(
       `Pushed ${run}: ${count} records into ${display}. Apply it with --state from now on; the folder was left as it was.`,
     );
-    return ExitCode.Success;
+    return 'done';
   }
   if (action === 'pull') {
     const { pullRunState } = await import('../state/move-run-state.js');
     const count = await pullRunState(where);
     ctx.output.out(`Pulled ${run}: ${count} records from ${display} into its folder.`);
-    return ExitCode.Success;
+    return 'done';
   }
   const leases = await import('../state/backends/postgres/run-records.js');
   const lease = await leases.inspectLease(stateUrl, where);
-  if (options.json === true) {
+  if (options.json) {
     ctx.output.out(JSON.stringify({ schemaVersion: 1, lease: lease ?? null }, null, 2));
   } else if (lease === undefined) {
     ctx.output.out(`No runner ever applied ${run} in ${display}.`);
@@ -66,7 +67,7 @@ export async function runStateMove(
       `Lease on ${run}: ${state}; holder ${lease.holder}, token ${lease.token}, taken ${lease.acquiredAt}, ${lease.live ? 'expires' : 'ended'} ${lease.expiresAt}.`,
     );
   }
-  if (options.break === true) {
+  if (options.break) {
     const broken = await leases.breakLease(stateUrl, where);
     ctx.output.out(
       broken
@@ -74,5 +75,9 @@ export async function runStateMove(
         : 'No live lease to break.',
     );
   }
-  return ExitCode.Success;
+  return 'done';
+}
+
+function stateDirOf(stateDir: string | undefined): { stateDir?: string } {
+  return stateDir === undefined ? {} : { stateDir };
 }

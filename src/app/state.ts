@@ -1,30 +1,48 @@
 import { existsSync } from 'node:fs';
-import { ExitCode, RunnerError, UsageError } from '../errors.js';
+import { RunnerError, UsageError } from '../errors.js';
 import { loadManifest } from '../manifest/load-manifest.js';
 import { checkJournal, cutJournal, type JournalCheck } from '../state/check-journal.js';
 import { locateRunState } from '../state/locate-run-state.js';
 import { acquireLock } from '../state/lock.js';
 import { journalPathFor } from '../state/state-dir.js';
 import type { CommandContext } from './context.js';
+import type { Outcome } from './outcome.js';
 import type { RenderIssues } from './views.js';
-import { readRunId, readStateDir } from './run-options.js';
+import type { StateOptions } from './run-options.js';
 import { runStateMove, STATE_MOVE_ACTIONS } from './state-move.js';
+
+/** What `runner state` is asked. */
+export interface StateCommandOptions {
+  /** `--run`; `default` when not given. */
+  runId: string;
+  /**
+   * `--state-dir` and `--state` as given (or as RUNNER_STATE_URL / RUNNER_STATE_DIR filled them in).
+   * `check` reads one of them (both: a usage error, before it runs); push, pull and lease both.
+   */
+  state: StateOptions;
+  /** `--repair` (check): cut the journal at its first bad line. */
+  repair: boolean;
+  /** `--break` (lease): end the lease now. */
+  break: boolean;
+  /** `--json` (lease). */
+  json: boolean;
+}
 
 /**
  * `runner state push|pull|lease FILE`: see ./state-move.ts.
  *
  * `runner state check FILE [--run R] [--state-dir S] [--repair]`: replays the run's journal from its
- * first line with every check apply makes and names its first bad line (exit 1), or says it is sound
- * (exit 0). `--repair` cuts the journal at that line under the state's lock, keeping the whole
+ * first line with every check apply makes and names its first bad line (`journal-damaged`, exit 1), or says it
+ * is sound. `--repair` cuts the journal at that line under the state's lock, keeping the whole
  * journal beside it, and removes a snapshot that covers the lines cut (README "Run state").
  */
 export async function runState(
   ctx: CommandContext,
   action: string,
   manifestFile: string,
-  options: Record<string, unknown>,
+  options: StateCommandOptions,
   view: { issues: RenderIssues },
-): Promise<number> {
+): Promise<Outcome> {
   if (STATE_MOVE_ACTIONS.has(action)) return runStateMove(ctx, action, manifestFile, options, view);
   if (action !== 'check') {
     throw new UsageError(
@@ -35,14 +53,14 @@ export async function runState(
   const { loaded, issues } = await loadManifest(manifestFile);
   if (loaded === undefined) {
     ctx.output.err(view.issues(issues, manifestFile, ctx.output.style));
-    return ExitCode.InvalidInput;
+    return 'invalid-input';
   }
-  const runId = readRunId(options);
+  const { runId } = options;
   const location = await locateRunState({
     manifestFile,
     pipeline: loaded.manifest.name,
     runId,
-    ...readStateDir(options),
+    ...options.state,
   });
   const journalPath = journalPathFor(location.dir);
   if (!existsSync(journalPath)) {
@@ -54,18 +72,18 @@ export async function runState(
   }
   const found = await checkJournal(journalPath);
   report(ctx, found);
-  if (found.problem === undefined) return ExitCode.Success;
-  if (options.repair !== true) {
+  if (found.problem === undefined) return 'done';
+  if (!options.repair) {
     ctx.output.err(
       `Nothing was changed. \`--repair\` cuts the journal at line ${found.problem.line} (keeping a copy of it whole): the ${found.lines} lines before it are kept; jobs recorded only after it are followed again from what the service still knows, or reported uncertain.`,
     );
-    return ExitCode.Failure;
+    return 'journal-damaged';
   }
   // Under the lock: no apply appends while the journal is cut.
   const lock = await acquireLock(location.dir);
   try {
     const current = await checkJournal(journalPath);
-    if (current.problem === undefined) return ExitCode.Success;
+    if (current.problem === undefined) return 'done';
     const repair = await cutJournal(journalPath, current.problem, new Date());
     ctx.output.out(
       `Cut ${journalPath} at line ${current.problem.line} (byte ${current.problem.offset}); ${current.lines} lines kept. The journal as it was is in ${repair.copy}.${repair.snapshotRemoved ? ' The snapshot covered lines past the cut and was removed.' : ''}`,
@@ -73,7 +91,7 @@ export async function runState(
   } finally {
     await lock.release();
   }
-  return ExitCode.Success;
+  return 'done';
 }
 
 function report(ctx: CommandContext, found: JournalCheck): void {

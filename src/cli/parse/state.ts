@@ -1,0 +1,27 @@
+import { parseStringOption } from '../../app/parse-options.js';
+import { readRunId, readStateDir } from '../../app/run-options.js';
+import type { StateCommandOptions } from '../../app/state.js';
+import type { Flags } from './common.js';
+
+/**
+ * `runner state ACTION` flags → {@link StateCommandOptions}. `check` reads the run's state in one
+ * place (`--state-dir` and `--state` together are refused); push, pull and lease move it between the
+ * two, so take both.
+ */
+export function parseStateOptions(action: string, flags: Flags): StateCommandOptions {
+  const stateDir = parseStringOption(flags.stateDir);
+  const stateUrl = typeof flags.state === 'string' ? flags.state : undefined;
+  return {
+    runId: readRunId(flags),
+    state:
+      action === 'check'
+        ? readStateDir(flags)
+        : {
+            ...(stateDir === undefined ? {} : { stateDir }),
+            ...(stateUrl === undefined ? {} : { stateUrl }),
+          },
+    repair: flags.repair === true,
+    break: flags.break === true,
+    json: flags.json === true,
+  };
+}
