@@ -1,9 +1,10 @@
-import { ExitCode, RunnerError } from '../errors.js';
+import { RunnerError } from '../errors.js';
 import type { CostDiff } from '../diff/cost-diff.js';
 import { computeCostDiff } from '../diff/compute-diff.js';
 import { checkGuardrails, type GuardrailLimits } from '../diff/guardrails.js';
 import { readDiffSide, type DiffSide } from '../diff/plan-document.js';
 import { parseNumberOption } from './parse-options.js';
+import type { Outcome } from './outcome.js';
 
 /** What `runner diff` needs; reading files is passed in, so the use case is tested without a disk. */
 export interface DiffFilesInput {
@@ -16,10 +17,10 @@ export interface DiffFilesInput {
   readText: (file: string) => Promise<string>;
 }
 
-/** The diff and the exit code it asks for: 3 when a guardrail was crossed, else 0. */
+/** The diff, and whether a guardrail was crossed (`increase-limit-crossed`, exit 3). */
 export interface DiffOutcome {
   diff: CostDiff;
-  exitCode: number;
+  outcome: Extract<Outcome, 'done' | 'increase-limit-crossed'>;
 }
 
 /**
@@ -40,7 +41,7 @@ export function diffSides(base: DiffSide, head: DiffSide, limits: GuardrailLimit
   diff.guardrails = checkGuardrails(diff, limits);
   return {
     diff,
-    exitCode: diff.guardrails.some((check) => check.crossed) ? ExitCode.Credits : ExitCode.Success,
+    outcome: diff.guardrails.some((check) => check.crossed) ? 'increase-limit-crossed' : 'done',
   };
 }
 

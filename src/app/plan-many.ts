@@ -103,9 +103,9 @@ export async function runPlanMany(
       : ExitCode.Credits;
     if (base !== undefined) {
       const head = { file: '(planned now)', plans: reports.map(planFromReport) };
-      const { diff, exitCode } = diffSides(base, head, limits);
+      const { diff, outcome } = diffSides(base, head, limits);
       await effects.emitDiff(diff, { base: base.file, head: files.join(' ') });
-      return Math.max(exitCode, verdictCode);
+      return Math.max(outcome === 'done' ? ExitCode.Success : ExitCode.Credits, verdictCode);
     }
     await emitPlanSet(ctx, reports, format, parseStringOption(options.out));
     return verdictCode;

@@ -2,12 +2,14 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { UsageError } from '../../errors.js';
 import { PRIVATE_FILE_MODE } from '../../file-modes.js';
 import { explainLinkError, WRITE_NO_FOLLOW } from '../../no-follow.js';
-import { diffPlanFiles, readGuardrailLimits } from '../../app/diff.js';
+import { diffPlanFiles } from '../../app/diff.js';
 import type { CostDiff } from '../../diff/cost-diff.js';
 import { renderDiffMarkdown } from '../../diff/render-diff-markdown.js';
 import { renderDiffText } from '../../diff/render-diff-text.js';
 import type { CommandContext } from '../../app/context.js';
-import { parseStringOption } from '../../app/parse-options.js';
+import type { Outcome } from '../../app/outcome.js';
+import { parseDiffOptions, type DiffFormat } from '../parse/diff.js';
+import type { Flags } from '../parse/common.js';
 
 /**
  * The formats of `runner diff` and `runner plan --compare-to`, each a renderer of the whole diff.
@@ -23,29 +25,16 @@ export const DIFF_RENDERERS = {
   json: (diff: CostDiff) => `${JSON.stringify(diff, null, 2)}\n`,
   markdown: (diff: CostDiff) => renderDiffMarkdown(diff),
 } satisfies Record<
-  string,
+  DiffFormat,
   (diff: CostDiff, ctx: CommandContext, files?: { base: string; head: string }) => string
 >;
-
-export type DiffFormat = keyof typeof DIFF_RENDERERS;
-
-/** `--format` of a diff, checked. */
-export function readDiffFormat(value: unknown): DiffFormat {
-  const format = parseStringOption(value) ?? 'text';
-  if (!Object.hasOwn(DIFF_RENDERERS, format)) {
-    throw new UsageError(
-      `--format expects one of ${Object.keys(DIFF_RENDERERS).join(', ')}, received "${format}".`,
-    );
-  }
-  return format as DiffFormat;
-}
 
 /**
  * `runner diff BASE HEAD` (or `runner diff HEAD --compare-to BASE`): the cost diff of two plan reports.
  * Exit 0, 3 when a `--fail-on-increase*` limit is crossed, 2 for a file that is not a plan report.
  */
-export async function runDiff(ctx: CommandContext, args: string[], options: Record<string, unknown>) {
-  const compareTo = parseStringOption(options.compareTo);
+export async function runDiff(ctx: CommandContext, args: string[], flags: Flags): Promise<Outcome> {
+  const { compareTo, format, limits, out } = parseDiffOptions(flags);
   const files = compareTo === undefined ? args : [compareTo, ...args];
   if (files.length !== 2) {
     throw new UsageError(
@@ -54,16 +43,14 @@ export async function runDiff(ctx: CommandContext, args: string[], options: Reco
     );
   }
   const [baseFile = '', headFile = ''] = files;
-  const format = readDiffFormat(options.format);
-  const limits = readGuardrailLimits(options);
-  const { diff, exitCode } = await diffPlanFiles({
+  const { diff, outcome } = await diffPlanFiles({
     baseFile,
     headFile,
     limits,
     readText: (file) => readFile(file, 'utf8'),
   });
-  await emitDiff(ctx, diff, format, parseStringOption(options.out), { base: baseFile, head: headFile });
-  return exitCode;
+  await emitDiff(ctx, diff, format, out, { base: baseFile, head: headFile });
+  return outcome;
 }
 
 /** Prints the diff, and writes it to `--out` (text without colors). */

@@ -3,7 +3,8 @@ import { runPlan, type PlanView } from '../../app/plan.js';
 import { connect } from '../connect.js';
 import { runPlanMany, wantsPlanSet } from '../../app/plan-many.js';
 import { parseStringOption } from '../../app/parse-options.js';
-import { emitDiff, readDiffFormat } from './diff.js';
+import { emitDiff } from './diff.js';
+import { readDiffFormat } from '../parse/diff.js';
 import { isGithubActions, renderAnnotations } from '../render/annotations.js';
 import { renderIssues } from '../render/issues.js';
 

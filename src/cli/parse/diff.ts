@@ -1,0 +1,43 @@
+import { readGuardrailLimits } from '../../app/diff.js';
+import { parseStringOption } from '../../app/parse-options.js';
+import { UsageError } from '../../errors.js';
+import type { GuardrailLimits } from '../../diff/guardrails.js';
+import type { Flags } from './common.js';
+
+/** The formats of `runner diff` and `runner plan --compare-to` (each rendered by ../commands/diff.ts). */
+export const DIFF_FORMATS = ['text', 'json', 'markdown'] as const;
+
+export type DiffFormat = (typeof DIFF_FORMATS)[number];
+
+/** `--format` of a diff, checked. */
+export function readDiffFormat(value: unknown): DiffFormat {
+  const format = parseStringOption(value) ?? 'text';
+  if (!(DIFF_FORMATS as readonly string[]).includes(format)) {
+    throw new UsageError(`--format expects one of ${DIFF_FORMATS.join(', ')}, received "${format}".`);
+  }
+  return format as DiffFormat;
+}
+
+/** What `runner diff` is asked. */
+export interface DiffOptions {
+  /** `--compare-to BASE`: the base report, when only the head is an argument. */
+  compareTo?: string;
+  /** `--format`. */
+  format: DiffFormat;
+  /** `--out FILE`: also write the diff there. */
+  out?: string;
+  /** `--fail-on-increase` / `--fail-on-increase-percent`. */
+  limits: GuardrailLimits;
+}
+
+/** `runner diff` flags → {@link DiffOptions}. */
+export function parseDiffOptions(flags: Flags): DiffOptions {
+  const compareTo = parseStringOption(flags.compareTo);
+  const out = parseStringOption(flags.out);
+  return {
+    ...(compareTo === undefined ? {} : { compareTo }),
+    format: readDiffFormat(flags.format),
+    ...(out === undefined ? {} : { out }),
+    limits: readGuardrailLimits(flags),
+  };
+}
