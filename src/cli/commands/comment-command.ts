@@ -1,9 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import {
-  checkTag,
-  COMMENT_BEHAVIORS,
-  COMMENT_WHEN,
   commentGitHub,
   readGitHubToken,
   resolveApiUrl,
@@ -11,49 +8,22 @@ import {
   type CommentGitHubResult,
 } from '../../app/comment-github.js';
 import { parseCostDiff } from '../../diff/read-cost-diff.js';
-import { ExitCode, RunnerError, UsageError } from '../../errors.js';
+import { RunnerError } from '../../errors.js';
 import { createGitHubClient } from '../../github/client.js';
 import type { CommandContext } from '../../app/context.js';
-import { parseStringOption } from '../../app/parse-options.js';
-
-const PROVIDERS = ['github'];
+import type { Outcome } from '../../app/outcome.js';
+import type { Flags } from '../parse/common.js';
+import { parseCommentOptions } from '../parse/comment.js';
 
 /**
  * `runner comment github --path diff.json`: posts the cost diff to its pull request as one comment.
  * Option parsing and rendering only; the use case is ../../app/comment-github.ts.
  */
-export async function runCommentCommand(
-  ctx: CommandContext,
-  args: string[],
-  options: Record<string, unknown>,
-) {
-  const [provider = ''] = args;
-  if (!PROVIDERS.includes(provider)) {
-    throw new UsageError(
-      `\`runner comment\` posts to ${PROVIDERS.join(', ')}; received "${provider.slice(0, 40)}".`,
-      {
-        hint: 'runner comment github --path diff.json',
-      },
-    );
-  }
-  const path = parseStringOption(options.path);
-  if (path === undefined) {
-    throw new UsageError(
-      '`runner comment github` needs --path: the cost diff (`runner diff … --format json`).',
-    );
-  }
-  const behavior = readChoice('behavior', options.behavior, COMMENT_BEHAVIORS, 'update');
-  const when = readChoice('when', options.when, COMMENT_WHEN, 'always');
-  const format = readChoice('format', options.format, ['text', 'json'] as const, 'text');
-  const tag = parseStringOption(options.tag);
-  checkTag(tag);
-  const dryRun = options.dryRun === true;
-  const apiUrl = resolveApiUrl(parseStringOption(options.githubApiUrl), ctx.env);
+export async function runCommentCommand(ctx: CommandContext, args: string[], flags: Flags): Promise<Outcome> {
+  const { path, behavior, when, format, tag, dryRun, ...github } = parseCommentOptions(args, flags);
+  const apiUrl = resolveApiUrl(github.githubApiUrl, ctx.env);
   const pr = await resolvePullRequest(
-    withDefined({
-      repo: parseStringOption(options.repo),
-      pullRequest: parseStringOption(options.pullRequest),
-    }),
+    withDefined({ repo: github.repo, pullRequest: github.pullRequest }),
     ctx.env,
     (file) => readFile(file, 'utf8'),
   );
@@ -68,7 +38,7 @@ export async function runCommentCommand(
     );
   }
   const diff = parseCostDiff(text, path);
-  const token = await readGitHubToken(parseStringOption(options.githubTokenFile), ctx.env, (name) =>
+  const token = await readGitHubToken(github.githubTokenFile, ctx.env, (name) =>
     readFile(resolve(ctx.cwd, name), 'utf8'),
   );
   if (token === undefined && !dryRun) {
@@ -100,7 +70,7 @@ export async function runCommentCommand(
     if (dryRun) ctx.output.out(result.body);
     ctx.output.err(describeResult(result));
   }
-  return ExitCode.Success;
+  return 'done';
 }
 
 /** One line: what was (or would be) done, where, and why. */
@@ -120,13 +90,6 @@ export function describeResult(result: CommentGitHubResult): string {
     case 'skipped':
       return `${result.dryRun ? 'Dry run: ' : ''}No comment on ${where}: ${result.reason}.`;
   }
-}
-
-function readChoice<T extends string>(flag: string, value: unknown, choices: readonly T[], fallback: T): T {
-  const given = parseStringOption(value);
-  if (given === undefined) return fallback;
-  if ((choices as readonly string[]).includes(given)) return given as T;
-  throw new UsageError(`--${flag} expects one of ${choices.join(', ')}, received "${given.slice(0, 40)}".`);
 }
 
 /** The workflow run's page (where its artifacts are), on GitHub Actions. */
