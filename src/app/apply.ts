@@ -17,7 +17,7 @@ import { readClientLimits } from './client-limits.js';
 import { readLockOptions } from './lock-options.js';
 import type { CommandContext } from './context.js';
 import { checkCost, DEFAULT_MAX_ATTEMPTS } from './cost-check.js';
-import { parseNumberOption } from './parse-options.js';
+import { parseNumberOption, parseStringOption } from './parse-options.js';
 import { applyWriteTargets, readExecuteOptions, stateLocation } from './apply-options.js';
 import { claimOutputDir } from '../state/output-claim.js';
 import { checkRunOutputDir } from './check-output-dir.js';
@@ -148,7 +148,15 @@ export async function runApply(
   if (saved !== undefined) await refuseChangedPlan(target, saved, { manifestFile });
   const runId = readRunId(options);
   const downloadOnly = readDownloadOnly(options);
-  const replaceFrom = await readReplaceFrom(options, runId);
+  const replaceFromFile = parseStringOption(options.replaceFrom);
+  const replaceFrom = await readReplaceFrom(
+    {
+      ...(replaceFromFile === undefined ? {} : { replaceFrom: replaceFromFile }),
+      targeting: readTargeting(options),
+      downloadOnly: options.downloadOnly === true,
+    },
+    runId,
+  );
   if (replaceFrom.given && !replaceFrom.ok) return reportInvalid(ctx, view, replaceFrom, replaceFrom.file);
   if (replaceFrom.given && replaceFrom.rejected === 0) {
     ctx.output.err('The decisions reject no job: nothing to re-generate. No job was created.');

@@ -8,18 +8,25 @@ import type { CommandContext } from './context.js';
  */
 export function diffDataOption(
   ctx: Pick<CommandContext, 'global'>,
-  options: Record<string, unknown>,
+  options: DiffDataOptions,
   now: () => Date = () => new Date(),
 ): Pick<CostOptions, 'diffData'> {
-  if (options.format !== 'json' && typeof options.compareTo !== 'string') return {};
-  return { diffData: { catalogOrigin: catalogOrigin(ctx, options, now) } };
+  if (!options.diffData) return {};
+  return { diffData: { catalogOrigin: catalogOrigin(ctx, options.catalogFile, now) } };
+}
+
+/** Whether the report is one `runner diff` may read, and the `--catalog` it was priced with. */
+export interface DiffDataOptions {
+  /** `--format json` or `--compare-to`: keep the parts the diff reads. */
+  diffData: boolean;
+  catalogFile?: string;
 }
 
 function catalogOrigin(
   ctx: Pick<CommandContext, 'global'>,
-  options: Record<string, unknown>,
+  catalogFile: string | undefined,
   now: () => Date,
 ): CatalogOrigin {
-  if (typeof options.catalog === 'string') return { source: 'file', path: options.catalog };
+  if (catalogFile !== undefined) return { source: 'file', path: catalogFile };
   return { source: ctx.global.simulate === true ? 'simulator' : 'service', fetchedAt: now().toISOString() };
 }

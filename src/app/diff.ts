@@ -3,7 +3,6 @@ import type { CostDiff } from '../diff/cost-diff.js';
 import { computeCostDiff } from '../diff/compute-diff.js';
 import { checkGuardrails, type GuardrailLimits } from '../diff/guardrails.js';
 import { readDiffSide, type DiffSide } from '../diff/plan-document.js';
-import { parseNumberOption } from './parse-options.js';
 import type { Outcome } from './outcome.js';
 
 /** What `runner diff` needs; reading files is passed in, so the use case is tested without a disk. */
@@ -63,16 +62,4 @@ export async function readSide(file: string, readText: (file: string) => Promise
     });
   }
   return readDiffSide(text, file);
-}
-
-/** `--fail-on-increase` and `--fail-on-increase-percent`, checked. */
-export function readGuardrailLimits(options: Record<string, unknown>): GuardrailLimits {
-  const increase = parseNumberOption('fail-on-increase', options.failOnIncrease, { min: 0 });
-  const increasePercent = parseNumberOption('fail-on-increase-percent', options.failOnIncreasePercent, {
-    min: 0,
-  });
-  return {
-    ...(increase === undefined ? {} : { increase }),
-    ...(increasePercent === undefined ? {} : { increasePercent }),
-  };
 }

@@ -1,9 +1,9 @@
 import { once } from 'node:events';
 import { appendFile, open, readdir, readFile } from 'node:fs/promises';
-import { ExitCode, UsageError } from '../errors.js';
+
 import { PRIVATE_FILE_MODE } from '../file-modes.js';
 import { explainLinkError, WRITE_NO_FOLLOW } from '../no-follow.js';
-import { diffSides, readGuardrailLimits, readSide } from './diff.js';
+import { diffSides, readSide } from './diff.js';
 import { expandManifestArgs, planManifests, sumPlans, type PlannedManifest } from './plan-set.js';
 import type { CostDiff } from '../diff/cost-diff.js';
 import { planFromReport } from '../diff/plan-document.js';
@@ -15,10 +15,12 @@ import { renderReportMarkdown, renderReportText } from '../plan/render-report.js
 import type { Model } from '../service/types.js';
 import { createStyle } from '../text-style.js';
 import type { CommandContext } from './context.js';
-import { parseNumberOption, parseStringOption } from './parse-options.js';
 import { planByStreaming } from './plan-stream.js';
 import { refuseSavedPlanAsManifest } from './saved-plan-io.js';
-import type { PlanEffects } from './plan.js';
+import type { PlanEffects, PlanFormat } from './plan.js';
+import type { Outcome } from './outcome.js';
+import type { RunPlanOptions } from './run-plan-options.js';
+import type { GuardrailLimits } from '../diff/guardrails.js';
 
 /** What planning several manifests needs from outside: plan's, and how a diff is shown (`--compare-to`). */
 export interface PlanManyEffects extends PlanEffects {
@@ -26,9 +28,20 @@ export interface PlanManyEffects extends PlanEffects {
   emitDiff: (diff: CostDiff, files: { base: string; head: string }) => Promise<void>;
 }
 
-/** Whether `runner plan` was asked for more than one manifest's report: several, a glob, or a diff. */
-export function wantsPlanSet(args: readonly string[], options: Record<string, unknown>): boolean {
-  return args.length > 1 || args.some((arg) => /[*?]/.test(arg)) || options.compareTo !== undefined;
+/** What `runner plan a.yaml b.yaml` / a glob / `--compare-to` is asked (the CLI checked each flag). */
+export interface PlanManyOptions extends RunPlanOptions {
+  /** `--compare-to BASE`: print the cost diff against this plan report instead of the reports. */
+  compareTo?: string;
+  /** `--fail-on-increase` / `--fail-on-increase-percent` (with `compareTo`). */
+  limits: GuardrailLimits;
+  /** The plan set's format (without `compareTo`; the diff's is the CLI's, in `emitDiff`). */
+  format: PlanFormat;
+  /** `--out FILE`: also write the plan set there. */
+  out?: string;
+  /** `--offline`: no service (needs `--catalog`). */
+  offline: boolean;
+  /** `--format json` or `--compare-to`: keep the parts `runner diff` reads in each report. */
+  diffData: boolean;
 }
 
 /**
@@ -41,32 +54,10 @@ export function wantsPlanSet(args: readonly string[], options: Record<string, un
 export async function runPlanMany(
   ctx: CommandContext,
   args: string[],
-  options: Record<string, unknown>,
+  options: PlanManyOptions,
   effects: PlanManyEffects,
-): Promise<number> {
-  for (const flag of ['outPlan', 'show'] as const) {
-    if (options[flag] !== undefined) {
-      const name = flag === 'outPlan' ? '--out-plan' : '--show';
-      throw new UsageError(
-        `${name} plans one manifest at a time; it cannot be used with several manifests, a glob or --compare-to.`,
-      );
-    }
-  }
-  const compareTo = parseStringOption(options.compareTo);
-  const limits = readGuardrailLimits(options);
-  if (compareTo === undefined && (limits.increase !== undefined || limits.increasePercent !== undefined)) {
-    throw new UsageError('--fail-on-increase and --fail-on-increase-percent need --compare-to BASE.json.');
-  }
-  const format = parseStringOption(options.format) ?? 'text';
-  if (compareTo === undefined && !['text', 'json', 'markdown'].includes(format)) {
-    throw new UsageError(`--format expects one of text, json, markdown, received "${format}".`);
-  }
-  const catalogFile = parseStringOption(options.catalog);
-  const offline = options.offline === true;
-  if (offline && catalogFile === undefined) {
-    throw new UsageError('--offline needs --catalog FILE (save one with `runner models --json > FILE`).');
-  }
-  const maxCredits = parseNumberOption('max-credits', options.maxCredits, { min: 0 });
+): Promise<Outcome> {
+  const { compareTo, limits, format, offline } = options;
   const files = await expandManifestArgs(args, (dir) => readdir(dir));
   for (const file of files) await refuseSavedPlanAsManifest(file, 'plan');
   // The base is read before anything is asked of the service: a wrong file fails at once.
@@ -82,7 +73,7 @@ export async function runPlanMany(
       return catalog;
     };
     const planned = await planManifests(files, async (file): Promise<PlannedManifest> => {
-      const outcome = await planByStreaming(ctx, file, options, fetchCatalog, connection?.client, maxCredits);
+      const outcome = await planByStreaming(ctx, file, options, fetchCatalog, connection?.client);
       if (outcome.ok === true) return { file, ok: true, report: outcome.report };
       if (outcome.ok === false) return { file, ok: false, issues: outcome.issues };
       // A manifest that does not load: its issues, as `runner plan FILE` reports them.
@@ -95,20 +86,19 @@ export async function runPlanMany(
         for (const line of effects.view.annotations(one.issues, one.file, ctx.env)) ctx.output.err(line);
         ctx.output.err(effects.view.issues(one.issues, one.file, ctx.output.style));
       }
-      return ExitCode.InvalidInput;
+      return 'invalid-input';
     }
     const reports = planned.flatMap((one) => (one.ok ? [one.report] : []));
-    const verdictCode = reports.every((report) => report.verdict.status === 'fits')
-      ? ExitCode.Success
-      : ExitCode.Credits;
+    const verdict = reports.every((report) => report.verdict.status === 'fits') ? 'done' : 'over-limit';
     if (base !== undefined) {
       const head = { file: '(planned now)', plans: reports.map(planFromReport) };
       const { diff, outcome } = diffSides(base, head, limits);
       await effects.emitDiff(diff, { base: base.file, head: files.join(' ') });
-      return Math.max(outcome === 'done' ? ExitCode.Success : ExitCode.Credits, verdictCode);
+      // Both exit 3: a crossed limit is named first, as the diff printed shows it.
+      return outcome === 'done' ? verdict : outcome;
     }
-    await emitPlanSet(ctx, reports, format, parseStringOption(options.out));
-    return verdictCode;
+    await emitPlanSet(ctx, reports, format, options.out);
+    return verdict;
   } finally {
     await connection?.close();
   }

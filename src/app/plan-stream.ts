@@ -12,15 +12,14 @@ import type { Model } from '../service/types.js';
 import { readStoredRun } from '../state/select-state-store.js';
 import type { CommandContext } from './context.js';
 import { DEFAULT_MAX_ATTEMPTS, readCostAccount, readCostOptions } from './cost-check.js';
-import { readPrepareOptions } from './prepare-plan.js';
+import { toPrepareOptions } from './prepare-plan.js';
 import { runDateOf } from './run-date.js';
 import { readSecretGuard } from './read-secrets.js';
-import { readRunId, readStateDir } from './run-options.js';
-import { readTargeting } from './targeting-options.js';
 import { loadVarOverrides } from './var-options.js';
 import { NO_TARGETING } from '../plan/select-jobs.js';
 import { readSchedule } from '../plan/schedule.js';
-import { diffDataOption } from './catalog-origin.js';
+import { diffDataOption, type DiffDataOptions } from './catalog-origin.js';
+import type { RunPlanOptions } from './run-plan-options.js';
 
 /**
  * What {@link planByStreaming} found: every issue of an invalid manifest, the report, or that only the
@@ -41,12 +40,12 @@ export type StreamedPlanOutcome =
 export async function planByStreaming(
   ctx: CommandContext,
   manifestFile: string,
-  options: Record<string, unknown>,
+  options: RunPlanOptions & DiffDataOptions,
   fetchCatalog: () => Promise<Model[]>,
   client: ServiceClient | undefined,
-  maxCredits: number | undefined,
 ): Promise<StreamedPlanOutcome> {
-  const prepare = readPrepareOptions(manifestFile, options);
+  const { maxCredits } = options;
+  const prepare = toPrepareOptions(manifestFile, options);
   const varInput = await loadVarOverrides(prepare.varFlags ?? { vars: [], varFiles: [] });
   const secrets = await readSecretGuard(ctx);
   const { loaded, issues: loadIssues } = await loadManifest(manifestFile, { checkJobsDespiteErrors: true });
@@ -59,8 +58,8 @@ export async function planByStreaming(
     state = await readStoredRun({
       manifestFile,
       pipeline: manifest.name,
-      runId: readRunId(options),
-      ...readStateDir(options),
+      runId: options.runId,
+      ...options.state,
     });
   } catch (error) {
     state = { error };
@@ -69,7 +68,7 @@ export async function planByStreaming(
   const date = runDateOf(replay?.runs ?? []);
 
   const targeting = prepare.targeting ?? NO_TARGETING;
-  const targetingFlags = readTargeting(options);
+  const targetingFlags = options.targeting;
   const stateJobs = replay?.jobs ?? new Map();
   const result = await streamPlan({
     stream: streamJobs(loaded, {
@@ -93,8 +92,8 @@ export async function planByStreaming(
       maxAttempts: manifest.retry?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
       previousJobs: stateJobs,
       ...(targetingFlags.replace === undefined ? {} : { replace: targetingFlags.replace }),
-      retryFailed: options.retryFailed === true,
-      resendUncertain: options.resendUncertain === true,
+      retryFailed: options.retryFailed,
+      resendUncertain: options.resendUncertain,
       ...(maxCredits === undefined ? {} : { maxCredits }),
       ...diffDataOption(ctx, options),
     }),

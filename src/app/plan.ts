@@ -1,6 +1,5 @@
 import { once } from 'node:events';
 import { appendFile, open, writeFile } from 'node:fs/promises';
-import { ExitCode, UsageError } from '../errors.js';
 import { PRIVATE_FILE_MODE } from '../file-modes.js';
 import { explainLinkError, WRITE_NO_FOLLOW } from '../no-follow.js';
 import type { ValidationIssue } from '../manifest/types.js';
@@ -13,19 +12,18 @@ import { readStoredRun } from '../state/select-state-store.js';
 import type { ServiceConnection } from './connection.js';
 import type { CommandContext } from './context.js';
 import { checkCost, DEFAULT_MAX_ATTEMPTS } from './cost-check.js';
-import { parseNumberOption, parseStringOption } from './parse-options.js';
-import { preparePlan, readPrepareOptions, type PrepareOptions } from './prepare-plan.js';
+import type { Outcome } from './outcome.js';
+import { preparePlan, toPrepareOptions, type PrepareOptions } from './prepare-plan.js';
 import { peekRunDate, runDateOf } from './run-date.js';
 import { preflightTargets, type WriteTarget } from './preflight.js';
 import type { Style } from '../text-style.js';
-import { readRunId, readStateDir } from './run-options.js';
-import { readTargeting } from './targeting-options.js';
-import { addPayloadsToReport, readShowOption } from './plan-show.js';
+import { addPayloadsToReport, type ShowOption } from './plan-show.js';
 import { savePlanIfAsked } from './save-plan.js';
 import { refuseSavedPlanAsManifest } from './saved-plan-io.js';
 import { dueReplacements, readReplaceFrom } from './replace-from-options.js';
 import { addChangesToReport, addTargetingToReport } from '../plan/targeting-report.js';
 import { diffDataOption } from './catalog-origin.js';
+import type { RunPlanOptions } from './run-plan-options.js';
 
 /** What plan needs from outside, passed in by the CLI (src/cli/commands/plan-command.ts). */
 export interface PlanEffects {
@@ -42,8 +40,25 @@ export interface PlanView {
   annotations(issues: readonly ValidationIssue[], manifestFile: string, env: NodeJS.ProcessEnv): string[];
 }
 
-const FORMATS = ['text', 'json', 'markdown'] as const;
-type Format = (typeof FORMATS)[number];
+/** The formats of a plan report. */
+export const PLAN_FORMATS = ['text', 'json', 'markdown'] as const;
+export type PlanFormat = (typeof PLAN_FORMATS)[number];
+type Format = PlanFormat;
+
+/** What `runner plan FILE` is asked, besides what apply is asked too (RunPlanOptions). */
+export interface PlanOptions extends RunPlanOptions {
+  format: PlanFormat;
+  /** `--out FILE`: also write the report there. */
+  out?: string;
+  /** `--out-plan FILE`: save the exact plan for `runner apply FILE`. */
+  outPlan?: string;
+  /** `--show payloads`. */
+  show?: ShowOption;
+  /** `--offline`: no service (needs `--catalog`; the balance is not checked). */
+  offline: boolean;
+  /** `--format json` or `--compare-to`: keep the parts `runner diff` reads in the report. */
+  diffData: boolean;
+}
 
 /**
  * `runner plan FILE`: the dry-run cost report. Exit 0 when it fits, 3 when it needs more than the
@@ -52,28 +67,18 @@ type Format = (typeof FORMATS)[number];
 export async function runPlan(
   ctx: CommandContext,
   manifestFile: string,
-  options: Record<string, unknown>,
+  options: PlanOptions,
   effects: PlanEffects,
-): Promise<number> {
+): Promise<Outcome> {
   const { connect, view } = effects;
-  const format = (parseStringOption(options.format) ?? 'text') as Format;
-  if (!FORMATS.includes(format)) {
-    throw new UsageError(`--format expects one of ${FORMATS.join(', ')}, received "${format}".`);
-  }
-  const show = readShowOption(options);
-  const catalogFile = typeof options.catalog === 'string' ? options.catalog : undefined;
-  const offline = options.offline === true;
-  if (offline && catalogFile === undefined) {
-    throw new UsageError('--offline needs --catalog FILE (save one with `runner models --json > FILE`).');
-  }
-  const maxCredits = parseNumberOption('max-credits', options.maxCredits, { min: 0 });
+  const { format, show, offline, maxCredits } = options;
   await refuseSavedPlanAsManifest(manifestFile, 'plan');
-  const replaceFrom = await readReplaceFrom(options, readRunId(options));
+  const replaceFrom = await readReplaceFrom(options, options.runId);
   if (replaceFrom.given && !replaceFrom.ok)
     return reportInvalid(ctx, view, replaceFrom.issues, replaceFrom.file);
   if (replaceFrom.given && replaceFrom.rejected === 0) {
     ctx.output.err('The decisions reject no job: nothing to re-generate.');
-    return ExitCode.Success;
+    return 'done';
   }
   await preflightTargets(planWriteTargets(ctx, options), ctx.cwd);
   const connection = offline ? undefined : await connect(ctx);
@@ -84,31 +89,26 @@ export async function runPlan(
     };
     // --show payloads and --out-plan need every payload at once; everything else streams.
     // So does --replace-from, which selects jobs by the decisions and then by the run's state.
-    const needsPayloads = show === 'payloads' || typeof options.outPlan === 'string' || replaceFrom.given;
+    const needsPayloads = show === 'payloads' || options.outPlan !== undefined || replaceFrom.given;
     const streamed: StreamedPlanOutcome = needsPayloads
       ? { ok: 'whole-plan' }
-      : await planByStreaming(ctx, manifestFile, options, fetchCatalog, connection?.client, maxCredits);
+      : await planByStreaming(ctx, manifestFile, options, fetchCatalog, connection?.client);
     if (streamed.ok !== 'whole-plan') {
       if (!streamed.ok) return reportInvalid(ctx, view, streamed.issues, manifestFile);
       annotate(ctx, view, streamed.issues, manifestFile);
-      await emitReport(
-        ctx,
-        streamed.report,
-        format,
-        typeof options.out === 'string' ? options.out : undefined,
-      );
-      return streamed.report.verdict.status === 'fits' ? ExitCode.Success : ExitCode.Credits;
+      await emitReport(ctx, streamed.report, format, options.out);
+      return streamed.report.verdict.status === 'fits' ? 'done' : 'over-limit';
     }
     const prepare = (date: PrepareOptions['date']) =>
       preparePlan(
         ctx,
         {
-          ...readPrepareOptions(manifestFile, options, date),
+          ...toPrepareOptions(manifestFile, options, date),
           ...(replaceFrom.given ? { replaceFrom: replaceFrom.prepare } : {}),
         },
         fetchCatalog,
       );
-    const where = { manifestFile, runId: readRunId(options), ...readStateDir(options) };
+    const where = { manifestFile, runId: options.runId, ...options.state };
     // Like apply: `{{ date }}` is the day the run started, so a resumed run keeps its jobs.
     const firstTry = await prepare((pipeline) => peekRunDate({ ...where, pipeline }));
     if (!firstTry.ok) return reportInvalid(ctx, view, firstTry.issues, manifestFile);
@@ -119,12 +119,12 @@ export async function runPlan(
     annotate(ctx, view, prepared.issues, manifestFile);
     const { manifest } = prepared.loaded;
     // --replace-from: as apply will see it, a job re-generated since its rejection is not priced again.
+    let { targeting } = options;
     const due = dueReplacements(prepared.rejections, previous.jobs);
     if (due !== undefined) {
       if (due.issues.length > 0) return reportInvalid(ctx, view, due.issues, manifestFile);
-      options.replace = due.replace;
+      targeting = { ...targeting, replace: due.replace };
     }
-    const targeting = readTargeting(options);
     const stateJobs = previous.jobs;
     const costed = withJobList(
       await checkCost({
@@ -133,8 +133,8 @@ export async function runPlan(
         maxAttempts: manifest.retry?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
         previousJobs: stateJobs,
         ...(targeting.replace === undefined ? {} : { replace: targeting.replace }),
-        retryFailed: options.retryFailed === true,
-        resendUncertain: options.resendUncertain === true,
+        retryFailed: options.retryFailed,
+        resendUncertain: options.resendUncertain,
         ...(maxCredits === undefined ? {} : { maxCredits }),
         ...(connection === undefined ? {} : { client: connection.client }),
         ...diffDataOption(ctx, options),
@@ -150,24 +150,24 @@ export async function runPlan(
       show,
       prepared.plan,
     );
-    await savePlanIfAsked(ctx, options, manifestFile, prepared, report, stateJobs);
-    await emitReport(ctx, report, format, typeof options.out === 'string' ? options.out : undefined);
-    return report.verdict.status === 'fits' ? ExitCode.Success : ExitCode.Credits;
+    await savePlanIfAsked(ctx, { ...options, targeting }, manifestFile, prepared, report, stateJobs);
+    await emitReport(ctx, report, format, options.out);
+    return report.verdict.status === 'fits' ? 'done' : 'over-limit';
   } finally {
     await connection?.close();
   }
 }
 
 /** `--log-file`, `--out` and GitHub's step summary file: checked before anything is asked of the service. */
-function planWriteTargets(ctx: CommandContext, options: Record<string, unknown>): WriteTarget[] {
+function planWriteTargets(ctx: CommandContext, options: Pick<PlanOptions, 'out' | 'outPlan'>): WriteTarget[] {
   const targets: WriteTarget[] = [];
   if (ctx.global.logFile !== undefined) {
     targets.push({ path: ctx.global.logFile, kind: 'file', what: '--log-file', noLinks: true });
   }
-  if (typeof options.out === 'string') {
+  if (options.out !== undefined) {
     targets.push({ path: options.out, kind: 'file', what: '--out', noLinks: true });
   }
-  if (typeof options.outPlan === 'string') {
+  if (options.outPlan !== undefined) {
     targets.push({ path: options.outPlan, kind: 'file', what: '--out-plan' });
   }
   const summary = ctx.env.GITHUB_STEP_SUMMARY;
@@ -182,10 +182,10 @@ function reportInvalid(
   view: PlanView,
   issues: ValidationIssue[],
   manifestFile: string,
-): number {
+): Outcome {
   annotate(ctx, view, issues, manifestFile);
   ctx.output.err(view.issues(issues, manifestFile, ctx.output.style));
-  return ExitCode.InvalidInput;
+  return 'invalid-input';
 }
 
 /** Under GitHub Actions, each issue also becomes an `::error file=…,line=…,col=…::` annotation. */

@@ -3,8 +3,7 @@ import type { ValidationIssue } from '../manifest/types.js';
 import { readDecisionsFile } from '../review/read-decisions.js';
 import { selectDueRejections, type Rejection, type StateAttempts } from '../review/select-rejected.js';
 import type { PrepareOptions } from './prepare-plan.js';
-import { parseStringOption } from './parse-options.js';
-import { readTargeting } from './targeting-options.js';
+import type { Targeting } from '../plan/select-jobs.js';
 
 /** What `--replace-from FILE` gave: nothing, the decisions to prepare the plan with, or bad input. */
 export type ReplaceFrom =
@@ -18,10 +17,13 @@ export type ReplaceFrom =
  * `--download-only` and `--out-plan`; a file that is not usable decisions is returned as issues, for
  * the command to report with exit 2 before anything is asked of the service.
  */
-export async function readReplaceFrom(options: Record<string, unknown>, runId: string): Promise<ReplaceFrom> {
-  const file = parseStringOption(options.replaceFrom);
+export async function readReplaceFrom(
+  options: { replaceFrom?: string; targeting: Targeting; downloadOnly?: boolean; outPlan?: string },
+  runId: string,
+): Promise<ReplaceFrom> {
+  const file = options.replaceFrom;
   if (file === undefined) return { given: false };
-  const targeting = readTargeting(options);
+  const { targeting } = options;
   const contradicting = [
     targeting.only.length > 0 ? '--only' : undefined,
     targeting.exclude.length > 0 ? '--exclude' : undefined,

@@ -3,11 +3,10 @@ import type { CostReport } from '../plan/cost-report.js';
 import { buildSavedPlan, sha256 } from '../plan/saved-plan.js';
 import type { CommandContext } from './context.js';
 import type { Prepared } from './prepare-plan.js';
-import { readPrepareOptions } from './prepare-plan.js';
-import { readOutputFlag, readRunId, readStateDir } from './run-options.js';
+import { toPrepareOptions } from './prepare-plan.js';
 import { folderPathForPlan, manifestPathForPlan, writeSavedPlan } from './saved-plan-io.js';
-import { parseNumberOption } from './parse-options.js';
 import { rerunCommand } from './rerun-command.js';
+import type { RunPlanOptions } from './run-plan-options.js';
 import { OUTPUT_ROOT_ENV } from './env-defaults.js';
 import { NO_TARGETING } from '../plan/select-jobs.js';
 import { loadVarOverrides } from './var-options.js';
@@ -22,19 +21,17 @@ import { readSecretGuard } from './read-secrets.js';
  */
 export async function savePlanIfAsked(
   ctx: Pick<CommandContext, 'output' | 'cwd' | 'global' | 'env'>,
-  options: Record<string, unknown>,
+  options: RunPlanOptions & { outPlan?: string },
   manifestFile: string,
   prepared: Extract<Prepared, { ok: true }>,
   report: CostReport,
   stateJobs: ReadonlyMap<string, JobState>,
 ): Promise<void> {
-  const outPlan = typeof options.outPlan === 'string' ? options.outPlan : undefined;
+  const { outPlan, output, maxCredits } = options;
   if (outPlan === undefined) return;
-  const prepareOptions = readPrepareOptions(manifestFile, options, prepared.date);
-  const { stateDir } = readStateDir(options);
-  const output = readOutputFlag(options);
+  const prepareOptions = toPrepareOptions(manifestFile, options, prepared.date);
+  const { stateDir } = options.state;
   const outputRoot = ctx.global.simulate === true ? undefined : ctx.env[OUTPUT_ROOT_ENV];
-  const maxCredits = parseNumberOption('max-credits', options.maxCredits, { min: 0 });
   const declared = prepared.loaded.manifest.vars ?? {};
   const overrides = await loadVarOverrides(prepareOptions.varFlags ?? { vars: [], varFiles: [] });
   const vars: Record<string, string | number | boolean> = {};
@@ -50,7 +47,7 @@ export async function savePlanIfAsked(
       path: manifestPathForPlan(outPlan, manifestFile),
       sha256: sha256(await readFile(manifestFile)),
     },
-    runId: readRunId(options),
+    runId: options.runId,
     date: prepared.date,
     state: stateDir === undefined ? {} : { dir: folderPathForPlan(outPlan, stateDir, ctx.cwd) },
     ...(output === undefined ? {} : { output: folderPathForPlan(outPlan, output, ctx.cwd) }),
@@ -63,8 +60,8 @@ export async function savePlanIfAsked(
       vars,
       ...(prepareOptions.maxJobs === undefined ? {} : { maxJobs: prepareOptions.maxJobs }),
       ...(maxCredits === undefined ? {} : { maxCredits }),
-      retryFailed: options.retryFailed === true,
-      resendUncertain: options.resendUncertain === true,
+      retryFailed: options.retryFailed,
+      resendUncertain: options.resendUncertain,
     },
     now: new Date(),
   });

@@ -1,10 +1,11 @@
 import type { CommandContext } from '../../app/context.js';
+import type { Outcome } from '../../app/outcome.js';
 import { runPlan, type PlanView } from '../../app/plan.js';
 import { connect } from '../connect.js';
-import { runPlanMany, wantsPlanSet } from '../../app/plan-many.js';
-import { parseStringOption } from '../../app/parse-options.js';
+import { runPlanMany } from '../../app/plan-many.js';
 import { emitDiff } from './diff.js';
-import { readDiffFormat } from '../parse/diff.js';
+import type { Flags } from '../parse/common.js';
+import { parsePlanManyOptions, parsePlanOptions, wantsPlanSet } from '../parse/plan.js';
 import { isGithubActions, renderAnnotations } from '../render/annotations.js';
 import { renderIssues } from '../render/issues.js';
 
@@ -12,23 +13,21 @@ import { renderIssues } from '../render/issues.js';
  * `runner plan FILE`: the use case is src/app/plan.ts; the terminal gives it the service and shows
  * the manifest's problems (as GitHub Actions annotations too, when run there).
  */
-export async function runPlanCommand(
-  ctx: CommandContext,
-  args: string[],
-  options: Record<string, unknown>,
-): Promise<number> {
-  if (wantsPlanSet(args, options)) {
+export async function runPlanCommand(ctx: CommandContext, args: string[], flags: Flags): Promise<Outcome> {
+  if (wantsPlanSet(args, flags)) {
     // With --compare-to the output is a diff: its formats are the diff's (checked before any work).
-    const format = options.compareTo === undefined ? undefined : readDiffFormat(options.format);
-    const out = parseStringOption(options.out);
+    const options = parsePlanManyOptions(flags);
     return runPlanMany(ctx, args, options, {
       connect: (context) => connect(context),
       view: TERMINAL_VIEW,
-      emitDiff: (diff, files) => emitDiff(ctx, diff, format ?? 'text', out, files),
+      emitDiff: (diff, files) => emitDiff(ctx, diff, options.format, options.out, files),
     });
   }
   const [manifestFile = ''] = args;
-  return runPlan(ctx, manifestFile, options, { connect: (context) => connect(context), view: TERMINAL_VIEW });
+  return runPlan(ctx, manifestFile, parsePlanOptions(flags), {
+    connect: (context) => connect(context),
+    view: TERMINAL_VIEW,
+  });
 }
 
 const TERMINAL_VIEW: PlanView = {

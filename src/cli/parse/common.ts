@@ -1,8 +1,9 @@
 import { readRepeatedFlags, type RepeatedFlags } from '../../app/rerun-command.js';
 import { readRunId, readStateDir, type StateOptions } from '../../app/run-options.js';
 import type { VarFlags } from '../../app/var-options.js';
-import { parseNumberOption } from '../../app/parse-options.js';
+import { parseNumberOption, parseStringOption } from '../../app/parse-options.js';
 import type { ManifestOptions } from '../../app/prepare-plan.js';
+import type { RunPlanOptions } from '../../app/run-plan-options.js';
 import type { Targeting } from '../../plan/select-jobs.js';
 
 /**
@@ -64,5 +65,23 @@ export function readManifestFlags(flags: Flags): ManifestOptions {
     varFlags: readVarFlags(flags),
     ...(typeof flags.catalog === 'string' ? { catalogFile: flags.catalog } : {}),
     ...(maxJobs === undefined ? {} : { maxJobs }),
+  };
+}
+
+/** What plan and apply both read: the jobs, the run and its state, what may be paid, the hint's flags. */
+export function readRunPlanFlags(flags: Flags): RunPlanOptions {
+  const output = parseStringOption(flags.output);
+  const maxCredits = parseNumberOption('max-credits', flags.maxCredits, { min: 0 });
+  const replaceFrom = parseStringOption(flags.replaceFrom);
+  return {
+    ...readManifestFlags(flags),
+    runId: readRunId(flags),
+    state: readStateDir(flags),
+    ...(output === undefined ? {} : { output }),
+    ...(maxCredits === undefined ? {} : { maxCredits }),
+    retryFailed: flags.retryFailed === true,
+    resendUncertain: flags.resendUncertain === true,
+    ...(replaceFrom === undefined ? {} : { replaceFrom }),
+    repeat: readRepeatedFlags(flags),
   };
 }

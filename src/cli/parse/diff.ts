@@ -1,5 +1,4 @@
-import { readGuardrailLimits } from '../../app/diff.js';
-import { parseStringOption } from '../../app/parse-options.js';
+import { parseNumberOption, parseStringOption } from '../../app/parse-options.js';
 import { UsageError } from '../../errors.js';
 import type { GuardrailLimits } from '../../diff/guardrails.js';
 import type { Flags } from './common.js';
@@ -39,5 +38,17 @@ export function parseDiffOptions(flags: Flags): DiffOptions {
     format: readDiffFormat(flags.format),
     ...(out === undefined ? {} : { out }),
     limits: readGuardrailLimits(flags),
+  };
+}
+
+/** `--fail-on-increase` and `--fail-on-increase-percent`, checked. */
+export function readGuardrailLimits(flags: Flags): GuardrailLimits {
+  const increase = parseNumberOption('fail-on-increase', flags.failOnIncrease, { min: 0 });
+  const increasePercent = parseNumberOption('fail-on-increase-percent', flags.failOnIncreasePercent, {
+    min: 0,
+  });
+  return {
+    ...(increase === undefined ? {} : { increase }),
+    ...(increasePercent === undefined ? {} : { increasePercent }),
   };
 }
