@@ -5,13 +5,38 @@ import { DEFAULT_RETRY_POLICY } from '../execute/failure-policy.js';
 import type { ExecuteOptions } from '../execute/options.js';
 import type { RetryOverrides } from '../manifest/types.js';
 import type { CommandContext } from './context.js';
-import { parseNumberOption, parseStringOption, readPollInterval } from './parse-options.js';
-import { readOutputFlag, readStateDir } from './run-options.js';
+import type { StateOptions } from './run-options.js';
 import type { WriteTarget } from './preflight.js';
+import type { RunPlanOptions } from './run-plan-options.js';
 import { resolveStateDir, resolveStateRoot, toSafeSegment, uploadCachePathFor } from '../state/state-dir.js';
 import { UPLOAD_CACHE_FILE } from '../state/upload-cache.js';
-import { readTargeting } from './targeting-options.js';
 import { OUTPUT_ROOT_ENV } from './env-defaults.js';
+
+/** What `runner apply` is asked, besides what plan is asked too (RunPlanOptions). */
+export interface ApplyOptions extends RunPlanOptions {
+  /** `--yes`: do not ask on a terminal. */
+  yes: boolean;
+  /** `--no-download` makes it false: result URLs are recorded, files not downloaded. */
+  download: boolean;
+  /** `--download-only`: fetch the results owed by done jobs; create and pay nothing. */
+  downloadOnly: boolean;
+  /** `--concurrency`: jobs open at once, 1 to 4. @default 4 */
+  concurrency: number;
+  /** `--poll-interval`: the range polls are spread over, in milliseconds. */
+  pollIntervalMs?: readonly [number, number];
+  /** `--first-poll`: the delay before a job's first poll, in milliseconds. */
+  firstPollMs?: number;
+  /** `--job-deadline`: a job is reported as still running after this long, in seconds. */
+  jobDeadlineSeconds?: number;
+  /** `--max-download-size`, in bytes. */
+  maxDownloadBytes?: number;
+  /** `--json`: the final summary as JSON. */
+  json: boolean;
+  /** `--report FILE`, or false for `--no-report`; not set: the manifest's `report:` or the default. */
+  report?: string | false;
+  /** `--junit FILE`. */
+  junit?: string;
+}
 
 /**
  * Where the run's state lives. An in-process simulator forgets its jobs and uploads when the process
@@ -19,10 +44,9 @@ import { OUTPUT_ROOT_ENV } from './env-defaults.js';
  * manifest they would point the next run at jobs and files that no longer exist.
  */
 export async function stateLocation(
-  options: Record<string, unknown>,
+  explicit: StateOptions,
   simulated: boolean,
 ): Promise<{ stateDir?: string; stateUrl?: string; uploadCachePath?: string }> {
-  const explicit = readStateDir(options);
   if (!simulated) return explicit;
   const root = await mkdtemp(join(tmpdir(), 'runner-simulated-'));
   const uploadCachePath = join(root, 'uploads.json');
@@ -31,13 +55,26 @@ export async function stateLocation(
   return { stateDir: explicit.stateDir ?? join(root, 'state'), uploadCachePath };
 }
 
+/** What of apply's options the executor's options come from. */
+export type ExecuteFlags = Pick<
+  ApplyOptions,
+  | 'concurrency'
+  | 'jobDeadlineSeconds'
+  | 'pollIntervalMs'
+  | 'firstPollMs'
+  | 'resendUncertain'
+  | 'retryFailed'
+  | 'download'
+  | 'output'
+> & { targeting: Pick<ApplyOptions['targeting'], 'replace'> };
+
 /**
- * Flags to executor options. Against the simulator (`--simulate`) every duration of the polling
+ * Apply's options to executor options. Against the simulator (`--simulate`) every duration of the polling
  * policy is scaled like the simulator's clock, so the demo shows the real policy, only faster.
  */
 export function readExecuteOptions(
   ctx: OutputContext,
-  options: Record<string, unknown>,
+  options: ExecuteFlags,
   run: {
     runId: string;
     timeScale: number;
@@ -54,19 +91,18 @@ export function readExecuteOptions(
   },
 ): ExecuteOptions & { outputDir?: string } {
   const scale = (ms: number) => Math.max(1, Math.round(ms * run.timeScale));
-  const concurrency =
-    parseNumberOption('concurrency', options.concurrency, { min: 1, max: 4, integer: true }) ?? 4;
-  const deadlineSeconds = parseNumberOption('job-deadline', options.jobDeadline, { min: 1 });
+  const { concurrency, jobDeadlineSeconds: deadlineSeconds } = options;
   const executeOptions: ExecuteOptions & { outputDir?: string } = {
     runId: run.runId,
     concurrency,
-    pollIntervalMs: readPollInterval(options.pollInterval) ?? [scale(3000), scale(5000)],
+    pollIntervalMs:
+      options.pollIntervalMs === undefined ? [scale(3000), scale(5000)] : [...options.pollIntervalMs],
     jobDeadlineMs: deadlineSeconds === undefined ? scale(900_000) : deadlineSeconds * 1000,
     idempotencyWindowMs: scale(270_000),
-    onUncertain: options.resendUncertain === true ? 'resend' : 'skip',
-    retryFailed: options.retryFailed === true,
-    replace: readTargeting(options).replace,
-    download: options.download !== false,
+    onUncertain: options.resendUncertain ? 'resend' : 'skip',
+    retryFailed: options.retryFailed,
+    replace: [...options.targeting.replace],
+    download: options.download,
     retry: {
       ...(run.retry?.maxAttempts === undefined ? {} : { maxAttempts: run.retry.maxAttempts }),
       ...(run.retry?.failureKinds === undefined ? {} : { actions: run.retry.failureKinds }),
@@ -77,13 +113,13 @@ export function readExecuteOptions(
           : { backoffMs: scale(DEFAULT_RETRY_POLICY.backoffMs) }),
     },
   };
-  const firstPoll = parseNumberOption('first-poll', options.firstPoll, { min: 0, integer: true });
+  const firstPoll = options.firstPollMs;
   if (firstPoll !== undefined) executeOptions.firstPollAfterMs = firstPoll;
   else if (run.timeScale !== 1) executeOptions.firstPollAfterMs = scale(10_000);
   if (run.maxCredits !== undefined) executeOptions.maxCredits = run.maxCredits;
   if (run.runJobs !== undefined) executeOptions.runJobs = run.runJobs;
   // Set with --no-download too: the results index and the report go there, and the run records it.
-  executeOptions.outputDir = resolveOutputDir(ctx, readOutputFlag(options), run);
+  executeOptions.outputDir = resolveOutputDir(ctx, options.output, run);
   return executeOptions;
 }
 
@@ -136,13 +172,12 @@ export function resolveOutputDir(
  */
 export function resolveReportFile(
   ctx: Pick<CommandContext, 'cwd'>,
-  options: Record<string, unknown>,
+  options: Pick<ApplyOptions, 'report'>,
   manifest: { report?: boolean | string | undefined },
   where: { manifestDir: string; resultsDir: string },
 ): string | undefined {
   if (options.report === false) return undefined;
-  const flag = parseStringOption(options.report);
-  if (flag !== undefined && options.report !== true) return resolve(ctx.cwd, flag);
+  if (options.report !== undefined) return resolve(ctx.cwd, options.report);
   if (manifest.report === false) return undefined;
   if (typeof manifest.report === 'string') {
     return isAbsolute(manifest.report) ? manifest.report : join(where.manifestDir, manifest.report);
@@ -159,7 +194,7 @@ export function resolveReportFile(
  */
 export function applyWriteTargets(
   ctx: OutputContext & Pick<CommandContext, 'global' | 'env'>,
-  options: Record<string, unknown>,
+  options: Pick<ApplyOptions, 'junit' | 'output' | 'report' | 'state'>,
   run?: OutputDirInput & {
     manifestFile: string;
     /** The manifest's `report:`. */
@@ -170,22 +205,22 @@ export function applyWriteTargets(
   const targets: WriteTarget[] = [];
   if (ctx.global.logFile !== undefined)
     targets.push({ path: ctx.global.logFile, kind: 'file', what: '--log-file', noLinks: true });
-  const junit = parseStringOption(options.junit);
+  const { junit } = options;
   if (junit !== undefined) targets.push({ path: junit, kind: 'file', what: '--junit', replaced: true });
   const summary = ctx.env.GITHUB_STEP_SUMMARY;
   if (summary !== undefined && summary !== '')
     targets.push({ path: summary, kind: 'file', what: 'GITHUB_STEP_SUMMARY' });
-  const { stateDir } = readStateDir(options);
+  const { stateDir } = options.state;
   if (run === undefined) {
-    const output = readOutputFlag(options);
+    const { output } = options;
     if (output !== undefined) targets.push({ path: output, kind: 'dir', what: '--output' });
-    const report = typeof options.report === 'string' ? parseStringOption(options.report) : undefined;
+    const report = typeof options.report === 'string' ? options.report : undefined;
     if (report !== undefined) targets.push({ path: report, kind: 'file', what: '--report', replaced: true });
     if (stateDir !== undefined) targets.push({ path: stateDir, kind: 'dir', what: '--state-dir' });
     return targets;
   }
   // The results index goes to the output folder with --no-download too.
-  const outputDir = resolveOutputDir(ctx, readOutputFlag(options), run);
+  const outputDir = resolveOutputDir(ctx, options.output, run);
   targets.push({ path: outputDir, kind: 'dir', what: 'output folder' });
   const report = resolveReportFile(
     ctx,

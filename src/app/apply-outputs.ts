@@ -3,14 +3,13 @@ import { PRIVATE_FILE_MODE } from '../file-modes.js';
 import { isAbsolute, relative, resolve } from 'node:path';
 import type { ExecutionSummary } from '../execute/events.js';
 import type { LoadedManifest } from '../manifest/types.js';
-import { resolveReportFile } from './apply-options.js';
+import { resolveReportFile, type ApplyOptions } from './apply-options.js';
 import type { Plan, PlannedJob } from '../plan/types.js';
 import { renderApplyMarkdown } from '../report/render-apply-markdown.js';
 import { buildReportData, type ReportJobList } from '../report/report-data.js';
 import { writeReportFiles, type ReportFiles } from '../report/write-report-files.js';
 import type { JobState } from '../state/job-state.js';
 import type { CommandContext } from './context.js';
-import { parseStringOption } from './parse-options.js';
 import { describeSystemError } from './system-errors.js';
 
 export { resolveReportFile } from './apply-options.js';
@@ -21,7 +20,7 @@ export { resolveReportFile } from './apply-options.js';
  */
 export async function writeApplyOutputs(
   ctx: Pick<CommandContext, 'cwd' | 'env'> & Partial<Pick<CommandContext, 'global'>>,
-  options: Record<string, unknown>,
+  options: Pick<ApplyOptions, 'junit' | 'report'>,
   run: {
     plan: Plan;
     loaded: Pick<LoadedManifest, 'manifest' | 'dir'>;
@@ -46,7 +45,7 @@ export async function writeApplyOutputs(
   });
   const { manifest, dir: manifestDir } = run.loaded;
   const resultsDir = run.outputDir;
-  const junit = parseStringOption(options.junit);
+  const { junit } = options;
   const files = await writeReportFiles(
     data,
     {
@@ -97,7 +96,7 @@ function reportJobsOf(jobs: readonly PlannedJob[]): ReportJobList {
  */
 export async function reportApplyOutputs(
   ctx: Parameters<typeof writeApplyOutputs>[0],
-  options: Record<string, unknown>,
+  options: Parameters<typeof writeApplyOutputs>[1],
   run: Parameters<typeof writeApplyOutputs>[2],
 ): Promise<{ note: string; failed: boolean }> {
   const show = (file: string) => {

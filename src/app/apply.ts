@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { Clock } from '../clock.js';
-import { ExitCode, RunnerError, UsageError } from '../errors.js';
+import { RunnerError, UsageError } from '../errors.js';
 import type { ExecutionEvent, ExecutionSummary, ExitReason } from '../execute/events.js';
 import { executePlan } from '../execute/executor.js';
 import type { ExecuteDeps, ExecuteOptions } from '../execute/options.js';
@@ -13,18 +13,17 @@ import { readOtherRunsJobs } from '../state/other-runs-jobs.js';
 import { sharePlanStrings } from '../state/share-plan-strings.js';
 import { machineName } from '../state/machine-name.js';
 import { planIdentity } from '../plan/plan-identity.js';
-import { readClientLimits } from './client-limits.js';
 import { readLockOptions } from './lock-options.js';
 import type { CommandContext } from './context.js';
 import { checkCost, DEFAULT_MAX_ATTEMPTS } from './cost-check.js';
-import { parseNumberOption, parseStringOption } from './parse-options.js';
-import { applyWriteTargets, readExecuteOptions, stateLocation } from './apply-options.js';
+import type { Outcome } from './outcome.js';
+import { applyWriteTargets, readExecuteOptions, stateLocation, type ApplyOptions } from './apply-options.js';
 import { claimOutputDir } from '../state/output-claim.js';
 import { checkRunOutputDir } from './check-output-dir.js';
 import { readFirstRunRecord } from '../state/read-run-start.js';
 import { recordedOutputDir } from '../state/run-output-dir.js';
 import { preflightTargets } from './preflight.js';
-import { preparePlan, readPrepareOptions, type Prepared, type PrepareOptions } from './prepare-plan.js';
+import { preparePlan, toPrepareOptions, type Prepared, type PrepareOptions } from './prepare-plan.js';
 import { peekRunDate, runDateOf } from './run-date.js';
 import type { ValidationIssue } from '../manifest/types.js';
 import type { ServiceClientOptions } from '../service/client.js';
@@ -32,10 +31,8 @@ import type { ClientEvent } from '../service/service-client.js';
 import type { ServiceConnection } from './connection.js';
 import type { Style } from '../text-style.js';
 import type { UnfinishedRunsRenderer } from './warn-unfinished-runs.js';
-import { readRunId, readStateDir } from './run-options.js';
-import { readTargeting } from './targeting-options.js';
 import { readSavedPlanIfAny, refuseChangedPlan, refuseStalePlan, savedPlanInputs } from './saved-plan-io.js';
-import { readRepeatedFlags, rerunCommand, type RerunCommandName } from './rerun-command.js';
+import { rerunCommand, type RepeatedFlags, type RerunCommandName } from './rerun-command.js';
 import { OUTPUT_ROOT_ENV } from './env-defaults.js';
 import { replacementsStillDue } from '../plan/saved-plan.js';
 import { dueReplacements, readReplaceFrom } from './replace-from-options.js';
@@ -107,13 +104,14 @@ export interface ApplySummaryFacts {
   temporaryStateRoot?: string;
 }
 
-const EXIT_CODES: Record<ExitReason, number> = {
-  ok: ExitCode.Success,
-  failed: ExitCode.Failure,
-  credits: ExitCode.Credits,
-  budget: ExitCode.Credits,
-  auth: ExitCode.Authentication,
-  interrupted: ExitCode.Interrupted,
+/** The outcome of each way the executor stops (src/cli/exit-codes.ts gives each its exit code). */
+const OUTCOMES: Record<ExitReason, Outcome> = {
+  ok: 'done',
+  failed: 'jobs-unfinished',
+  credits: 'over-limit',
+  budget: 'over-limit',
+  auth: 'auth-failed',
+  interrupted: 'interrupted',
 };
 
 /**
@@ -129,64 +127,57 @@ const EXIT_CODES: Record<ExitReason, number> = {
  * 6. claim the output folder and execute, every effect passed in (executePlan);
  * 7. write the results index, report, JUnit and step summary, print the summary, and warn of other
  *    runs of the pipeline left unfinished.
- * Returns the exit code (README "Exit codes").
+ * Returns what happened (README "Exit codes" gives each its code, through src/cli/exit-codes.ts).
  */
 export async function runApply(
   ctx: CommandContext,
   target: string,
-  flags: Record<string, unknown>,
+  given: ApplyOptions,
   effects: ApplyEffects,
-): Promise<number> {
+): Promise<Outcome> {
   const { connect, createLogger, clock, view } = effects;
-  // `apply plan.json`: a saved plan (told by its content) fixes the manifest, run, targeting and vars.
+  // `apply plan.json`: a saved plan (told by its content) fixes the manifest, run, targeting and vars:
+  // its options take the place of those of the command line, and are read from here on the same way.
   const saved = await readSavedPlanIfAny(target);
   const { manifestFile, options, outputRoot } =
     saved === undefined
-      ? { manifestFile: target, options: flags, outputRoot: undefined }
-      : savedPlanInputs(target, saved, flags, ctx.cwd);
+      ? { manifestFile: target, options: given, outputRoot: undefined }
+      : savedPlanInputs(target, saved, given, ctx.cwd);
   if (saved !== undefined) ctx = useSavedOutputRoot(ctx, outputRoot);
   if (saved !== undefined) await refuseChangedPlan(target, saved, { manifestFile });
-  const runId = readRunId(options);
+  const { runId } = options;
   const downloadOnly = readDownloadOnly(options);
-  const replaceFromFile = parseStringOption(options.replaceFrom);
-  const replaceFrom = await readReplaceFrom(
-    {
-      ...(replaceFromFile === undefined ? {} : { replaceFrom: replaceFromFile }),
-      targeting: readTargeting(options),
-      downloadOnly: options.downloadOnly === true,
-    },
-    runId,
-  );
+  const replaceFrom = await readReplaceFrom(options, runId);
   if (replaceFrom.given && !replaceFrom.ok) return reportInvalid(ctx, view, replaceFrom, replaceFrom.file);
   if (replaceFrom.given && replaceFrom.rejected === 0) {
     ctx.output.err('The decisions reject no job: nothing to re-generate. No job was created.');
-    return ExitCode.Success;
+    return 'done';
   }
   const rerun = (
     command: RerunCommandName,
     file: string,
-    given: Record<string, unknown> = options,
+    flags: RepeatedFlags = options.repeat,
     extra: string[] = [],
-  ) => rerunCommand(command, file, readRepeatedFlags(given), ctx.global, extra);
+  ) => rerunCommand(command, file, flags, ctx.global, extra);
   await preflightTargets(applyWriteTargets(ctx, options), ctx.cwd);
   const logger = createLogger(ctx.global.logFile);
   const connection = await connect(
     ctx,
     (event) => logger.info({ event }, 'client'),
-    readClientLimits(options),
+    options.maxDownloadBytes === undefined ? {} : { maxDownloadBytes: options.maxDownloadBytes },
   );
   try {
     const prepare = (date: PrepareOptions['date']) =>
       preparePlan(
         ctx,
         {
-          ...readPrepareOptions(manifestFile, options, date),
+          ...toPrepareOptions(manifestFile, options, date),
           ...(replaceFrom.given ? { replaceFrom: replaceFrom.prepare } : {}),
         },
         () => connection.client.listModels(),
       );
     const simulated = connection.simulator !== undefined;
-    const location = await stateLocation(options, simulated);
+    const location = await stateLocation(options.state, simulated);
     // `{{ date }}` is the date the run started: a run resumed on a later day is planned with it, once.
     const startDate = (pipeline: string) => peekRunDate({ manifestFile, pipeline, runId, ...location });
     // `let`: released before a second plan is made (below), so a run holds one plan, not two.
@@ -235,25 +226,27 @@ export async function runApply(
       sharePlanStrings(state.jobs, plan.jobs);
       // Several machines on one run (PostgreSQL): one running another plan refuses this one here.
       await state.coordination?.join(planIdentity(plan));
-      const outputs = await checkRunOutputDir(ctx, options, {
+      const outputs = await checkRunOutputDir(ctx, options.output, {
         ...preflightRun(manifestFile, runId, prepared, simulated, recordedOutputDir(state.runs)),
         stateDir: state.dir,
-        stateRoot: readStateDir(options).stateDir,
+        stateRoot: options.state.stateDir,
         preflighted: peeked?.outputDir,
       });
-      const maxCredits = parseNumberOption('max-credits', options.maxCredits, { min: 0 });
+      const { maxCredits } = options;
+      let { targeting } = options;
       // A saved plan's --replace is done once: applying the same plan again must not pay again.
-      if (saved !== undefined)
-        options.replace = replacementsStillDue(saved, (id) => state.jobs.get(id)?.attempts.length ?? 0);
+      if (saved !== undefined) {
+        const replace = replacementsStillDue(saved, (id) => state.jobs.get(id)?.attempts.length ?? 0);
+        targeting = { ...targeting, replace };
+      }
       // --replace-from: a rejected job already re-generated (a later attempt exists) is not paid again.
       const due = dueReplacements(prepared.rejections, state.jobs);
       if (due !== undefined) {
         if (due.issues.length > 0)
           return reportInvalid(ctx, view, { ok: false, issues: due.issues }, manifestFile);
         for (const note of due.notes) ctx.output.err(note);
-        options.replace = due.replace;
+        targeting = { ...targeting, replace: due.replace };
       }
-      const targeting = readTargeting(options);
       // --download-only creates and pays nothing: no cost check, nothing to confirm.
       if (!downloadOnly) {
         const costed = await checkCost({
@@ -263,8 +256,8 @@ export async function runApply(
           client: connection.client,
           previousJobs: state.jobs,
           ...(targeting.replace === undefined ? {} : { replace: targeting.replace }),
-          retryFailed: options.retryFailed === true,
-          resendUncertain: options.resendUncertain === true,
+          retryFailed: options.retryFailed,
+          resendUncertain: options.resendUncertain,
           ...(maxCredits === undefined ? {} : { maxCredits }),
         });
         const report = addTargetingToReport(costed, targeting, prepared.leftOut);
@@ -273,23 +266,27 @@ export async function runApply(
           if (settled !== undefined) ctx.output.err(settled);
         }
         const leftOut = describeLeftOut(report);
-        if (leftOut !== undefined && (!ctx.canPrompt || options.yes === true)) ctx.output.err(leftOut);
+        if (leftOut !== undefined && (!ctx.canPrompt || options.yes)) ctx.output.err(leftOut);
         refuseOverspending(ctx, report, manifestFile);
         // Declining is not success (Terraform exits 1 too): a script must not read "nothing applied" as done.
-        if (!(await confirmApply(ctx, report, manifestFile, options.yes === true))) return ExitCode.Failure;
+        if (!(await confirmApply(ctx, report, manifestFile, options.yes))) return 'declined';
       }
 
-      const executeOptions = readExecuteOptions(ctx, options, {
-        runId,
-        timeScale: connection.timeScale,
-        manifestDir: loaded.dir,
-        manifestOutput: loaded.manifest.output,
-        pipeline: plan.pipeline,
-        recordedOutputDir: outputs.recorded,
-        runJobs: plan.jobs.length + prepared.leftOut.length,
-        ...(loaded.manifest.retry === undefined ? {} : { retry: loaded.manifest.retry }),
-        ...(maxCredits === undefined ? {} : { maxCredits }),
-      });
+      const executeOptions = readExecuteOptions(
+        ctx,
+        { ...options, targeting },
+        {
+          runId,
+          timeScale: connection.timeScale,
+          manifestDir: loaded.dir,
+          manifestOutput: loaded.manifest.output,
+          pipeline: plan.pipeline,
+          recordedOutputDir: outputs.recorded,
+          runJobs: plan.jobs.length + prepared.leftOut.length,
+          ...(loaded.manifest.retry === undefined ? {} : { retry: loaded.manifest.retry }),
+          ...(maxCredits === undefined ? {} : { maxCredits }),
+        },
+      );
       if (downloadOnly) executeOptions.downloadOnly = true;
       if (due !== undefined) executeOptions.rejections = due.rejections;
       await state.lock.verify();
@@ -299,13 +296,11 @@ export async function runApply(
       const hints = {
         // A saved plan resumes as itself (it carries every option); the rest as the manifest with its flags.
         again: saved === undefined ? rerun('apply', manifestFile) : rerun('apply', target, {}),
-        resend: rerun('apply', manifestFile, options, ['--resend-uncertain']),
+        resend: rerun('apply', manifestFile, options.repeat, ['--resend-uncertain']),
         // A simulated apply's state is in a temporary folder: status finds it only with its --state-dir.
         status: rerun('status', manifestFile, {
-          ...options,
-          ...(simulated && readStateDir(options).stateDir === undefined
-            ? { stateDir: location.stateDir }
-            : {}),
+          ...options.repeat,
+          ...(simulated && options.state.stateDir === undefined ? { stateDir: location.stateDir } : {}),
         }),
       };
       executing = true;
@@ -341,11 +336,11 @@ export async function runApply(
       // Loaded only now: the report code adds nothing to the start-up before the lock and the first create.
       const { reportApplyOutputs } = await import('./apply-outputs.js');
       const written = await reportApplyOutputs(ctx, options, run);
-      const stateWhere = readStateDir(options);
+      const stateWhere = options.state;
       const temporaryState =
         simulated && stateWhere.stateDir === undefined && stateWhere.stateUrl === undefined;
       ctx.output.out(
-        options.json === true
+        options.json
           ? JSON.stringify({ schemaVersion: 1, ...summary }, null, 2)
           : view.summary(
               summary,
@@ -362,13 +357,13 @@ export async function runApply(
               ctx.output.style,
             ),
       );
-      ctx.output[written.failed || options.json === true ? 'err' : 'out'](written.note);
+      ctx.output[written.failed || options.json ? 'err' : 'out'](written.note);
       // A simulated run's state is its own temporary folder: the runs that cost money are elsewhere.
       if (!simulated) {
         const { warnOfUnfinishedRuns } = await import('./warn-unfinished-runs.js');
         await warnOfUnfinishedRuns(
           ctx,
-          readRepeatedFlags(options),
+          options.repeat,
           {
             manifestFile,
             pipeline: plan.pipeline,
@@ -378,10 +373,10 @@ export async function runApply(
         );
       }
       // Interrupted by SIGTERM (a CI runner cancelling the job) exits 143 as shells report it, not 130.
-      if (summary.exitReason === 'interrupted' && signal === 'SIGTERM') return ExitCode.Terminated;
-      const exitCode = EXIT_CODES[summary.exitReason];
+      if (summary.exitReason === 'interrupted' && signal === 'SIGTERM') return 'terminated';
+      const outcome = OUTCOMES[summary.exitReason];
       // A result file that could not be written is a failure of the run (README "Exit codes").
-      return written.failed && exitCode === ExitCode.Success ? ExitCode.Failure : exitCode;
+      return written.failed && outcome === 'done' ? 'outputs-unwritten' : outcome;
     } finally {
       await state.close({ discardIfUnused: !executing });
     }
@@ -395,13 +390,13 @@ export async function runApply(
  * `--download-only`: fetch the results owed by done jobs and nothing else (#20.8). Flags that ask for
  * creates, or for no downloads, contradict it: a usage error before anything is read.
  */
-function readDownloadOnly(options: Record<string, unknown>): boolean {
-  if (options.downloadOnly !== true) return false;
+function readDownloadOnly(options: ApplyOptions): boolean {
+  if (!options.downloadOnly) return false;
   const contradicting = [
-    options.download === false ? '--no-download' : undefined,
-    options.retryFailed === true ? '--retry-failed' : undefined,
-    options.resendUncertain === true ? '--resend-uncertain' : undefined,
-    readTargeting(options).replace.length > 0 ? '--replace' : undefined,
+    !options.download ? '--no-download' : undefined,
+    options.retryFailed ? '--retry-failed' : undefined,
+    options.resendUncertain ? '--resend-uncertain' : undefined,
+    options.targeting.replace.length > 0 ? '--replace' : undefined,
   ].filter((flag) => flag !== undefined);
   if (contradicting.length > 0) {
     throw new UsageError(
@@ -525,7 +520,7 @@ function reportInvalid(
 ) {
   ctx.output.err(view.issues(prepared.issues, manifestFile, ctx.output.style));
   ctx.output.err('No job was created.');
-  return ExitCode.InvalidInput;
+  return 'invalid-input' as const;
 }
 
 /**

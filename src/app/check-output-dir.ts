@@ -10,7 +10,6 @@ import {
   type OutputOwner,
 } from '../state/output-claim.js';
 import { resolveOutputDir, type OutputDirInput } from './apply-options.js';
-import { readOutputFlag } from './run-options.js';
 import type { CommandContext } from './context.js';
 import { preflightTargets } from './preflight.js';
 
@@ -32,7 +31,8 @@ export interface RunOutputDir {
  */
 export async function checkRunOutputDir(
   ctx: Pick<CommandContext, 'cwd' | 'output'>,
-  options: Record<string, unknown>,
+  /** `--output`, when given. */
+  outputFlag: string | undefined,
   run: OutputDirInput & {
     manifestFile: string;
     /** The run's state folder. */
@@ -44,7 +44,7 @@ export async function checkRunOutputDir(
     preflighted: string | undefined;
   },
 ): Promise<RunOutputDir> {
-  const dir = resolveOutputDir(ctx, readOutputFlag(options), run);
+  const dir = resolveOutputDir(ctx, outputFlag, run);
   if (run.recordedOutputDir !== run.preflighted)
     await preflightTargets([{ path: dir, kind: 'dir', what: 'output folder' }], ctx.cwd);
   const warn = (message: string) => ctx.output.err(`${ctx.output.style.yellow('warning')} ${message}`);

@@ -1,5 +1,4 @@
 import { UsageError } from '../errors.js';
-import type { ServiceClientOptions } from '../service/client.js';
 import { parseStringOption } from './parse-options.js';
 
 const UNITS: Record<string, number> = { '': 1, b: 1, k: 1024, kb: 1024, m: 1024 ** 2, mb: 1024 ** 2 };
@@ -19,12 +18,4 @@ export function parseByteSize(flag: string, value: unknown): number | undefined 
     );
   }
   return bytes;
-}
-
-/** The client limits a command's flags set (`--max-download-size`). */
-export function readClientLimits(
-  options: Record<string, unknown>,
-): Pick<ServiceClientOptions, 'maxDownloadBytes'> {
-  const maxDownloadBytes = parseByteSize('max-download-size', options.maxDownloadSize);
-  return maxDownloadBytes === undefined ? {} : { maxDownloadBytes };
 }

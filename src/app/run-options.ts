@@ -44,11 +44,14 @@ export interface StateOptions {
 export function readStateDir(options: Record<string, unknown>): StateOptions {
   const stateUrl = parseStringOption(options.state);
   const stateDir = parseStringOption(options.stateDir);
-  if (stateDir !== undefined && stateUrl !== undefined) {
-    throw new UsageError('--state and --state-dir name two places for the same state: give one.', {
-      hint: '--state-dir DIR keeps the state in a folder; --state postgres://user@host:port/db in PostgreSQL.',
-    });
-  }
+  if (stateDir !== undefined && stateUrl !== undefined) throw twoStatePlaces();
   if (stateDir !== undefined) return { stateDir };
   return stateUrl === undefined ? {} : { stateUrl };
+}
+
+/** `--state` and `--state-dir` (or a saved plan's state folder) at once: a usage error. */
+export function twoStatePlaces(): UsageError {
+  return new UsageError('--state and --state-dir name two places for the same state: give one.', {
+    hint: '--state-dir DIR keeps the state in a folder; --state postgres://user@host:port/db in PostgreSQL.',
+  });
 }

@@ -16,8 +16,8 @@ import type { JobCost } from '../plan/cost-report.js';
 import type { Plan } from '../plan/types.js';
 import type { Model } from '../service/types.js';
 import { runnerDirFor } from '../state/state-dir.js';
-import { parseNumberOption, parseStringOption } from './parse-options.js';
-import { readOutputFlag, readStateDir } from './run-options.js';
+import type { ApplyOptions } from './apply-options.js';
+import { twoStatePlaces } from './run-options.js';
 
 /** Changes listed one by one when apply refuses a saved plan; the rest are counted. */
 const LISTED_CHANGES = 20;
@@ -124,27 +124,38 @@ export async function refuseSavedPlanAsManifest(file: string, command: string): 
 }
 
 /**
- * The manifest path and flags for applying a saved plan: the plan fixes the run, the state and
+ * The manifest path and options for applying a saved plan: the plan fixes the run, the state and
  * download folders, the targeting, the vars, `--max-credits`, `--retry-failed` and
  * `--resend-uncertain`. Giving those again is allowed only when they say the same (RUNNER_STATE_DIR
  * counts as given: the state decides what is paid); anything else is refused (exit 2), never a silent
- * override. `outputRoot` is the plan's RUNNER_OUTPUT, for apply to use in place of its own.
+ * override. The options returned are the command line's with the plan's put in, the flags a hint
+ * repeats included (a hint then names what the plan fixed, as if it had been given), so apply reads a
+ * saved plan's options exactly as it reads a command line's. `outputRoot` is the plan's RUNNER_OUTPUT,
+ * for apply to use in place of its own.
  */
 export function savedPlanInputs(
   planFile: string,
   saved: SavedPlan,
-  options: Record<string, unknown>,
+  options: ApplyOptions,
   cwd: string,
-): { manifestFile: string; options: Record<string, unknown>; outputRoot: string | undefined } {
-  const fixed = ['only', 'exclude', 'replace', 'replaceFrom', 'var', 'varFile', 'maxJobs'].filter(
-    (name) => options[name] !== undefined,
-  );
+): { manifestFile: string; options: ApplyOptions; outputRoot: string | undefined } {
+  const given = {
+    only: options.targeting.only.length > 0,
+    exclude: options.targeting.exclude.length > 0,
+    replace: options.targeting.replace.length > 0,
+    replaceFrom: options.replaceFrom !== undefined,
+    var: options.varFlags.vars.length > 0,
+    varFile: options.varFlags.varFiles.length > 0,
+    maxJobs: options.maxJobs !== undefined,
+  };
+  const fixed = Object.entries(given).flatMap(([name, isGiven]) => (isGiven ? [name] : []));
   if (fixed.length > 0) {
     throw new UsageError(
       `A saved plan fixes its targeting and vars; remove ${fixed.map(flagName).join(', ')} or make a new plan.`,
     );
   }
-  const run = parseStringOption(options.run);
+  // `--run` as given (the typed runId is "default" when it was not).
+  const run = options.repeat.run;
   if (run !== undefined && run !== saved.runId) {
     throw new UsageError(`The saved plan is for run "${saved.runId}", not "${run}".`);
   }
@@ -154,28 +165,28 @@ export function savedPlanInputs(
   const stateRoot = saved.state.dir === undefined ? undefined : resolve(planDir, saved.state.dir);
   const output = saved.output === undefined ? undefined : resolve(planDir, saved.output);
   const contradictions: string[] = [];
-  const givenState = readStateDir(options).stateDir;
+  const givenState = options.state.stateDir;
   const planState = stateRoot ?? runnerDirFor(manifestFile);
   if (givenState !== undefined && resolve(cwd, givenState) !== planState) {
     contradictions.push(
       `--state-dir (or RUNNER_STATE_DIR) ${givenState}: the plan was made against the state in ${planState}`,
     );
   }
-  const givenOutput = readOutputFlag(options);
+  const givenOutput = options.output;
   if (givenOutput !== undefined && resolve(cwd, givenOutput) !== output) {
     contradictions.push(
       `--output ${givenOutput}: the plan downloads to ${output ?? "apply's default folder (give --output to `runner plan` to choose one)"}`,
     );
   }
-  const givenCap = parseNumberOption('max-credits', options.maxCredits, { min: 0 });
+  const givenCap = options.maxCredits;
   if (givenCap !== undefined && givenCap !== maxCredits) {
     contradictions.push(
       `--max-credits ${givenCap}: the plan was made with ${maxCredits === undefined ? 'no --max-credits' : `--max-credits ${maxCredits}`}`,
     );
   }
-  if (options.retryFailed === true && !retryFailed)
+  if (options.retryFailed && !retryFailed)
     contradictions.push('--retry-failed: the plan was made without it');
-  if (options.resendUncertain === true && !resendUncertain)
+  if (options.resendUncertain && !resendUncertain)
     contradictions.push('--resend-uncertain: the plan was made without it');
   if (contradictions.length > 0) {
     throw new UsageError(
@@ -185,24 +196,42 @@ export function savedPlanInputs(
       },
     );
   }
+  // The plan's state folder and a --state database given now name two places.
+  const { stateUrl } = options.state;
+  if (stateRoot !== undefined && stateUrl !== undefined) throw twoStatePlaces();
+  const varList = Object.entries(vars).map(([name, value]) => `${name}=${String(value)}`);
   return {
     manifestFile,
     outputRoot: saved.outputRoot === undefined ? undefined : resolve(planDir, saved.outputRoot),
     options: {
-      ...options,
-      run: saved.runId,
-      stateDir: stateRoot,
-      output,
-      maxCredits,
+      ...withoutPlanFixed(options),
+      runId: saved.runId,
+      state: stateRoot !== undefined ? { stateDir: stateRoot } : stateUrl !== undefined ? { stateUrl } : {},
+      ...(output === undefined ? {} : { output }),
+      ...(maxCredits === undefined ? {} : { maxCredits }),
       retryFailed,
       resendUncertain,
-      only: targeting.only,
-      exclude: targeting.exclude,
-      replace: targeting.replace,
-      var: Object.entries(vars).map(([name, value]) => `${name}=${String(value)}`),
+      targeting: { only: targeting.only, exclude: targeting.exclude, replace: targeting.replace },
+      varFlags: { vars: varList, varFiles: [] },
       ...(maxJobs === undefined ? {} : { maxJobs }),
+      repeat: {
+        run: saved.runId,
+        stateDir: stateRoot,
+        output,
+        var: varList,
+        only: targeting.only,
+        exclude: targeting.exclude,
+        maxCredits: maxCredits === undefined ? undefined : String(maxCredits),
+        maxJobs: maxJobs === undefined ? undefined : String(maxJobs),
+      },
     },
   };
+}
+
+/** The command line's options without those the plan fixes (the plan's are put in their place). */
+function withoutPlanFixed(options: ApplyOptions): ApplyOptions {
+  const { output: _output, maxCredits: _maxCredits, maxJobs: _maxJobs, ...rest } = options;
+  return rest;
 }
 
 function flagName(option: string): string {

@@ -8,6 +8,8 @@ import type { CommandContext } from '../../src/app/context.js';
 import type { Output } from '../../src/app/output-sink.js';
 import { systemClock } from '../../src/clock.js';
 import { ExitCode } from '../../src/errors.js';
+import { exitCodeOf } from '../../src/cli/exit-codes.js';
+import { parseApplyOptions } from '../../src/cli/parse/apply.js';
 import type { ExecutionEvent, ExecutionSummary } from '../../src/execute/events.js';
 import { createServiceClient } from '../../src/service/client.js';
 import { startSimulator, type Simulator } from '../../src/simulator/index.js';
@@ -94,13 +96,17 @@ describe('apply as a use case, effects passed in', () => {
         unfinishedRuns: () => [],
       },
     };
-    const flags = { stateDir: join(dir, 'state'), output: join(dir, 'out'), report: false };
+    const flags = parseApplyOptions({
+      stateDir: join(dir, 'state'),
+      output: join(dir, 'out'),
+      report: false,
+    });
     return { ctx, effects, flags, lines, questions, seen };
   }
 
   it('asks through the injected prompt; declined, it creates nothing and exits 1', async () => {
     const { ctx, effects, flags, lines, questions, seen } = harness(false);
-    const code = await runApply(ctx, join(dir, 'minimal.yaml'), flags, effects);
+    const code = exitCodeOf(await runApply(ctx, join(dir, 'minimal.yaml'), flags, effects));
     expect(code).toBe(ExitCode.Failure);
     expect(questions).toEqual([expect.stringMatching(/^Apply 1 jobs for up to \d+ credits\?$/)]);
     expect(lines.err).toContain('Nothing was applied.');
@@ -111,7 +117,7 @@ describe('apply as a use case, effects passed in', () => {
 
   it('confirmed, it runs the plan once, watched by the view, and hands the summary to it', async () => {
     const { ctx, effects, flags, lines, seen } = harness(true);
-    const code = await runApply(ctx, join(dir, 'minimal.yaml'), flags, effects);
+    const code = exitCodeOf(await runApply(ctx, join(dir, 'minimal.yaml'), flags, effects));
     expect(code).toBe(ExitCode.Success);
     expect(sim.stats().jobsCreated).toBe(1);
     expect(seen.watched).toEqual([['cover']]);

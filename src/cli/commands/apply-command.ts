@@ -1,7 +1,10 @@
 import { systemClock } from '../../clock.js';
 import { runApply, type ApplyView, type ExecutionWatch } from '../../app/apply.js';
 import type { CommandContext } from '../../app/context.js';
+import type { Outcome } from '../../app/outcome.js';
 import { connect } from '../connect.js';
+import type { Flags } from '../parse/common.js';
+import { parseApplyOptions } from '../parse/apply.js';
 import { handleInterrupts } from '../interrupts.js';
 import { createLogger } from '../logger.js';
 import { renderApplySummary } from '../render/apply-summary.js';
@@ -14,13 +17,14 @@ import { renderUnfinishedRuns } from '../render/unfinished-runs.js';
  * `runner apply FILE|PLAN`: the use case is src/app/apply.ts; the terminal gives it the service, the
  * log, the system clock and its views (problems, live progress with Ctrl-C / SIGTERM, the summary).
  */
-export async function runApplyCommand(
-  ctx: CommandContext,
-  args: string[],
-  flags: Record<string, unknown>,
-): Promise<number> {
+export async function runApplyCommand(ctx: CommandContext, args: string[], flags: Flags): Promise<Outcome> {
   const [target = ''] = args;
-  return runApply(ctx, target, flags, { connect, createLogger, clock: systemClock, view: TERMINAL_VIEW });
+  return runApply(ctx, target, parseApplyOptions(flags), {
+    connect,
+    createLogger,
+    clock: systemClock,
+    view: TERMINAL_VIEW,
+  });
 }
 
 const TERMINAL_VIEW: ApplyView = {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseFaultSpec } from '../../../src/cli/commands/simulate.js';
 import { applyWriteTargets, readExecuteOptions, resolveOutputDir } from '../../../src/app/apply-options.js';
+import { parseApplyOptions } from '../../../src/cli/parse/apply.js';
 import { PassThrough } from 'node:stream';
 import { createOutput, shouldUseColor } from '../../../src/cli/output.js';
 import { parseNumberOption, parseStringOption } from '../../../src/app/parse-options.js';
@@ -37,7 +38,7 @@ describe('option parsing', () => {
 
 describe('readExecuteOptions', () => {
   it('uses the real polling policy against the service', () => {
-    const options = readExecuteOptions({ cwd: '/cwd' }, {}, run);
+    const options = readExecuteOptions({ cwd: '/cwd' }, parseApplyOptions({}), run);
     expect(options.pollIntervalMs).toEqual([3000, 5000]);
     expect(options.firstPollAfterMs).toBeUndefined();
     expect(options.jobDeadlineMs).toBe(900_000);
@@ -48,26 +49,24 @@ describe('readExecuteOptions', () => {
   });
 
   it('scales every duration of the policy with the simulator', () => {
-    const options = readExecuteOptions({ cwd: '/cwd' }, {}, { ...run, timeScale: 0.01 });
+    const options = readExecuteOptions({ cwd: '/cwd' }, parseApplyOptions({}), { ...run, timeScale: 0.01 });
     expect(options.pollIntervalMs).toEqual([30, 50]);
     expect(options.firstPollAfterMs).toBe(100);
     expect(options.idempotencyWindowMs).toBe(2700);
   });
 
   it('passes the manifest retry block to the executor', () => {
-    const options = readExecuteOptions(
-      { cwd: '/cwd' },
-      {},
-      {
-        ...run,
-        retry: { maxAttempts: 5, failureKinds: { QUOTA_EXHAUSTED: 'fail', CONTENT_REJECTED: 'retry' } },
-      },
-    );
+    const options = readExecuteOptions({ cwd: '/cwd' }, parseApplyOptions({}), {
+      ...run,
+      retry: { maxAttempts: 5, failureKinds: { QUOTA_EXHAUSTED: 'fail', CONTENT_REJECTED: 'retry' } },
+    });
     expect(options.retry).toEqual({
       maxAttempts: 5,
       actions: { QUOTA_EXHAUSTED: 'fail', CONTENT_REJECTED: 'retry' },
     });
-    expect(readExecuteOptions({ cwd: '/c' }, {}, { ...run, timeScale: 0.01 }).retry).toEqual({
+    expect(
+      readExecuteOptions({ cwd: '/c' }, parseApplyOptions({}), { ...run, timeScale: 0.01 }).retry,
+    ).toEqual({
       backoffMs: 50,
     });
   });
@@ -75,14 +74,14 @@ describe('readExecuteOptions', () => {
   it('reads the flags', () => {
     const options = readExecuteOptions(
       { cwd: '/cwd' },
-      {
+      parseApplyOptions({
         pollInterval: '100-200',
         firstPoll: 5,
         output: 'out',
         resendUncertain: true,
         concurrency: 2,
         jobDeadline: 60,
-      },
+      }),
       { ...run, manifestOutput: 'ignored' },
     );
     expect(options).toMatchObject({
@@ -94,10 +93,12 @@ describe('readExecuteOptions', () => {
       jobDeadlineMs: 60_000,
     });
     // The results index and report still go to the run's folder, which the run records.
-    expect(readExecuteOptions({ cwd: '/c' }, { download: false }, run).outputDir).toBe(
+    expect(readExecuteOptions({ cwd: '/c' }, parseApplyOptions({ download: false }), run).outputDir).toBe(
       '/m/runner-output/p/r',
     );
-    expect(() => readExecuteOptions({ cwd: '/c' }, { pollInterval: '5-1' }, run)).toThrow('--poll-interval');
+    expect(() => readExecuteOptions({ cwd: '/c' }, parseApplyOptions({ pollInterval: '5-1' }), run)).toThrow(
+      '--poll-interval',
+    );
   });
 });
 
@@ -186,7 +187,7 @@ describe('applyWriteTargets', () => {
   it('checks --junit, --report and GITHUB_STEP_SUMMARY before any request', () => {
     const targets = applyWriteTargets(
       { ...ctx, env: { GITHUB_STEP_SUMMARY: '/gh/summary.md' } },
-      { junit: 'j.xml', report: 'r.html' },
+      parseApplyOptions({ junit: 'j.xml', report: 'r.html' }),
     );
     expect(targets.filter((target) => target.replaced === true).map((target) => target.what)).toEqual([
       '--junit',
@@ -200,7 +201,10 @@ describe('applyWriteTargets', () => {
   });
 
   it('keeps the upload cache in --state-dir, and checks a report the manifest moves', () => {
-    const targets = applyWriteTargets(ctx, { stateDir: '/s' }, { ...run, manifestReport: 'pages/r.html' });
+    const targets = applyWriteTargets(ctx, parseApplyOptions({ stateDir: '/s' }), {
+      ...run,
+      manifestReport: 'pages/r.html',
+    });
     expect(targets.map((target) => [target.what, target.path])).toEqual([
       ['output folder', '/m/runner-output/p/r'],
       ['report', '/m/pages/r.html'],
