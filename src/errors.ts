@@ -1,6 +1,6 @@
 /**
  * One error hierarchy for the whole runner. Every error a user can meet carries a `code` from
- * {@link ErrorCode}; the CLI maps codes to exit codes in exactly one place ({@link exitCodeFor}).
+ * {@link ErrorCode}; the CLI maps codes to exit codes in one place (src/cli/exit-codes.ts, with the use cases' outcomes).
  * Messages say what went wrong, where, what was expected and what was received. They never contain
  * the API key: the service layer strips it before an error is built.
  */
@@ -75,23 +75,6 @@ export class RunnerError extends Error {
 export class UsageError extends RunnerError {
   constructor(message: string, options?: { cause?: unknown; hint?: string }) {
     super('USAGE', message, options);
-  }
-}
-
-export function exitCodeFor(code: ErrorCode): ExitCode {
-  switch (code) {
-    case 'USAGE':
-    case 'INVALID_INPUT':
-      return ExitCode.InvalidInput;
-    case 'INSUFFICIENT_CREDITS':
-    case 'OVER_BUDGET':
-      return ExitCode.Credits;
-    case 'AUTHENTICATION':
-      return ExitCode.Authentication;
-    case 'INTERRUPTED':
-      return ExitCode.Interrupted;
-    default:
-      return ExitCode.Failure;
   }
 }
 

@@ -1,10 +1,13 @@
-import { ExitCode } from '../errors.js';
+import { ExitCode, type ErrorCode } from '../errors.js';
 import type { Outcome } from '../app/outcome.js';
 
 /**
- * The exit code of each use case's outcome; thrown errors get theirs in ./report-error.ts (by their
- * `code`, src/errors.ts). With {@link EXIT_CODE_HELP} below, the README's "Exit codes" table.
+ * The exit codes, in one file: a use case's outcome ({@link exitCodeOf}) and a thrown error's code
+ * ({@link exitCodeOfError}, for ./report-error.ts). With {@link EXIT_CODE_HELP} below, the README's
+ * "Exit codes" table.
  */
+
+/** The exit code of what a use case did (src/app/outcome.ts). */
 export function exitCodeOf(outcome: Outcome): ExitCode {
   switch (outcome) {
     case 'done':
@@ -26,6 +29,24 @@ export function exitCodeOf(outcome: Outcome): ExitCode {
       return ExitCode.Interrupted;
     case 'terminated':
       return ExitCode.Terminated;
+  }
+}
+
+/** The exit code of a thrown RunnerError, by its code; anything unexpected is a failure (1). */
+export function exitCodeOfError(code: ErrorCode): ExitCode {
+  switch (code) {
+    case 'USAGE':
+    case 'INVALID_INPUT':
+      return ExitCode.InvalidInput;
+    case 'INSUFFICIENT_CREDITS':
+    case 'OVER_BUDGET':
+      return ExitCode.Credits;
+    case 'AUTHENTICATION':
+      return ExitCode.Authentication;
+    case 'INTERRUPTED':
+      return ExitCode.Interrupted;
+    default:
+      return ExitCode.Failure;
   }
 }
 

@@ -24,11 +24,11 @@ export interface CliIO {
   stderr: Output['stderr'];
 }
 
-type Action = (
-  ctx: CommandContext,
-  args: string[],
-  options: Record<string, unknown>,
-) => Promise<Outcome | number>;
+/**
+ * A command: the context, its arguments and cac's flags in; what its use case did out. The flags are
+ * parsed into the use case's typed options by the command (src/cli/parse/).
+ */
+type Action = (ctx: CommandContext, args: string[], flags: Record<string, unknown>) => Promise<Outcome>;
 
 const STATE_DIR_HELP = 'State folder (default: env RUNNER_STATE_DIR, else .runner/ beside the manifest)';
 
@@ -134,8 +134,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     });
     checkFlagValues(pending.name, pending.options, { global, env });
     const ctx = createContext({ ...io, env }, output, global);
-    const outcome = await action(ctx, pending.args, pending.options);
-    code = typeof outcome === 'number' ? outcome : exitCodeOf(outcome);
+    code = exitCodeOf(await action(ctx, pending.args, pending.options));
   } catch (error) {
     code = reportError(asUsageError(error), output, io.env);
   }

@@ -1,4 +1,5 @@
-import { ExitCode, exitCodeFor, isRunnerError, type ExitCode as ExitCodeType } from '../errors.js';
+import { ExitCode, isRunnerError, type ExitCode as ExitCodeType } from '../errors.js';
+import { exitCodeOfError } from './exit-codes.js';
 import type { Output } from './output.js';
 import { describeSystemError } from '../app/system-errors.js';
 
@@ -16,7 +17,7 @@ export function reportError(thrown: unknown, output: Output, env: NodeJS.Process
     output.err(`${style.red('error')} ${error.message}`);
     if (error.hint !== undefined) output.err(`  ${style.dim('hint:')} ${error.hint}`);
     if (env.RUNNER_DEBUG === '1' && error.stack !== undefined) output.err(style.dim(error.stack));
-    return exitCodeFor(error.code);
+    return exitCodeOfError(error.code);
   }
   const message = error instanceof Error ? error.message : String(error);
   output.err(`${style.red('internal error')} ${message}`);

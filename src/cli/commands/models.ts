@@ -2,6 +2,7 @@ import { UsageError } from '../../errors.js';
 import { MODEL_CATEGORIES, type ModelCategory } from '../../service/types.js';
 import { withConnection } from '../connect.js';
 import type { CommandContext } from '../../app/context.js';
+import type { Outcome } from '../../app/outcome.js';
 import { parseStringOption } from '../../app/parse-options.js';
 import { renderModels } from '../render/models.js';
 
@@ -16,7 +17,11 @@ function parseCategory(value: unknown): ModelCategory | undefined {
   return category as ModelCategory;
 }
 
-export async function runModels(ctx: CommandContext, _args: string[], options: Record<string, unknown>) {
+export async function runModels(
+  ctx: CommandContext,
+  _args: string[],
+  options: Record<string, unknown>,
+): Promise<Outcome> {
   const category = parseCategory(options.category);
   const models = await withConnection(ctx, ({ client }) =>
     client.listModels(category === undefined ? {} : { category }),
@@ -24,5 +29,5 @@ export async function runModels(ctx: CommandContext, _args: string[], options: R
   ctx.output.out(
     options.json === true ? JSON.stringify(models, null, 2) : renderModels(models, ctx.output.style),
   );
-  return 0;
+  return 'done';
 }

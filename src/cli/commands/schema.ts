@@ -1,8 +1,8 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { buildManifestSchema } from '../../catalog/manifest-schema.js';
-import { ExitCode } from '../../errors.js';
 import { PIPELINE_SCHEMA_URL } from '../../manifest/validate-schema.js';
 import type { CommandContext } from '../../app/context.js';
+import type { Outcome } from '../../app/outcome.js';
 import { parseStringOption } from '../../app/parse-options.js';
 import { readCatalog } from '../../app/init.js';
 import { withConnection } from '../connect.js';
@@ -11,7 +11,11 @@ import { withConnection } from '../connect.js';
  * `runner schema [--catalog F] [--out FILE]`: the manifest JSON Schema with each model's params typed
  * from the catalog, for editors (point `# yaml-language-server: $schema=` at the file).
  */
-export async function runSchema(ctx: CommandContext, _args: string[], options: Record<string, unknown>) {
+export async function runSchema(
+  ctx: CommandContext,
+  _args: string[],
+  options: Record<string, unknown>,
+): Promise<Outcome> {
   const catalog = await readCatalog(parseStringOption(options.catalog), () =>
     withConnection(ctx, ({ client }) => client.listModels()),
   );
@@ -25,5 +29,5 @@ export async function runSchema(ctx: CommandContext, _args: string[], options: R
       `Wrote ${out}: point a manifest's first line at it, e.g. # yaml-language-server: $schema=${out}`,
     );
   }
-  return ExitCode.Success;
+  return 'done';
 }

@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import { UsageError } from '../../errors.js';
 import type { FaultOptions } from '../../simulator/types.js';
 import type { CommandContext } from '../../app/context.js';
+import type { Outcome } from '../../app/outcome.js';
 import { parseNumberOption, parseStringOption } from '../../app/parse-options.js';
 
 const FAULT_NAMES: Record<string, keyof FaultOptions> = {
@@ -31,7 +32,11 @@ export function parseFaultSpec(spec: string): FaultOptions {
   return faults;
 }
 
-export async function runSimulate(ctx: CommandContext, _args: string[], options: Record<string, unknown>) {
+export async function runSimulate(
+  ctx: CommandContext,
+  _args: string[],
+  options: Record<string, unknown>,
+): Promise<Outcome> {
   const { startSimulator, parseDialectSpec, parseHostileSpec, describeDialectSpec } =
     await import('../../simulator/index.js');
   const port = parseNumberOption('port', options.port, { min: 0, max: 65535, integer: true }) ?? 8787;
@@ -74,5 +79,5 @@ export async function runSimulate(ctx: CommandContext, _args: string[], options:
   await Promise.race([once(process, 'SIGINT'), once(process, 'SIGTERM')]);
   await simulator.close();
   ctx.output.err('Simulator stopped.');
-  return 0;
+  return 'done';
 }
