@@ -10,7 +10,7 @@ import type { WriteTarget } from './preflight.js';
 import type { RunPlanOptions } from './run-plan-options.js';
 import { resolveStateDir, resolveStateRoot, toSafeSegment, uploadCachePathFor } from '../state/state-dir.js';
 import { UPLOAD_CACHE_FILE } from '../state/upload-cache.js';
-import { OUTPUT_ROOT_ENV } from './env-defaults.js';
+import { OUTPUT_ROOT_ENV } from './output-root.js';
 
 /** What `runner apply` is asked, besides what plan is asked too (RunPlanOptions). */
 export interface ApplyOptions extends RunPlanOptions {

@@ -33,7 +33,7 @@ import type { Style } from '../text-style.js';
 import type { UnfinishedRunsRenderer } from './warn-unfinished-runs.js';
 import { readSavedPlanIfAny, refuseChangedPlan, refuseStalePlan, savedPlanInputs } from './saved-plan-io.js';
 import { rerunCommand, type RepeatedFlags, type RerunCommandName } from './rerun-command.js';
-import { OUTPUT_ROOT_ENV } from './env-defaults.js';
+import { OUTPUT_ROOT_ENV } from './output-root.js';
 import { replacementsStillDue } from '../plan/saved-plan.js';
 import { dueReplacements, readReplaceFrom } from './replace-from-options.js';
 import { addTargetingToReport, describeLeftOut } from '../plan/targeting-report.js';

@@ -9,11 +9,10 @@ import { buildPlan } from '../plan/build-plan.js';
 import type { Plan } from '../plan/types.js';
 import type { Model } from '../service/types.js';
 import type { CommandContext } from './context.js';
-import { parseNumberOption } from './parse-options.js';
 import { readSecretGuard } from './read-secrets.js';
 import { redactSecrets, secretValues } from '../manifest/secret-guard.js';
-import { readTargeting, selectTargets } from './targeting-options.js';
-import { loadVarOverrides, readVarFlags, type VarFlags } from './var-options.js';
+import { selectTargets } from './targeting-options.js';
+import { loadVarOverrides, type VarFlags } from './var-options.js';
 import { isTargeted, NO_TARGETING, type Targeting } from '../plan/select-jobs.js';
 import type { ReadDecisions } from '../review/read-decisions.js';
 import { collectRejections, selectRejectedJobs, type Rejection } from '../review/select-rejected.js';
@@ -163,24 +162,6 @@ export function toPrepareOptions(
     ...(isTargeted(targeting) ? { targeting } : {}),
     varFlags,
     ...(catalogFile === undefined ? {} : { catalogFile }),
-    ...(maxJobs === undefined ? {} : { maxJobs }),
-  };
-}
-
-/** The prepare options from a command's flags (`--catalog`, `--max-jobs`). */
-export function readPrepareOptions(
-  manifestFile: string,
-  options: Record<string, unknown>,
-  date: PrepareOptions['date'] = todayUtc(),
-): PrepareOptions {
-  const maxJobs = parseNumberOption('max-jobs', options.maxJobs, { min: 1, integer: true });
-  const targeting = readTargeting(options);
-  return {
-    manifestFile,
-    date,
-    ...(isTargeted(targeting) ? { targeting } : {}),
-    varFlags: readVarFlags(options),
-    ...(typeof options.catalog === 'string' ? { catalogFile: options.catalog } : {}),
     ...(maxJobs === undefined ? {} : { maxJobs }),
   };
 }

@@ -1,5 +1,4 @@
 import type { GlobalOptions } from './context.js';
-import { parseStringOption } from './parse-options.js';
 
 /** Commands a hint may tell the user to run. */
 export type RerunCommandName = 'apply' | 'plan' | 'status' | 'report' | 'runs';
@@ -44,7 +43,7 @@ const REPEATED: Record<RerunCommandName, readonly FlagName[]> = {
 /**
  * The flags a hint may repeat, as the command was given them (text as written, or as an environment
  * default set it; lists in the order given), keyed like cac's camelCase names. The CLI reads them
- * off the command line (src/cli/parse/common.ts); apply of a saved plan puts the plan's own in.
+ * off the command line (src/cli/parse/common.ts, readRepeatedFlags); apply of a saved plan puts the plan's own in.
  */
 export interface RepeatedFlags {
   run?: string | undefined;
@@ -57,26 +56,6 @@ export interface RepeatedFlags {
   replaceFrom?: string | undefined;
   maxCredits?: string | undefined;
   maxJobs?: string | undefined;
-}
-
-/** The flags a "run this next" hint repeats, read from cac's flags as written. */
-export function readRepeatedFlags(flags: Record<string, unknown>): RepeatedFlags {
-  const texts = (value: unknown) =>
-    (Array.isArray(value) ? (value as unknown[]) : [value])
-      .map(parseStringOption)
-      .filter((text) => text !== undefined);
-  return {
-    run: parseStringOption(flags.run),
-    stateDir: parseStringOption(flags.stateDir),
-    output: parseStringOption(flags.output),
-    var: texts(flags.var),
-    varFile: texts(flags.varFile),
-    only: texts(flags.only),
-    exclude: texts(flags.exclude),
-    replaceFrom: parseStringOption(flags.replaceFrom),
-    maxCredits: parseStringOption(flags.maxCredits),
-    maxJobs: parseStringOption(flags.maxJobs),
-  };
 }
 
 /** Commands that talk to the service, so repeat how they reach it. */

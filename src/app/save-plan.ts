@@ -7,7 +7,7 @@ import { toPrepareOptions } from './prepare-plan.js';
 import { folderPathForPlan, manifestPathForPlan, writeSavedPlan } from './saved-plan-io.js';
 import { rerunCommand } from './rerun-command.js';
 import type { RunPlanOptions } from './run-plan-options.js';
-import { OUTPUT_ROOT_ENV } from './env-defaults.js';
+import { OUTPUT_ROOT_ENV } from './output-root.js';
 import { NO_TARGETING } from '../plan/select-jobs.js';
 import { loadVarOverrides } from './var-options.js';
 import type { JobState } from '../state/job-state.js';

@@ -9,17 +9,6 @@ export interface VarFlags {
   varFiles: string[];
 }
 
-/** Reads the var flags of a command (absent flags are empty lists). */
-export function readVarFlags(options: Record<string, unknown>): VarFlags {
-  return { vars: list(options.var), varFiles: list(options.varFile) };
-}
-
-function list(value: unknown): string[] {
-  if (value === undefined || value === null) return [];
-  const items: unknown[] = Array.isArray(value) ? value : [value];
-  return items.filter((item) => item !== undefined).map(String);
-}
-
 /**
  * Var overrides from the flags: var files in the order given, then `--var` (later wins). Unreadable
  * files and malformed `--var` values are issues, reported with the manifest's own.

@@ -1,8 +1,8 @@
 import { UsageError } from '../errors.js';
 import { DEFAULT_BASE_URL } from '../service/config.js';
 import type { GlobalOptions } from '../app/context.js';
-import { parseNumberOption, parseStringOption, readPollInterval } from '../app/parse-options.js';
-import { readRunId } from '../app/run-options.js';
+import { parseNumberOption, parseStringOption, readPollInterval } from './parse/values.js';
+import { readRunId } from './parse/common.js';
 
 /** The service's advice: poll every 3 to 5 seconds (spec 4.4). Faster is refused against it. */
 export const MIN_POLL_INTERVAL_MS = 1000;

@@ -7,12 +7,12 @@ import { createOutput, type Output } from './output.js';
 import { readPackageInfo } from './package-info.js';
 import { reportError } from './report-error.js';
 import { checkFlagValues } from './check-flags.js';
-import { parseNumberOption } from '../app/parse-options.js';
+import { parseNumberOption } from './parse/values.js';
 import { askYesNo } from './confirm.js';
 import { checkWrittenFlags, joinNegativeValues, namesOf, tidyHelpOptions } from './flags.js';
 import { keepValuesAsWritten, readWrittenValues } from './written-values.js';
-import { applyEnvDefaults } from '../app/env-defaults.js';
-import { applyProjectConfig } from '../app/project-config.js';
+import { applyEnvDefaults } from './parse/env-defaults.js';
+import { applyProjectConfig } from './parse/project-config.js';
 import { suggestClosest } from '../suggest.js';
 import { declareSharedFlags } from './shared-flags.js';
 

@@ -3,7 +3,7 @@ import type { CAC } from 'cac';
 /**
  * Flags shared by several commands, declared once here. This file imports nothing heavy: main.ts
  * loads it for every run, `runner --help` included; the flags are read by
- * src/app/targeting-options.ts and src/app/var-options.ts.
+ * src/cli/parse/common.ts (readTargeting, readVarFlags).
  */
 
 /** Commands that take `--only` / `--exclude`, and whether they take `--replace`. */

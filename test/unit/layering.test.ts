@@ -99,4 +99,17 @@ describe('layering of src/', () => {
       .map((a) => `${a.file} imports ${a.spec}`);
     expect(fromLoose).toEqual([]);
   });
+
+  it('gives the use cases typed options: no src/app/ function takes a raw flags record', () => {
+    // The CLI parses cac's flags into each use case's options (src/cli/parse/); a use case that took
+    // the record would read the flags' meaning again, deep inside (issue 21 item 1).
+    const raw = /\b(?:flags|options|given)\??\s*:\s*Record<string,\s*unknown>/;
+    const found = tsFiles(join(SRC, 'app')).filter((file) => raw.test(readFileSync(file, 'utf8')));
+    expect(found.map((file) => relative(SRC, file))).toEqual([]);
+  });
+
+  it('lets the use cases say what happened, never an exit code (src/cli/exit-codes.ts maps them)', () => {
+    const found = tsFiles(join(SRC, 'app')).filter((file) => /\bExitCode\b/.test(readFileSync(file, 'utf8')));
+    expect(found.map((file) => relative(SRC, file))).toEqual([]);
+  });
 });

@@ -3,7 +3,7 @@ import { MODEL_CATEGORIES, type ModelCategory } from '../../service/types.js';
 import { withConnection } from '../connect.js';
 import type { CommandContext } from '../../app/context.js';
 import type { Outcome } from '../../app/outcome.js';
-import { parseStringOption } from '../../app/parse-options.js';
+import { parseStringOption } from '../parse/values.js';
 import { renderModels } from '../render/models.js';
 
 function parseCategory(value: unknown): ModelCategory | undefined {

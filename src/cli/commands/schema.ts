@@ -3,7 +3,7 @@ import { buildManifestSchema } from '../../catalog/manifest-schema.js';
 import { PIPELINE_SCHEMA_URL } from '../../manifest/validate-schema.js';
 import type { CommandContext } from '../../app/context.js';
 import type { Outcome } from '../../app/outcome.js';
-import { parseStringOption } from '../../app/parse-options.js';
+import { parseStringOption } from '../parse/values.js';
 import { readCatalog } from '../../app/init.js';
 import { withConnection } from '../connect.js';
 

@@ -3,7 +3,7 @@ import { UsageError } from '../../errors.js';
 import type { FaultOptions } from '../../simulator/types.js';
 import type { CommandContext } from '../../app/context.js';
 import type { Outcome } from '../../app/outcome.js';
-import { parseNumberOption, parseStringOption } from '../../app/parse-options.js';
+import { parseNumberOption, parseStringOption } from '../parse/values.js';
 
 const FAULT_NAMES: Record<string, keyof FaultOptions> = {
   '500': 'serverError',

@@ -1,6 +1,5 @@
 import type { ApplyOptions } from '../../app/apply-options.js';
-import { parseByteSize } from '../../app/client-limits.js';
-import { parseNumberOption, parseStringOption, readPollInterval } from '../../app/parse-options.js';
+import { parseByteSize, parseNumberOption, parseStringOption, readPollInterval } from './values.js';
 import { readRunPlanFlags, type Flags } from './common.js';
 
 /**

@@ -5,7 +5,7 @@ import {
   type CommentBehavior,
   type CommentWhen,
 } from '../../app/comment-github.js';
-import { parseStringOption } from '../../app/parse-options.js';
+import { parseStringOption } from './values.js';
 import { UsageError } from '../../errors.js';
 import type { Flags } from './common.js';
 

@@ -1,7 +1,8 @@
-import { readRepeatedFlags, type RepeatedFlags } from '../../app/rerun-command.js';
-import { readRunId, readStateDir, type StateOptions } from '../../app/run-options.js';
+import type { RepeatedFlags } from '../../app/rerun-command.js';
+import { UsageError } from '../../errors.js';
+import { twoStatePlaces, type StateOptions } from '../../app/run-options.js';
 import type { VarFlags } from '../../app/var-options.js';
-import { parseNumberOption, parseStringOption } from '../../app/parse-options.js';
+import { parseNumberOption, parseStringOption } from './values.js';
 import type { ManifestOptions } from '../../app/prepare-plan.js';
 import type { RunPlanOptions } from '../../app/run-plan-options.js';
 import type { Targeting } from '../../plan/select-jobs.js';
@@ -55,8 +56,6 @@ function readList(value: unknown, dropEmpty: boolean): string[] {
   return items.filter((item) => item !== undefined && !(dropEmpty && item === '')).map(String);
 }
 
-export { readRepeatedFlags };
-
 /** `--catalog`, `--max-jobs`, targeting and vars: what every manifest command reads of its jobs. */
 export function readManifestFlags(flags: Flags): ManifestOptions {
   const maxJobs = parseNumberOption('max-jobs', flags.maxJobs, { min: 1, integer: true });
@@ -83,5 +82,62 @@ export function readRunPlanFlags(flags: Flags): RunPlanOptions {
     resendUncertain: flags.resendUncertain === true,
     ...(replaceFrom === undefined ? {} : { replaceFrom }),
     repeat: readRepeatedFlags(flags),
+  };
+}
+
+/**
+ * What a run id may be: it names a folder of the state (`<root>/<pipeline>/<run>/`), so only
+ * letters, digits, `.`, `_` and `-`, starting with a letter or digit, at most 120 characters. Anything
+ * else used to be rewritten into such a name (`../x` → `__x`), so two different ids could share one
+ * run's state; now it is refused.
+ */
+const RUN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,119}$/;
+
+/** The run id of apply/plan/status/report: `--run`, default `default`. Refuses ids that are not {@link RUN_ID}. */
+export function readRunId(flags: Flags): string {
+  const runId = parseStringOption(flags.run);
+  if (runId === undefined) return 'default';
+  checkRunId(runId);
+  return runId;
+}
+
+/** Throws a usage error (exit 2) for a run id that cannot name a state folder as written. */
+export function checkRunId(runId: string): void {
+  if (RUN_ID.test(runId)) return;
+  throw new UsageError(
+    `--run expects letters, digits, ".", "_" and "-", starting with a letter or digit (at most 120); received ${JSON.stringify(runId)}.`,
+    { hint: 'The run id names a folder of the state, e.g. `--run 2026-11-22` or `--run nightly.3`.' },
+  );
+}
+
+/**
+ * Where the run's state lives: `--state-dir DIR` (a folder), or `--state postgres://…` (or
+ * RUNNER_STATE_URL, see ./env-defaults.ts). Both at once are a usage error.
+ */
+export function readStateDir(flags: Flags): StateOptions {
+  const stateUrl = parseStringOption(flags.state);
+  const stateDir = parseStringOption(flags.stateDir);
+  if (stateDir !== undefined && stateUrl !== undefined) throw twoStatePlaces();
+  if (stateDir !== undefined) return { stateDir };
+  return stateUrl === undefined ? {} : { stateUrl };
+}
+
+/** The flags a "run this next" hint repeats, read from cac's flags as written. */
+export function readRepeatedFlags(flags: Flags): RepeatedFlags {
+  const texts = (value: unknown) =>
+    (Array.isArray(value) ? (value as unknown[]) : [value])
+      .map(parseStringOption)
+      .filter((text) => text !== undefined);
+  return {
+    run: parseStringOption(flags.run),
+    stateDir: parseStringOption(flags.stateDir),
+    output: parseStringOption(flags.output),
+    var: texts(flags.var),
+    varFile: texts(flags.varFile),
+    only: texts(flags.only),
+    exclude: texts(flags.exclude),
+    replaceFrom: parseStringOption(flags.replaceFrom),
+    maxCredits: parseStringOption(flags.maxCredits),
+    maxJobs: parseStringOption(flags.maxJobs),
   };
 }

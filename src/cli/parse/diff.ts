@@ -1,4 +1,4 @@
-import { parseNumberOption, parseStringOption } from '../../app/parse-options.js';
+import { parseNumberOption, parseStringOption } from './values.js';
 import { UsageError } from '../../errors.js';
 import type { GuardrailLimits } from '../../diff/guardrails.js';
 import type { Flags } from './common.js';

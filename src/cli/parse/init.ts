@@ -1,5 +1,5 @@
 import type { InitOptions } from '../../app/init.js';
-import { parseStringOption } from '../../app/parse-options.js';
+import { parseStringOption } from './values.js';
 import type { Flags } from './common.js';
 
 /** `runner init` flags → {@link InitOptions}. */

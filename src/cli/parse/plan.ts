@@ -1,4 +1,4 @@
-import { parseStringOption } from '../../app/parse-options.js';
+import { parseStringOption } from './values.js';
 import type { PlanManyOptions } from '../../app/plan-many.js';
 import { SHOW_OPTIONS, type ShowOption } from '../../app/plan-show.js';
 import { PLAN_FORMATS, type PlanFormat, type PlanOptions } from '../../app/plan.js';

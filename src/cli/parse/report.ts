@@ -1,4 +1,4 @@
-import { parseStringOption } from '../../app/parse-options.js';
+import { parseStringOption } from './values.js';
 import type { ReportOptions } from '../../app/report.js';
 import { readRunFlags, type Flags } from './common.js';
 

@@ -1,6 +1,5 @@
 import type { RunsOptions } from '../../app/runs.js';
-import { readStateDir } from '../../app/run-options.js';
-import type { Flags } from './common.js';
+import { readStateDir, type Flags } from './common.js';
 
 /** `runner runs` flags → {@link RunsOptions}. */
 export function parseRunsOptions(flags: Flags): RunsOptions {

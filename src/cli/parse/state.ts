@@ -1,7 +1,6 @@
-import { parseStringOption } from '../../app/parse-options.js';
-import { readRunId, readStateDir } from '../../app/run-options.js';
+import { parseStringOption } from './values.js';
 import type { StateCommandOptions } from '../../app/state.js';
-import type { Flags } from './common.js';
+import { readRunId, readStateDir, type Flags } from './common.js';
 
 /**
  * `runner state ACTION` flags → {@link StateCommandOptions}. `check` reads the run's state in one

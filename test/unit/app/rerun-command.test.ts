@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { readRepeatedFlags, rerunCommand, shellQuote } from '../../../src/app/rerun-command.js';
+import { rerunCommand, shellQuote } from '../../../src/app/rerun-command.js';
+import { readRepeatedFlags } from '../../../src/cli/parse/common.js';
 
 describe('rerunCommand (#20.3)', () => {
   // cac's flags as given: the hint reads the repeated ones (readRepeatedFlags), never the others.

@@ -4,7 +4,7 @@ import { applyWriteTargets, readExecuteOptions, resolveOutputDir } from '../../.
 import { parseApplyOptions } from '../../../src/cli/parse/apply.js';
 import { PassThrough } from 'node:stream';
 import { createOutput, shouldUseColor } from '../../../src/cli/output.js';
-import { parseNumberOption, parseStringOption } from '../../../src/app/parse-options.js';
+import { parseNumberOption, parseStringOption } from '../../../src/cli/parse/values.js';
 
 const run = { runId: 'r', timeScale: 1, manifestDir: '/m', manifestOutput: undefined, pipeline: 'p' };
 

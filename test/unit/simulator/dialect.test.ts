@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseByteSize } from '../../../src/app/client-limits.js';
+import { parseByteSize } from '../../../src/cli/parse/values.js';
 import {
   parseDialectSpec,
   parseHostileSpec,

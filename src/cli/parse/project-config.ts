@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { RunnerError } from '../errors.js';
-import { suggestClosest } from '../suggest.js';
-import { OUTPUT_ROOT_ENV } from './env-defaults.js';
+import { RunnerError } from '../../errors.js';
+import { suggestClosest } from '../../suggest.js';
+import { OUTPUT_ROOT_ENV } from '../../app/output-root.js';
 
 /** The project file read beside a manifest: where its runs keep state and results, shared by a team. */
 export const PROJECT_CONFIG_FILE = 'runner.config.yaml';

@@ -1,4 +1,5 @@
-import { UsageError } from '../errors.js';
+import { UsageError } from '../../errors.js';
+import { OUTPUT_ROOT_ENV } from '../../app/output-root.js';
 
 /**
  * Environment defaults of flags, so a shell or a CI job can set where state lives once instead of
@@ -12,13 +13,7 @@ export const ENV_DEFAULTS: readonly { env: string; option: string; flag: string;
   { env: 'RUNNER_STATE_DIR', option: 'stateDir', flag: 'state-dir', unless: 'state' },
 ];
 
-/**
- * The root of default download folders (`<root>/<pipeline>/`), instead of `runner-output/` beside the
- * manifest. Not a default of `--output` (which names the download folder itself): pipelines sharing
- * the variable must not share one folder. `--output` and the manifest's `output:` win over it; read
- * by ./apply-options.ts (resolveOutputDir), checked here with the others.
- */
-export const OUTPUT_ROOT_ENV = 'RUNNER_OUTPUT';
+export { OUTPUT_ROOT_ENV };
 
 /**
  * Fills `options` from the environment for each flag of {@link ENV_DEFAULTS} the command takes and the

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { applyEnvDefaults } from '../../../src/app/env-defaults.js';
-import { readStateDir } from '../../../src/app/run-options.js';
+import { applyEnvDefaults } from '../../../src/cli/parse/env-defaults.js';
+import { readStateDir } from '../../../src/cli/parse/common.js';
 
 const takes = new Set(['state', 'state-dir']);
 const filled = (options: Record<string, unknown>, env: NodeJS.ProcessEnv) => {

@@ -2,8 +2,8 @@ import { copyFile, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runInProcess } from '../cli/run-in-process.js';
-import { applyProjectConfig, readProjectConfig } from '../../../src/app/project-config.js';
+import { runInProcess } from './run-in-process.js';
+import { applyProjectConfig, readProjectConfig } from '../../../src/cli/parse/project-config.js';
 
 const run = runInProcess;
 
