@@ -10,6 +10,8 @@ import { systemClock } from '../../src/clock.js';
 import { ExitCode } from '../../src/errors.js';
 import { exitCodeOf } from '../../src/cli/exit-codes.js';
 import { parseApplyOptions } from '../../src/cli/parse/apply.js';
+import { parsePlanOptions } from '../../src/cli/parse/plan.js';
+import { runPlan } from '../../src/app/plan.js';
 import type { ExecutionEvent, ExecutionSummary } from '../../src/execute/events.js';
 import { createServiceClient } from '../../src/service/client.js';
 import { startSimulator, type Simulator } from '../../src/simulator/index.js';
@@ -126,5 +128,31 @@ describe('apply as a use case, effects passed in', () => {
     expect(seen.summaries[0]!.summary.counts.done).toBe(1);
     expect(seen.summaries[0]!.facts.outputDir).toBe(join(dir, 'out'));
     expect(lines.out).toContain('summary');
+  });
+
+  it('applies a saved plan with the options it fixed, and its hints name them as a command line would', async () => {
+    const { ctx, effects, seen } = harness(true);
+    const manifest = join(dir, 'minimal.yaml');
+    const planFile = join(dir, 'plan.json');
+    const [state, out] = [join(dir, 'plan-state'), join(dir, 'plan-out')];
+    const planned = await runPlan(
+      ctx,
+      manifest,
+      parsePlanOptions({ outPlan: planFile, run: ['n1'], stateDir: state, output: out, maxCredits: '500' }),
+      {
+        connect: () => effects.connect(ctx, () => undefined, {}),
+        view: { issues: () => '', annotations: () => [] },
+      },
+    );
+    expect(planned).toBe('done');
+    // The plan fixes the run, the state and download folders and the cap: none is given again.
+    const applied = await runApply(ctx, planFile, parseApplyOptions({ report: false }), effects);
+    expect(applied).toBe('done');
+    expect(sim.stats().jobsCreated).toBe(1);
+    expect(seen.summaries[0]!.facts.hints).toEqual({
+      again: `runner apply ${planFile}`,
+      resend: `runner apply ${manifest} --run n1 --state-dir ${state} --output ${out} --max-credits 500 --resend-uncertain`,
+      status: `runner status ${manifest} --run n1 --state-dir ${state}`,
+    });
   });
 });
