@@ -5,6 +5,7 @@ import type { VarFlags } from '../../app/var-options.js';
 import { parseNumberOption, parseStringOption } from './values.js';
 import type { ManifestOptions } from '../../app/prepare-plan.js';
 import type { RunPlanOptions } from '../../app/run-plan-options.js';
+import type { ReadRunOptions } from '../../app/read-only-run.js';
 import type { Targeting } from '../../plan/select-jobs.js';
 
 /**
@@ -16,17 +17,11 @@ import type { Targeting } from '../../plan/select-jobs.js';
 /** cac's flags: every value as written (src/cli/written-values.ts), under camelCase names. */
 export type Flags = Record<string, unknown>;
 
-/** `--run`, `--state-dir` / `--state`, `--var` / `--var-file`, `--only` / `--exclude`, and the hint's flags. */
-export interface RunFlags {
-  runId: string;
-  state: StateOptions;
-  vars: VarFlags;
-  targeting: Pick<Targeting, 'only' | 'exclude'>;
-  repeat: RepeatedFlags;
-}
-
-/** The flags that find a run and its jobs (status, report); a usage error for a bad run id or two states. */
-export function readRunFlags(flags: Flags): RunFlags {
+/**
+ * `--run`, `--state-dir` / `--state`, `--var` / `--var-file`, `--only` / `--exclude` and the hint's
+ * flags: what finds a run and its jobs (status, report). A bad run id or two states is a usage error.
+ */
+export function readRunFlags(flags: Flags): ReadRunOptions {
   return {
     runId: readRunId(flags),
     state: readStateDir(flags),
