@@ -56,7 +56,8 @@ export const EXIT_CODE_HELP = `Exit codes:
   1    some jobs failed or are still running, the service could not be used, or the confirmation
        was declined; apply/status: a paid job's results are not all saved (downloading);
        apply: a result file (results index, report, JUnit) could not be written;
-       comment: GitHub could not be used (not found, rate limited, comment refused)
+       comment: GitHub could not be used (not found, rate limited, comment refused);
+       state check: the journal has a damaged line (and --repair was not given)
   2    invalid input or usage (manifest errors, unknown command or option)
   3    insufficient credits, or over the budget / --max-credits; diff and plan --compare-to: a
        --fail-on-increase or --fail-on-increase-percent limit crossed
