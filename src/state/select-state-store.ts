@@ -2,7 +2,7 @@ import { folderStateStore } from './backends/folder/folder-store.js';
 import type { ListRunsInput, RunsView } from './list-runs.js';
 import type { RunStateReading } from './read-run-state.js';
 import type { RunAddress } from './state-dir.js';
-import type { OpenRunInput, ReadRunOptions, RunState, StateStore } from './state-store.js';
+import type { OpenRunInput, ReadRunIncludes, RunState, StateStore } from './state-store.js';
 
 /**
  * The backend that holds a run's state: PostgreSQL when `stateUrl` (`--state postgres://…` or
@@ -21,8 +21,8 @@ export async function openStoredRun(input: OpenRunInput): Promise<RunState> {
 }
 
 /** Reads a run's state without its lock, from its backend (see {@link StateStore.readRun}). */
-export async function readStoredRun(where: RunAddress, options?: ReadRunOptions): Promise<RunStateReading> {
-  return (await stateStoreFor(where)).readRun(where, options);
+export async function readStoredRun(where: RunAddress, include?: ReadRunIncludes): Promise<RunStateReading> {
+  return (await stateStoreFor(where)).readRun(where, include);
 }
 
 /** Every run of a pipeline with state in its backend (see {@link StateStore.listRuns}). */

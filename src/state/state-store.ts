@@ -138,7 +138,7 @@ export interface OpenRunInput extends RunAddress {
 }
 
 /** What a read of a run includes beyond its jobs. */
-export interface ReadRunOptions {
+export interface ReadRunIncludes {
   /**
    * Which machine did each job (`replay.machines`), for `status` and `report`: on a run several
    * machines applied, finding each job's latest writer reads every record again, so only the commands
@@ -157,7 +157,7 @@ export interface StateStore {
   /** Takes the run's lock or lease, replays its state and opens it for appending. */
   openRun(input: OpenRunInput): Promise<RunState>;
   /** Reads a run's state without its lock (plan, status, report). */
-  readRun(where: RunAddress, options?: ReadRunOptions): Promise<RunStateReading>;
+  readRun(where: RunAddress, include?: ReadRunIncludes): Promise<RunStateReading>;
   /** Every run of a pipeline that has state (`runner runs`). */
   listRuns(input: ListRunsInput & { stateUrl?: string }): Promise<RunsView>;
   /** When the run's first apply started (clock ms), a hint read without the lock; undefined if none. */
