@@ -268,6 +268,8 @@ function creditFigures(report: CostReportView): string[][] {
     balance.availableCredit === undefined ? 'not checked' : formatCredits(balance.availableCredit),
   ]);
   if (report.budget !== undefined) rows.push(['Budget', formatCredits(report.budget)]);
+  // The verdict weighs the lower of the two caps: show both, or a reader sees "budget 5" beside 100.
+  if (report.maxCredits !== undefined) rows.push(['--max-credits', formatCredits(report.maxCredits)]);
   return rows;
 }
 
