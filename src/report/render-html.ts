@@ -6,6 +6,7 @@ import { REPORT_PAGE_STYLE } from './report-page-style.js';
 import { REPORT_PAGE_REVIEW_FILE_SCRIPT } from './report-page-review-file.js';
 import { REPORT_PAGE_REVIEW_STYLE } from './report-page-review-style.js';
 import { REPORT_PAGE_REVIEW_SCRIPT } from './report-page-review.js';
+import { REPORT_PAGE_WINDOW_SCRIPT } from './report-page-window.js';
 import {
   reportStatusOf,
   type MediaType,
@@ -140,7 +141,7 @@ export function reportHtmlFormat(
 }
 
 /** One script: the lightbox uses the gallery's functions, both inside one function scope. */
-const PAGE_SCRIPT = `(function () {\n'use strict';${REPORT_PAGE_SCRIPT}${REPORT_PAGE_LIGHTBOX_SCRIPT}${REPORT_PAGE_REVIEW_SCRIPT}${REPORT_PAGE_REVIEW_FILE_SCRIPT}${REPORT_PAGE_MEDIA_SCRIPT}\nsetup();\nsetupMedia();\n})();`;
+const PAGE_SCRIPT = `(function () {\n'use strict';${REPORT_PAGE_SCRIPT}${REPORT_PAGE_LIGHTBOX_SCRIPT}${REPORT_PAGE_REVIEW_SCRIPT}${REPORT_PAGE_REVIEW_FILE_SCRIPT}${REPORT_PAGE_MEDIA_SCRIPT}${REPORT_PAGE_WINDOW_SCRIPT}\nsetup();\nsetupMedia();\n})();`;
 const PAGE_STYLE = REPORT_PAGE_STYLE + REPORT_PAGE_REVIEW_STYLE;
 const PAGE_SCRIPT_HASH = cspHash(PAGE_SCRIPT);
 const PAGE_STYLE_HASH = cspHash(PAGE_STYLE);

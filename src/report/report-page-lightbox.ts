@@ -8,7 +8,7 @@
  *   +/−/0 or a click zoom, Esc closes and puts focus back on the thumbnail. A Ctrl/⌘-click still opens
  *   the file itself. The open job is kept in the URL hash (`open=ID&file=N`).
  * - Arrow keys move the focus between thumbnails: in the gallery by its columns, in the grid by its
- *   cells; Home/End go to the first/last shown result.
+ *   cells; Home/End go to the first/last shown result (its card made if it was far from the view).
  */
 export const REPORT_PAGE_LIGHTBOX_SCRIPT = String.raw`
 var ZOOMS = [1, 2, 4];
@@ -19,15 +19,8 @@ function focusTargetOf(cardNode) {
 }
 // The results the current view shows, in its order: a job with two results is two stops.
 function shownItems() {
-  var indexes;
-  if (state.view === 'grid') {
-    indexes = Array.prototype.map.call(document.querySelectorAll('#grid .card'), function (node) { return Number(node.getAttribute('data-index')); });
-  } else {
-    indexes = [];
-    for (var index = 0; index < entries.length; index++) if (missedFilter(index) === true) indexes.push(index);
-  }
   var items = [];
-  indexes.forEach(function (index) {
+  viewOrder().forEach(function (index) {
     var count = entries[index].files.length;
     if (count === 0) items.push({ index: index, file: -1 });
     for (var file = 0; file < count; file++) items.push({ index: index, file: file });
@@ -282,9 +275,9 @@ function onClose() {
   hashExtra = null;
   writeHash();
   var item = lightbox.items[lightbox.position];
-  var root = state.view === 'grid' ? byId('grid') : byId('gallery');
-  var cardNode = item && root.querySelector('.card[data-index="' + item.index + '"]');
-  if (!cardNode || cardNode.hidden) return;
+  // Its card may be far from where the page was scrolled: made again if it was let go.
+  var cardNode = item && cardOf(item.index);
+  if (!cardNode) return;
   var target = cardNode.querySelector('.open[data-file="' + item.file + '"]') || focusTargetOf(cardNode);
   if (target) { target.focus({ preventScroll: true }); target.scrollIntoView({ block: 'nearest' }); }
 }
@@ -298,26 +291,32 @@ function onOpenClick(event) {
   openLightbox(Number(cardNode.getAttribute('data-index')), target.hasAttribute('data-file') ? Number(target.getAttribute('data-file')) : -1);
 }
 
+// Neighbours by the view's order, not by the cards in the DOM: only those near the view are.
 function galleryNeighbour(cardNode, key) {
-  if (key === 'Home') return visibleCards[0];
-  if (key === 'End') return visibleCards[visibleCards.length - 1];
+  var shown = galleryWindow.shown;
+  if (key === 'Home') return cardOf(shown[0]);
+  if (key === 'End') return cardOf(shown[shown.length - 1]);
   var columns = getComputedStyle(byId('gallery')).gridTemplateColumns.split(' ').length;
   var steps = { ArrowLeft: -1, ArrowRight: 1, ArrowUp: -columns, ArrowDown: columns };
-  return visibleCards[visibleCards.indexOf(cardNode) + steps[key]];
+  var position = galleryWindow.positions.get(Number(cardNode.getAttribute('data-index'))) + steps[key];
+  return position >= 0 && position < shown.length ? cardOf(shown[position]) : undefined;
 }
 function gridNeighbour(cardNode, key) {
-  var cards = Array.prototype.slice.call(document.querySelectorAll('#grid .card'));
-  if (key === 'Home') return cards[0];
-  if (key === 'End') return cards[cards.length - 1];
-  var cell = cardNode.closest('td');
+  var order = gridWindow.order;
+  if (key === 'Home') return cardOf(order[0]);
+  if (key === 'End') return cardOf(order[order.length - 1]);
+  var at = gridWindow.at.get(Number(cardNode.getAttribute('data-index')));
   var forward = key === 'ArrowRight' || key === 'ArrowDown' ? 1 : -1;
-  if (key === 'ArrowLeft' || key === 'ArrowRight') return cards[cards.indexOf(cardNode) + forward];
+  if (key === 'ArrowLeft' || key === 'ArrowRight') {
+    var next = order[at.order + forward];
+    return next === undefined ? undefined : cardOf(next);
+  }
   // Up and down go on into the grid above or below (a third axis' next value), by the same column.
-  var rows = Array.prototype.slice.call(document.querySelectorAll('#grid tbody tr'));
-  var col = cell.getAttribute('data-col');
-  for (var row = rows.indexOf(cell.parentElement) + forward; row >= 0 && row < rows.length; row += forward) {
-    var found = rows[row].querySelector('td[data-col="' + CSS.escape(col) + '"] .card');
-    if (found) return found;
+  var col = cardNode.closest('td').getAttribute('data-col');
+  var rows = gridWindow.rows;
+  for (var row = at.row + forward; row >= 0 && row < rows.length; row += forward) {
+    var found = rows[row].byCol.get(col);
+    if (found && found.length > 0) return cardOf(found[0]);
   }
   return undefined;
 }

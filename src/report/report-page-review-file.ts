@@ -59,7 +59,9 @@ function importDecisions(text) {
     taken++;
   });
   saveDecisions();
-  cards.forEach(function (node, index) { renderCardReview(node, index); });
+  Array.prototype.forEach.call(document.querySelectorAll('.card[data-index]'), function (node) {
+    renderCardReview(node, Number(node.getAttribute('data-index')));
+  });
   refresh();
   reviewMessage(taken + ' decision(s) imported' + (stale > 0 ? '; ' + stale + ' made on an earlier attempt left out' : '') + '.');
 }

@@ -184,27 +184,13 @@ function replacedBox(entry, large) {
   return box;
 }
 
-// Hook of card(): the decision buttons and the replaced attempts under a card's body.
-// The buttons are made as a card nears the view, like video sources: 5,000 cards load without them.
-var reviewObserver = 'IntersectionObserver' in window ? new IntersectionObserver(function (seen) {
-  seen.forEach(function (item) {
-    if (!item.isIntersecting) return;
-    reviewObserver.unobserve(item.target);
-    addCardReview(item.target);
-  });
-}, { rootMargin: '600px' }) : null;
-function addCardReview(node) {
-  var index = Number(node.getAttribute('data-index'));
-  var body = node.querySelector('.body');
-  if (body && !body.querySelector('.review')) body.appendChild(reviewBox(index, false));
-}
+// Hook of card(): the decision buttons and the replaced attempts under a card's body (cards are made
+// only near the view: report-page-window.ts).
 function reviewCardHook(node, body, index) {
   var entry = entries[index];
   node.setAttribute('data-verdict', verdictOf(index));
   if (entry.replaced && entry.replaced.length > 0) body.appendChild(replacedBox(entry, false));
-  if (!canReview(entry)) return;
-  if (reviewObserver) reviewObserver.observe(node);
-  else body.appendChild(reviewBox(index, false));
+  if (canReview(entry)) body.appendChild(reviewBox(index, false));
 }
 // Hook of the lightbox's details: decisions on the job and the result shown, and the replaced attempts.
 function reviewDetailsHook(box, entry, fileIndex) {

@@ -16,9 +16,10 @@ export const REPORT_STATUSES_IN_ORDER: readonly ReportStatus[] = [
  * The report page's gallery, filters and grid (plain ES2017, no modules, no network), run inside the
  * page's one function scope with the lightbox (`report-page-lightbox.ts`), which calls `setup()`.
  * It reads the JSON data block and builds the DOM with `textContent` and `setAttribute` only, never
- * HTML strings, so nothing a user wrote can become markup. Cards are built in batches per animation
- * frame and media load lazily (images with `loading="lazy"`, videos get their source when they scroll
- * into view) so 5,000 results stay responsive. Filters, view and grid axes live in the URL hash, so a
+ * HTML strings, so nothing a user wrote can become markup. Only the cards near the view are built
+ * (`report-page-window.ts`), media load lazily (images with `loading="lazy"`, videos get their source
+ * when they scroll into view) and a thumbnail shows on a canvas drawn from its unpainted image, so
+ * 5,000 results stay responsive and light. Filters, view and grid axes live in the URL hash, so a
  * reload or a shared link keeps them.
  */
 export const REPORT_PAGE_SCRIPT = String.raw`
@@ -29,9 +30,6 @@ var byId = function (id) { return document.getElementById(id); };
 var NOW = Date.now();
 var state = { view: 'gallery', status: '', axes: {}, rows: '', cols: '', split: '', size: 160 };
 var TILE_SIZES = { min: 64, max: 320, step: 16, initial: 160 };
-var cards = [];
-var visibleCards = [];
-var BATCH = 250;
 // Per axis: its values in order of first appearance, as { key, label }; per entry: its value keys.
 var axisValues = {};
 var entryKeys = [];
@@ -169,13 +167,52 @@ function stateBox(file, reason) {
 // The small thumbnail when the runner made one (the file itself is for the lightbox), loaded lazily
 // (eagerly while printing: report-page-media.ts).
 function lazyImage(file, href, name) {
-  var img = el('img');
+  var img = el('img', 'source');
   img.loading = printing ? 'eager' : 'lazy';
   img.decoding = 'async';
   img.alt = name;
   if (file.thumb) img.setAttribute('data-full', href);
   img.src = file.thumb ? safeHref(file.thumb) : href;
   return img;
+}
+// What shows the thumbnail: a canvas drawn from the (unpainted) image once it loads, at the size it
+// shows. Chromium keeps the decoded pixels of the last 1,000 images it painted (~190 MB for 256 px
+// thumbnails, whatever has left the page), but not a canvas' pixels, which go with its card.
+function thumbCanvas(name) {
+  var canvas = el('canvas');
+  canvas.setAttribute('role', 'img');
+  canvas.setAttribute('aria-label', name);
+  canvas.width = 0;
+  canvas.height = 0;
+  return canvas;
+}
+// The canvases being drawn (print waits for them).
+var thumbDraws = new Set();
+function drawThumb(img) {
+  var canvas = img.nextElementSibling;
+  if (!canvas || canvas.tagName !== 'CANVAS' || !img.naturalWidth) return;
+  var context = canvas.getContext('bitmaprenderer');
+  if (!context) { img.classList.remove('source'); canvas.remove(); return; }
+  var box = img.parentNode;
+  var ratio = window.devicePixelRatio || 1;
+  var scale = box.clientWidth > 0 && box.clientHeight > 0 ? Math.min(box.clientWidth / img.naturalWidth, box.clientHeight / img.naturalHeight) * ratio : 1;
+  var width = Math.max(1, Math.round(img.naturalWidth * scale));
+  var height = Math.max(1, Math.round(img.naturalHeight * scale));
+  // An ImageBitmap is decoded pixels of its own: drawing the image itself would decode it through
+  // the canvases' cache of decoded images, as painting it does.
+  var drawn = createImageBitmap(img, { resizeWidth: width, resizeHeight: height, resizeQuality: 'high' }).then(function (bitmap) {
+    if (!canvas.isConnected) { bitmap.close(); return; }
+    context.transferFromImageBitmap(bitmap);
+    canvas.setAttribute('data-drawn', '');
+  }, function () {
+    img.classList.remove('source');
+    canvas.remove();
+  }).then(function () { thumbDraws.delete(drawn); });
+  thumbDraws.add(drawn);
+}
+// The tiles' size changed: their canvases are drawn again at it.
+function redrawThumbs(root) {
+  Array.prototype.forEach.call(root.querySelectorAll('img.source'), function (img) { if (img.complete) drawThumb(img); });
 }
 // A thumbnail whose file does not load (moved, deleted, a dead link) says so instead of a broken image.
 function replaceBroken(media) {
@@ -216,6 +253,7 @@ function thumb(entry) {
       link.appendChild(el('span', 'play', '▶'));
     } else if (file.mediaType === 'image') {
       link.appendChild(lazyImage(file, href, name));
+      link.appendChild(thumbCanvas(name));
     } else {
       link.appendChild(el('span', 'state-box', 'file ' + (index + 1)));
     }
@@ -287,29 +325,6 @@ function card(index) {
   return node;
 }
 
-function buildGallery() {
-  var gallery = byId('gallery');
-  var next = 0;
-  function batch() {
-    var fragment = document.createDocumentFragment();
-    var end = Math.min(entries.length, next + BATCH);
-    for (; next < end; next++) {
-      var node = card(next);
-      node.hidden = missedFilter(next) !== true;
-      cards.push(node);
-      fragment.appendChild(node);
-    }
-    gallery.appendChild(fragment);
-    if (next < entries.length) requestAnimationFrame(batch);
-    else {
-      visibleCards = cards.filter(function (node) { return !node.hidden; });
-      document.body.setAttribute('data-ready', 'true');
-      if (typeof onGalleryReady === 'function') onGalleryReady();
-    }
-  }
-  batch();
-}
-
 // A grid cell's result: the image only (its job and status in its name and tooltip; no prompt or
 // facts), and below it what other parts add to a card (the review's buttons); a job without a result
 // shows its status. Class card, so the lightbox, the review and the arrow keys treat it as one.
@@ -327,10 +342,10 @@ function tile(index) {
     open.setAttribute('aria-label', entry.id + ': ' + entry.status);
     node.appendChild(open);
   }
-  // Below the image: what other parts add to a card (the review's buttons).
+  // Below the image: what other parts add to a card (the review's buttons), if anything.
   var body = el('div', 'body');
-  node.appendChild(body);
   if (typeof reviewCardHook === 'function') reviewCardHook(node, body, index);
+  if (body.firstChild) node.appendChild(body);
   return node;
 }
 
@@ -359,24 +374,21 @@ function gridTable(indexes, rowAxis, colAxis) {
     head.appendChild(th);
   });
   var body = table.createTBody();
+  // The rows come (label, cells, tiles) when they near the view: report-page-window.ts.
   rows.forEach(function (row) {
-    var line = body.insertRow();
-    line.setAttribute('data-row', row.key);
-    var th = el('th', '', row.label);
-    th.setAttribute('scope', 'row');
-    line.appendChild(th);
-    cols.forEach(function (col) {
-      var cell = line.insertCell();
-      cell.setAttribute('data-col', col.key);
-      (cells.get(row.key + '\u0000' + col.key) || []).forEach(function (index) { cell.appendChild(tile(index)); });
-    });
+    addGridRow(body, row, cols.map(function (col) {
+      return { col: col.key, indexes: cells.get(row.key + '\u0000' + col.key) || [] };
+    }));
   });
+  placeGridSpacers();
   return table;
 }
 
 function buildGrid(shown) {
   var grid = byId('grid');
+  forgetCards(grid);
   grid.textContent = '';
+  resetGridWindow();
   var rowAxis = state.rows;
   var colAxis = state.cols;
   var split = state.split;
@@ -455,7 +467,6 @@ function refresh() {
   var shown = [];
   for (var index = 0; index < entries.length; index++) {
     var missed = missedFilter(index);
-    if (cards[index]) cards[index].hidden = missed !== true;
     if (missed === false) continue;
     if (missed === true) shown.push(index);
     var keys = entryKeys[index];
@@ -471,14 +482,16 @@ function refresh() {
     }
   }
   updateCounts(counts, total);
-  visibleCards = cards.filter(function (node) { return !node.hidden; });
   byId('shown').textContent = shown.length + ' of ' + entries.length + ' shown';
   byId('empty').hidden = shown.length > 0;
   var grid = state.view === 'grid';
   byId('gallery').hidden = grid;
   byId('grid').hidden = !grid || shown.length === 0;
   byId('grid-axes').hidden = !grid;
+  // A gallery kept while the grid shows (its cards follow the review); made again when its jobs change.
+  if (!galleryWindow.built || !sameList(shown, galleryWindow.shown)) buildGalleryWindow(shown);
   if (grid) buildGrid(shown);
+  updateWindow();
   if (typeof updateTally === 'function') updateTally();
   writeHash();
 }
@@ -586,18 +599,23 @@ function setup() {
   slider.min = String(TILE_SIZES.min);
   slider.max = String(TILE_SIZES.max);
   slider.step = String(TILE_SIZES.step);
+  slider.addEventListener('change', function () { redrawThumbs(byId('grid')); });
   // Only the tiles' size changes: no grid is rebuilt while the slider moves.
   slider.addEventListener('input', function () {
     state.size = Number(slider.value);
     byId('grid').style.setProperty('--tile', state.size + 'px');
+    resizeGridRows();
     writeHash();
   });
   statusSelect.addEventListener('change', function () { state.status = statusSelect.value; refresh(); });
   byId('view').addEventListener('change', function () { state.view = byId('view').value; refresh(); });
   byId('controls').addEventListener('submit', function (event) { event.preventDefault(); });
   byId('clear-filters').addEventListener('click', clearFilters);
-  // Media errors do not bubble: one listener catches them all on the way down.
+  // Media errors and loads do not bubble: one listener catches them all on the way down.
   ['gallery', 'grid'].forEach(function (id) {
+    byId(id).addEventListener('load', function (event) {
+      if (event.target && event.target.tagName === 'IMG' && event.target.classList.contains('source')) drawThumb(event.target);
+    }, true);
     byId(id).addEventListener('error', function (event) {
       var target = event.target;
       if (target && target.tagName === 'IMG' && target.hasAttribute('data-full')) {
@@ -615,8 +633,9 @@ function setup() {
   if (typeof setupReview === 'function') setupReview();
   var params = readHash();
   window.addEventListener('hashchange', function () { readHash(); refresh(); });
-  buildGallery();
+  setupWindow();
   refresh();
+  document.body.setAttribute('data-ready', 'true');
   if (typeof setupLightbox === 'function') setupLightbox(params);
 }
 `;

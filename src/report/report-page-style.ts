@@ -1,7 +1,8 @@
 /**
- * The report page's CSS. `content-visibility: auto` lets the browser skip layout and paint of cards
- * off screen, which keeps a page of 5,000 results responsive; it also clips what a card paints
- * outside itself, so keyboard focus is drawn inside the thumbnail (an inset ring over the image).
+ * The report page's CSS. Only the cards near the view are in the page (`report-page-window.ts`): the
+ * gallery's chunks of rows share its columns (subgrid). `content-visibility: auto` lets the browser skip
+ * layout and paint of the cards kept just off screen; it also clips what a card paints outside itself,
+ * so keyboard focus is drawn inside the thumbnail (an inset ring over the image).
  */
 export const REPORT_PAGE_STYLE = `
 :root { color-scheme: light dark; --bg: #f6f6f4; --card: #fff; --fg: #1d1d1f; --muted: #6b6b70; --line: #ddd;
@@ -23,6 +24,7 @@ main { padding: 16px; }
 .empty-result { padding: 40px 16px; text-align: center; color: var(--muted); font-size: 16px; }
 .empty-result button { font: inherit; }
 #gallery { display: grid; grid-template-columns: repeat(auto-fill, minmax(240px, 1fr)); gap: 14px; align-items: start; }
+#gallery > .chunk { grid-column: 1 / -1; display: grid; grid-template-columns: subgrid; row-gap: 14px; align-items: start; }
 .card { background: var(--card); border: 1px solid var(--line); border-radius: 8px; overflow: hidden;
   content-visibility: auto; contain-intrinsic-size: auto 240px auto 420px; display: flex; flex-direction: column;
   scroll-margin: calc(var(--header-height, 0px) + 44px) 16px 16px 120px; }
@@ -35,6 +37,8 @@ main { padding: 16px; }
 .thumb a:focus-visible::after { content: ""; position: absolute; inset: 0; border: 3px solid var(--focus);
   box-shadow: inset 0 0 0 2px var(--card); pointer-events: none; }
 .thumb img, .thumb video { width: 100%; height: 100%; object-fit: contain; display: block; }
+.thumb img.source { visibility: hidden; }
+.thumb canvas { position: absolute; inset: 0; width: 100%; height: 100%; object-fit: contain; display: block; }
 .thumb .play { position: absolute; left: 8px; bottom: 8px; background: #000a; color: #fff; border-radius: 12px;
   padding: 0 8px; font-size: 12px; pointer-events: none; }
 .thumb .corner { position: absolute; left: 0; right: 0; bottom: 0; background: #000b; color: #fff; font-size: 11px;
