@@ -863,7 +863,7 @@ jobs:
     const gallery = await scrolledThrough('gallery', '', { width: 1400, height: 1000 });
     // Right after the scroll, before anything is reclaimed (#19.4); resident memory counts Chromium's
     // code and fonts too, shared with its other processes. The grid makes 5,000 tiles in 8 screens, whose
-    // garbage Chromium has not collected yet when measured: 390–450 MB there (bench/README.md).
+    // garbage Chromium has not collected yet when measured: 390–455 MB there (bench/README.md).
     expect(gallery.renderer.rss).toBeLessThanOrEqual(400);
     expect(grid.renderer.rss).toBeLessThanOrEqual(500);
     expect(grid.jsHeapMB).toBeLessThan(100);
