@@ -759,7 +759,7 @@ jobs:
     await context.close();
   });
 
-  it('after scrolling through 5,000 thumbnails (grid and gallery), the renderer holds ≤ 400 MB', async () => {
+  it('after scrolling through 5,000 thumbnails the gallery holds ≤ 400 MB, the grid once its garbage is collected', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'runner-report-memory-'));
     await mkdir(join(dir, 'thumbs'));
     const entries: ReportEntry[] = [];
@@ -849,7 +849,7 @@ jobs:
         console.log(
           `report-browser memory, 5,000 thumbnails scrolled in the ${view} (${viewport.width} × ${viewport.height}, ${screens} screens): JS heap ${scrolled.jsHeapMB} MB, renderer ${Math.round(scrolled.renderer.rss)} MB resident (${Math.round(scrolled.renderer.pss)} MB proportional); after collections and a memory-pressure signal: JS heap ${reclaimed.jsHeapMB} MB, renderer ${Math.round(reclaimed.renderer.rss)} MB resident (${Math.round(reclaimed.renderer.pss)} MB proportional)`,
         );
-        return scrolled;
+        return { scrolled, reclaimed };
       } finally {
         await own.close();
       }
@@ -861,13 +861,15 @@ jobs:
     });
     // The gallery: 5 cards a row, ~350 screens.
     const gallery = await scrolledThrough('gallery', '', { width: 1400, height: 1000 });
-    // Right after the scroll, before anything is reclaimed (#19.4); resident memory counts Chromium's
-    // code and fonts too, shared with its other processes. The grid makes 5,000 tiles in 8 screens, whose
-    // garbage Chromium has not collected yet when measured: 390–455 MB there (bench/README.md).
-    expect(gallery.renderer.rss).toBeLessThanOrEqual(400);
-    expect(grid.renderer.rss).toBeLessThanOrEqual(500);
-    expect(grid.jsHeapMB).toBeLessThan(100);
-    expect(gallery.jsHeapMB).toBeLessThan(100);
+    // The gallery right after the scroll, before anything is reclaimed (#19.4: 253–301 MB measured);
+    // resident memory counts Chromium's code and fonts too, shared with its other processes. The grid
+    // makes 5,000 tiles in 8 screens, whose garbage Chromium has not collected yet when measured right
+    // after (419–465 MB, how much depends on when it collects: not a bound a loaded CI machine holds),
+    // so it is bounded once collected (315–322 MB; 625 MB right after before windowing, bench/README.md).
+    expect(gallery.scrolled.renderer.rss).toBeLessThanOrEqual(400);
+    expect(grid.reclaimed.renderer.rss).toBeLessThanOrEqual(400);
+    expect(grid.scrolled.jsHeapMB).toBeLessThan(100);
+    expect(gallery.scrolled.jsHeapMB).toBeLessThan(100);
   }, 300_000);
 
   it('grid: a third axis as one grid per value under its label, kept in the hash', async () => {
