@@ -106,8 +106,13 @@ describe.runIf(pgAvailable())('several machines on one run in PostgreSQL', () =>
           ),
         );
         // A request that exhausted its retries stops its machine's creates (as on one machine); the
-        // run is finished by applying it again, as a user would. Nothing may be paid twice meanwhile.
-        const last = await finishRun(machines[0]?.apply ?? [], env, results);
+        // run is finished by applying it again, as a user would, on the first machine (its name, its
+        // folder). Nothing may be paid twice meanwhile.
+        const last = await finishRun(
+          machines[0]?.apply ?? [],
+          { ...env, RUNNER_MACHINE: machines[0]?.name ?? '' },
+          results,
+        );
         expect(last.code, last.stderr).toBe(0);
         const jobIds = machines[0]?.jobIds ?? [];
         expectOncePerJob(simulator, jobIds);
@@ -118,18 +123,22 @@ describe.runIf(pgAvailable())('several machines on one run in PostgreSQL', () =>
 
         const view = await status(machines[0]?.file ?? '', env);
         expect(view.jobs.map((job) => job.status)).toEqual(jobIds.map(() => 'done'));
-        // Every machine did a share of the run, and status names who did what.
+        // The machines shared the run, and status names who did what. Which ones did a share depends
+        // on timing under faults: a machine whose request exhausted its retries stops creating, and its
+        // claims pass to the others (one run in the full suite left m1 with none).
         const names = new Set(view.jobs.map((job) => job.machine));
-        for (const one of machines) expect(names.has(one.name), [...names].join()).toBe(true);
+        const known = new Set(machines.map((one) => one.name));
+        for (const name of names) expect(known.has(name ?? ''), [...names].join()).toBe(true);
+        expect(names.size, [...names].join()).toBeGreaterThan(1);
         const table = await runCli(['status', machines[0]?.file ?? ''], { env });
         expect(table.stdout).toMatch(/Machine/);
-        expect(table.stdout).toMatch(/Machines: .*m1 \(\d+ jobs?\)/);
+        expect(table.stdout).toMatch(/Machines: .*m\d \(\d+ jobs?\)/);
         // So does the report page: each job's card carries its machine.
         const page = join(machines[0]?.dir ?? '', 'report.html');
         const report = await runCli(['report', machines[0]?.file ?? '', '--out', page], { env });
         expect(report.code, report.stderr).toBe(0);
         const html = await readFile(page, 'utf8');
-        for (const one of machines) expect(html).toContain(`"machine":"${one.name}"`);
+        for (const name of names) expect(html).toContain(`"machine":"${name}"`);
         // Each job's results are on the machine that completed it.
         for (const job of view.jobs) {
           const owner = machines.find((one) => one.name === job.machine);
