@@ -1,5 +1,7 @@
 import type { MatrixValue } from '../manifest/types.js';
+import { isAbsolute } from 'node:path';
 import type { GridImage, ReportData, ReportEntry } from './report-data.js';
+import { relativePath } from './results-index.js';
 import { loadSharp, writeThumbnailFile, type ThumbnailLookup } from './thumbnails.js';
 
 /** Above this many jobs no grid image is made: it would be too large to open (and slow at every apply). */
@@ -26,7 +28,7 @@ const FONT = 13;
  * Labels are SVG text. Written into `<outputDir>/thumbnails/` as thumbnails are (a new private
  * temporary never through a link, renamed into place); the names say the layout, so a later report
  * replaces them. None for a run of fewer than two axes, more than {@link GRID_IMAGE_MAX_JOBS} jobs, or
- * no downloaded image.
+ * when this folder holds fewer than half of the run's done results (see {@link mostlyHere}).
  */
 export async function writeGridImages(
   data: ReportData,
@@ -36,9 +38,8 @@ export async function writeGridImages(
   const axes = data.axes.slice(0, 3);
   if (axes.length < 2 || data.entries.length > GRID_IMAGE_MAX_JOBS) return [];
   const jobs: GridJob[] = [];
-  for (const entry of data.entries) jobs.push(gridJobOf(entry, thumbnails));
-  // No downloaded image, no grid image: nothing is written into an output folder that holds no result.
-  if (!jobs.some((job) => job.image !== undefined)) return [];
+  for (const entry of data.entries) jobs.push(gridJobOf(entry, thumbnails, outputDir));
+  if (!mostlyHere(jobs)) return [];
   const [rows = '', cols = '', split] = axes;
   const layout = layoutGrid(jobs, rows, cols, split);
   if (layout === undefined || layout.width * layout.height > GRID_IMAGE_MAX_PIXELS) return [];
@@ -65,15 +66,36 @@ export async function writeGridImages(
   return images;
 }
 
+/**
+ * Whether this output folder holds at least half of the images of the run's done jobs. Else the grid
+ * image would be mostly empty cells: a folder with no result (nothing is written there), results
+ * mostly expired before they were saved, or one machine's folder of a run several machines applied
+ * (each saves the results it completed). There it cost each machine of a 3-machine CI matrix ~0.8 s
+ * of its end, for an image of a third of the run; the page's grid view shows the results all the same.
+ */
+function mostlyHere(jobs: readonly GridJob[]): boolean {
+  const here = jobs.filter((job) => job.here).length;
+  // A done job whose results are not all saved counts as `downloading`: its image is owed here too.
+  const done = jobs.filter((job) => job.status === 'done' || job.status === 'downloading').length;
+  return here > 0 && here * 2 >= done;
+}
+
 /** What the grid image needs of a job: its axis values (as keys and labels) and what to draw. */
 interface GridJob {
   id: string;
   status: string;
   values: Map<string, { key: string; label: string }>;
   image?: string;
+  /** Whether the image is in this output folder (another machine's results are in its own). */
+  here: boolean;
 }
 
-function gridJobOf(entry: ReportEntry, thumbnails: ThumbnailLookup): GridJob {
+function isInside(dir: string, file: string): boolean {
+  const path = relativePath(dir, file);
+  return path !== '' && path !== '..' && !path.startsWith('../') && !isAbsolute(path);
+}
+
+function gridJobOf(entry: ReportEntry, thumbnails: ThumbnailLookup, outputDir: string): GridJob {
   const values = new Map<string, { key: string; label: string }>();
   for (const [axis, value] of Object.entries(entry.matrix)) {
     values.set(axis, { key: JSON.stringify(value), label: valueLabel(value) });
@@ -81,8 +103,11 @@ function gridJobOf(entry: ReportEntry, thumbnails: ThumbnailLookup): GridJob {
   const file = entry.files.find(
     (candidate) => candidate.path !== undefined && candidate.mediaType === 'image',
   );
-  const image = file === undefined ? undefined : (thumbnails(file) ?? file.path);
-  return { id: entry.id, status: entry.status, values, ...(image === undefined ? {} : { image }) };
+  const thumbnail = file === undefined ? undefined : thumbnails(file);
+  const image = thumbnail ?? file?.path;
+  // In this folder: its thumbnail is here, or the file itself (a result saved before thumbnails).
+  const here = thumbnail !== undefined || (image !== undefined && isInside(outputDir, image));
+  return { id: entry.id, status: entry.status, values, here, ...(image === undefined ? {} : { image }) };
 }
 
 /** As the page labels a value: a map by its name (or label, title, id), else short key=value text. */
