@@ -9,14 +9,22 @@
  * job the records the executor writes (`intent` with its payload, `created`, two `status`,
  * `completed`, `downloaded`), checked against the real writer's key order.
  */
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { emitResult, fetchSimulatorCatalog, median, note, round, timeIt, runnerBin } from './measure.js';
+import {
+  emitResult,
+  fetchSimulatorCatalog,
+  median,
+  note,
+  round,
+  runResumedApply,
+  timeIt,
+} from './measure.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** Jobs per measured state; `BENCH_SIZES=1000,5000` overrides (a quick check of the benchmark itself). */
@@ -28,8 +36,6 @@ const APPLY_RUNS = Number(process.env.BENCH_APPLY_RUNS ?? 1);
 const PIPELINE = 'bench-journal';
 const RUN_ID = 'default';
 const MODEL = 'chatgpt-image-sangtao';
-const REPORT_RSS_AT_EXIT =
-  'data:text/javascript,process.on("exit",()=>process.stderr.write("\\nBENCH_MAXRSS_KIB="+process.resourceUsage().maxRSS+"\\n"))';
 
 function manifestText(jobs) {
   const products = Array.from({ length: 100 }, (_, i) => `product-${String(i).padStart(3, '0')}`);
@@ -208,44 +214,6 @@ function runChild(args) {
   });
 }
 
-/** `runner apply` as a user runs it, against the simulator in this process; its stdout counted, not kept. */
-function runApply(gen, env) {
-  const args = [
-    '--import',
-    REPORT_RSS_AT_EXIT,
-    runnerBin(),
-    'apply',
-    gen.manifestFile,
-    '--yes',
-    '--max-jobs',
-    '200000',
-    '--state-dir',
-    gen.stateRoot,
-    '--output',
-    gen.outputDir,
-  ];
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const child = spawn(process.execPath, args, {
-      env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', CI: 'true', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stderr = '';
-    child.stdout.on('data', () => undefined);
-    child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const ms = round(performance.now() - started);
-      const match = /BENCH_MAXRSS_KIB=(\d+)/.exec(stderr);
-      if (code !== 0 || !/0 of \d+ jobs to run/.test(stderr)) {
-        reject(new Error(`apply exited ${code}: ${stderr.slice(-2000)}`));
-        return;
-      }
-      resolve({ ms, maxRssKiB: Number(match?.[1] ?? 0) });
-    });
-  });
-}
-
 /** Min and median of repeated measures, in ms and MB. */
 function summarize(samples) {
   const pick = (values) => ({ min: Math.min(...values), median: median(values) });
@@ -284,7 +252,7 @@ async function measureSize(root, jobs, env) {
     `${jobs}: CLI apply, whole journal`,
     async () => {
       await aside();
-      return runApply(gen.value, env);
+      return runResumedApply(['--state-dir', gen.value.stateRoot], gen.value, env);
     },
     APPLY_RUNS,
   );
@@ -301,7 +269,7 @@ async function measureSize(root, jobs, env) {
   const openSnap = await repeat(`${jobs}: openRunState, snapshot + tail`, open);
   const applySnap = await repeat(
     `${jobs}: CLI apply, snapshot + tail`,
-    () => runApply(gen.value, env),
+    () => runResumedApply(['--state-dir', gen.value.stateRoot], gen.value, env),
     APPLY_RUNS,
   );
   const k = `${jobs / 1000}k`;

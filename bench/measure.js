@@ -2,6 +2,7 @@
  * Small helpers shared by the benchmarks: a monotonic stopwatch and the one JSON result line each
  * benchmark prints on stdout (run.js parses the last line that starts with `{"bench":`).
  */
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -71,4 +72,48 @@ export function runnerBin(
 ) {
   const bundled = join(dist, 'bundle/runner.js');
   return existsSync(bundled) ? bundled : join(dist, 'cli/bin.js');
+}
+
+const REPORT_RSS_AT_EXIT =
+  'data:text/javascript,process.on("exit",()=>process.stderr.write("\\nBENCH_MAXRSS_KIB="+process.resourceUsage().maxRSS+"\\n"))';
+
+/**
+ * A resumed `runner apply` of the manifest `gen` (journal-replay.js's `--generate`) with nothing left
+ * to run, as a user runs it: `stateArgs` say where its state is; its stdout counted, not kept. Its wall
+ * time and its own peak RSS; rejects unless it exits 0 having found no job to run.
+ */
+export function runResumedApply(stateArgs, gen, env) {
+  const args = [
+    '--import',
+    REPORT_RSS_AT_EXIT,
+    runnerBin(),
+    'apply',
+    gen.manifestFile,
+    '--yes',
+    '--max-jobs',
+    '200000',
+    ...stateArgs,
+    '--output',
+    gen.outputDir,
+  ];
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const child = spawn(process.execPath, args, {
+      env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', CI: 'true', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stdout.on('data', () => undefined);
+    child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const ms = round(performance.now() - started);
+      const match = /BENCH_MAXRSS_KIB=(\d+)/.exec(stderr);
+      if (code !== 0 || !/0 of \d+ jobs to run/.test(stderr)) {
+        reject(new Error(`apply exited ${code}: ${stderr.slice(-2000)}`));
+        return;
+      }
+      resolve({ ms, maxRssKiB: Number(match?.[1] ?? 0) });
+    });
+  });
 }

@@ -13,14 +13,14 @@
  *
  *   node bench/postgres-state.js          # BENCH_SIZES=1000 for a quick check
  */
-import { execFile as execFileCb, execFileSync, spawn } from 'node:child_process';
-import { chownSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { execFile as execFileCb } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { emitResult, median, note, round, runnerBin, timeIt } from './measure.js';
+import { emitResult, median, note, round, runResumedApply, timeIt } from './measure.js';
+import { startPgServer } from './pg-server.js';
 
 const execFile = promisify(execFileCb);
 const SIZES = (process.env.BENCH_SIZES ?? '10000,100000').split(',').map(Number);
@@ -30,58 +30,8 @@ const WHOLE_RUNS = Number(process.env.BENCH_WHOLE_RUNS ?? 1);
 /** Resumed CLI applies. `BENCH_APPLY_RUNS` overrides. */
 const APPLY_RUNS = Number(process.env.BENCH_APPLY_RUNS ?? 1);
 const SELF = fileURLToPath(import.meta.url);
-const REPORT_RSS_AT_EXIT =
-  'data:text/javascript,process.on("exit",()=>process.stderr.write("\\nBENCH_MAXRSS_KIB="+process.resourceUsage().maxRSS+"\\n"))';
 const PIPELINE = 'bench-journal';
 const GENERATOR = fileURLToPath(new URL('./journal-replay.js', import.meta.url));
-
-async function startServer() {
-  const bin = execFileSync('pg_config', ['--bindir'], { encoding: 'utf8' }).trim();
-  const dir = mkdtempSync(join(tmpdir(), 'runner-bench-pg-'));
-  const root = process.getuid?.() === 0;
-  if (root) {
-    const id = (flag) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
-    chownSync(dir, id('-u'), id('-g'));
-  }
-  const run = (program, args) =>
-    root
-      ? execFile('runuser', ['-u', 'postgres', '--', join(bin, program), ...args])
-      : execFile(join(bin, program), args);
-  const server = createServer();
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  const data = join(dir, 'data');
-  await run('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync']);
-  // fsync stays on: commits cost what they cost on a real server.
-  await run('pg_ctl', [
-    '-D',
-    data,
-    '-l',
-    join(dir, 'log'),
-    '-o',
-    `-c listen_addresses=127.0.0.1 -p ${port} -k ${dir}`,
-    '-w',
-    'start',
-  ]);
-  await execFile(join(bin, 'psql'), [
-    '-h',
-    '127.0.0.1',
-    '-p',
-    String(port),
-    '-U',
-    'postgres',
-    '-c',
-    'CREATE DATABASE runner',
-  ]);
-  return {
-    url: `postgres://postgres@127.0.0.1:${port}/runner`,
-    async stop() {
-      await run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']).catch(() => undefined);
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
 
 /** The run's address in the database. */
 function runAt(stateUrl, manifestFile) {
@@ -128,43 +78,6 @@ function runChild(args) {
   });
 }
 
-/** `runner apply` (state: `stateArgs`) with nothing left to run; its wall time and its own peak RSS. */
-function runApply(stateArgs, gen, env) {
-  const args = [
-    '--import',
-    REPORT_RSS_AT_EXIT,
-    runnerBin(),
-    'apply',
-    gen.manifestFile,
-    '--yes',
-    '--max-jobs',
-    '200000',
-    ...stateArgs,
-    '--output',
-    gen.outputDir,
-  ];
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const child = spawn(process.execPath, args, {
-      env: { PATH: process.env.PATH ?? '', NO_COLOR: '1', CI: 'true', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stderr = '';
-    child.stdout.on('data', () => undefined);
-    child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const ms = round(performance.now() - started);
-      const match = /BENCH_MAXRSS_KIB=(\d+)/.exec(stderr);
-      if (code !== 0 || !/0 of \d+ jobs to run/.test(stderr)) {
-        reject(new Error(`apply exited ${code}: ${stderr.slice(-2000)}`));
-        return;
-      }
-      resolve({ ms, maxRssKiB: Number(match?.[1] ?? 0) });
-    });
-  });
-}
-
 async function repeat(label, runs, fn) {
   const samples = [];
   for (let i = 0; i < runs; i++) samples.push(await fn());
@@ -181,7 +94,7 @@ async function repeat(label, runs, fn) {
 }
 
 async function main() {
-  const server = process.env.BENCH_STATE_URL === undefined ? await startServer() : undefined;
+  const server = process.env.BENCH_STATE_URL === undefined ? await startPgServer() : undefined;
   const stateUrl = process.env.BENCH_STATE_URL ?? server.url;
   const { pushRunState } = await import('../dist/state/move-run-state.js');
   const { startSimulator } = await import('../dist/simulator/index.js');
@@ -237,9 +150,13 @@ async function main() {
         APPLY_RUNS,
         async () => {
           folderApply.push(
-            await runApply(['--state-dir', stateRoot], { ...gen, outputDir: `${gen.outputDir}-folder` }, env),
+            await runResumedApply(
+              ['--state-dir', stateRoot],
+              { ...gen, outputDir: `${gen.outputDir}-folder` },
+              env,
+            ),
           );
-          return runApply(['--state', stateUrl], gen, env);
+          return runResumedApply(['--state', stateUrl], gen, env);
         },
       );
       note(
