@@ -3,6 +3,20 @@ import type { GlobalOptions } from './context.js';
 /** Commands a hint may tell the user to run. */
 export type RerunCommandName = 'apply' | 'plan' | 'status' | 'report' | 'runs';
 
+/** What apply and plan repeat alike: both plan the same run's jobs. */
+const PLANNED_RUN: readonly FlagName[] = [
+  'run',
+  'state-dir',
+  'output',
+  'var',
+  'var-file',
+  'only',
+  'exclude',
+  'replace-from',
+  'max-credits',
+  'max-jobs',
+];
+
 /**
  * The flags a hint repeats, per command: those that locate the run's state and results (`--run`,
  * `--state-dir`, `--output`) and those that shape its jobs (vars, targeting, caps). Left out on
@@ -11,30 +25,8 @@ export type RerunCommandName = 'apply' | 'plan' | 'status' | 'report' | 'runs';
  * selects the rejected jobs, and re-generates only those whose rejected attempt is still their latest.
  */
 const REPEATED: Record<RerunCommandName, readonly FlagName[]> = {
-  apply: [
-    'run',
-    'state-dir',
-    'output',
-    'var',
-    'var-file',
-    'only',
-    'exclude',
-    'replace-from',
-    'max-credits',
-    'max-jobs',
-  ],
-  plan: [
-    'run',
-    'state-dir',
-    'output',
-    'var',
-    'var-file',
-    'only',
-    'exclude',
-    'replace-from',
-    'max-credits',
-    'max-jobs',
-  ],
+  apply: PLANNED_RUN,
+  plan: PLANNED_RUN,
   status: ['run', 'state-dir', 'var', 'var-file'],
   report: ['run', 'state-dir', 'output', 'var', 'var-file'],
   runs: ['state-dir'],
