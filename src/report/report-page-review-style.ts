@@ -22,6 +22,18 @@ export const REPORT_PAGE_REVIEW_STYLE = `
 .replaced-file img { display: block; max-width: 96px; max-height: 72px; object-fit: contain; opacity: 0.8; }
 .lb-details .replaced-file img { max-width: 320px; max-height: 240px; }
 .replaced-note { white-space: pre-wrap; word-break: break-word; color: var(--fg); }
+table.grid .tile { position: relative; }
+.tile-review { position: absolute; top: 3px; right: 3px; z-index: 1; border: 0; margin: 0; padding: 0; display: none; }
+.tile:hover > .tile-review, .tile:focus-within > .tile-review { display: flex; }
+.tile-review .review-bar { flex-wrap: nowrap; gap: 2px; }
+.tile-review .review-bar button { font-size: 13px; line-height: 18px; padding: 0 5px; }
+.tile[data-verdict="approved"]::after, .tile[data-verdict="rejected"]::after, .tile[data-replaced]::before {
+  position: absolute; left: 3px; width: 18px; height: 18px; border-radius: 9px; text-align: center; font-size: 12px;
+  line-height: 18px; color: var(--card); pointer-events: none; z-index: 1; }
+.tile[data-verdict="approved"]::after { content: "✓"; top: 3px; background: var(--ok); }
+.tile[data-verdict="rejected"]::after { content: "✗"; top: 3px; background: var(--bad); }
+.tile[data-replaced]::before { content: "↻"; bottom: 3px; background: var(--muted); }
+.tile[data-replaced="rejected"]::before { background: var(--bad); }
 .lb-details .review-bar button { background: #2a2a2e; color: #eee; border-color: #444; }
 @media print { .review, .review-tools, label:has(#filter-review) { display: none; } }
 `;

@@ -192,6 +192,43 @@ function reviewCardHook(node, body, index) {
   if (entry.replaced && entry.replaced.length > 0) body.appendChild(replacedBox(entry, false));
   if (canReview(entry)) body.appendChild(reviewBox(index, false));
 }
+// Hook of tile(): a grid cell is the image alone, to compare at a glance. Its verdict and replaced
+// attempts are marks drawn by CSS from its attributes; its ✓/✗ are made when the pointer or the focus
+// first comes to it (tileReviewOn), and A/R/N decide on the focused tile as in the lightbox. Buttons
+// under every tile made a grid of 64 px images three times as tall, and twice the nodes to lay out.
+function reviewTileHook(node, index) {
+  var entry = entries[index];
+  node.setAttribute('data-verdict', verdictOf(index));
+  if (entry.replaced && entry.replaced.length > 0) {
+    var last = entry.replaced[entry.replaced.length - 1];
+    node.setAttribute('data-replaced', last.rejected ? 'rejected' : 'replaced');
+    node.title += ' · attempt ' + last.attempt + (last.rejected ? ' rejected, ' : ' ') + 'replaced by attempt ' + last.replacedBy + ' (both in the lightbox)';
+  }
+  if (canReview(entry)) node.title += ' · A approve · R reject · N note';
+}
+// A tile's ✓ and ✗ (the job's decision; a result's own, and notes, in the lightbox).
+function tileReviewBar(index) {
+  var current = decisionOf(entries[index], 0);
+  var box = el('div', 'review tile-review');
+  var bar = el('div', 'review-bar');
+  bar.setAttribute('data-review-file', '0');
+  [['approved', '✓', 'Approve '], ['rejected', '✗', 'Reject ']].forEach(function (kind) {
+    var button = el('button', 'review-' + kind[0], kind[1]);
+    button.type = 'button';
+    button.setAttribute('data-decision', kind[0]);
+    button.setAttribute('aria-label', kind[2] + entries[index].id);
+    button.setAttribute('aria-pressed', String(!!current && current.decision === kind[0]));
+    bar.appendChild(button);
+  });
+  box.appendChild(bar);
+  return box;
+}
+function tileReviewOn(event) {
+  var node = event.target.closest && event.target.closest('.tile[data-index]');
+  if (!node || node.querySelector('.tile-review')) return;
+  var index = Number(node.getAttribute('data-index'));
+  if (canReview(entries[index])) node.appendChild(tileReviewBar(index));
+}
 // Hook of the lightbox's details: decisions on the job and the result shown, and the replaced attempts.
 function reviewDetailsHook(box, entry, fileIndex) {
   var index = reviewIndex.get(entry.id);
@@ -210,7 +247,7 @@ function reviewDetailsHook(box, entry, fileIndex) {
 function renderCardReview(node, index) {
   node.setAttribute('data-verdict', verdictOf(index));
   var old = node.querySelector('.review');
-  if (old) old.parentNode.replaceChild(reviewBox(index, false), old);
+  if (old) old.parentNode.replaceChild(old.classList.contains('tile-review') ? tileReviewBar(index) : reviewBox(index, false), old);
 }
 function updateReviewViews(index) {
   Array.prototype.forEach.call(document.querySelectorAll('.card[data-index="' + index + '"]'), function (node) {
@@ -252,22 +289,31 @@ function updateTally() {
   // A job leaving the filtered decision hides its card at the next refresh, not under the pointer.
 }
 
-// Lightbox keys: A approves, R rejects (the result shown, or the job when it has one result), N writes a note.
+// A approves, R rejects, N writes a note: in the lightbox, the result shown (or the job when it has
+// one result); on a focused card or tile, the result focused (or the job), N in the lightbox.
 function onReviewKey(event) {
-  if (!lightbox || !lightbox.parts.dialog.open) return;
   var tag = event.target && event.target.tagName;
   if (tag === 'TEXTAREA' || tag === 'INPUT' || tag === 'SELECT' || event.altKey || event.ctrlKey || event.metaKey) return;
-  var item = lightbox.items[lightbox.position];
+  var key = event.key.toLowerCase();
+  if (key !== 'a' && key !== 'r' && key !== 'n') return;
+  var item = lightbox && lightbox.parts.dialog.open ? lightbox.items[lightbox.position] : focusedItem(event.target);
   if (!item || !canReview(entries[item.index])) return;
   var file = entries[item.index].files.length > 1 && item.file >= 0 ? item.file + 1 : 0;
-  var key = event.key.toLowerCase();
+  event.preventDefault();
   if (key === 'a') toggleDecision(item.index, file, 'approved');
   else if (key === 'r') toggleDecision(item.index, file, 'rejected');
-  else if (key === 'n') {
+  else {
+    if (!lightbox || !lightbox.parts.dialog.open) openLightbox(item.index, item.file);
     var area = lightbox.parts.details.querySelector('.lb-review textarea[data-review-file="' + file + '"]');
     if (area) { area.hidden = false; area.focus(); }
-  } else return;
-  event.preventDefault();
+  }
+}
+// The job and result of the card or tile holding the focus, outside the lightbox.
+function focusedItem(target) {
+  var node = target && target.closest ? target.closest('#gallery .card[data-index], #grid .card[data-index]') : null;
+  if (!node) return undefined;
+  var open = target.closest('[data-file]');
+  return { index: Number(node.getAttribute('data-index')), file: open ? Number(open.getAttribute('data-file')) : -1 };
 }
 
 function setupReview() {
@@ -316,6 +362,8 @@ function setupReview() {
   controls.insertBefore(label, byId('shown'));
   controls.appendChild(bar);
   document.addEventListener('keydown', onReviewKey);
+  byId('grid').addEventListener('pointerover', tileReviewOn);
+  byId('grid').addEventListener('focusin', tileReviewOn);
   document.addEventListener('click', onReviewClick);
   document.addEventListener('change', onReviewChange);
 }

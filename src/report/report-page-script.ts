@@ -342,10 +342,8 @@ function tile(index) {
     open.setAttribute('aria-label', entry.id + ': ' + entry.status);
     node.appendChild(open);
   }
-  // Below the image: what other parts add to a card (the review's buttons), if anything.
-  var body = el('div', 'body');
-  if (typeof reviewCardHook === 'function') reviewCardHook(node, body, index);
-  if (body.firstChild) node.appendChild(body);
+  // What other parts mark on a tile (the review's verdict), if anything.
+  if (typeof reviewTileHook === 'function') reviewTileHook(node, index);
   return node;
 }
 

@@ -72,8 +72,6 @@ table.grid .tile { display: inline-flex; width: var(--tile); margin: 1px; border
   contain-intrinsic-size: auto var(--tile) auto var(--tile); vertical-align: top; }
 table.grid .tile .thumb { width: 100%; height: var(--tile); flex: none; aspect-ratio: auto; }
 table.grid .tile > .open { width: 100%; height: var(--tile); flex: none; border: 0; background: var(--shade); font: inherit; cursor: zoom-in; }
-table.grid .tile > .body { padding: 0 2px 2px; gap: 0; }
-table.grid .tile > .body:empty { display: none; }
 table.grid .tile.status-failed > .open strong, table.grid .tile.status-failed > .open { color: var(--bad); }
 .grid-part { margin-bottom: 24px; }
 .grid-title { font-size: 16px; margin: 8px 0; position: sticky; left: 0; }

@@ -146,15 +146,44 @@ jobs:
       expect(await visibleIds()).toHaveLength(5);
     });
 
-    it('decides in the grid too, and the gallery card follows', async () => {
+    it('decides in the grid too (its ✓/✗ come with the pointer, A/R on the focused tile), and the gallery card follows', async () => {
       await page.selectOption('#view', 'grid');
       const cell = page.locator('#grid [data-id="ad-latte-film-photo"]');
+      // Image-only cells: no decision buttons until the pointer or the focus comes to a tile.
+      expect(await page.$$eval('#grid .review', (nodes) => nodes.length)).toBe(0);
+      await cell.hover();
       await cell.locator('button[data-decision="approved"]').click();
       expect(await cell.getAttribute('data-verdict')).toBe('approved');
       expect(await pressed('ad-latte-film-photo', 0, 'approved')).toBe('true');
       await cell.locator('button[data-decision="approved"]').click();
       expect(await pressed('ad-latte-film-photo', 0, 'approved')).toBe('false');
+      // The keyboard: R rejects the focused tile's job, R again takes it back.
+      await cell.locator('.open').focus();
+      await page.keyboard.press('r');
+      expect(await cell.getAttribute('data-verdict')).toBe('rejected');
+      expect(await cell.locator('button[data-decision="rejected"]').getAttribute('aria-pressed')).toBe(
+        'true',
+      );
+      expect(await page.textContent('#review-tally')).toBe('3 rejected, 2 approved, 0 to review');
+      await page.keyboard.press('r');
+      expect(await cell.getAttribute('data-verdict')).toBe('to-review');
       await page.selectOption('#view', 'gallery');
+      expect(await page.textContent('#review-tally')).toBe('2 rejected, 2 approved, 1 to review');
+    });
+
+    it('A, R and N act on the focused result of a card, N in the lightbox', async () => {
+      await page.locator('#gallery [data-id="pair"] .open[data-file="1"]').focus();
+      // Its second result was rejected in the lightbox: A approves it instead, R rejects it again.
+      await page.keyboard.press('a');
+      expect(await pressed('pair', 2, 'approved')).toBe('true');
+      expect(await pressed('pair', 0, 'approved')).toBe('false');
+      await page.keyboard.press('r');
+      expect(await pressed('pair', 2, 'rejected')).toBe('true');
+      await page.keyboard.press('n');
+      await page.waitForSelector('#lightbox[open]');
+      expect(await page.evaluate('document.activeElement.getAttribute("data-review-file")')).toBe('2');
+      expect(await page.evaluate('document.activeElement.value')).toBe('second view is cropped');
+      await page.keyboard.press('Escape');
       expect(await page.textContent('#review-tally')).toBe('2 rejected, 2 approved, 1 to review');
     });
 
@@ -239,6 +268,16 @@ jobs:
       );
       await page.screenshot({ path: join(ARTIFACTS, 'report-review-replaced-lightbox.png') });
       await page.keyboard.press('Escape');
+      // The grid's cell is the new image alone, marked as replacing a rejected attempt.
+      await page.selectOption('#view', 'grid');
+      const cell = page.locator('#grid [data-id="ad-latte-watercolor"]');
+      expect(await cell.getAttribute('data-replaced')).toBe('rejected');
+      expect(await cell.getAttribute('title')).toContain(
+        'attempt 1 rejected, replaced by attempt 2 (both in the lightbox)',
+      );
+      await cell.hover();
+      await page.locator('#grid').screenshot({ path: join(ARTIFACTS, 'report-review-grid.png') });
+      await page.selectOption('#view', 'gallery');
       await page
         .locator('#gallery [data-id="ad-latte-watercolor"]')
         .screenshot({ path: join(ARTIFACTS, 'report-review-card.png') });
