@@ -116,8 +116,6 @@ function forgetCards(root) {
     var context = canvas.getContext('bitmaprenderer');
     if (context) context.transferFromImageBitmap(null);
   });
-  // A thumbnail still loading stops, and its image is let go now, not when its card is collected.
-  Array.prototype.forEach.call(root.querySelectorAll('img'), function (img) { img.removeAttribute('src'); });
   if (!videoObserver) return;
   Array.prototype.forEach.call(root.querySelectorAll('video[data-src]'), function (video) { videoObserver.unobserve(video); });
 }
