@@ -862,7 +862,7 @@ jobs:
         const scrolled = await measure();
         // What a person leaving the page as it is sees: Chromium gives back what the scroll left (the
         // tiles let go, once it collects them; buffers it keeps a while) on its own, some seconds after
-        // the scroll ends (10–20 s measured). Waited for, not forced: at most 45 s, until ≤ 400 MB.
+        // the scroll ends (0–15 s measured). Waited for, not forced: at most 45 s, until ≤ 400 MB.
         const waitedFrom = Date.now();
         let settled = scrolled;
         while (settled.renderer.rss > 400 && Date.now() - waitedFrom < 45_000) {
