@@ -28,7 +28,6 @@ export async function openRunState(input: OpenRunInput): Promise<RunState> {
     const reading = await replayRunJournal(journalPath);
     const { replay } = reading;
     checkJournalIdentity(replay, input, journalPath);
-    const base = reading.checkpoint;
     const journal = await openJournal(journalPath, {
       clock,
       identity: { pipeline: input.pipeline, runId: input.runId },
@@ -36,20 +35,7 @@ export async function openRunState(input: OpenRunInput): Promise<RunState> {
     });
     const snapshots = createSnapshotSchedule({
       journal,
-      base: {
-        ...base,
-        // A new journal's header was written just now: the snapshot stands for it too.
-        ...(base.header === undefined && journal.header !== undefined
-          ? {
-              version: journal.header.version,
-              header: {
-                pipeline: journal.header.pipeline,
-                runId: journal.header.runId,
-                at: journal.header.at,
-              },
-            }
-          : {}),
-      },
+      base: reading.checkpoint,
       uncovered: reading.end.lines - (reading.snapshot?.lines ?? 0),
       ...(input.snapshotEvery === undefined ? {} : { every: input.snapshotEvery }),
       clock,

@@ -37,8 +37,11 @@ export interface StateSnapshots {
  * journal's records up to that moment.
  */
 export function createSnapshotSchedule(input: {
-  journal: Pick<JournalWriter, 'path' | 'exclusive'>;
-  /** The replay of the journal as opened, apart from its jobs (the executor holds those). */
+  journal: Pick<JournalWriter, 'path' | 'exclusive' | 'header'>;
+  /**
+   * The replay of the journal as opened, apart from its jobs (the executor holds those). A journal
+   * opened new has no header in it: the one its writer just wrote is taken, so snapshots stand for it too.
+   */
   base: Omit<ReplayCheckpoint, 'jobs' | 'lines'>;
   /** Records of the journal as opened that no snapshot covers. */
   uncovered: number;
@@ -53,7 +56,8 @@ export function createSnapshotSchedule(input: {
 }): StateSnapshots {
   const every = input.every ?? DEFAULT_SNAPSHOT_EVERY;
   const write = input.write ?? ((content: SnapshotContent) => writeSnapshot(input.journal.path, content));
-  const runs = [...input.base.runs];
+  const base = withNewHeader(input.base, input.journal.header);
+  const runs = [...base.runs];
   let uncovered = input.uncovered;
   let writing: Promise<void> | undefined;
   let final: ReadonlyMap<string, JobState> | undefined;
@@ -66,7 +70,7 @@ export function createSnapshotSchedule(input: {
       await write({
         position,
         jobs,
-        meta: { ...input.base, runs: [...runs] },
+        meta: { ...base, runs: [...runs] },
         at: input.clock.now(),
       });
       uncovered -= covered;
@@ -98,5 +102,18 @@ export function createSnapshotSchedule(input: {
       return warnings.splice(0);
     },
     finalState: () => final,
+  };
+}
+
+/** The replay's meta, with the header (and its format version) a new journal's writer wrote. */
+function withNewHeader(
+  base: Omit<ReplayCheckpoint, 'jobs' | 'lines'>,
+  header: JournalWriter['header'],
+): Omit<ReplayCheckpoint, 'jobs' | 'lines'> {
+  if (base.header !== undefined || header === undefined) return base;
+  return {
+    ...base,
+    version: header.version,
+    header: { pipeline: header.pipeline, runId: header.runId, at: header.at },
   };
 }

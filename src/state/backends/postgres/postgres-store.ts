@@ -229,19 +229,9 @@ function createPostgresSnapshots(input: {
   input: OpenRunInput;
 }): StateSnapshots {
   const { client, run, lease, journal, reading } = input;
-  const base = reading.checkpoint;
   return createSnapshotSchedule({
     journal,
-    base: {
-      ...base,
-      // A new run's header was stored just now: the snapshot stands for it too.
-      ...(base.header === undefined && journal.header !== undefined
-        ? {
-            version: journal.header.version,
-            header: { pipeline: journal.header.pipeline, runId: journal.header.runId, at: journal.header.at },
-          }
-        : {}),
-    },
+    base: reading.checkpoint,
     uncovered: reading.lines - (reading.snapshot?.records ?? 0),
     ...(input.input.snapshotEvery === undefined ? {} : { every: input.input.snapshotEvery }),
     clock: input.input.clock ?? systemClock,
