@@ -6,6 +6,7 @@ import { crc32 } from 'node:zlib';
 import type { ClientBase } from 'pg';
 import { RunnerError } from '../../../errors.js';
 import { PRIVATE_FILE_MODE } from '../../../file-modes.js';
+import { createLineWindow } from '../../line-window.js';
 import { readSnapshotFrom, type LoadedSnapshot } from '../../read-snapshot.js';
 import { SnapshotProblem, type PrefixCheck } from '../../snapshot-format.js';
 import { SnapshotFile } from '../../stored-job.js';
@@ -255,8 +256,7 @@ function copyParts(
   // Awaited by the caller later: a failure before then is not an unhandled rejection.
   done.catch(() => undefined);
   async function* chunks(): AsyncGenerator<Buffer> {
-    let buffer = Buffer.allocUnsafe(CHUNK_BYTES);
-    let kept = 0;
+    const lineWindow = createLineWindow();
     let position = 0;
     try {
       yield* follow();
@@ -268,33 +268,23 @@ function copyParts(
         if (position === written) {
           if (ended) {
             await done;
-            if (kept > 0) yield buffer.subarray(0, kept);
+            const rest = lineWindow.rest();
+            if (rest !== undefined) yield rest;
             return;
           }
           await new Promise<void>((resolve) => (wake = resolve));
           continue;
         }
-        if (kept === buffer.length) {
-          // One line longer than the buffer: a larger one holds it.
-          const larger = Buffer.allocUnsafe(buffer.length * 2);
-          buffer.copy(larger, 0, 0, kept);
-          buffer = larger;
-        }
-        const read = readSync(fd, buffer, kept, Math.min(buffer.length - kept, written - position), position);
+        const { buffer, offset, length } = lineWindow.target();
+        const read = readSync(fd, buffer, offset, Math.min(length, written - position), position);
         position += read;
-        const filled = kept + read;
-        const lineEnd = buffer.lastIndexOf(NEWLINE, filled - 1) + 1;
-        if (lineEnd > 0) yield buffer.subarray(0, lineEnd);
-        buffer.copy(buffer, 0, lineEnd, filled);
-        kept = filled - lineEnd;
+        const lines = lineWindow.lines(read);
+        if (lines !== undefined) yield lines;
       }
     }
   }
   return { chunks: chunks(), done };
 }
-
-/** Bytes read from the copy at once (one buffer, reused). */
-const CHUNK_BYTES = 1024 * 1024;
 
 /**
  * Regroups the snapshot's pieces (each whole lines) into parts of whole lines, each at most
