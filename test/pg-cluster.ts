@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { afterAll, beforeAll } from 'vitest';
 
 const execFile = promisify(execFileCb);
 
@@ -12,8 +13,8 @@ export interface PgCluster {
   /** `postgres://postgres@127.0.0.1:PORT/runner` (trust authentication: no password). */
   readonly url: string;
   readonly port: number;
-  /** A database of its own on this server (each test can start from empty tables). */
-  createDatabase(name: string): Promise<string>;
+  /** A new database on this server (each test can start from empty tables); returns its URL. */
+  createDatabase(): Promise<string>;
   /** `pg_ctl restart` (a server restart mid-run). */
   restart(): Promise<void>;
   stop(): Promise<void>;
@@ -80,10 +81,12 @@ export async function startPgCluster(): Promise<PgCluster> {
     ]);
   const urlOf = (db: string) => `postgres://postgres@127.0.0.1:${port}/${db}`;
   await psql('CREATE DATABASE runner');
+  let databases = 0;
   return {
     url: urlOf('runner'),
     port,
-    async createDatabase(name) {
+    async createDatabase() {
+      const name = `t${++databases}`;
       await psql(`CREATE DATABASE "${name}"`);
       return urlOf(name);
     },
@@ -95,6 +98,25 @@ export async function startPgCluster(): Promise<PgCluster> {
       await run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']).catch(() => undefined);
       rmSync(dir, { recursive: true, force: true });
     },
+  };
+}
+
+/**
+ * One throwaway cluster for the tests of the file (or `describe` block) that calls this: started in
+ * `beforeAll` (unless `start` is false: a case of a `describe.each` that needs none), stopped in
+ * `afterAll`. Returns the cluster once started.
+ */
+export function usePgCluster(start = true): () => PgCluster {
+  let cluster: PgCluster | undefined;
+  beforeAll(async () => {
+    if (start) cluster = await startPgCluster();
+  }, 60_000);
+  afterAll(async () => {
+    await cluster?.stop();
+  });
+  return () => {
+    if (cluster === undefined) throw new Error('the PostgreSQL cluster did not start');
+    return cluster;
   };
 }
 

@@ -47,6 +47,31 @@ export async function writeImageMatrixManifest(
   return { file, jobIds };
 }
 
+/**
+ * One process's side of a run kept elsewhere (a database): a fresh folder named by `prefix`, an image
+ * matrix manifest in it, and the `apply` arguments that run it with fast polls and the output in the
+ * folder (where the state lives is the caller's).
+ */
+export async function writeApplyWorkspace(
+  prefix: string,
+  input: { name: string; subjects: readonly string[]; styles: readonly string[] },
+): Promise<{ dir: string; file: string; jobIds: string[]; apply: string[] }> {
+  const dir = await makeWorkDir(prefix);
+  const { file, jobIds } = await writeImageMatrixManifest(dir, input);
+  const apply = [
+    'apply',
+    file,
+    '--yes',
+    '--output',
+    join(dir, 'out'),
+    '--poll-interval',
+    '20-40',
+    '--first-poll',
+    '30',
+  ];
+  return { dir, file, jobIds, apply };
+}
+
 /** The environment the CLI child needs to talk to `simulator`. */
 export function simulatorEnv(simulator: Simulator, apiKey = simulator.apiKey): Record<string, string> {
   return { MEDIAGEN_BASE_URL: simulator.baseUrl, MEDIAGEN_API_KEY: apiKey };

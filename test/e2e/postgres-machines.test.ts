@@ -1,12 +1,12 @@
 import { readFile, rm } from 'node:fs/promises';
 import pg from 'pg';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src/simulator/index.js';
 import type { Dialect, FaultOptions, Simulator } from '../../src/simulator/types.js';
 import type { StatusView } from '../../src/state/status-view.js';
-import { pgAvailable, startPgCluster, type PgCluster } from '../pg-cluster.js';
-import { makeWorkDir, simulatorEnv, writeImageMatrixManifest } from './apply-fixtures.js';
+import { pgAvailable, usePgCluster } from '../pg-cluster.js';
+import { simulatorEnv, writeApplyWorkspace } from './apply-fixtures.js';
 import { runCli, startCli, type CliResult } from './run-cli.js';
 
 /** 45 s simulated image jobs take 0.4 s real. */
@@ -24,14 +24,7 @@ const LEASE_TTL_MS = 1_000;
  * counts creates per intended job on the simulator: exactly one each.
  */
 describe.runIf(pgAvailable())('several machines on one run in PostgreSQL', () => {
-  let cluster: PgCluster;
-  let databases = 0;
-  beforeAll(async () => {
-    cluster = await startPgCluster();
-  }, 60_000);
-  afterAll(async () => {
-    await cluster?.stop();
-  });
+  const cluster = usePgCluster();
 
   async function setUp(seed: number, faults?: FaultOptions, dialect?: Dialect) {
     const simulator = await startSimulator({
@@ -42,7 +35,7 @@ describe.runIf(pgAvailable())('several machines on one run in PostgreSQL', () =>
       ...(faults === undefined ? {} : { faults }),
       ...(dialect === undefined ? {} : { dialect }),
     });
-    const url = await cluster.createDatabase(`m${++databases}`);
+    const url = await cluster().createDatabase();
     const env = {
       ...simulatorEnv(simulator),
       RUNNER_STATE_URL: url,
@@ -53,24 +46,8 @@ describe.runIf(pgAvailable())('several machines on one run in PostgreSQL', () =>
 
   /** A machine: a fresh work folder with the manifest, its own output folder, its own name. */
   async function machine(pipeline: string, name: string, subjects = SUBJECTS) {
-    const dir = await makeWorkDir(`pgm-${name}`);
-    const { file, jobIds } = await writeImageMatrixManifest(dir, {
-      name: pipeline,
-      subjects,
-      styles: STYLES,
-    });
-    const apply = [
-      'apply',
-      file,
-      '--yes',
-      '--output',
-      join(dir, 'out'),
-      '--poll-interval',
-      '20-40',
-      '--first-poll',
-      '30',
-    ];
-    return { dir, file, jobIds, apply, name };
+    const workspace = await writeApplyWorkspace(`pgm-${name}`, { name: pipeline, subjects, styles: STYLES });
+    return { ...workspace, name };
   }
 
   function expectOncePerJob(simulator: Simulator, jobIds: string[]): void {

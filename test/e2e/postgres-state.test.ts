@@ -2,12 +2,12 @@ import { rm } from 'node:fs/promises';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import pg from 'pg';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src/simulator/index.js';
 import type { Simulator } from '../../src/simulator/types.js';
 import type { StatusView } from '../../src/state/status-view.js';
-import { pgAvailable, startPgCluster, type PgCluster } from '../pg-cluster.js';
-import { makeWorkDir, simulatorEnv, writeImageMatrixManifest } from './apply-fixtures.js';
+import { pgAvailable, usePgCluster } from '../pg-cluster.js';
+import { simulatorEnv, writeApplyWorkspace } from './apply-fixtures.js';
 import { runCli, startCli, type CliResult } from './run-cli.js';
 
 /** 45 s simulated image jobs take 0.4 s real. */
@@ -23,14 +23,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * more. Every case counts creates per intended job on the simulator: exactly one each.
  */
 describe.runIf(pgAvailable())('apply with its state in PostgreSQL', () => {
-  let cluster: PgCluster;
-  let databases = 0;
-  beforeAll(async () => {
-    cluster = await startPgCluster();
-  }, 60_000);
-  afterAll(async () => {
-    await cluster?.stop();
-  });
+  const cluster = usePgCluster();
 
   async function setUp(name: string, seed: number) {
     const simulator = await startSimulator({
@@ -39,7 +32,7 @@ describe.runIf(pgAvailable())('apply with its state in PostgreSQL', () => {
       idempotencyWindowMs: Math.ceil(300_000 / TIME_SCALE),
       account: { subscriptionImageQuota: 0 },
     });
-    const url = await cluster.createDatabase(`e${++databases}`);
+    const url = await cluster().createDatabase();
     const env = {
       ...simulatorEnv(simulator),
       RUNNER_STATE_URL: url,
@@ -49,25 +42,12 @@ describe.runIf(pgAvailable())('apply with its state in PostgreSQL', () => {
   }
 
   /** A fresh work folder (a new machine): manifest, output and upload cache, nothing else. */
-  async function machine(name: string) {
-    const dir = await makeWorkDir(`pg-${name}`);
-    const { file, jobIds } = await writeImageMatrixManifest(dir, {
+  function machine(name: string) {
+    return writeApplyWorkspace(`pg-${name}`, {
       name,
       subjects: ['fox', 'owl', 'bear'],
       styles: ['watercolor', 'pencil'],
     });
-    const apply = [
-      'apply',
-      file,
-      '--yes',
-      '--output',
-      join(dir, 'out'),
-      '--poll-interval',
-      '20-40',
-      '--first-poll',
-      '30',
-    ];
-    return { dir, file, jobIds, apply };
   }
 
   async function status(file: string, env: Record<string, string>, run = 'default'): Promise<StatusView> {
@@ -98,7 +78,7 @@ describe.runIf(pgAvailable())('apply with its state in PostgreSQL', () => {
 
   it('a password in --state is refused (exit 2) and never printed; --state with --state-dir is refused', async () => {
     const work = await machine('password');
-    const withPassword = `postgres://postgres:s3cret-pw@127.0.0.1:${cluster.port}/runner`;
+    const withPassword = `postgres://postgres:s3cret-pw@127.0.0.1:${cluster().port}/runner`;
     for (const command of [['status'], ['runs'], ['apply', '--yes']]) {
       const result = await runCli(
         [command[0] ?? '', work.file, ...command.slice(1), '--state', withPassword],
@@ -113,7 +93,7 @@ describe.runIf(pgAvailable())('apply with its state in PostgreSQL', () => {
     const viaEnv = await runCli(['status', work.file], { env: { RUNNER_STATE_URL: withPassword } });
     expect(viaEnv.code).toBe(2);
     expect(viaEnv.stdout + viaEnv.stderr).not.toContain('s3cret-pw');
-    const both = await runCli(['status', work.file, '--state', cluster.url, '--state-dir', work.dir]);
+    const both = await runCli(['status', work.file, '--state', cluster().url, '--state-dir', work.dir]);
     expect(both.code).toBe(2);
     expect(both.stderr).toMatch(/--state and --state-dir/);
     await rm(work.dir, { recursive: true, force: true });
@@ -160,7 +140,7 @@ describe.runIf(pgAvailable())('apply with its state in PostgreSQL', () => {
         const args = withOutput(work.apply, join(work.dir, night));
         const result = await runCli([...args, '--run', night], { env, timeoutMs: 60_000 });
         expect(result.code, result.stderr).toBe(0);
-        expect(result.stdout).toContain(`State: postgres://postgres@127.0.0.1:${cluster.port}/`);
+        expect(result.stdout).toContain(`State: postgres://postgres@127.0.0.1:${cluster().port}/`);
       }
       expect(simulator.stats().jobsCreated).toBe(2 * work.jobIds.length);
       const runs = await runCli(['runs', work.file, '--json'], { env });
@@ -306,15 +286,15 @@ describe.runIf(pgAvailable())('apply with its state in PostgreSQL', () => {
     'the database connection is %s mid-run: no create without its record, and the next apply finishes paying once',
     async (fault) => {
       const { simulator, url } = await setUp(`db-${fault}`, 12);
-      const proxy = await startProxy(cluster.port);
-      const viaProxy = url.replace(`:${cluster.port}/`, `:${proxy.port}/`);
+      const proxy = await startProxy(cluster().port);
+      const viaProxy = url.replace(`:${cluster().port}/`, `:${proxy.port}/`);
       try {
         const work = await machine(`db-${fault}`);
         const env = { ...simulatorEnv(simulator), RUNNER_STATE_URL: viaProxy, RUNNER_LEASE_TTL_MS: '1000' };
         const cli = startCli([...work.apply, '--concurrency', '2'], { env, timeoutMs: 60_000 });
         await waitForCreates(simulator, 2);
         if (fault === 'cut') proxy.cut();
-        else if (fault === 'restarted') await cluster.restart();
+        else if (fault === 'restarted') await cluster().restart();
         else {
           proxy.pause();
           await sleep(2_500);

@@ -1,9 +1,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import { afterAll, beforeAll } from 'vitest';
 import type { StatusView } from '../../src/state/status-view.js';
-import { pgAvailable, startPgCluster, type PgCluster } from '../pg-cluster.js';
+import { pgAvailable, usePgCluster } from '../pg-cluster.js';
 import { readJournalLines, type JournalLine } from './apply-fixtures.js';
 import { runCli } from './run-cli.js';
 
@@ -48,20 +47,12 @@ export function useStateBackend(
   backend: StateBackendName,
   options: { leaseTtlMs?: number } = {},
 ): { place(stateDir: string, pipeline: string): Promise<StatePlace> } {
-  let cluster: PgCluster | undefined;
-  let databases = 0;
+  const cluster = usePgCluster(backend === 'postgres');
   const leaseTtlMs = options.leaseTtlMs ?? 2_000;
-  beforeAll(async () => {
-    if (backend === 'postgres') cluster = await startPgCluster();
-  }, 60_000);
-  afterAll(async () => {
-    await cluster?.stop();
-  });
   return {
     async place(stateDir, pipeline) {
       if (backend === 'folder') return folderPlace(stateDir, pipeline);
-      if (cluster === undefined) throw new Error('the PostgreSQL cluster did not start');
-      const url = await cluster.createDatabase(`t${++databases}`);
+      const url = await cluster().createDatabase();
       return postgresPlace(url, pipeline, leaseTtlMs);
     },
   };

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createPostgresStore } from '../../src/state/backends/postgres/postgres-store.js';
 import { MIGRATIONS, migrateSchema } from '../../src/state/backends/postgres/schema.js';
 import type { OpenRunInput, RunCoordination, RunState } from '../../src/state/state-store.js';
-import { pgAvailable, startPgCluster, type PgCluster } from '../pg-cluster.js';
+import { pgAvailable, usePgCluster } from '../pg-cluster.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -15,15 +15,12 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * process may claim, what waits, what passes on when a process dies, and a plan that differs.
  */
 describe.runIf(pgAvailable())('several processes on one run: claims and slots', () => {
-  let cluster: PgCluster;
+  const cluster = usePgCluster();
   let work: string;
-  let databases = 0;
-  beforeAll(async () => {
-    cluster = await startPgCluster();
+  beforeAll(() => {
     work = mkdtempSync(join(tmpdir(), 'runner-pg-claims-'));
-  }, 60_000);
-  afterAll(async () => {
-    await cluster?.stop();
+  });
+  afterAll(() => {
     rmSync(work, { recursive: true, force: true });
   });
 
@@ -45,7 +42,7 @@ describe.runIf(pgAvailable())('several processes on one run: claims and slots', 
   };
 
   it('shares the slots across processes: never more claimed at once than the limit, the rest wait', async () => {
-    const store = createPostgresStore(await cluster.createDatabase(`c${++databases}`));
+    const store = createPostgresStore(await cluster().createDatabase());
     const a = await store.openRun(address('a'));
     const b = await store.openRun(address('b'));
     const ca = coordinationOf(a);
@@ -77,7 +74,7 @@ describe.runIf(pgAvailable())('several processes on one run: claims and slots', 
   });
 
   it('refuses a process that joins with another plan', async () => {
-    const store = createPostgresStore(await cluster.createDatabase(`c${++databases}`));
+    const store = createPostgresStore(await cluster().createDatabase());
     const a = await store.openRun(address('a'));
     const b = await store.openRun(address('b'));
     try {
@@ -93,7 +90,7 @@ describe.runIf(pgAvailable())('several processes on one run: claims and slots', 
   });
 
   it("passes a dead process's claim, with its slot and its records, to the next taker; the dead one's writes are refused", async () => {
-    const store = createPostgresStore(await cluster.createDatabase(`c${++databases}`));
+    const store = createPostgresStore(await cluster().createDatabase());
     // The dying process's heartbeat never beats, as in a machine killed or paused past its lease.
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     const dying = await store.openRun(address('dying')).finally(() => vi.useRealTimers());
@@ -142,7 +139,7 @@ describe.runIf(pgAvailable())('several processes on one run: claims and slots', 
   });
 
   it("a process frozen inside a claim's transaction holds the run's lock only as long as a lease lasts", async () => {
-    const store = createPostgresStore(await cluster.createDatabase(`c${++databases}`));
+    const store = createPostgresStore(await cluster().createDatabase());
     const frozen = await store.openRun(address('frozen'));
     await coordinationOf(frozen).join('plan-1');
     await coordinationOf(frozen).enqueue(['j1']);
@@ -179,7 +176,7 @@ describe.runIf(pgAvailable())('several processes on one run: claims and slots', 
   });
 
   it('upgrades a database of schema version 1: its records get their job ids, its run goes on', async () => {
-    const url = await cluster.createDatabase(`c${++databases}`);
+    const url = await cluster().createDatabase();
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     try {

@@ -9,7 +9,7 @@ import { replayPostgresRun } from '../../src/state/backends/postgres/replay-run.
 import { SCHEMA_VERSION } from '../../src/state/backends/postgres/schema.js';
 import type { JobState } from '../../src/state/job-state.js';
 import type { OpenRunInput, RunState } from '../../src/state/state-store.js';
-import { pgAvailable, startPgCluster, type PgCluster } from '../pg-cluster.js';
+import { pgAvailable, usePgCluster } from '../pg-cluster.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const RUN = { pipeline: 'p', runId: 'r1' };
@@ -23,21 +23,18 @@ const plain = (jobs: ReadonlyMap<string, JobState>) => JSON.parse(JSON.stringify
  * ignored and the records are replayed whole; a process that lost its lease stores none.
  */
 describe.runIf(pgAvailable())('PostgreSQL state snapshots', () => {
-  let cluster: PgCluster;
+  const cluster = usePgCluster();
   let work: string;
-  let databases = 0;
   const tmp = process.env.TMPDIR;
-  beforeAll(async () => {
-    cluster = await startPgCluster();
+  beforeAll(() => {
     work = mkdtempSync(join(tmpdir(), 'runner-pg-snap-'));
     // The temporary copies of snapshots go here, where the test can see that none is left.
     mkdirSync(join(work, 'tmp'));
     process.env.TMPDIR = join(work, 'tmp');
-  }, 60_000);
-  afterAll(async () => {
+  });
+  afterAll(() => {
     if (tmp === undefined) delete process.env.TMPDIR;
     else process.env.TMPDIR = tmp;
-    await cluster?.stop();
     rmSync(work, { recursive: true, force: true });
   });
   afterEach(() => {
@@ -94,7 +91,7 @@ describe.runIf(pgAvailable())('PostgreSQL state snapshots', () => {
   }
 
   it('replays from the snapshot plus the records after it: the state the records alone give', async () => {
-    const url = await cluster.createDatabase(`s${++databases}`);
+    const url = await cluster().createDatabase();
     const store = await runWithSnapshot(url, 500);
     const { parts, records } = await withClient(url, async (client) => {
       const { rows } = await client.query<{ parts: number; records: string }>(
@@ -191,7 +188,7 @@ describe.runIf(pgAvailable())('PostgreSQL state snapshots', () => {
   it.each(mismatches)(
     'ignores a snapshot of %s, replays the records whole and says so',
     async (_what, damage, reason) => {
-      const url = await cluster.createDatabase(`s${++databases}`);
+      const url = await cluster().createDatabase();
       const store = await runWithSnapshot(url, 500);
       await withClient(url, damage);
       const reading = await store.readRun(address());
@@ -213,7 +210,7 @@ describe.runIf(pgAvailable())('PostgreSQL state snapshots', () => {
   );
 
   it('a process that lost its lease stores no snapshot', async () => {
-    const url = await cluster.createDatabase(`s${++databases}`);
+    const url = await cluster().createDatabase();
     const store = createPostgresStore(url);
     const first = await store.openRun(address());
     await appendJobs(first, 3);
@@ -239,7 +236,7 @@ describe.runIf(pgAvailable())('PostgreSQL state snapshots', () => {
   }, 60_000);
 
   it("a machine sharing the run stores no snapshot that would hide the other machine's records", async () => {
-    const url = await cluster.createDatabase(`s${++databases}`);
+    const url = await cluster().createDatabase();
     const store = createPostgresStore(url);
     const earlier = await store.openRun(address());
     await appendJobs(earlier, 3);
@@ -269,7 +266,7 @@ describe.runIf(pgAvailable())('PostgreSQL state snapshots', () => {
   }, 60_000);
 
   it('reads a database of the schema before snapshots (the last step) as it is, and the next apply upgrades it', async () => {
-    const url = await cluster.createDatabase(`s${++databases}`);
+    const url = await cluster().createDatabase();
     const store = await runWithSnapshot(url, 3);
     // As the previous runner left it: no snapshot tables, the schema version before them.
     await withClient(url, (client) =>

@@ -9,7 +9,7 @@ import { replayRunRecords } from '../../src/state/backends/postgres/read-records
 import { SCHEMA_VERSION } from '../../src/state/backends/postgres/schema.js';
 import { parseStateUrl, redactUrls } from '../../src/state/backends/postgres/state-url.js';
 import type { OpenRunInput } from '../../src/state/state-store.js';
-import { pgAvailable, startPgCluster, type PgCluster } from '../pg-cluster.js';
+import { pgAvailable, usePgCluster } from '../pg-cluster.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -33,19 +33,16 @@ describe('state URL', () => {
 });
 
 describe.runIf(pgAvailable())('PostgreSQL state backend', () => {
-  let cluster: PgCluster;
+  const cluster = usePgCluster();
   let work: string;
-  let databases = 0;
-  beforeAll(async () => {
-    cluster = await startPgCluster();
+  beforeAll(() => {
     work = mkdtempSync(join(tmpdir(), 'runner-pg-state-'));
-  }, 60_000);
-  afterAll(async () => {
-    await cluster?.stop();
+  });
+  afterAll(() => {
     rmSync(work, { recursive: true, force: true });
   });
 
-  const freshUrl = () => cluster.createDatabase(`t${++databases}`);
+  const freshUrl = () => cluster().createDatabase();
   const address = (runId = 'r1'): OpenRunInput => ({
     manifestFile: join(work, 'm.yaml'),
     pipeline: 'p',
