@@ -93,9 +93,12 @@ export function streamJobs(loaded: LoadedManifest, context: ExpandContext): JobS
   const maxJobs = context.maxJobs ?? manifest.maxJobs ?? DEFAULT_MAX_JOBS;
   const issues = [...checkReservedNames(loaded), ...checkJobCount(loaded, maxJobs)];
   const ids = createJobIndex(loaded);
-  if (issues.some((issue) => issue.code === 'too-many-jobs')) {
-    return { jobs: (function* () {})(), issues, index: ids.index };
-  }
+  // A matrix that explodes is not expanded whole, but its other mistakes are still reported at once
+  // (#33.10): each entry expands a sample of its first combinations, at most maxJobs jobs in all, so
+  // the templates, ids and (in stage two) the catalog's checks still see every entry.
+  const sampleSize = issues.some((issue) => issue.code === 'too-many-jobs')
+    ? Math.max(1, Math.floor(maxJobs / Math.max(1, manifest.jobs.length)))
+    : undefined;
 
   const resolved = resolveVars(loaded, {
     env: context.env,
@@ -113,7 +116,7 @@ export function streamJobs(loaded: LoadedManifest, context: ExpandContext): JobS
         loaded,
         spec,
         specIndex,
-        { ...context, vars: resolved.vars },
+        { ...context, vars: resolved.vars, ...(sampleSize === undefined ? {} : { sampleSize }) },
         issues,
         (id, values) => ids.noteUnexpanded(id, specIndex, values),
       );
@@ -151,7 +154,8 @@ function* expandSpec(
   loaded: LoadedManifest,
   spec: JobSpec,
   specIndex: number,
-  context: ExpandContext & { vars: Record<string, VarValue> },
+  /** `sampleSize`: expand only the first combinations of the entry (a manifest over maxJobs). */
+  context: ExpandContext & { vars: Record<string, VarValue>; sampleSize?: number },
   issues: ValidationIssue[],
   /** Told the id of a job that rendered its id but failed another check: it still counts for duplicates. */
   noteUnexpanded: (id: string, matrixValues: MatrixCombination) => void,
@@ -173,7 +177,7 @@ function* expandSpec(
   }
   const locate = (path: YamlPath): SourceLocation => loaded.locate(path);
   const combinations: Iterable<IndexedCombination> = spec.matrix
-    ? iterateMatrix(spec.matrix)
+    ? takeFirst(iterateMatrix(spec.matrix), context.sampleSize)
     : [{ combination: {}, rawIndex: -1 }];
   const emptyMatrixIssue: ValidationIssue | undefined = spec.matrix && {
     severity: 'warning',
@@ -289,6 +293,15 @@ function* expandSpec(
         ? issue
         : { ...issue, message: `${issue.message} (and ${count - 1} more jobs of jobs[${specIndex}] alike)` },
     );
+  }
+}
+
+/** The first `count` items of `items`, or all of them when `count` is undefined. */
+function* takeFirst<T>(items: Iterable<T>, count: number | undefined): Generator<T, void, undefined> {
+  let taken = 0;
+  for (const item of items) {
+    if (count !== undefined && taken++ >= count) return;
+    yield item;
   }
 }
 

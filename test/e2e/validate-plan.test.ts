@@ -108,6 +108,30 @@ jobs:
     expect(result.stderr).toContain('3 errors, 0 warnings');
   });
 
+  it('reports the other mistakes of a manifest whose matrix explodes in the same run (#33.10)', async () => {
+    const file = join(dir, 'exploding.yaml');
+    await writeFile(
+      file,
+      `version: 1
+name: exploding
+maxJobs: 10
+defaults: { model: chatgpt-image-sangtao }
+jobs:
+  - id: "shot-{{ a }}-{{ b }}"
+    matrix: { a: [1, 2, 3, 4], b: [1, 2, 3, 4] }
+    prompt: A watercolor painting of a {{ colour }} lighthouse at dawn
+  - id: bad-param
+    prompt: A watercolor painting of a harbour at night over a calm sea
+    params: { dpi: 5000 }
+`,
+    );
+    const result = await runCli(['validate', file, '--catalog', catalogFile]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('too-many-jobs');
+    expect(result.stderr).toMatch(new RegExp(`${file}:8:\\d+ error .*undefined-variable`));
+    expect(result.stderr).toContain(`${file}:11:20 error [bad-param] invalid-param`);
+  });
+
   it('prints issues as JSON with --json', async () => {
     const file = join(dir, 'typo.yaml');
     await writeFile(

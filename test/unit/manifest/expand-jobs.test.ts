@@ -169,10 +169,31 @@ jobs:
   - { id: "x-{{ a }}-{{ b }}-{{ c }}", model: m, matrix: { a: ${values}, b: ${values}, c: ${values} } }
 `);
     const { jobs, issues } = expandJobs(loaded, context);
-    expect(jobs).toEqual([]);
+    // #33.10: only a sample of maxJobs jobs is expanded, for the other checks to see.
+    expect(jobs).toHaveLength(1000);
     expect(issues[0]?.message).toBe(
       'jobs[0] (id "x-{{ a }}-{{ b }}-{{ c }}") expands to 1000000000000 jobs (10000 a × 10000 b × 10000 c), more than maxJobs 1000',
     );
+  });
+
+  it('reports the other mistakes of a manifest whose matrix explodes, all at once (#33.10)', async () => {
+    const loaded = await loadInline(`version: 1
+name: explode
+maxJobs: 10
+jobs:
+  - id: "x-{{ a }}-{{ b }}"
+    model: m
+    prompt: "a {{ colour }} cat"
+    matrix: { a: [1, 2, 3, 4], b: [1, 2, 3, 4] }
+  - { id: "y-{{ p }}", model: m, matrix: { p: ["a/b"] } }
+`);
+    const { jobs, issues } = expandJobs(loaded, context);
+    expect(issues.map((issue) => issue.code).sort()).toEqual([
+      'too-many-jobs',
+      'undefined-variable',
+      'unsafe-id',
+    ]);
+    expect(jobs.length).toBeLessThanOrEqual(10);
   });
 
   it('warns when exclude removes every combination', async () => {
