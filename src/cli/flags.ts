@@ -30,6 +30,7 @@ export const GLOBAL_FLAGS_BY_COMMAND: Readonly<Record<string, readonly string[]>
   report: ['api-key-file'],
   // It talks to GitHub, not the service.
   comment: [],
+  help: [],
 };
 const ALWAYS = new Set(['no-color', 'color', 'help', 'h', 'version', 'v']);
 

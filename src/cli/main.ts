@@ -80,8 +80,14 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
         ? { ...section, body: tidyHelpOptions(cli.matchedCommand?.name, section.body) }
         : section,
     ),
-    { title: '', body: ENVIRONMENT_HELP },
-    { title: '', body: EXIT_CODE_HELP },
+    // The environment and exit codes are shown whole once, in `runner --help`; a command's help
+    // points to them (#33.13: ~40 lines repeated under every command's options).
+    ...(cli.matchedCommand === undefined
+      ? [
+          { title: '', body: ENVIRONMENT_HELP },
+          { title: '', body: EXIT_CODE_HELP },
+        ]
+      : [{ title: '', body: HELP_TOPICS_POINTER }]),
   ]);
   cli.version(readPackageInfo().version);
 
@@ -119,6 +125,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     for (const warning of ignored) output.err(`${output.style.yellow('warning')} ${warning}`);
     await cli.runMatchedCommand();
     if (pending === undefined) return ExitCode.Success;
+    if (pending.name === 'help') return await showHelp(pending.args[0], { cli, io, output });
     const entry = commands[pending.name];
     if (entry === undefined) throw new Error(`command ${pending.name} has no implementation`);
     const action = await entry.load();
@@ -145,10 +152,50 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
 const STATE_URL_HELP =
   'State in PostgreSQL, postgres://user@host:port/db (password from PGPASSWORD or ~/.pgpass; env RUNNER_STATE_URL)';
 
+/** The line a command's help ends with, in place of the environment and exit code tables. */
+const HELP_TOPICS_POINTER =
+  'Environment variables: `runner help environment`. Exit codes: `runner help exit-codes`.';
+
+/** `runner help` topics beside the commands' own help. */
+const HELP_TOPICS: Readonly<Record<string, string>> = {
+  environment: ENVIRONMENT_HELP,
+  'exit-codes': EXIT_CODE_HELP,
+};
+
+/**
+ * `runner help [topic]`: the general help, a command's help (as `runner <command> --help`), or a
+ * topic (`environment`, `exit-codes`). An unknown topic is a usage error naming the nearest one.
+ */
+async function showHelp(
+  topic: string | undefined,
+  { cli, io, output }: { cli: ReturnType<typeof cac>; io: CliIO; output: Output },
+): Promise<number> {
+  if (topic === undefined) {
+    cli.outputHelp();
+    return ExitCode.Success;
+  }
+  const text = HELP_TOPICS[topic];
+  if (text !== undefined) {
+    output.out(text);
+    return ExitCode.Success;
+  }
+  if (topic !== 'help' && topic in commands) return runCli([topic, '--help'], io);
+  const known = [...Object.keys(HELP_TOPICS), ...Object.keys(commands)];
+  const nearest = suggestClosest(topic, known);
+  throw new UsageError(`No help on \`${topic}\`.`, {
+    hint: `${nearest === undefined ? '' : `Did you mean \`runner help ${nearest}\`? `}Topics: ${Object.keys(HELP_TOPICS).join(', ')}; or a command: ${Object.keys(commands).join(', ')}.`,
+  });
+}
+
 function declareCommands(
   cli: ReturnType<typeof cac>,
   capture: (name: string) => (...args: unknown[]) => void,
 ): void {
+  cli
+    .command('help [topic]', 'Show help: of a command, or of a topic (environment, exit-codes)')
+    .example('runner help exit-codes')
+    .action(capture('help'));
+
   cli
     .command('models', "List the model catalog: each model's input form, bounds, defaults and cost")
     .option('--category <category>', 'Only models of this category (image, video, voiceovervideo, ...)')

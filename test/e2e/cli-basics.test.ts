@@ -28,6 +28,26 @@ describe('runner CLI basics (built binary)', () => {
     expect(result.stdout).toContain('--resend-uncertain');
   });
 
+  it("keeps the environment and exit codes out of a command's help, in `runner help TOPIC` (#33.13)", async () => {
+    const apply = await runCli(['apply', '--help']);
+    expect(apply.stdout).not.toContain('130  interrupted');
+    expect(apply.stdout).not.toContain('RUNNER_STATE_URL    state in PostgreSQL');
+    expect(apply.stdout).toContain('`runner help environment`');
+    expect(apply.stdout).toContain('`runner help exit-codes`');
+    const codes = await runCli(['help', 'exit-codes']);
+    expect(codes.code).toBe(0);
+    expect(codes.stdout).toContain('130  interrupted');
+    const environment = await runCli(['help', 'environment']);
+    expect(environment.code).toBe(0);
+    expect(environment.stdout).toContain('RUNNER_STATE_URL');
+    const status = await runCli(['help', 'status']);
+    expect(status.code).toBe(0);
+    expect(status.stdout).toBe((await runCli(['status', '--help'])).stdout);
+    const typo = await runCli(['help', 'exitcodes']);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain('Did you mean `runner help exit-codes`?');
+  });
+
   it('prints the version from package.json', async () => {
     const result = await runCli(['--version']);
     expect(result.code).toBe(0);
