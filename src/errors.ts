@@ -40,6 +40,8 @@ export type ErrorCode =
   | 'STATE_NOT_FOUND'
   /** The state database (`--state postgres://…`) cannot be reached, or its connection was lost. */
   | 'STATE_UNREACHABLE'
+  /** The results store (an output folder, an S3 bucket) cannot be read or written. */
+  | 'RESULTS_UNREACHABLE'
   /** Ctrl-C / SIGTERM. */
   | 'INTERRUPTED'
   /** A bug: asks to be reported. */
