@@ -72,6 +72,24 @@ export type ExecuteFlags = Pick<
  * Apply's options to executor options. Against the simulator (`--simulate`) every duration of the polling
  * policy is scaled like the simulator's clock, so the demo shows the real policy, only faster.
  */
+/**
+ * apply's default timing against a service whose durations are multiplied by `timeScale` (a
+ * simulator's): polls, the first poll and the job deadline scaled alike. `--simulate` runs with it;
+ * `runner simulate` prints it as flags, so an apply against a served simulator polls at its pace.
+ */
+export function scaledTiming(timeScale: number): {
+  pollIntervalMs: [number, number];
+  firstPollMs: number;
+  jobDeadlineMs: number;
+} {
+  const scale = (ms: number) => Math.max(1, Math.round(ms * timeScale));
+  return {
+    pollIntervalMs: [scale(3000), scale(5000)],
+    firstPollMs: scale(10_000),
+    jobDeadlineMs: scale(900_000),
+  };
+}
+
 export function readExecuteOptions(
   ctx: OutputContext,
   options: ExecuteFlags,
@@ -91,13 +109,14 @@ export function readExecuteOptions(
   },
 ): ExecuteOptions & { outputDir?: string } {
   const scale = (ms: number) => Math.max(1, Math.round(ms * run.timeScale));
+  const timing = scaledTiming(run.timeScale);
   const { concurrency, jobDeadlineSeconds: deadlineSeconds } = options;
   const executeOptions: ExecuteOptions & { outputDir?: string } = {
     runId: run.runId,
     concurrency,
     pollIntervalMs:
-      options.pollIntervalMs === undefined ? [scale(3000), scale(5000)] : [...options.pollIntervalMs],
-    jobDeadlineMs: deadlineSeconds === undefined ? scale(900_000) : deadlineSeconds * 1000,
+      options.pollIntervalMs === undefined ? timing.pollIntervalMs : [...options.pollIntervalMs],
+    jobDeadlineMs: deadlineSeconds === undefined ? timing.jobDeadlineMs : deadlineSeconds * 1000,
     idempotencyWindowMs: scale(270_000),
     onUncertain: options.resendUncertain ? 'resend' : 'skip',
     retryFailed: options.retryFailed,
@@ -115,7 +134,7 @@ export function readExecuteOptions(
   };
   const firstPoll = options.firstPollMs;
   if (firstPoll !== undefined) executeOptions.firstPollAfterMs = firstPoll;
-  else if (run.timeScale !== 1) executeOptions.firstPollAfterMs = scale(10_000);
+  else if (run.timeScale !== 1) executeOptions.firstPollAfterMs = timing.firstPollMs;
   if (run.maxCredits !== undefined) executeOptions.maxCredits = run.maxCredits;
   if (run.runJobs !== undefined) executeOptions.runJobs = run.runJobs;
   // Set with --no-download too: the results index and the report go there, and the run records it.

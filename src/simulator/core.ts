@@ -50,7 +50,8 @@ export interface SimulatorCore {
   uploads: UploadStore;
   faults: FaultInjector;
   /** Prompts of every job created so far (for `[[fail-once:KIND]]`). */
-  seenPrompts: Set<string>;
+  /** How many jobs were created with each prompt: a regenerated prompt is drawn anew. */
+  seenPrompts: Map<string, number>;
   random: Random;
   nextJobId(): string;
   /** Left of {@link Simulator.rateLimitNext}: answers still to refuse with 429, and their `Retry-After`. */
@@ -130,7 +131,7 @@ export function createSimulatorCore(input: SimulatorOptions): SimulatorCore {
       () => `up${String(++uploadCounter).padStart(4, '0')}${randomHex(random, 8)}`,
     ),
     faults: createFaultInjector(options.seed, input.faults),
-    seenPrompts: new Set(),
+    seenPrompts: new Map(),
     random,
     rateLimit: { remaining: 0, retryAfterSeconds: 1 },
     nextJobId: () => `job_${String(++jobCounter).padStart(5, '0')}_${randomHex(random, 10)}`,

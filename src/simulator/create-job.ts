@@ -127,14 +127,16 @@ export function handleCreate(core: SimulatorCore, endpoint: CreateEndpoint, body
 
   const jobId = core.nextJobId();
   const prompt = typeof body.prompt === 'string' ? body.prompt : undefined;
-  const promptSeenBefore = prompt !== undefined && core.seenPrompts.has(prompt);
-  if (prompt !== undefined) core.seenPrompts.add(prompt);
+  const generation = prompt === undefined ? 0 : (core.seenPrompts.get(prompt) ?? 0);
+  const promptSeenBefore = generation > 0;
+  if (prompt !== undefined) core.seenPrompts.set(prompt, generation + 1);
   const runningStatus = findRunningStatus(prompt);
   const job: SimJob = {
     jobId,
     kind: endpoint.kind,
     model: model.slug,
     prompt,
+    ...(generation > 0 ? { generation } : {}),
     payload: Object.fromEntries(Object.entries(body).filter(([field]) => field !== 'idempotencyKey')),
     resultExt: isImage ? (body.format === 'jpeg' ? 'jpeg' : 'png') : 'mp4',
     ...(typeof body.aspectRatio === 'string' ? { aspectRatio: body.aspectRatio } : {}),

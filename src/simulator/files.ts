@@ -34,7 +34,7 @@ export function resolveOwnFile(
   if (job?.state !== 'complete' || job.outcome.type !== 'complete') return undefined;
   if (ext !== job.resultExt || index < 1 || index > job.outcome.imageCount) return undefined;
   const label = `${core.options.seed}/${job.jobId}/${index}`;
-  const image = { label, prompt: job.prompt, aspectRatio: job.aspectRatio };
+  const image = { label, prompt: job.prompt, aspectRatio: job.aspectRatio, generation: job.generation };
   const bytes = ext === 'png' ? renderPng(image) : ext === 'jpeg' ? renderJpeg(image) : renderMp4(image);
   return { bytes, contentType: CONTENT_TYPES[ext] };
 }

@@ -14,6 +14,8 @@ export interface SimJob {
   kind: string;
   model: string;
   prompt: string | undefined;
+  /** How many jobs were created with this prompt before this one (absent: none): its picture differs. */
+  generation?: number;
   /** The create's body without its `idempotencyKey`, as the job listing shows it. */
   payload?: Record<string, unknown>;
   /** The image param `aspectRatio`, for the shape of the placeholder results. */

@@ -13,6 +13,11 @@ export interface Placeholder {
   prompt?: string | undefined;
   /** `"16:9"`, `"1:1"`, … (the image endpoint's param); square when absent or not W:H. */
   aspectRatio?: string | undefined;
+  /**
+   * How many times the prompt was generated before: a regenerated job (a reviewer's reject) gets
+   * other colours and pattern, as a real model draws another picture. Absent or 0: the first.
+   */
+  generation?: number | undefined;
 }
 
 /** The long side of a placeholder, in pixels: big enough to see, small enough to stay cheap. */
@@ -39,7 +44,8 @@ export function createPainter(
   width: number,
   height: number,
 ): (x: number, y: number) => Rgb {
-  const hash = hashString(input.prompt ?? input.label);
+  const source = input.prompt ?? input.label;
+  const hash = hashString(input.generation ? `${source}\u0000${input.generation}` : source);
   const hue = hash % 360;
   const back = hslToRgb(hue, 0.55, 0.55);
   const front = hslToRgb((hue + 150 + ((hash >>> 9) % 60)) % 360, 0.6, 0.3);

@@ -1,5 +1,8 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { binPath, cliEnv, runCli } from './run-cli.js';
 
@@ -35,6 +38,21 @@ describe('runner simulate (built binary)', () => {
       requests: Record<string, number>;
     };
     expect(stats.requests['GET /account/balance']).toBe(1);
+
+    // #33.16: the flags that poll it at its pace, as --simulate polls its own (first poll 10 s x 0.01).
+    const flags = /Poll at its pace: runner apply FILE (.+)/.exec(stdout)?.[1];
+    expect(flags).toBe('--first-poll 100 --poll-interval 30-50 --job-deadline 9');
+    const dir = await mkdtemp(join(tmpdir(), 'runner-simulate-'));
+    const manifest = join(dir, 'one.yaml');
+    await writeFile(
+      manifest,
+      'version: 1\nname: one\njobs:\n  - id: a\n    kind: image\n    model: chatgpt-image-sangtao\n    prompt: A watercolor painting of a lighthouse at dawn over a calm sea\n',
+    );
+    const apply = await runCli(['apply', manifest, '--yes', ...flags!.split(' ')], {
+      env: { MEDIAGEN_BASE_URL: baseUrl, MEDIAGEN_API_KEY: 'sim-key-0000' },
+      cwd: dir,
+    });
+    expect(apply.code).toBe(0);
 
     child.kill('SIGINT');
     const [code] = (await once(child, 'exit')) as [number | null];

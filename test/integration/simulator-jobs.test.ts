@@ -1,3 +1,4 @@
+import { inflateSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FAILURE_KINDS } from '../../src/service/types.js';
 import {
@@ -80,6 +81,24 @@ describe('simulator: lifecycle and concurrency', () => {
     expect(jpegBytes.headers['content-type']).toBe('image/jpeg');
     expect([...jpegBytes.bytes.subarray(0, 2)]).toEqual([0xff, 0xd8]);
     expect((await h.raw('GET', `${new URL(h.sim.baseUrl).origin}/__results/nope/1.png`)).status).toBe(404);
+  });
+
+  it('draws a regenerated prompt anew: a second job of one prompt has other pixels (#33.16)', async () => {
+    const h = await startHarness();
+    const pixelsOf = (png: Buffer) => {
+      const idat = png.indexOf('IDAT');
+      return inflateSync(png.subarray(idat + 4, idat + 4 + png.readUInt32BE(idat - 4)));
+    };
+    const first = await h.waitForEnd((await createImage(h)).json.data.jobId);
+    const again = await h.waitForEnd((await createImage(h)).json.data.jobId);
+    const other = await h.waitForEnd(
+      (await createImage(h, { prompt: `${LONG_PROMPT}, at dusk` })).json.data.jobId,
+    );
+    const [a, b, c] = await Promise.all(
+      [first, again, other].map(async (job) => pixelsOf((await h.raw('GET', job.resultUrl)).bytes)),
+    );
+    expect(a!.equals(b!)).toBe(false);
+    expect(a!.equals(c!)).toBe(false);
   });
 
   it('yields two images for about one job in ten, deterministically for a seed', async () => {

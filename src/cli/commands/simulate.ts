@@ -3,6 +3,7 @@ import { UsageError } from '../../errors.js';
 import type { FaultOptions } from '../../simulator/types.js';
 import type { CommandContext } from '../../app/context.js';
 import type { Outcome } from '../../app/outcome.js';
+import { scaledTiming } from '../../app/apply-options.js';
 import { parseNumberOption, parseStringOption } from '../parse/values.js';
 
 const FAULT_NAMES: Record<string, keyof FaultOptions> = {
@@ -30,6 +31,13 @@ export function parseFaultSpec(spec: string): FaultOptions {
     faults[key] = rate;
   }
   return faults;
+}
+
+/** The apply flags that poll a simulator of time scale `timeScale` as `--simulate` polls its own. */
+export function timingFlags(timeScale: number): string {
+  const { firstPollMs, pollIntervalMs, jobDeadlineMs } = scaledTiming(timeScale);
+  const [low, high] = pollIntervalMs;
+  return `--first-poll ${firstPollMs} --poll-interval ${low}-${high} --job-deadline ${Math.max(1, Math.ceil(jobDeadlineMs / 1000))}`;
 }
 
 export async function runSimulate(
@@ -76,6 +84,8 @@ export async function runSimulate(
   ctx.output.out(
     `Use it with:\n  export MEDIAGEN_BASE_URL=${simulator.baseUrl}\n  export MEDIAGEN_API_KEY=${apiKey}\nStats: ${simulator.baseUrl.replace(/\/api\/v2$/, '')}/__sim/stats   Stop: Ctrl-C`,
   );
+  // apply polls at the real service's pace (a first poll after 10 s) unless told the scale (#33.16).
+  if (timeScale !== 1) ctx.output.out(`Poll at its pace: runner apply FILE ${timingFlags(timeScale)}`);
   await Promise.race([once(process, 'SIGINT'), once(process, 'SIGTERM')]);
   await simulator.close();
   ctx.output.err('Simulator stopped.');
