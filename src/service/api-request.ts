@@ -8,7 +8,6 @@ import { capText } from './cap-text.js';
 import {
   createHttpError,
   NetworkError,
-  scrubSecrets,
   UnexpectedResponseError,
   type RequestContext,
   type ServiceAnswer,
@@ -23,7 +22,8 @@ import type { ClientEvent } from './service-client.js';
 export interface ApiRequestDeps {
   http: Http;
   /** The keys to take out of error texts (the API key, and the legacy key once read). */
-  secrets: () => readonly string[];
+  /** Takes the account's keys out of a service text, in every form (see `createSecretRedactor`). */
+  redactText: (text: string) => string;
   clock: Clock;
   random: () => number;
   retry: RetryOptions;
@@ -136,7 +136,7 @@ function sendWithRetry(
           status: response.status,
           durationMs: deps.clock.now() - startedAt,
         });
-        return readEnvelope(response, text, context, deps.secrets());
+        return readEnvelope(response, text, context, deps.redactText);
       },
     );
   });
@@ -146,7 +146,7 @@ function readEnvelope(
   response: HttpResponse,
   text: string,
   context: RequestContext,
-  secrets: readonly string[],
+  redactText: (text: string) => string,
 ): unknown {
   const ok = response.status >= 200 && response.status < 300;
   let parsed: unknown;
@@ -162,7 +162,7 @@ function readEnvelope(
     }
     parsed = undefined;
   }
-  const answer = readAnswer(response, parsed, secrets);
+  const answer = readAnswer(response, parsed, redactText);
   if (!ok) throw createHttpError(context, answer);
 
   const check = checkSchema<{ success: boolean; data?: unknown }>('envelope', parsed, 'body');
@@ -175,17 +175,21 @@ function readEnvelope(
 const MAX_MESSAGE_LENGTH = 500;
 
 /** The envelope's error fields read leniently: an error page without JSON still maps by status. */
-function readAnswer(response: HttpResponse, parsed: unknown, secrets: readonly string[]): ServiceAnswer {
+function readAnswer(
+  response: HttpResponse,
+  parsed: unknown,
+  redactText: (text: string) => string,
+): ServiceAnswer {
   const answer: ServiceAnswer = { status: response.status };
   const retryAfter = readHeader(response, 'retry-after');
   if (retryAfter !== undefined) answer.retryAfter = retryAfter;
   if (parsed !== null && typeof parsed === 'object') {
     const { error, errorCode } = parsed as { error?: unknown; errorCode?: unknown };
     if (typeof errorCode === 'string' && errorCode !== '')
-      answer.errorCode = capText(scrubSecrets(errorCode, secrets), 200);
+      answer.errorCode = capText(redactText(errorCode), 200);
     if (typeof error === 'string' && error !== '') {
       // Before capping: a cap in the middle of a key would leave part of it.
-      const scrubbed = scrubSecrets(error, secrets);
+      const scrubbed = redactText(error);
       answer.serviceMessage = capText(scrubbed, MAX_MESSAGE_LENGTH);
     }
   }

@@ -83,7 +83,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
   let clockOffsetMs: number | undefined;
   const deps: ApiRequestDeps = {
     http,
-    secrets: redactor.secrets,
+    redactText: redactor.redactText,
     onServiceDate: (serviceMs, sentAt, answeredAt) => {
       clockOffsetMs = serviceMs + 500 - (sentAt + answeredAt) / 2;
     },

@@ -187,12 +187,3 @@ export function createHttpError(context: RequestContext, answer: ServiceAnswer):
       (answer.serviceMessage === undefined ? '' : `: "${answer.serviceMessage}"`),
   );
 }
-
-/** Replaces every occurrence of each secret in `text`. */
-export function scrubSecrets(text: string, secrets: readonly string[]): string {
-  let result = text;
-  for (const secret of secrets) {
-    if (secret.length >= 4) result = result.split(secret).join('[REDACTED]');
-  }
-  return result;
-}

@@ -8,6 +8,7 @@
  * process's memory only, under its redacted form, for the download. It is never written anywhere; after
  * a restart the job is polled again for a fresh URL (see the client's `downloadFile`).
  */
+import { createSecretMatcher, type SecretMatcher } from '../redact-secrets.js';
 import { REDACTED } from '../redacted.js';
 import { ServiceError } from './errors.js';
 
@@ -19,7 +20,10 @@ export interface SecretRedactor {
   addSecret: (value: unknown) => void;
   /** Every secret known so far. */
   secrets: () => readonly string[];
-  /** `text` with each secret replaced by `[REDACTED]`. */
+  /**
+   * `text` with each secret replaced by `[REDACTED]`, in every form a text can carry it in (encoded,
+   * escaped, in any letter case, in base64: see `createSecretMatcher`).
+   */
   redactText: (text: string) => string;
   /**
    * A copy of `value` with each secret inside its strings (deep: lists and maps) replaced; the same
@@ -40,6 +44,7 @@ export function isRedactedUrl(url: string): boolean {
 /** A redactor that knows `apiKey` (the `X-Api-Key` value) from the start. */
 export function createSecretRedactor(apiKey: string): SecretRedactor {
   const secrets: string[] = [];
+  let matcher: SecretMatcher = (text) => text;
   const realUrls = new Map<string, string>();
 
   function addSecret(value: unknown): void {
@@ -47,17 +52,11 @@ export function createSecretRedactor(apiKey: string): SecretRedactor {
     const secret = value.trim();
     if (secret.length < MIN_SECRET_LENGTH || secrets.includes(secret)) return;
     secrets.push(secret);
-    // A URL carries a key percent-encoded when it holds characters such as `+` or `/`.
-    const encoded = encodeURIComponent(secret);
-    if (encoded !== secret) secrets.push(encoded);
-    // Longest first: a key that contains another is replaced whole.
-    secrets.sort((a, b) => b.length - a.length);
+    matcher = createSecretMatcher(secrets);
   }
 
   function redactText(text: string): string {
-    let result = text;
-    for (const secret of secrets) if (result.includes(secret)) result = result.split(secret).join(REDACTED);
-    return result;
+    return matcher(text);
   }
 
   function redactString(text: string): string {

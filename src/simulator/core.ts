@@ -32,7 +32,7 @@ export interface ResolvedOptions {
   dialect: Dialect;
   hostile: HostileOptions;
   jobListing: boolean;
-  echoApiKey: boolean;
+  echoApiKey: boolean | 'every-encoding';
   clockOffsetMs: number;
 }
 

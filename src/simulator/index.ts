@@ -10,3 +10,4 @@ export type {
   SimulatorStats,
 } from './types.js';
 export { describeDialectSpec, parseDialectSpec, parseHostileSpec } from './dialect.js';
+export { keyEncodings } from './echo-key.js';

@@ -66,9 +66,12 @@ export interface SimulatorOptions {
   clock?: Pick<Clock, 'now'>;
   /**
    * A careless service (issue #24.6): every error text ends with the API key and the legacy key, and
-   * result URLs carry the API key in their path (served only so). @default false
+   * result URLs carry the API key in their path (served only so). `every-encoding` (issue #32.2): each
+   * key is echoed in every form of {@link keyEncodings} (lower-case percent, every byte percent-encoded,
+   * HTML entities, JSON `\u` escapes, base64), and result URLs carry it with lower-case `%2b`.
+   * @default false
    */
-  echoApiKey?: boolean;
+  echoApiKey?: boolean | 'every-encoding';
   /** Answer shapes beyond the spec (api-notes); absent: the spec's shapes. */
   dialect?: Dialect;
   /** Huge and slow answers; absent: none. */

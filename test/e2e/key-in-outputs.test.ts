@@ -1,7 +1,7 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator } from '../../src/simulator/index.js';
+import { keyEncodings, startSimulator } from '../../src/simulator/index.js';
 import type { Simulator } from '../../src/simulator/types.js';
 import { listFilesDeep, makeWorkDir } from './apply-fixtures.js';
 import { runCli } from './run-cli.js';
@@ -205,5 +205,109 @@ jobs:
     expect(simulator.stats().requests['GET /jobs/{jobId}'] ?? 0).toBeGreaterThan(polls);
     expect(simulator.stats().jobsCreated).toBe(createdBefore + 1);
     expect(first.stdout + first.stderr + second.stdout + second.stderr).not.toContain(MARKER);
+  });
+});
+
+/**
+ * Issue #32.2: a service that echoes both keys in every encoding (lower-case `%2b` as .NET writes it,
+ * every byte percent-encoded, HTML entities, JSON `\u` escapes, base64) and builds the API key into
+ * result URLs with lower-case `%2b`. No output holds any form of either key.
+ */
+describe('keys echoed in every encoding', () => {
+  const apiKey = 'sk-ENCCHECK+api/5e1d0c9b7a2f4e83';
+  const legacyKey = 'legacy-ENCCHECK+7c2a/90d4e61b35f8';
+  let simulator: Simulator;
+  let dir: string;
+  beforeAll(async () => {
+    simulator = await startSimulator({
+      timeScale: TIME_SCALE,
+      seed: 12,
+      apiKey,
+      legacyApiKey: legacyKey,
+      echoApiKey: 'every-encoding',
+      faults: { rateLimit: 0.15, retryAfterSeconds: 0 },
+    });
+    dir = await makeWorkDir('key-encodings');
+  });
+  afterAll(async () => {
+    await simulator.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  /** Each form of each key found in `text`, also once JSON's `\\` and HTML's `&amp;` are undone. */
+  function findForms(text: string): string[] {
+    const views = [text, text.replaceAll('\\\\', '\\'), text.replaceAll('&amp;', '&')];
+    const found: string[] = [];
+    for (const [label, key] of Object.entries({ api: apiKey, legacy: legacyKey })) {
+      for (const [name, form] of Object.entries(keyEncodings(key))) {
+        if (views.some((view) => view.toLowerCase().includes(form.toLowerCase())))
+          found.push(`${label} ${name}`);
+      }
+    }
+    if (views.some((view) => view.toUpperCase().includes('ENCCHECK'))) found.push('marker');
+    return found;
+  }
+
+  it('reach no file, log, report or output of apply, status and report', async () => {
+    const file = join(dir, 'pipeline.yaml');
+    await writeFile(
+      file,
+      `version: 1
+name: key-encodings
+defaults:
+  kind: image
+  model: chatgpt-image-sangtao
+jobs:
+  - id: "shot-{{ n }}"
+    matrix: { n: [1, 2] }
+    prompt: A detailed studio photograph of coffee cup number {{ n }} on a marble counter
+  - id: refused
+    prompt: A detailed studio photograph of a teapot on a marble counter [[fail:CONTENT_REJECTED]]
+`,
+    );
+    const env = {
+      MEDIAGEN_BASE_URL: simulator.baseUrl,
+      MEDIAGEN_API_KEY: apiKey,
+      GITHUB_STEP_SUMMARY: join(dir, 'step-summary.md'),
+    };
+    const stateDir = join(dir, 'state');
+    const apply = await runCli(
+      [
+        'apply',
+        file,
+        ...FAST,
+        '--state-dir',
+        stateDir,
+        '--output',
+        join(dir, 'out'),
+        '--log-file',
+        join(dir, 'apply.log'),
+        '--junit',
+        join(dir, 'junit.xml'),
+        '--report',
+        join(dir, 'report.html'),
+      ],
+      { env },
+    );
+    expect(apply.code, apply.stderr).toBe(1);
+    expect(apply.stderr).toContain('CONTENT_REJECTED');
+    const status = await runCli(['status', file, '--state-dir', stateDir], { env });
+    const report = await runCli(['report', file, '--state-dir', stateDir, '--out', join(dir, 'again.html')], {
+      env,
+    });
+    const files = await listFilesDeep(dir);
+    expect(files.filter((path) => path.endsWith('.png'))).toHaveLength(2);
+    const leaks: string[] = [];
+    for (const path of files) {
+      for (const form of findForms((await readFile(path)).toString('latin1'))) leaks.push(`${path}: ${form}`);
+    }
+    for (const [label, result] of Object.entries({ apply, status, report })) {
+      for (const form of findForms(result.stdout + result.stderr)) leaks.push(`${label}: ${form}`);
+    }
+    expect(leaks).toEqual([]);
+    // The echoes did happen: the failed job's text and the result URLs were redacted.
+    const journal = await readFile(files.find((path) => path.endsWith('journal.jsonl')) ?? '', 'utf8');
+    expect(journal).toContain('/__results/k/[REDACTED]/');
+    expect(journal).toContain('[REDACTED]');
   });
 });
