@@ -12,7 +12,14 @@ export function diffDataOption(
   now: () => Date = () => new Date(),
 ): Pick<CostOptions, 'diffData'> {
   if (!options.diffData) return {};
-  return { diffData: { catalogOrigin: catalogOrigin(ctx, options.catalogFile, now) } };
+  const origin = catalogOrigin(ctx, options.catalogFile, now);
+  const { catalogFallbackFor } = options;
+  return {
+    diffData: {
+      catalogOrigin:
+        catalogFallbackFor === undefined ? origin : { ...origin, fallbackFor: catalogFallbackFor },
+    },
+  };
 }
 
 /** Whether the report is one `runner diff` may read, and the `--catalog` it was priced with. */
@@ -20,6 +27,8 @@ export interface DiffDataOptions {
   /** `--format json` or `--compare-to`: keep the parts the diff reads. */
   diffData: boolean;
   catalogFile?: string;
+  /** The `--catalog` file that was missing, when `catalogFile` is its `--catalog-fallback`. */
+  catalogFallbackFor?: string;
 }
 
 function catalogOrigin(

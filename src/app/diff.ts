@@ -36,6 +36,12 @@ export async function diffPlanFiles(input: DiffFilesInput): Promise<DiffOutcome>
 
 /** The diff of two sides already read, with its guardrails (also `runner plan --compare-to`'s). */
 export function diffSides(base: DiffSide, head: DiffSide, limits: GuardrailLimits): DiffOutcome {
+  if (base.plans.length === 0 && head.plans.length === 0) {
+    // One empty side is the first (or last) pull request; two are a glob that matches nothing anywhere.
+    throw new RunnerError('INVALID_INPUT', `${base.file} and ${head.file}: neither side has a manifest`, {
+      hint: 'check the manifests given to `runner plan` (a folder or glob that matches nothing on both sides)',
+    });
+  }
   const diff = computeCostDiff(base, head);
   diff.guardrails = checkGuardrails(diff, limits);
   return {

@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { appendFile, open, readdir, readFile } from 'node:fs/promises';
+import { access, appendFile, open, readdir, readFile } from 'node:fs/promises';
 
 import { PRIVATE_FILE_MODE } from '../file-modes.js';
 import { explainLinkError, WRITE_NO_FOLLOW } from '../no-follow.js';
@@ -16,6 +16,7 @@ import type { Model } from '../service/types.js';
 import { createStyle } from '../text-style.js';
 import type { CommandContext } from './context.js';
 import { planByStreaming } from './plan-stream.js';
+import type { DiffDataOptions } from './catalog-origin.js';
 import { refuseSavedPlanAsManifest } from './saved-plan-io.js';
 import type { PlanEffects, PlanFormat } from './plan.js';
 import type { Outcome } from './outcome.js';
@@ -40,6 +41,10 @@ export interface PlanManyOptions extends RunPlanOptions {
   out?: string;
   /** `--offline`: no service (needs `--catalog`). */
   offline: boolean;
+  /** `--allow-empty`: a glob matching nothing (or a missing named manifest) is a side with no manifests. */
+  allowEmpty: boolean;
+  /** `--catalog-fallback FILE`: the catalog to price with when the `--catalog` file does not exist. */
+  catalogFallback?: string;
   /** `--format json` or `--compare-to`: keep the parts `runner diff` reads in each report. */
   diffData: boolean;
 }
@@ -58,8 +63,20 @@ export async function runPlanMany(
   effects: PlanManyEffects,
 ): Promise<Outcome> {
   const { compareTo, limits, format, offline } = options;
-  const files = await expandManifestArgs(args, (dir) => readdir(dir));
+  const { files, unmatched } = await expandManifestArgs(args, {
+    readdir: (dir) => readdir(dir),
+    exists: (file) =>
+      access(file).then(
+        () => true,
+        () => false,
+      ),
+    allowEmpty: options.allowEmpty,
+  });
+  for (const arg of unmatched) {
+    ctx.output.err(`note: ${arg}: no manifest here; planned as a side without it (--allow-empty)`);
+  }
   for (const file of files) await refuseSavedPlanAsManifest(file, 'plan');
+  const planOptions = files.length === 0 ? options : await withCatalogFallback(ctx, options);
   // The base is read before anything is asked of the service: a wrong file fails at once.
   const base =
     compareTo === undefined ? undefined : await readSide(compareTo, (file) => readFile(file, 'utf8'));
@@ -73,7 +90,7 @@ export async function runPlanMany(
       return catalog;
     };
     const planned = await planManifests(files, async (file): Promise<PlannedManifest> => {
-      const outcome = await planByStreaming(ctx, file, options, fetchCatalog, connection?.client);
+      const outcome = await planByStreaming(ctx, file, planOptions, fetchCatalog, connection?.client);
       if (outcome.ok === true) return { file, ok: true, report: outcome.report };
       if (outcome.ok === false) return { file, ok: false, issues: outcome.issues };
       // A manifest that does not load: its issues, as `runner plan FILE` reports them.
@@ -102,6 +119,28 @@ export async function runPlanMany(
   } finally {
     await connection?.close();
   }
+}
+
+/**
+ * `--catalog-fallback`: when the `--catalog` file does not exist in this tree (the base commit of the
+ * pull request that commits the first `catalog.json`), the fallback prices the plans, and each report
+ * records the file it stood in for (`catalog.fallbackFor`), so the diff says so.
+ */
+async function withCatalogFallback(
+  ctx: CommandContext,
+  options: PlanManyOptions,
+): Promise<PlanManyOptions & DiffDataOptions> {
+  const { catalogFile, catalogFallback } = options;
+  if (catalogFile === undefined || catalogFallback === undefined) return options;
+  const missing = await access(catalogFile).then(
+    () => false,
+    (error: NodeJS.ErrnoException) => error.code === 'ENOENT',
+  );
+  if (!missing) return options;
+  ctx.output.err(
+    `note: ${catalogFile} does not exist here; priced with ${catalogFallback} (--catalog-fallback)`,
+  );
+  return { ...options, catalogFile: catalogFallback, catalogFallbackFor: catalogFile };
 }
 
 async function emitPlanSet(

@@ -22,19 +22,41 @@ export async function planManifests(
   return planned;
 }
 
+/** How {@link expandManifestArgs} reads the disk, and whether nothing may match. */
+export interface ExpandManifestOptions {
+  /** The names in a folder (a folder that does not exist reads as empty). */
+  readdir: (dir: string) => Promise<string[]>;
+  /** Whether a named manifest exists; asked only with `allowEmpty`. */
+  exists: (file: string) => Promise<boolean>;
+  /**
+   * `plan --allow-empty`: a glob that matches nothing, or a named manifest that does not exist, is a
+   * side with no manifests (the base of the pull request that adds the first ones), not an error.
+   */
+  allowEmpty: boolean;
+}
+
+/** What the manifest arguments name: the files found, and the arguments that named none (`allowEmpty`). */
+export interface ExpandedManifestArgs {
+  files: string[];
+  unmatched: string[];
+}
+
 /**
  * The manifest arguments with globs expanded: `*` and `?` in the last path part (a shell expands an
  * unquoted glob itself; a quoted one, as CI files write it, is expanded here), matches sorted by
- * name, each file once. A glob that matches nothing is an `INVALID_INPUT` error naming it.
+ * name, each file once. A glob that matches nothing is an `INVALID_INPUT` error naming it (a typo
+ * helps no one as an empty report), unless `allowEmpty`.
  */
 export async function expandManifestArgs(
   args: readonly string[],
-  readdir: (dir: string) => Promise<string[]>,
-): Promise<string[]> {
+  { readdir, exists, allowEmpty }: ExpandManifestOptions,
+): Promise<ExpandedManifestArgs> {
   const files: string[] = [];
+  const unmatched: string[] = [];
   for (const arg of args) {
     if (!/[*?]/.test(arg)) {
-      files.push(arg);
+      if (allowEmpty && !(await exists(arg))) unmatched.push(arg);
+      else files.push(arg);
       continue;
     }
     const dir = dirname(arg);
@@ -49,11 +71,17 @@ export async function expandManifestArgs(
       .filter((name) => pattern.test(name))
       .sort();
     if (names.length === 0) {
-      throw new RunnerError('INVALID_INPUT', `${arg}: no manifest matches this glob`);
+      if (allowEmpty) {
+        unmatched.push(arg);
+        continue;
+      }
+      throw new RunnerError('INVALID_INPUT', `${arg}: no manifest matches this glob`, {
+        hint: 'check the folder and the pattern; for the base of a pull request that adds the first manifests, `--allow-empty` plans it as a side with none',
+      });
     }
     files.push(...names.map((name) => (dir === '.' && !arg.startsWith('./') ? name : join(dir, name))));
   }
-  return [...new Set(files)];
+  return { files: [...new Set(files)], unmatched };
 }
 
 /** The sum of several plans: credits per run, and per month over the manifests with a schedule. */

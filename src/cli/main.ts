@@ -260,6 +260,14 @@ function declareCommands(
       'With --compare-to: exit 3 when the change adds more credits than this',
     )
     .option('--fail-on-increase-percent <n>', 'With --compare-to: exit 3 when the change adds more than n %')
+    .option(
+      '--allow-empty',
+      'A glob that matches nothing (or a missing manifest) is a side with no manifests, not an error: the base of the first pull request',
+    )
+    .option(
+      '--catalog-fallback <file>',
+      'Price with this catalog when the --catalog file does not exist here (the base commit before catalog.json)',
+    )
     .example('runner plan pipelines/nightly-social.yaml --format markdown --out plan.md')
     .example("runner plan 'pipelines/*.yaml' --format json --out base.json")
     .example("runner plan 'pipelines/*.yaml' --compare-to base.json --fail-on-increase-percent 20")

@@ -241,6 +241,7 @@ function catalogSource(catalog: PlanCatalog | undefined): CatalogSource {
   return {
     source: catalog.source,
     ...(catalog.path === undefined ? {} : { path: catalog.path }),
+    ...(catalog.fallbackFor === undefined ? {} : { fallbackFor: catalog.fallbackFor }),
     ...(catalog.fetchedAt === undefined ? {} : { fetchedAt: catalog.fetchedAt }),
     pricesHash: catalog.pricesHash,
   };

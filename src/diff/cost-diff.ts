@@ -30,6 +30,11 @@ export interface CatalogSource {
   source: 'service' | 'file' | 'simulator';
   /** The catalog file as given, for `source: file`. */
   path?: string;
+  /**
+   * (Added.) The catalog file this side's tree did not have (`plan --catalog-fallback`: the base commit
+   * of the pull request that adds `catalog.json`); `path` is the file it was priced with instead.
+   */
+  fallbackFor?: string;
   /** When the catalog was fetched or the file last written (ISO 8601), when known. */
   fetchedAt?: string;
   /** A hash of the model prices the side used (same hash, same prices). */

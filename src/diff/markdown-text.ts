@@ -51,6 +51,21 @@ export function escapeHtmlText(text: string, max = MAX_SHOWN_CHARS): string {
   );
 }
 
+/**
+ * A user string as a Markdown code span: shown as written, never read as Markdown, HTML, a link or a
+ * mention (GitHub links and mentions nothing inside a code span). The fence is one backtick longer
+ * than the longest run inside; control characters become spaces; cut at `max` with `…`.
+ */
+export function codeSpan(text: string, max = MAX_SHOWN_CHARS): string {
+  const shown = cut(text, max);
+  const longest = Math.max(0, ...(shown.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = '`'.repeat(longest + 1);
+  // CommonMark strips one space from each end when both are there: a value that starts or ends with
+  // a backtick (or a space) is padded so it shows whole.
+  const pad = /^[` ]|[` ]$/.test(shown) ? ' ' : '';
+  return `${fence}${pad}${shown}${pad}${fence}`;
+}
+
 let credits: Intl.NumberFormat | undefined;
 
 /**

@@ -171,6 +171,7 @@ function readCatalog(value: unknown, file: string, at: string): PlanCatalog {
   return {
     source,
     ...(typeof value.path === 'string' ? { path: value.path } : {}),
+    ...(typeof value.fallbackFor === 'string' ? { fallbackFor: value.fallbackFor } : {}),
     ...(typeof value.fetchedAt === 'string' ? { fetchedAt: value.fetchedAt } : {}),
     pricesHash: value.pricesHash,
     prices,

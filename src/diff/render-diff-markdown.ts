@@ -1,6 +1,7 @@
 import type { CostDiff, CreditDelta, ManifestDiff } from './cost-diff.js';
 import { fitSections, type CuttableSection, type SectionGroup } from './fit-sections.js';
 import {
+  codeSpan,
   escapeHtmlText,
   escapeMarkdownText as md,
   formatCountChange,
@@ -56,6 +57,7 @@ export function renderDiffMarkdown(diff: CostDiff, options: DiffMarkdownOptions 
     '',
     summaryLine(diff, unit),
     ...guardrailLines(diff),
+    ...sideNoteLines(diff),
     ...priceNoteLines(diff),
     '',
   ];
@@ -105,6 +107,30 @@ function guardrailLines(diff: CostDiff): string[] {
     `> **${crossed.length === 1 ? 'A cost guardrail was' : `${crossed.length} cost guardrails were`} crossed:**`,
     ...crossed.map((g) => `> - \`--fail-on-${g.limit}\`: ${md(g.message, 400)}`),
   ];
+}
+
+/**
+ * What a side lacked (#33.5): the base commit of the pull request that adds the first manifests has
+ * none, and one from before `catalog.json` was committed is priced with the pull request's.
+ */
+function sideNoteLines(diff: CostDiff): string[] {
+  const notes: string[] = [];
+  if (diff.manifests.length > 0 && diff.manifests.every((m) => m.change === 'added')) {
+    notes.push('The base commit has no manifests: every manifest of this pull request is added.');
+  }
+  const { base, head } = diff.catalogs;
+  for (const [side, other, commit, otherName] of [
+    [base, head, 'The base commit', "the pull request's"],
+    [head, base, 'The pull request', "the base commit's"],
+  ] as const) {
+    if (side.fallbackFor === undefined) continue;
+    notes.push(
+      side.pricesHash === other.pricesHash
+        ? `${commit} has no ${codeSpan(side.fallbackFor)}: both sides were priced with ${otherName}, so the delta is the manifests' change alone.`
+        : `${commit} has no ${codeSpan(side.fallbackFor)}: it was priced with ${codeSpan(side.path ?? '?')} instead.`,
+    );
+  }
+  return notes.length === 0 ? [] : ['', '> [!NOTE]', ...notes.map((note) => `> ${note}`)];
 }
 
 function priceNoteLines(diff: CostDiff): string[] {

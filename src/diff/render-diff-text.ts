@@ -73,9 +73,10 @@ function renderCatalogs(diff: CostDiff, style: Style): string[] {
 }
 
 function describeCatalog(source: CatalogSource): string {
+  if (source.pricesHash === '') return 'none (no manifests)';
   const where =
     source.source === 'file'
-      ? `file ${source.path ?? '(unnamed)'}`
+      ? `file ${source.path ?? '(unnamed)'}${source.fallbackFor === undefined ? '' : ` (${source.fallbackFor} is missing on this side)`}`
       : `${source.source}${source.fetchedAt === undefined ? '' : ` fetched ${source.fetchedAt}`}`;
   return `${where} (prices ${source.pricesHash.slice(0, 12) || 'unknown'})`;
 }

@@ -5,7 +5,7 @@ import type { Model } from '../service/types.js';
 import type { PlanCatalog } from './cost-report.js';
 
 /** Where a catalog came from, as the command knows it (the prices are read from the catalog itself). */
-export type CatalogOrigin = Pick<PlanCatalog, 'source' | 'path' | 'fetchedAt'>;
+export type CatalogOrigin = Pick<PlanCatalog, 'source' | 'path' | 'fallbackFor' | 'fetchedAt'>;
 
 /**
  * The catalog part of a plan report: where it came from, and every model's price rule in plain words
@@ -21,6 +21,7 @@ export function describeCatalog(catalog: readonly Model[], origin: CatalogOrigin
   return {
     source: origin.source,
     ...(origin.path === undefined ? {} : { path: origin.path }),
+    ...(origin.fallbackFor === undefined ? {} : { fallbackFor: origin.fallbackFor }),
     ...(origin.fetchedAt === undefined ? {} : { fetchedAt: origin.fetchedAt }),
     pricesHash: hash('sha256', canonicalJson(prices), 'hex'),
     prices,

@@ -181,6 +181,11 @@ export interface PlanCatalog {
   /** The catalog file as given, for `source: file`. */
   path?: string;
   /**
+   * The `--catalog` file this side asked for and did not have (a base commit from before the catalog
+   * was committed): `path` is then the `--catalog-fallback` it was priced with instead.
+   */
+  fallbackFor?: string;
+  /**
    * When the catalog was fetched (ISO 8601), for `service` and `simulator`. Not given for a file: its
    * modification time is when it was checked out, not when its prices were read.
    */

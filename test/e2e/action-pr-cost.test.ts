@@ -102,9 +102,10 @@ describe("the action's pr-cost steps", () => {
       MEDIAGEN_BASE_URL: '',
     });
     const out = join(dir, 'pr-cost');
+    // --allow-empty and --catalog-fallback: the base of the first pull request has no manifests, or no catalog (#33.5).
     expect(result.calls).toEqual([
-      `.runner-pr-base: runner plan pipelines/*.yaml --offline --catalog catalog.json --format json --out ${out}/base.json key=none token=`,
-      `workspace: runner plan pipelines/*.yaml --offline --catalog catalog.json --format json --out ${out}/head.json key=none token=`,
+      `.runner-pr-base: runner plan pipelines/*.yaml --allow-empty --offline --catalog catalog.json --catalog-fallback ${join(dir, 'workspace')}/catalog.json --format json --out ${out}/base.json key=none token=`,
+      `workspace: runner plan pipelines/*.yaml --allow-empty --offline --catalog catalog.json --format json --out ${out}/head.json key=none token=`,
     ]);
   });
 
@@ -118,8 +119,8 @@ describe("the action's pr-cost steps", () => {
     const catalog = join(dir, 'pr-cost', 'catalog.json');
     expect(result.calls[0]).toBe('workspace: runner models --json key=mk-secret token=');
     expect(result.calls.slice(1).map((line) => line.replace(/ --out .*/, ''))).toEqual([
-      `.runner-pr-base: runner plan pipelines/a.yaml pipelines/b.yaml --offline --catalog ${catalog} --format json`,
-      `workspace: runner plan pipelines/a.yaml pipelines/b.yaml --offline --catalog ${catalog} --format json`,
+      `.runner-pr-base: runner plan pipelines/a.yaml pipelines/b.yaml --allow-empty --offline --catalog ${catalog} --format json`,
+      `workspace: runner plan pipelines/a.yaml pipelines/b.yaml --allow-empty --offline --catalog ${catalog} --format json`,
     ]);
     expect(result.calls.slice(1).every((line) => line.endsWith('key=none token='))).toBe(true);
   });

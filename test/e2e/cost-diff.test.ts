@@ -290,4 +290,40 @@ describe('runner diff (built binary)', () => {
     expect(invalid.stdout).toBe('');
     expect(invalid.stderr).toContain('bad.yaml:4:');
   });
+
+  it('a glob matching nothing: exit 2 with the way out; with --allow-empty an empty plan set; two empty sides are refused (#33.5)', async () => {
+    const typo = await runCli(['plan', 'pipelnes/*.yaml', '--offline', '--catalog', 'none.json'], {
+      cwd: join(fixtures, 'head'),
+    });
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain('pipelnes/*.yaml: no manifest matches this glob');
+    expect(typo.stderr).toContain('--allow-empty');
+    const empty = join(dir, 'empty.json');
+    // No manifest, so the catalog (missing here too) is never read.
+    const none = await runCli(
+      [
+        'plan',
+        'pipelnes/*.yaml',
+        '--allow-empty',
+        '--offline',
+        '--catalog',
+        'none.json',
+        '--format',
+        'json',
+        '--out',
+        empty,
+      ],
+      { cwd: join(fixtures, 'head') },
+    );
+    expect(none.code).toBe(0);
+    expect(none.stderr).toContain('pipelnes/*.yaml: no manifest here');
+    expect(JSON.parse(await readFile(empty, 'utf8'))).toMatchObject({ kind: 'runner-plan-set', plans: [] });
+    const first = await runCli(['diff', empty, join(dir, 'head.json')]);
+    expect(first.code).toBe(0);
+    expect(first.stdout).toContain('Catalogs: base none (no manifests)');
+    expect(first.stdout).toContain('pipelines/launch.yaml (launch): added');
+    const nothing = await runCli(['diff', empty, empty]);
+    expect(nothing.code).toBe(2);
+    expect(nothing.stderr).toContain('neither side has a manifest');
+  });
 });

@@ -42,19 +42,19 @@ describe('the pr-cost steps with the built runner', () => {
     if (dir !== undefined) await rm(dir, { recursive: true, force: true });
   });
 
-  async function runStep(id: string, env: Record<string, string>) {
+  async function runStep(id: string, env: Record<string, string>, cwd = workspace) {
     const step = steps.find((candidate) => candidate.id === id);
     const output = join(dir, `${id}.output`);
     await writeFile(output, '');
     await writeFile(join(dir, 'summary.md'), '');
     const result = await run('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', step?.run ?? ''], {
-      cwd: workspace,
+      cwd,
       env: {
         PATH: process.env.PATH ?? '',
         NO_COLOR: '1',
         RUNNER: `${process.execPath} ${binPath}`,
         DIR: join(dir, 'pr-cost'),
-        GITHUB_WORKSPACE: workspace,
+        GITHUB_WORKSPACE: cwd,
         GITHUB_OUTPUT: output,
         GITHUB_STEP_SUMMARY: join(dir, 'summary.md'),
         GITHUB_REPOSITORY: 'octo-org/pipelines',
@@ -107,5 +107,70 @@ describe('the pr-cost steps with the built runner', () => {
     expect(summary).toBe(markdown.stdout);
     expect(summary).toContain('| pipelines/launch.yaml (4 per month) | added |');
     expect(summary).toContain('| studio-pro | 6 credits per job');
+  }, 60_000);
+
+  /**
+   * #33.5, as found: the pull request that adopts runner. Its base commit has no pipelines/ (nor
+   * catalog.json), so the base side's plan exited 2 "no manifest matches this glob" and the check failed.
+   */
+  it('prices the first pull request: a base without manifests is an empty side, all added', async () => {
+    const first = join(dir, 'first');
+    await cp(join(fixtures, 'head'), first, { recursive: true });
+    await cp(join(fixtures, 'catalog-head.json'), join(first, 'catalog.json'));
+    await mkdir(join(first, '.runner-pr-base'), { recursive: true });
+    await mkdir(join(dir, 'pr-cost'), { recursive: true });
+    const env = {
+      MANIFESTS: 'pipelines/*.yaml',
+      CATALOG: 'catalog.json',
+      MEDIAGEN_API_KEY: '',
+      MEDIAGEN_BASE_URL: '',
+    };
+    await runStep('pr-plan', env, first);
+    const diffed = await runStep(
+      'pr-diff',
+      { FAIL_ON_INCREASE: '', FAIL_ON_INCREASE_PERCENT: '', TAG: '' },
+      first,
+    );
+    expect(diffed.output).toContain('status=0\n');
+    const diff = JSON.parse(await readFile(join(dir, 'pr-cost', 'diff.json'), 'utf8')) as {
+      total: { base: number; head: number };
+      manifests: { path: string; change: string }[];
+    };
+    expect(diff.manifests.map((m) => [m.path, m.change])).toEqual([
+      ['pipelines/launch.yaml', 'added'],
+      ['pipelines/social.yaml', 'added'],
+    ]);
+    expect(diff.total.base).toBe(0);
+    const summary = await readFile(join(dir, 'summary.md'), 'utf8');
+    expect(summary).toContain(
+      'The base commit has no manifests: every manifest of this pull request is added.',
+    );
+  }, 60_000);
+
+  it("prices a base whose tree has manifests but no catalog.json with the head's, and says so", async () => {
+    const noCatalog = join(dir, 'no-catalog');
+    await cp(join(fixtures, 'head'), noCatalog, { recursive: true });
+    await cp(join(fixtures, 'catalog-head.json'), join(noCatalog, 'catalog.json'));
+    await cp(join(fixtures, 'base'), join(noCatalog, '.runner-pr-base'), { recursive: true });
+    await mkdir(join(dir, 'pr-cost'), { recursive: true });
+    const env = {
+      MANIFESTS: 'pipelines/*.yaml',
+      CATALOG: 'catalog.json',
+      MEDIAGEN_API_KEY: '',
+      MEDIAGEN_BASE_URL: '',
+    };
+    await runStep('pr-plan', env, noCatalog);
+    await runStep('pr-diff', { FAIL_ON_INCREASE: '', FAIL_ON_INCREASE_PERCENT: '', TAG: '' }, noCatalog);
+    const diff = JSON.parse(await readFile(join(dir, 'pr-cost', 'diff.json'), 'utf8')) as {
+      catalogs: { samePrices: boolean; base: { fallbackFor?: string } };
+      manifests: { path: string; change: string }[];
+    };
+    expect(diff.catalogs.samePrices).toBe(true);
+    expect(diff.catalogs.base.fallbackFor).toBe('catalog.json');
+    expect(diff.manifests.map((m) => m.change)).toEqual(['added', 'removed', 'changed']);
+    const summary = await readFile(join(dir, 'summary.md'), 'utf8');
+    expect(summary).toContain(
+      "The base commit has no `catalog.json`: both sides were priced with the pull request's, so the delta is the manifests' change alone.",
+    );
   }, 60_000);
 });

@@ -8,7 +8,14 @@ import { readDiffFormat, readGuardrailLimits } from './diff.js';
 
 /** Whether `runner plan` was asked for more than one manifest's report: several, a glob, or a diff. */
 export function wantsPlanSet(args: readonly string[], flags: Flags): boolean {
-  return args.length > 1 || args.some((arg) => /[*?]/.test(arg)) || flags.compareTo !== undefined;
+  return (
+    args.length > 1 ||
+    args.some((arg) => /[*?]/.test(arg)) ||
+    flags.compareTo !== undefined ||
+    // A side of a diff that may have no manifest: a plan set (of none, or of the one).
+    flags.allowEmpty === true ||
+    flags.catalogFallback !== undefined
+  );
 }
 
 /** `runner plan FILE` flags → {@link PlanOptions}, checked in the order the use case used to. */
@@ -52,6 +59,12 @@ export function parsePlanManyOptions(flags: Flags): PlanManyOptions {
   const format = diffFormat ?? readPlanFormat(flags.format);
   const offline = readOffline(flags);
   const out = parseStringOption(flags.out);
+  const catalogFallback = parseStringOption(flags.catalogFallback);
+  if (catalogFallback !== undefined && parseStringOption(flags.catalog) === undefined) {
+    throw new UsageError(
+      '--catalog-fallback FILE stands in for a missing --catalog FILE; give --catalog too.',
+    );
+  }
   return {
     ...readRunPlanFlags(flags),
     ...(compareTo === undefined ? {} : { compareTo }),
@@ -59,6 +72,8 @@ export function parsePlanManyOptions(flags: Flags): PlanManyOptions {
     format,
     ...(out === undefined ? {} : { out }),
     offline,
+    allowEmpty: flags.allowEmpty === true,
+    ...(catalogFallback === undefined ? {} : { catalogFallback }),
     diffData: flags.format === 'json' || typeof flags.compareTo === 'string',
   };
 }

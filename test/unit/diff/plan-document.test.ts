@@ -152,14 +152,32 @@ describe('the diff helpers', () => {
   });
 
   it('expandManifestArgs expands * and ? in the file name, sorted, once each; a glob matching nothing is an error', async () => {
-    const readdir = (dir: string) =>
-      Promise.resolve(dir === 'pipelines' ? ['b.yaml', 'a.yaml', 'notes.md'] : []);
+    const disk = {
+      readdir: (dir: string) => Promise.resolve(dir === 'pipelines' ? ['b.yaml', 'a.yaml', 'notes.md'] : []),
+      exists: (file: string) => Promise.resolve(file !== 'gone.yaml'),
+      allowEmpty: false,
+    };
     await expect(
-      expandManifestArgs(['pipelines/*.yaml', 'pipelines/a.yaml', 'x.yaml'], readdir),
-    ).resolves.toEqual(['pipelines/a.yaml', 'pipelines/b.yaml', 'x.yaml']);
-    await expect(expandManifestArgs(['none/*.yaml'], readdir)).rejects.toThrow(
+      expandManifestArgs(['pipelines/*.yaml', 'pipelines/a.yaml', 'x.yaml'], disk),
+    ).resolves.toEqual({ files: ['pipelines/a.yaml', 'pipelines/b.yaml', 'x.yaml'], unmatched: [] });
+    await expect(expandManifestArgs(['none/*.yaml'], disk)).rejects.toThrow(
       'none/*.yaml: no manifest matches this glob',
     );
-    await expect(expandManifestArgs(['*/a.yaml'], readdir)).rejects.toThrow('in the file name only');
+    await expect(expandManifestArgs(['*/a.yaml'], disk)).rejects.toThrow('in the file name only');
+  });
+
+  it('expandManifestArgs with allowEmpty: a glob matching nothing and a missing named file name no manifest (#33.5)', async () => {
+    const disk = {
+      readdir: (dir: string) => Promise.resolve(dir === 'pipelines' ? ['a.yaml'] : []),
+      exists: (file: string) => Promise.resolve(file !== 'gone.yaml'),
+      allowEmpty: true,
+    };
+    await expect(expandManifestArgs(['none/*.yaml', 'gone.yaml', 'pipelines/*.yaml'], disk)).resolves.toEqual(
+      {
+        files: ['pipelines/a.yaml'],
+        unmatched: ['none/*.yaml', 'gone.yaml'],
+      },
+    );
+    await expect(expandManifestArgs(['*/a.yaml'], disk)).rejects.toThrow('in the file name only');
   });
 });
