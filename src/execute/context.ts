@@ -49,10 +49,11 @@ export interface ExecutionContext {
   /** The STATE_LOCKED error once the lock was found lost: `executePlan` ends with it. */
   lockLost(): Error | undefined;
   /**
-   * Brings the budget up to date with what other processes applying the run spent, right before a
-   * create reserves its credits (several machines on one run; absent otherwise).
+   * Runs a create's reservation and intent (`task`) with the budget brought up to date with what the
+   * other processes applying the run spent, while none of them is inside theirs (several machines on
+   * one run under a cap; absent otherwise): two machines never both take the cap's last credits.
    */
-  countOthersSpending?: () => Promise<void>;
+  withOthersSpending?: <T>(task: () => Promise<T>) => Promise<T>;
   /** Why no new job may be created, or undefined. */
   stopReason(): StopReason | undefined;
   stopCreating(reason: StopReason, message: string): void;
@@ -101,8 +102,8 @@ export function createExecutionContext(input: {
   onEvent: (event: ExecutionEvent) => void;
   /** Ctrl-C / SIGTERM (`ExecuteDeps.signal`). */
   interruptSignal?: AbortSignal;
-  /** What the other processes of a shared run spent (`RunCoordination.othersSpent`). */
-  othersSpent?: () => Promise<number>;
+  /** What the other processes of a shared run spent, under its spending lock (`RunCoordination.withSpendingLock`). */
+  withSpendingLock?: <T>(task: (othersSpent: number) => Promise<T>) => Promise<T>;
 }): ExecutionContext {
   const hard = new AbortController();
   let stop: StopReason | undefined;
@@ -174,12 +175,14 @@ export function createExecutionContext(input: {
       }
     },
     lockLost: () => lost,
-    ...(input.othersSpent === undefined
+    ...(input.withSpendingLock === undefined
       ? {}
       : {
-          countOthersSpending: async () => {
-            input.budget.countOthers(await (input.othersSpent as () => Promise<number>)());
-          },
+          withOthersSpending: <T>(task: () => Promise<T>): Promise<T> =>
+            (input.withSpendingLock as NonNullable<typeof input.withSpendingLock>)((others) => {
+              input.budget.countOthers(others);
+              return task();
+            }),
         }),
     stopReason: () => stop,
     stopCreating(reason, message) {

@@ -27,11 +27,14 @@ export async function createAttempt(
 ): Promise<CreateResult> {
   if (ctx.stopReason() !== undefined) return resent ? 'creating' : 'pending';
   // Under a cap, a model whose price no answer has shown yet is sent one create at a time (budget.ts).
-  const answered = await ctx.budget.admit(job.model);
+  await ctx.budget.admit(job.model, job.id, () => ctx.stopReason() !== undefined);
+  let result: CreateResult = resent ? 'creating' : 'pending';
   try {
-    return await sendAttempt(ctx, job, attempt, resent);
+    result = await sendAttempt(ctx, job, attempt, resent);
+    return result;
   } finally {
-    answered();
+    // An open job whose answer showed no price keeps the model's next creates waiting for its poll.
+    if (result !== 'open') await ctx.budget.endProbe(job.id);
   }
 }
 
@@ -43,35 +46,13 @@ async function sendAttempt(
 ): Promise<CreateResult> {
   const blocked: CreateResult = resent ? 'creating' : 'pending';
   if (ctx.stopReason() !== undefined) return blocked;
-  if (ctx.countOthersSpending !== undefined) {
-    try {
-      await ctx.countOthersSpending();
-    } catch (error) {
-      // The cap cannot be checked: nothing more is created.
-      ctx.stopCreating('error', `No new jobs are created: ${errorMessageOf(error)}`);
-      return blocked;
-    }
-  }
-  const estimate = ctx.budget.estimateFor(job.model, job.estimatedCredits);
-  if (!ctx.budget.tryReserve(estimate)) {
-    const cap = ctx.options.maxCredits ?? 0;
-    ctx.stopCreating(
-      'budget',
-      `Job ${job.id} (about ${estimate} credits) would take spending past the cap of ${cap} credits (${ctx.budget.spentTotal} spent); no new jobs are created.`,
-    );
-    return blocked;
-  }
-  let reserved = true;
-  const release = () => {
-    if (reserved) ctx.budget.release(estimate);
-    reserved = false;
-  };
   const adapter = getJobKind(job.kind);
+  // Uploads first: they are free, and may take long, so they are not made while the other machines
+  // of a shared run wait for this one's reservation below.
   let params: Record<string, unknown>;
   try {
     params = await uploadReferences(ctx, job.id, job.params);
   } catch (error) {
-    release();
     if (errorCodeOf(error) === 'AUTHENTICATION') ctx.abortAll(errorMessageOf(error));
     else if (!ctx.hardSignal.aborted) {
       ctx.emit({
@@ -85,10 +66,7 @@ async function sendAttempt(
     return ctx.hardSignal.aborted ? blocked : 'failed';
   }
   // Before every create, not once per run: a runner paused past its lease may have lost the state (#24.1).
-  if (!(await ctx.holdsLock())) {
-    release();
-    return blocked;
-  }
+  if (!(await ctx.holdsLock())) return blocked;
   const body = adapter.buildBody({ model: job.model, prompt: job.prompt, params });
   const idempotencyKey = adapter.idempotent
     ? deriveIdempotencyKey({
@@ -99,15 +77,61 @@ async function sendAttempt(
         attempt,
       })
     : undefined;
-  await ctx.record({
-    type: 'intent',
-    id: job.id,
-    attempt,
-    payloadHash: job.payloadHash,
-    ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
-    payload: snapshotPayload(job),
-    ...rejectionOf(ctx, job.id, attempt),
-  });
+  const shared = ctx.withOthersSpending;
+  const reserveAndAnnounce = async (): Promise<number | undefined> => {
+    const wanted = ctx.budget.estimateFor(job.model, job.estimatedCredits);
+    if (!ctx.budget.tryReserve(wanted)) {
+      const cap = ctx.options.maxCredits ?? 0;
+      ctx.stopCreating(
+        'budget',
+        `Job ${job.id} (about ${wanted} credits) would take spending past the cap of ${cap} credits (${ctx.budget.spentTotal} spent); no new jobs are created.`,
+      );
+      return undefined;
+    }
+    try {
+      await ctx.record({
+        type: 'intent',
+        id: job.id,
+        attempt,
+        payloadHash: job.payloadHash,
+        ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
+        payload: snapshotPayload(job),
+        ...rejectionOf(ctx, job.id, attempt),
+        // What the other machines count against the cap until the answer's cost replaces it.
+        ...(shared === undefined ? {} : { estimatedCredits: wanted }),
+      });
+    } catch (error) {
+      ctx.budget.release(wanted);
+      throw error;
+    }
+    return wanted;
+  };
+  let reservation: number | undefined;
+  if (shared === undefined) reservation = await reserveAndAnnounce();
+  else {
+    // Several machines under one cap: the check and the intent that announces the reservation are
+    // made while no other machine makes its own, so the cap's last credits are taken once.
+    let entered = false;
+    try {
+      reservation = await shared(() => {
+        entered = true;
+        return reserveAndAnnounce();
+      });
+    } catch (error) {
+      // An intent that could not be written stops creating where it is written (`ctx.record`).
+      if (entered) throw error;
+      // The cap cannot be checked: nothing more is created.
+      ctx.stopCreating('error', `No new jobs are created: ${errorMessageOf(error)}`);
+      return blocked;
+    }
+  }
+  if (reservation === undefined) return blocked;
+  const estimate = reservation;
+  let reserved = true;
+  const release = () => {
+    if (reserved) ctx.budget.release(estimate);
+    reserved = false;
+  };
   const stopped = ctx.stopReason();
   // A budget stop concerns the jobs that did not fit: this one's credits are already reserved.
   if (stopped !== undefined && ctx.stoppedBeyondBudget() && !resent) {
@@ -143,9 +167,7 @@ async function sendAttempt(
       { signal: ctx.hardSignal },
     );
     reserved = false;
-    // A covered job's 0 says nothing of the model's credit price.
-    const priced = creation.chargeSource === 'Subscription' ? undefined : job.model;
-    ctx.budget.settle(estimate, creation.creditCost ?? estimate, priced);
+    ctx.budget.settle(estimate, creation.creditCost ?? estimate);
     if (creation.unusableCreditCost !== undefined) warnUnusableCost(ctx, job.id, creation, estimate);
     await ctx.record({
       type: 'created',
@@ -158,6 +180,11 @@ async function sendAttempt(
       ...(creation.chargeSource === undefined ? {} : { chargeSource: creation.chargeSource }),
       ...(creation.queuePosition === undefined ? {} : { queuePosition: creation.queuePosition }),
     });
+    if (creation.creditCost !== undefined) {
+      // A covered job's 0 says nothing of the model's credit price: the next create may go, unpriced.
+      if (creation.chargeSource === 'Subscription') await ctx.budget.endProbe(job.id);
+      else await ctx.budget.learnPrice(job.model, job.estimatedCredits, creation.creditCost);
+    }
     const change = ctx.limiter.follow(creation.concurrency);
     if (change !== undefined) {
       ctx.emit({

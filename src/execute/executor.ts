@@ -1,7 +1,8 @@
 import pLimit from 'p-limit';
 import type { Plan, PlannedJob } from '../plan/types.js';
+import type { RunCoordination } from '../state/state-store.js';
 import { sumBudgetedCredits, summarizeJob, type JobState, type JobSummary } from '../state/job-state.js';
-import { createBudget } from './budget.js';
+import { createBudget, type SharedPrices } from './budget.js';
 import { createJobLimiter } from './concurrency.js';
 import { readStartConcurrency } from './start-concurrency.js';
 import { createExecutionContext, type ExecutionContext } from './context.js';
@@ -47,7 +48,14 @@ export async function executePlan(
     uploadCache: deps.uploadCache,
     ...(deps.readOtherRuns === undefined ? {} : { readOtherRuns: deps.readOtherRuns }),
     ...(deps.afterDownload === undefined ? {} : { afterDownload: deps.afterDownload }),
-    budget: createBudget(resolved.maxCredits, alreadySpent),
+    // Under a cap, the machines of a shared run share what they learn of each model's price.
+    budget: createBudget(
+      resolved.maxCredits,
+      alreadySpent,
+      deps.coordination !== undefined && resolved.maxCredits !== undefined
+        ? sharedPricesOf(deps.coordination, deps.signal)
+        : undefined,
+    ),
     limiter,
     jobs,
     original: deps.state,
@@ -58,7 +66,7 @@ export async function executePlan(
     interruptSignal: deps.signal,
     // Under a cap, a shared run's other machines spend from the same cap.
     ...(deps.coordination !== undefined && resolved.maxCredits !== undefined
-      ? { othersSpent: deps.coordination.othersSpent.bind(deps.coordination) }
+      ? { withSpendingLock: deps.coordination.withSpendingLock.bind(deps.coordination) }
       : {}),
   });
   const onAbort = () =>
@@ -146,6 +154,16 @@ export async function executePlan(
   if (deps.signal.aborted) await ctx.record({ type: 'interrupted', reason: 'signal' });
   for (const message of (await deps.snapshots?.finish(jobs)) ?? []) ctx.emit({ type: 'warning', message });
   return summarize(plan, ctx, results);
+}
+
+/** The price methods of a shared run's coordination, as the budget takes them. */
+function sharedPricesOf(coordination: RunCoordination, signal: AbortSignal): SharedPrices {
+  return {
+    probeModel: (model) => coordination.probeModel(model),
+    shareModelPrice: (model, over) => coordination.shareModelPrice(model, over),
+    endModelProbe: (model) => coordination.endModelProbe(model),
+    waitForChange: () => coordination.waitForChange(signal),
+  };
 }
 
 /**

@@ -4,6 +4,7 @@ import type { JobRecord } from '../service/types.js';
 import type { AttemptState } from '../state/job-state.js';
 import { MAX_RESULTS_PER_JOB } from '../state/journal-format.js';
 import type { ExecutionContext } from './context.js';
+import { countPolledCost } from './polled-cost.js';
 import { errorCodeOf, errorMessageOf } from './error-info.js';
 import {
   computePollDelay,
@@ -70,13 +71,15 @@ export async function pollJob(
       delay = computePollDelay(options.pollIntervalMs, ctx.random);
       continue;
     }
-    if (record.status !== lastStatus) {
+    const cost = await countPolledCost(ctx, job, attempt.attempt, record);
+    if (record.status !== lastStatus || cost.creditCost !== undefined) {
       await ctx.record({
         type: 'status',
         id: job.id,
         attempt: attempt.attempt,
         status: record.status,
         ...(record.progress === undefined ? {} : { progress: record.progress }),
+        ...cost,
       });
     }
     if (record.status !== lastStatus || record.progress !== lastProgress) {

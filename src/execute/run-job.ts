@@ -10,6 +10,7 @@ import { describeSearch, findLostJob } from './find-lost-job.js';
 import type { JobOutcome } from './events.js';
 import { computeRetryDelay, decideFailure } from './failure-policy.js';
 import { pollJob, sleepUnlessAborted } from './poll-job.js';
+import { liveAttempt } from './polled-cost.js';
 
 /**
  * Drives one job from wherever the journal left it to an outcome for this run: skip what is done,
@@ -17,6 +18,15 @@ import { pollJob, sleepUnlessAborted } from './poll-job.js';
  * and apply the failure policy. Runs inside a concurrency slot.
  */
 export async function runJob(ctx: ExecutionContext, job: PlannedJob): Promise<JobOutcome> {
+  try {
+    return await driveJob(ctx, job);
+  } finally {
+    // Ended without showing its model's price (under a cap): the model's next create may go now.
+    await ctx.budget.endProbe(job.id);
+  }
+}
+
+async function driveJob(ctx: ExecutionContext, job: PlannedJob): Promise<JobOutcome> {
   let retriedFailed = false;
   // A replaced job gets exactly one new attempt in this run, whatever that attempt's outcome.
   let replaced = !ctx.options.replace.has(job.id);
@@ -286,7 +296,7 @@ async function followOpenAttempt(
       });
       return 'uncertain';
     case 'complete':
-      countPolledCost(ctx, job, last, result.record);
+      warnUnusablePolledCost(ctx, job, last, result.record);
       await ctx.record({
         type: 'completed',
         id: job.id,
@@ -310,20 +320,18 @@ async function followOpenAttempt(
 }
 
 /**
- * The polled job's own cost, when it reports a usable one, replaces what its create was counted at
- * (the estimate when the create's answer had none, or an adopted job's); an unusable one is warned about.
+ * A completed job whose poll reports a cost the runner cannot count is warned about: it stays counted
+ * at what its create was (a usable cost was counted at the poll that showed it, `countPolledCost`).
  */
-function countPolledCost(
+function warnUnusablePolledCost(
   ctx: ExecutionContext,
   job: PlannedJob,
   last: AttemptState,
   record: JobRecord,
 ): void {
-  const counted = last.creditCost ?? last.estimatedCredits ?? 0;
-  if (record.unusableCreditCost !== undefined) warnUnusableCost(ctx, job.id, record, counted);
-  else if (record.creditCost !== undefined && record.creditCost !== counted) {
-    ctx.budget.recount(counted, record.creditCost);
-  }
+  if (record.unusableCreditCost === undefined) return;
+  const live = liveAttempt(ctx, job.id, last.attempt) ?? last;
+  warnUnusableCost(ctx, job.id, record, live.creditCost ?? live.estimatedCredits ?? 0);
 }
 
 async function handleFailure(
@@ -332,8 +340,10 @@ async function handleFailure(
   last: AttemptState,
   record: JobRecord,
 ): Promise<JobOutcome | undefined> {
-  // Failed jobs are not charged: the service releases the locked credits (api-notes).
-  ctx.budget.refund(last.creditCost ?? last.estimatedCredits ?? 0);
+  // Failed jobs are not charged: the service releases the locked credits (api-notes). What the job
+  // was counted at may have been learned from a poll since `last` was read.
+  const counted = liveAttempt(ctx, job.id, last.attempt) ?? last;
+  ctx.budget.refund(counted.creditCost ?? counted.estimatedCredits ?? 0);
   const state = ctx.jobs.get(job.id);
   const decision = decideFailure(record.failureKind, countAttemptsInStreak(state, job), ctx.options.retry);
   const failureKind = record.failureKind ?? 'UNKNOWN';

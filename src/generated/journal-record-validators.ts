@@ -199,7 +199,7 @@ return errors === 0;
 }
 
 export const intent = validate12;
-const schema13 = {"$schema":"http://json-schema.org/draft-07/schema#","type":"object","required":["type","at","id","attempt","payloadHash"],"properties":{"type":{"const":"intent"},"at":{"type":"number"},"id":{"type":"string","minLength":1},"attempt":{"type":"integer","minimum":1},"idempotencyKey":{"type":"string","minLength":1},"payloadHash":{"type":"string"},"payload":{"type":"object","required":["kind","model","params"],"properties":{"kind":{"type":"string"},"model":{"type":"string"},"prompt":{"type":"string"},"params":{"type":"object"}}},"rejectedAttempt":{"type":"integer","minimum":1},"rejectionNote":{"type":"string"}}};
+const schema13 = {"$schema":"http://json-schema.org/draft-07/schema#","type":"object","required":["type","at","id","attempt","payloadHash"],"properties":{"type":{"const":"intent"},"at":{"type":"number"},"id":{"type":"string","minLength":1},"attempt":{"type":"integer","minimum":1},"idempotencyKey":{"type":"string","minLength":1},"payloadHash":{"type":"string"},"payload":{"type":"object","required":["kind","model","params"],"properties":{"kind":{"type":"string"},"model":{"type":"string"},"prompt":{"type":"string"},"params":{"type":"object"}}},"rejectedAttempt":{"type":"integer","minimum":1},"rejectionNote":{"type":"string"},"estimatedCredits":{"type":"number"}}};
 const func2 = require("ajv/dist/runtime/ucs2length").default;
 
 function validate12(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
@@ -419,6 +419,20 @@ var valid0 = _errs24 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.estimatedCredits !== undefined){
+let data13 = data.estimatedCredits;
+const _errs26 = errors;
+if(!((typeof data13 == "number") && (isFinite(data13)))){
+validate12.errors = [{instancePath:instancePath+"/estimatedCredits",schemaPath:"#/properties/estimatedCredits/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+var valid0 = _errs26 === errors;
+}
+else {
+var valid0 = true;
+}
 }
 }
 }
@@ -744,7 +758,7 @@ return errors === 0;
 }
 
 export const status = validate15;
-const schema16 = {"$schema":"http://json-schema.org/draft-07/schema#","type":"object","required":["type","at","id","attempt","status"],"properties":{"type":{"const":"status"},"at":{"type":"number"},"id":{"type":"string","minLength":1},"attempt":{"type":"integer","minimum":1},"status":{"type":"string"},"progress":{"type":"number"}}};
+const schema16 = {"$schema":"http://json-schema.org/draft-07/schema#","type":"object","required":["type","at","id","attempt","status"],"properties":{"type":{"const":"status"},"at":{"type":"number"},"id":{"type":"string","minLength":1},"attempt":{"type":"integer","minimum":1},"status":{"type":"string"},"progress":{"type":"number"},"creditCost":{"type":"number"},"chargeSource":{"type":"string"}}};
 
 function validate15(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -847,6 +861,33 @@ var valid0 = _errs10 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.creditCost !== undefined){
+let data6 = data.creditCost;
+const _errs12 = errors;
+if(!((typeof data6 == "number") && (isFinite(data6)))){
+validate15.errors = [{instancePath:instancePath+"/creditCost",schemaPath:"#/properties/creditCost/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+return false;
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.chargeSource !== undefined){
+const _errs14 = errors;
+if(typeof data.chargeSource !== "string"){
+validate15.errors = [{instancePath:instancePath+"/chargeSource",schemaPath:"#/properties/chargeSource/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs14 === errors;
+}
+else {
+var valid0 = true;
+}
+}
 }
 }
 }

@@ -68,6 +68,11 @@ export interface IntentRecord {
   rejectedAttempt?: number;
   /** The reviewer's note on the rejected attempt, when there was one. */
   rejectionNote?: string;
+  /**
+   * The credits the create reserved under a cap, while its answer is awaited: the other machines of a
+   * shared run count them against the cap until the answer's cost replaces them (issue #31.4).
+   */
+  estimatedCredits?: number;
 }
 
 /** The service answered the create with a job id. */
@@ -106,6 +111,12 @@ export interface StatusRecord {
   attempt: number;
   status: string;
   progress?: number;
+  /**
+   * What the polled job reports it was charged, journaled when it differs from what the attempt was
+   * counted at (a create answer with only `jobId`, issue #31.4): the budget counts it from then on.
+   */
+  creditCost?: number;
+  chargeSource?: ChargeSource;
 }
 
 export interface CompletedRecord {

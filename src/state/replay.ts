@@ -320,6 +320,8 @@ function applyAttemptRecord(attempt: AttemptState, record: AttemptRecord): void 
     case 'status':
       attempt.status = record.status;
       if (record.progress !== undefined) attempt.progress = record.progress;
+      if (record.creditCost !== undefined) attempt.creditCost = record.creditCost;
+      if (record.chargeSource !== undefined) attempt.chargeSource = record.chargeSource;
       return;
     case 'completed':
       attempt.outcome = 'done';

@@ -79,9 +79,29 @@ export interface RunCoordination {
   waitForChange(signal?: AbortSignal): Promise<void>;
   /**
    * Credits the other processes' creates were charged (or estimated at) since this one opened the
-   * run, refunds not deducted: what a cap must count beside this process's own spending.
+   * run, refunds not deducted: what a cap must count beside this process's own spending. Each create
+   * counts at the latest figure its records give: the credits its intent reserved while it is on its
+   * way, its answer's cost (or estimate), and the cost its polled job reports once known (#31.4).
    */
   othersSpent(): Promise<number>;
+  /**
+   * Runs `task` with what the others spent while no other process of the run is inside it (a lock in
+   * the database): a create's reservation is checked against the cap and its intent journaled in it,
+   * so two machines never both take the cap's last credits (issue #31.4).
+   */
+  withSpendingLock<T>(task: (othersSpent: number) => Promise<T>): Promise<T>;
+  /**
+   * Whether this process may send the first create of `model` under a cap (`SharedPrices.probeModel`
+   * in `execute/budget.ts`): a model's price one machine saw is every machine's, and the first job of
+   * a model not yet priced is sent by one machine at a time.
+   */
+  probeModel(
+    model: string,
+  ): Promise<{ kind: 'priced'; over?: number } | { kind: 'probe' } | { kind: 'wait' }>;
+  /** Shares that `model`'s credit price was seen (`over`: the most one job was charged above its estimate). */
+  shareModelPrice(model: string, over: number | undefined): Promise<void>;
+  /** This process's first job of `model` ended without showing a price: another may send one. */
+  endModelProbe(model: string): Promise<void>;
   /**
    * Every job another process wrote a record of since this one joined, as all of its records have it
    * now: with what this process replayed at its start and ran itself, the whole run.

@@ -17,43 +17,46 @@ describe('createBudget', () => {
     expect(budget.spentTotal).toBe(3);
   });
 
-  it('estimates a model at no less than the service charged for one of its jobs above the estimate (#24.2)', () => {
+  it('estimates a model at no less than the service charged for one of its jobs above the estimate (#24.2)', async () => {
     const budget = createBudget(50, 0);
     expect(budget.estimateFor('m', 0)).toBe(0);
     expect(budget.tryReserve(0)).toBe(true);
-    budget.settle(0, 8, 'm');
+    budget.settle(0, 8);
+    await budget.learnPrice('m', 0, 8);
     expect(budget.estimateFor('m', 0)).toBe(8);
     expect(budget.estimateFor('m', 12)).toBe(12);
     expect(budget.estimateFor('other', 0)).toBe(0);
-    // A covered job (no model passed) says nothing of the price.
-    budget.settle(0, 30, undefined);
-    expect(budget.estimateFor('m', 0)).toBe(8);
   });
 
-  it('under a cap, sends the first create of a model alone until an answer shows its price', async () => {
+  it('under a cap, sends the first create of a model alone until a price is seen, not when its create is answered (#31.4)', async () => {
     const budget = createBudget(50, 0);
     const order: string[] = [];
-    const first = await budget.admit('m');
-    const second = budget.admit('m').then((done) => {
-      order.push('second');
-      return done;
-    });
-    const other = budget.admit('n').then((done) => {
-      order.push('other');
-      return done;
-    });
-    await Promise.resolve();
-    expect(order).toEqual([]);
-    budget.settle(0, 8, 'm');
-    first();
-    (await second)();
-    await Promise.resolve();
-    // Model n is still unpriced: it went alone after m's answer, and m's next creates need not wait.
-    expect(order[0]).toBe('second');
-    (await other)();
-    expect(order).toEqual(['second', 'other']);
+    await budget.admit('m', 'a');
+    const second = budget.admit('m', 'b').then(() => order.push('second'));
+    const other = budget.admit('n', 'c').then(() => order.push('other'));
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    // Another model's first create is not held up by m's.
+    expect(order).toEqual(['other']);
+    // Job a's create was answered with only its job id: m's price is still unknown, b still waits.
+    budget.settle(0, 0);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(order).toEqual(['other']);
+    // a's poll shows the charge: b goes, and so does every later create of m, at once.
+    await budget.learnPrice('m', 0, 8);
+    await second;
+    await budget.admit('m', 'd');
+    expect(order).toEqual(['other', 'second']);
+    await other;
+    // Model n's first job ended without a price: the next job of n is the new first.
+    await budget.endProbe('c');
+    await budget.admit('n', 'e');
+    const third = budget.admit('n', 'f').then(() => order.push('third'));
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(order).toEqual(['other', 'second']);
+    await budget.endProbe('e');
+    await third;
     const free = createBudget(undefined, 0);
-    await Promise.all([free.admit('x'), free.admit('x')]);
+    await Promise.all([free.admit('x', 'a'), free.admit('x', 'b')]);
   });
 
   it('recounts a job at what its poll reports', () => {

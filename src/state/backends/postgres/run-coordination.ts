@@ -9,6 +9,9 @@ import type { PostgresLease, RunKey } from './lease.js';
 /** The channel a process announces a finished or released claim on: waiting processes look again. */
 const CHANNEL = 'runner_claims';
 
+/** Any number, the same in every runner: the first key of the run's spending lock (`withSpendingLock`). */
+const SPENDING_LOCK = 0x72756e73;
+
 /** Whether this process's lease is live: every claim write is fenced by it, as records are. */
 const LIVE_LEASE = `EXISTS (SELECT 1 FROM runner_leases WHERE pipeline = $1 AND run_id = $2 AND token = $3
   AND NOT released AND expires_at > clock_timestamp())`;
@@ -78,6 +81,33 @@ export function createRunCoordination(
       `This runner no longer holds its lease on run "${run.runId}" of pipeline "${run.pipeline}" in ${options.where}: it claims no more jobs and creates nothing more.`,
       { hint: 'Another runner follows its jobs now; run apply again to help finish the run.' },
     );
+
+  /**
+   * Each create of another process since this one joined, at the latest figure its records give
+   * (records are written as `{"type":…`: the prefix picks the kinds without parsing the others): the
+   * credits its intent reserved, its answer's cost or estimate, the cost its poll showed; nothing once
+   * a refusal proved it made nothing.
+   */
+  const readOthersSpent = async (tx: ClientBase): Promise<number> => {
+    const { rows } = await tx.query<{ spent: number }>(
+      `SELECT coalesce(sum(credits), 0)::float8 AS spent FROM (
+         SELECT DISTINCT ON (job_id, attempt) credits FROM (
+           SELECT job_id, seq, (r ->> 'attempt') AS attempt,
+                  CASE WHEN r ->> 'type' = 'create-failed' THEN 0
+                       ELSE coalesce((r ->> 'creditCost')::numeric, (r ->> 'estimatedCredits')::numeric) END AS credits
+             FROM runner_records, LATERAL (SELECT record::jsonb AS r) AS parsed
+            WHERE pipeline = $1 AND run_id = $2 AND seq > $4 AND lease_token <> $3 AND job_id IS NOT NULL
+              AND (record LIKE '{"type":"intent"%' OR record LIKE '{"type":"created"%'
+                   OR record LIKE '{"type":"create-failed"%' OR record LIKE '{"type":"status"%"creditCost"%'
+                   OR record LIKE '{"type":"completed"%"creditCost"%')
+         ) AS costs
+         WHERE credits IS NOT NULL
+         ORDER BY job_id, attempt, seq DESC
+       ) AS latest`,
+      [...key, options.sinceSeq],
+    );
+    return rows[0]?.spent ?? 0;
+  };
 
   return {
     machine: lease.machine,
@@ -225,19 +255,77 @@ export function createRunCoordination(
         signal?.addEventListener('abort', done, { once: true });
       });
     },
-    async othersSpent() {
-      // Records are written as `{"type":"created",…`: the prefix picks them without parsing the others.
-      const { rows } = await serial(() =>
-        client.query<{ spent: number }>(
-          `SELECT coalesce(sum(coalesce((record::jsonb ->> 'creditCost')::numeric,
-                                        (record::jsonb ->> 'estimatedCredits')::numeric, 0)), 0)::float8 AS spent
-             FROM runner_records
-            WHERE pipeline = $1 AND run_id = $2 AND seq > $4 AND lease_token <> $3 AND job_id IS NOT NULL
-              AND record LIKE '{"type":"created"%'`,
-          [...key, options.sinceSeq],
+    othersSpent: () => serial(() => readOthersSpent(client)),
+    withSpendingLock(task) {
+      return serial(async () => {
+        await client.query('BEGIN');
+        try {
+          // A lock of the transaction: it ends with it, also when this process dies.
+          await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [
+            SPENDING_LOCK,
+            `${run.pipeline}/${run.runId}`,
+          ]);
+          return await task(await readOthersSpent(client));
+        } finally {
+          // Nothing was written in the transaction: its end only lets the next process in.
+          await client.query('ROLLBACK').catch(() => undefined);
+        }
+      });
+    },
+    async probeModel(model) {
+      return serial(async () => {
+        // Granted when no price is known and no live process probes the model already.
+        const { rows: granted } = await client.query(
+          `INSERT INTO runner_model_prices (pipeline, run_id, model, probe_token)
+           SELECT $1, $2, $4, $3 WHERE ${LIVE_LEASE}
+           ON CONFLICT (pipeline, run_id, model) DO UPDATE SET probe_token = $3
+            WHERE NOT runner_model_prices.priced
+              AND (runner_model_prices.probe_token IS NULL OR runner_model_prices.probe_token = $3
+                   OR NOT EXISTS (SELECT 1 FROM runner_leases l
+                                   WHERE l.pipeline = $1 AND l.run_id = $2 AND l.token = runner_model_prices.probe_token
+                                     AND NOT l.released AND l.expires_at > clock_timestamp()))
+           RETURNING 1`,
+          [...key, model],
+        );
+        if (granted.length > 0) return { kind: 'probe' } as const;
+        const { rows } = await client.query<{ priced: boolean; over: number | null }>(
+          `SELECT priced, over_credits AS over FROM runner_model_prices
+            WHERE pipeline = $1 AND run_id = $2 AND model = $3`,
+          [run.pipeline, run.runId, model],
+        );
+        const row = rows[0];
+        if (row === undefined) throw lost();
+        if (!row.priced) return { kind: 'wait' } as const;
+        return row.over === null
+          ? ({ kind: 'priced' } as const)
+          : { kind: 'priced' as const, over: row.over };
+      });
+    },
+    async shareModelPrice(model, over) {
+      await serial(() =>
+        client.query(
+          `WITH shared AS (
+             INSERT INTO runner_model_prices (pipeline, run_id, model, priced, over_credits)
+             SELECT $1, $2, $4, true, $5 WHERE ${LIVE_LEASE}
+             ON CONFLICT (pipeline, run_id, model) DO UPDATE SET priced = true, probe_token = NULL,
+                    over_credits = greatest(runner_model_prices.over_credits, excluded.over_credits)
+             RETURNING 1)
+           SELECT pg_notify('${CHANNEL}', $1 || '/' || $2) FROM shared`,
+          [...key, model, over ?? null],
         ),
       );
-      return rows[0]?.spent ?? 0;
+    },
+    async endModelProbe(model) {
+      await serial(() =>
+        client.query(
+          `WITH ended AS (
+             UPDATE runner_model_prices SET probe_token = NULL
+              WHERE pipeline = $1 AND run_id = $2 AND model = $4 AND probe_token = $3
+              RETURNING 1)
+           SELECT pg_notify('${CHANNEL}', $1 || '/' || $2) FROM ended`,
+          [...key, model],
+        ),
+      );
     },
     async readOthersJobs() {
       // Only the jobs another process wrote to since this one joined, each rebuilt from all of its

@@ -94,6 +94,19 @@ export const MIGRATIONS: readonly string[] = [
      FOREIGN KEY (pipeline, run_id) REFERENCES runner_runs (pipeline, run_id)
    );
    ALTER TABLE runner_snapshot_parts ALTER COLUMN data SET STORAGE EXTERNAL;`,
+  // 4: model prices the machines of one run share under a cap (issue #31.4): whether a create answer
+  // or a polled job showed the model's credit price, the most one job was charged above its estimate,
+  // and the process (lease token) whose first job of a model not yet priced is on its way.
+  `CREATE TABLE runner_model_prices (
+     pipeline text NOT NULL,
+     run_id text NOT NULL,
+     model text NOT NULL,
+     priced boolean NOT NULL DEFAULT false,
+     over_credits double precision,
+     probe_token bigint,
+     PRIMARY KEY (pipeline, run_id, model),
+     FOREIGN KEY (pipeline, run_id) REFERENCES runner_runs (pipeline, run_id)
+   );`,
 ];
 
 /** The schema version this runner writes and reads. */
