@@ -8,8 +8,7 @@ import type { CostReportView } from '../plan/job-table.js';
 import type { Plan } from '../plan/types.js';
 import { renderReportText } from '../plan/render-report.js';
 import { thumbnailOnDownload } from '../report/thumbnails.js';
-import { openStoredRun } from '../state/select-state-store.js';
-import { readOtherRunsJobs } from '../state/other-runs-jobs.js';
+import { stateStoreFor } from '../state/select-state-store.js';
 import { sharePlanStrings } from '../state/share-plan-strings.js';
 import { machineName } from '../state/machine-name.js';
 import { planIdentity } from '../plan/plan-identity.js';
@@ -20,7 +19,6 @@ import type { Outcome } from './outcome.js';
 import { applyWriteTargets, readExecuteOptions, stateLocation, type ApplyOptions } from './apply-options.js';
 import { claimOutputDir } from '../state/output-claim.js';
 import { checkRunOutputDir } from './check-output-dir.js';
-import { readFirstRunRecord } from '../state/read-run-start.js';
 import { recordedOutputDir } from '../state/run-output-dir.js';
 import { preflightTargets } from './preflight.js';
 import { preparePlan, toPrepareOptions, type Prepared, type PrepareOptions } from './prepare-plan.js';
@@ -178,12 +176,14 @@ export async function runApply(
       );
     const simulated = connection.simulator !== undefined;
     const location = await stateLocation(options.state, simulated);
+    // The one door to the run's state, and to the other runs' (issue 34.1): never `.runner/` past it.
+    const store = await stateStoreFor(location);
     // `{{ date }}` is the date the run started: a run resumed on a later day is planned with it, once.
     const startDate = (pipeline: string) => peekRunDate({ manifestFile, pipeline, runId, ...location });
     // `let`: released before a second plan is made (below), so a run holds one plan, not two.
     let firstTry: Prepared | undefined = await prepare(saved?.date ?? startDate);
     if (!firstTry.ok) return reportInvalid(ctx, view, firstTry, manifestFile);
-    const peeked = await readFirstRunRecord({
+    const peeked = await store.readFirstRunRecord({
       manifestFile,
       pipeline: firstTry.plan.pipeline,
       runId,
@@ -197,7 +197,7 @@ export async function runApply(
       ),
       ctx.cwd,
     );
-    const state = await openStoredRun({
+    const state = await store.openRun({
       manifestFile,
       pipeline: firstTry.plan.pipeline,
       runId,
@@ -229,7 +229,8 @@ export async function runApply(
       const outputs = await checkRunOutputDir(ctx, options.output, {
         ...preflightRun(manifestFile, runId, prepared, simulated, recordedOutputDir(state.runs)),
         stateDir: state.dir,
-        stateRoot: options.state.stateDir,
+        store,
+        location,
         preflighted: peeked?.outputDir,
       });
       const { maxCredits } = options;
@@ -315,7 +316,7 @@ export async function runApply(
         ...(state.coordination === undefined ? {} : { coordination: state.coordination }),
         // A lost create never adopts a job another run of the pipeline holds (issue #24.8).
         readOtherRuns: () =>
-          readOtherRunsJobs({ manifestFile, pipeline: plan.pipeline, ...location, ownRunDir: state.dir }),
+          store.otherRunsJobs({ manifestFile, pipeline: plan.pipeline, runId, ...location }),
         afterDownload: thumbnailOnDownload(outputs.dir),
         onEvent: (event) => logger.info({ event }, event.type),
       });
@@ -364,11 +365,8 @@ export async function runApply(
         await warnOfUnfinishedRuns(
           ctx,
           options.repeat,
-          {
-            manifestFile,
-            pipeline: plan.pipeline,
-            runDir: state.dir,
-          },
+          store,
+          { manifestFile, pipeline: plan.pipeline, runId, ...location },
           view.unfinishedRuns,
         );
       }

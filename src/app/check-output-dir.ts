@@ -1,14 +1,12 @@
-import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
 import { RunnerError } from '../errors.js';
-import { JOURNAL_FILE } from '../state/journal.js';
 import {
   checkOutputClaim,
   OUTPUT_CLAIM_FILE,
   readOutputClaim,
   type OutputOwner,
 } from '../state/output-claim.js';
+import type { StateStore } from '../state/state-store.js';
 import { resolveOutputDir, type OutputDirInput } from './apply-options.js';
 import type { CommandContext } from './context.js';
 import { preflightTargets } from './preflight.js';
@@ -37,8 +35,10 @@ export async function checkRunOutputDir(
     manifestFile: string;
     /** The run's state folder. */
     stateDir: string;
-    /** `--state-dir` (the state root), when given. */
-    stateRoot: string | undefined;
+    /** Where the run's state lives: the other runs are read there. */
+    store: StateStore;
+    /** `--state-dir` (the state root) or the state URL, when given. */
+    location: { stateDir?: string; stateUrl?: string };
     simulated: boolean;
     /** The folder the preflight before the lock checked for the run's recorded one. */
     preflighted: string | undefined;
@@ -76,28 +76,27 @@ async function refuseFolderOfOtherRuns(
     manifestFile: string;
     pipeline: string;
     runId: string;
-    stateDir: string;
-    stateRoot: string | undefined;
+    store: StateStore;
+    location: { stateDir?: string; stateUrl?: string };
   },
 ): Promise<void> {
   if ((await readOutputClaim(dir)) !== undefined || !(await holdsFiles(dir))) return;
-  // Loaded only here: most applies write a claimed or a new folder and never list the runs.
-  const { listRuns } = await import('../state/list-runs.js');
-  const { runs } = await listRuns({
+  const { runs } = await run.store.listRuns({
     manifestFile: run.manifestFile,
     pipeline: run.pipeline,
-    ...(run.stateRoot === undefined ? {} : { stateDir: run.stateRoot }),
-    exceptDir: run.stateDir,
+    ...run.location,
+    except: run.runId,
     findFiles: true,
+    filesIn: dir,
   });
   // A folder of the same path may be a new one (a CI checkout each night, its state restored): only
   // files still there that a run recorded are protected.
-  const others: typeof runs = [];
-  for (const other of runs) {
-    const candidate = other.filesDir === dir || other.outputDir === dir;
-    if (candidate && other.runId !== run.runId && (await holdsRecordedFile(other.dir, dir)))
-      others.push(other);
-  }
+  const others = runs.filter(
+    (other) =>
+      (other.filesDir === dir || other.outputDir === dir) &&
+      other.runId !== run.runId &&
+      other.keepsFilesIn === true,
+  );
   if (others.length === 0) return;
   throw new RunnerError(
     'INVALID_INPUT',
@@ -106,17 +105,6 @@ async function refuseFolderOfOtherRuns(
       hint: `Give this run a folder of its own (leave --output out: the default is a folder per run), or move those files away first. (A folder claimed in ${OUTPUT_CLAIM_FILE} is never shared.)`,
     },
   );
-}
-
-/** Whether a file the run in `runDir` downloaded into `dir` is still there. */
-async function holdsRecordedFile(runDir: string, dir: string): Promise<boolean> {
-  const { replayRunJournal } = await import('../state/replay-run-journal.js');
-  const { replay } = await replayRunJournal(join(runDir, JOURNAL_FILE));
-  for (const job of replay.jobs.values()) {
-    const files = job.storedSummary?.()?.files ?? job.downloads.map((download) => download.file);
-    for (const file of files) if (dirname(file) === dir && existsSync(file)) return true;
-  }
-  return false;
 }
 
 async function holdsFiles(dir: string): Promise<boolean> {

@@ -1,4 +1,6 @@
-import { listRuns, type RunSummary } from '../state/list-runs.js';
+import type { RunSummary } from '../state/list-runs.js';
+import type { RunAddress } from '../state/state-dir.js';
+import type { StateStore } from '../state/state-store.js';
 import type { CommandContext, GlobalOptions } from './context.js';
 import type { RepeatedFlags } from './rerun-command.js';
 
@@ -11,18 +13,15 @@ export async function warnOfUnfinishedRuns(
   ctx: Pick<CommandContext, 'output' | 'global'>,
   /** The flags of the apply as given: the hint repeats its state folder and vars. */
   options: RepeatedFlags,
-  run: { manifestFile: string; pipeline: string; runDir: string },
+  /** The run's state (the other runs are read there). */
+  store: StateStore,
+  /** The run applied (the others are warned of). */
+  run: RunAddress,
   /** The warning lines for the runs found (src/cli/render/unfinished-runs.ts). */
   render: UnfinishedRunsRenderer,
 ): Promise<void> {
-  const { stateDir } = options;
   try {
-    const { runs } = await listRuns({
-      manifestFile: run.manifestFile,
-      pipeline: run.pipeline,
-      ...(stateDir === undefined ? {} : { stateDir }),
-      exceptDir: run.runDir,
-    });
+    const { runs } = await store.listRuns({ ...run, except: run.runId });
     const where = { manifestFile: run.manifestFile, options, global: ctx.global };
     for (const line of render(runs, where, ctx.output.style)) ctx.output.err(line);
   } catch (error) {

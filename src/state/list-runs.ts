@@ -1,6 +1,6 @@
 import { readdir } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { sumChargedCredits, type JobStatus } from './job-state.js';
 import { JOURNAL_FILE } from './journal.js';
 import { listJournalOwners } from './locate-run-state.js';
@@ -38,6 +38,11 @@ export interface RunSummary {
   unfinished: UnfinishedWork;
   /** Set when reading the journal warned (torn line, unknown records) or failed. */
   warnings: string[];
+  /**
+   * Whether a file the run downloaded into `ListRunsInput.filesIn` is still there (only when asked;
+   * not in `runs --json`): apply's output folder guard.
+   */
+  keepsFilesIn?: boolean;
 }
 
 /**
@@ -60,17 +65,19 @@ export interface ListRunsInput {
   stateDir?: string;
   /** The run size to show for a run whose journal does not record it (the manifest's jobs today). */
   plannedJobs?: number;
-  /** A run folder not to read (the caller's own run, already in hand). */
-  exceptDir?: string;
+  /** A run not to read (the caller's own run, already in hand): its id. */
+  except?: string;
   /** Also find where runs of earlier releases put their files ({@link RunSummary.filesDir}). */
   findFiles?: boolean;
+  /** Also say whether each run still keeps a file it downloaded in this folder ({@link RunSummary.keepsFilesIn}). */
+  filesIn?: string;
 }
 
 /**
  * Every run of a pipeline with state under the state root (`<root>/<pipeline>/*`/), plus a journal
  * of the old flat `--state-dir` layout naming this pipeline. Read-only: no lock is taken.
  */
-export async function listRuns(input: ListRunsInput): Promise<RunsView> {
+export async function listRuns(input: ListRunsInput & { exceptDir?: string }): Promise<RunsView> {
   const root = resolveStateRoot(input);
   const pipelineDir = resolvePipelineDir(input);
   const dirs: string[] = [];
@@ -86,25 +93,19 @@ export async function listRuns(input: ListRunsInput): Promise<RunsView> {
   if (input.stateDir !== undefined && root !== input.exceptDir && existsSync(join(root, JOURNAL_FILE)))
     dirs.push(root);
   const runs: RunSummary[] = [];
-  for (const dir of dirs)
-    runs.push(...(await summarizeRunDir(dir, input.pipeline, input.plannedJobs, input.findFiles === true)));
+  for (const dir of dirs) runs.push(...(await summarizeRunDir(dir, input)));
   runs.sort((a, b) => (a.startedAt ?? '').localeCompare(b.startedAt ?? '') || a.runId.localeCompare(b.runId));
   return { schemaVersion: 1, pipeline: input.pipeline, stateRoot: root, runs };
 }
 
-async function summarizeRunDir(
-  dir: string,
-  pipeline: string,
-  plannedJobs: number | undefined,
-  findFiles: boolean,
-): Promise<RunSummary[]> {
+async function summarizeRunDir(dir: string, input: ListRunsInput): Promise<RunSummary[]> {
   let replay: ReplayResult;
   try {
     ({ replay } = await replayRunJournal(join(dir, JOURNAL_FILE)));
   } catch (error) {
     return [{ ...emptySummary(dir, dir.split(/[\\/]/).at(-1) ?? dir), warnings: [(error as Error).message] }];
   }
-  return summarizeReplay(replay, dir, pipeline, { plannedJobs, findFiles });
+  return summarizeReplay(replay, dir, input.pipeline, input);
 }
 
 /**
@@ -115,9 +116,9 @@ export function summarizeReplay(
   replay: ReplayResult,
   dir: string,
   pipeline: string,
-  options: { plannedJobs?: number | undefined; findFiles?: boolean } = {},
+  options: Pick<ListRunsInput, 'plannedJobs' | 'findFiles' | 'filesIn'> = {},
 ): RunSummary[] {
-  const { plannedJobs, findFiles = false } = options;
+  const { plannedJobs, findFiles = false, filesIn } = options;
   const owners = listJournalOwners(replay).filter((owner) => owner.pipeline === pipeline);
   // Folder names are reduced to safe characters: the journal's own identity names the run.
   if (owners.length === 0 && listJournalOwners(replay).length > 0) return [];
@@ -145,7 +146,17 @@ export function summarizeReplay(
   const filesDir = findFiles ? recordedOutputDir(replay.runs, replay.jobs) : undefined;
   if (filesDir !== undefined) summary.filesDir = filesDir;
   summary.unfinished = findUnfinishedWork(replay.jobs, last?.download !== false);
+  if (filesIn !== undefined) summary.keepsFilesIn = keepsFileIn(replay.jobs, filesIn);
   return [summary];
+}
+
+/** Whether a file one of `jobs` downloaded into `dir` is still there. */
+function keepsFileIn(jobs: ReplayResult['jobs'], dir: string): boolean {
+  for (const job of jobs.values()) {
+    const files = job.storedSummary?.()?.files ?? job.downloads.map((download) => download.file);
+    for (const file of files) if (dirname(file) === dir && existsSync(file)) return true;
+  }
+  return false;
 }
 
 function emptySummary(dir: string, runId: string): RunSummary {

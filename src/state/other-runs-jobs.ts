@@ -1,7 +1,10 @@
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { JOURNAL_FILE } from './journal.js';
+import type { JobState } from './job-state.js';
 import { listRuns } from './list-runs.js';
+import { locateRunState } from './locate-run-state.js';
 import { replayRunJournal } from './replay-run-journal.js';
+import type { RunAddress } from './state-dir.js';
 import { viewJobState } from './stored-job.js';
 
 /** What the other runs of a pipeline hold: a lost create must not adopt their jobs (issue #24.8). */
@@ -13,34 +16,30 @@ export interface OtherRunsJobs {
    * may be theirs, so finding one is no proof it is this run's.
    */
   unansweredPayloads: ReadonlySet<string>;
-  /** Runs whose journal could not be read: what they hold is unknown. */
+  /** Runs whose state could not be read: what they hold is unknown. */
   unreadable: string[];
 }
 
 /**
- * Reads the journals of every other run of the pipeline under the same state root (read-only, no
- * lock: a run that is writing only adds to what is read here). `ownRunDir` is this run's folder.
+ * Gathers {@link OtherRunsJobs} from the other runs, each read by `read` (its jobs, or a throw when its
+ * state cannot be read): one rule for both backends.
  */
-export async function readOtherRunsJobs(input: {
-  manifestFile: string;
-  pipeline: string;
-  stateDir?: string;
-  ownRunDir: string;
-}): Promise<OtherRunsJobs> {
-  const { runs } = await listRuns(input);
+export async function gatherOtherRunsJobs(
+  runIds: readonly string[],
+  read: (runId: string) => Promise<Iterable<JobState>>,
+): Promise<OtherRunsJobs> {
   const jobIds = new Set<string>();
   const unansweredPayloads = new Set<string>();
   const unreadable: string[] = [];
-  for (const run of runs) {
-    if (resolve(run.dir) === resolve(input.ownRunDir)) continue;
+  for (const runId of runIds) {
     let jobs;
     try {
-      jobs = (await replayRunJournal(join(run.dir, JOURNAL_FILE))).replay.jobs;
+      jobs = await read(runId);
     } catch {
-      unreadable.push(run.runId);
+      unreadable.push(runId);
       continue;
     }
-    for (const stored of jobs.values()) {
+    for (const stored of jobs) {
       for (const attempt of viewJobState(stored).attempts) {
         if (attempt.jobId !== undefined) jobIds.add(attempt.jobId);
         else if (attempt.outcome === 'creating' || attempt.outcome === 'uncertain')
@@ -49,4 +48,18 @@ export async function readOtherRunsJobs(input: {
     }
   }
   return { jobIds, unansweredPayloads, unreadable };
+}
+
+/**
+ * The folder backend's {@link OtherRunsJobs}: the journals of every other run of the pipeline under the
+ * same state root (read-only, no lock: a run that is writing only adds to what is read here).
+ */
+export async function readOtherRunsJobs(where: RunAddress): Promise<OtherRunsJobs> {
+  const own = await locateRunState(where);
+  const { runs } = await listRuns({ ...where, exceptDir: own.dir });
+  const dirs = new Map(runs.map((run) => [run.runId, run.dir]));
+  return gatherOtherRunsJobs([...dirs.keys()], async (runId) => {
+    const dir = dirs.get(runId) ?? '';
+    return (await replayRunJournal(join(dir, JOURNAL_FILE))).replay.jobs.values();
+  });
 }

@@ -12,13 +12,19 @@ export async function readRunStart(input: RunAddress): Promise<number | undefine
   return (await readFirstRunRecord(input))?.at;
 }
 
+/** What a run's first `run` record says, its fields checked (see {@link readFirstRunRecord}). */
+export interface FirstRunRecord {
+  /** When the run's first apply started (clock ms). */
+  at?: number;
+  /** The output folder the run started with. */
+  outputDir?: string;
+}
+
 /**
  * The first `run` record of a run's journal (see {@link readRunStart}), its fields checked: `at`, and
  * `outputDir` (the output folder the run started with: a hint for the preflight before the lock).
  */
-export async function readFirstRunRecord(
-  input: RunAddress,
-): Promise<{ at?: number; outputDir?: string } | undefined> {
+export async function readFirstRunRecord(input: RunAddress): Promise<FirstRunRecord | undefined> {
   const journalPath = journalPathFor(resolveStateDir(input));
   try {
     for await (const line of readJournalLines(journalPath)) {

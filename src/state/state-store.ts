@@ -4,6 +4,8 @@ import type { JournalWriter } from './journal.js';
 import type { AcquireLockOptions } from './lock.js';
 import type { ListRunsInput, RunsView } from './list-runs.js';
 import type { RunStateReading } from './read-run-state.js';
+import type { OtherRunsJobs } from './other-runs-jobs.js';
+import type { FirstRunRecord } from './read-run-start.js';
 import type { ReplayResult } from './replay.js';
 import type { StateSnapshots } from './snapshot-schedule.js';
 import type { RunAddress } from './state-dir.js';
@@ -178,8 +180,18 @@ export interface StateStore {
   openRun(input: OpenRunInput): Promise<RunState>;
   /** Reads a run's state without its lock (plan, status, report). */
   readRun(where: RunAddress, include?: ReadRunIncludes): Promise<RunStateReading>;
-  /** Every run of a pipeline that has state (`runner runs`). */
+  /** Every run of a pipeline that has state (`runner runs`), but `except` (a run id). */
   listRuns(input: ListRunsInput & { stateUrl?: string }): Promise<RunsView>;
   /** When the run's first apply started (clock ms), a hint read without the lock; undefined if none. */
   readRunStart(where: RunAddress): Promise<number | undefined>;
+  /**
+   * The run's first `run` record (its start, the output folder it started with): a hint read
+   * without the lock, for the checks made before it; undefined if none or unreadable.
+   */
+  readFirstRunRecord(where: RunAddress): Promise<FirstRunRecord | undefined>;
+  /**
+   * What the pipeline's other runs in this state hold (read without their locks): a create of this
+   * run whose answer was lost never adopts one of their jobs (issue #24.8).
+   */
+  otherRunsJobs(where: RunAddress): Promise<OtherRunsJobs>;
 }

@@ -137,7 +137,7 @@ jobs:
       manifestFile: file,
       pipeline: 'video-lost-runs',
       stateDir,
-      ownRunDir: join(stateDir, 'video-lost-runs', 'r1'),
+      runId: 'r1',
     });
     expect([...held.jobIds]).toEqual([sim.stats().jobs[0]?.jobId]);
     const killed = await runCliKilledWhen(run('r1'), () => sim.stats().jobsCreated >= 2, { env });

@@ -57,6 +57,13 @@ function arrows(): { from: string; to: string; file: string; spec: string }[] {
   return found;
 }
 
+/** Whether every import of `spec` in a file's text is `import type` (erased: no code is loaded). */
+function typeOnly(text: string, spec: string): boolean {
+  const quoted = spec.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  const all = [...text.matchAll(new RegExp(`(import(\\s+type)?|export)[^;]*?['"]${quoted}['"]`, 'g'))];
+  return all.length > 0 && all.every((match) => match[2] !== undefined);
+}
+
 /** The floors the application layer (src/app/, the use cases) may never import: only the CLI calls it. */
 const ABOVE_APP = ['cli'];
 
@@ -94,6 +101,36 @@ describe('layering of src/', () => {
       .filter((arrow) => !['app', 'cli'].includes(arrow.from) && ['app', 'cli'].includes(arrow.to))
       .map((arrow) => `${arrow.file} imports ${arrow.spec}`);
     expect(upward).toEqual([]);
+  });
+
+  it('keeps src/app/ off the folder backend: every use case reaches a run state through StateStore', () => {
+    // Issue 34.1 / 31.14: apply on PostgreSQL read `.runner/` beside the manifest past the store (the
+    // other runs' jobs, the unfinished runs, the output folder's guard, the first record). The folder
+    // backend's modules are what its store wraps, and the journal files it reads.
+    const store = join(SRC, 'state/backends/folder/folder-store.ts');
+    const wrapped = [...readFileSync(store, 'utf8').matchAll(/from\s+['"](\.{1,2}\/[^'"]+)['"]/g)]
+      .map((match) => relative(SRC, resolve(dirname(store), match[1]!)))
+      .filter((file) => file !== 'state/state-store.js');
+    const folder = new Set(
+      [...wrapped, 'state/journal.js', 'state/read-journal.js', 'state/replay-run-journal.js'].map((file) =>
+        file.replace(/\.js$/, '.ts'),
+      ),
+    );
+    expect(folder.has('state/list-runs.ts')).toBe(true);
+    // `runner state check|cut` repairs the folder's journal file itself: it has no other backend.
+    const allowed = new Set(['app/state.ts imports ../state/locate-run-state.js']);
+    const past = graph
+      .filter((arrow) => arrow.from === 'app')
+      .map((arrow) => ({
+        arrow,
+        target: relative(SRC, resolve(dirname(join(SRC, arrow.file)), arrow.spec)).replace(/\.js$/, '.ts'),
+      }))
+      .filter(({ target }) => folder.has(target))
+      // A type (a run's summary, what `runs --json` prints) reads nothing.
+      .filter(({ arrow }) => !typeOnly(readFileSync(join(SRC, arrow.file), 'utf8'), arrow.spec))
+      .map(({ arrow }) => `${arrow.file} imports ${arrow.spec}`)
+      .filter((line) => !allowed.has(line));
+    expect(past).toEqual([]);
   });
 
   it('keeps the loose files at the top of src/ below every floor', () => {

@@ -1,6 +1,8 @@
 import { listRuns } from '../../list-runs.js';
+import { locateRunState } from '../../locate-run-state.js';
 import { openRunState } from '../../open-run-state.js';
-import { readRunStart } from '../../read-run-start.js';
+import { readOtherRunsJobs } from '../../other-runs-jobs.js';
+import { readFirstRunRecord, readRunStart } from '../../read-run-start.js';
 import { readRunState } from '../../read-run-state.js';
 import type { StateStore } from '../../state-store.js';
 
@@ -13,6 +15,13 @@ export const folderStateStore: StateStore = {
   kind: 'folder',
   openRun: openRunState,
   readRun: readRunState,
-  listRuns,
+  async listRuns(input) {
+    if (input.except === undefined) return listRuns(input);
+    // The run's own folder, wherever it is (a journal of the old flat layout is the root itself).
+    const own = await locateRunState({ ...input, runId: input.except });
+    return listRuns({ ...input, exceptDir: own.dir });
+  },
   readRunStart,
+  readFirstRunRecord,
+  otherRunsJobs: readOtherRunsJobs,
 };

@@ -5,6 +5,8 @@ import { systemClock } from '../../../clock.js';
 import { RunnerError } from '../../../errors.js';
 import { summarizeReplay, type ListRunsInput, type RunsView } from '../../list-runs.js';
 import { checkJournalIdentity } from '../../locate-run-state.js';
+import { gatherOtherRunsJobs } from '../../other-runs-jobs.js';
+import type { FirstRunRecord } from '../../read-run-start.js';
 import type { RunStateReading } from '../../read-run-state.js';
 import type { ReplayResult } from '../../replay.js';
 import { createSnapshotSchedule, type StateSnapshots } from '../../snapshot-schedule.js';
@@ -15,7 +17,7 @@ import { connectStateDb, unreachableError, type StateDb } from './connect-db.js'
 import { acquireLease, DEFAULT_LEASE_TTL_MS, type PostgresLease, type RunKey } from './lease.js';
 import { openPostgresJournal, type PostgresJournal } from './postgres-journal.js';
 import { createRunCoordination } from './run-coordination.js';
-import { readFirstRunAt, readJobMachines } from './read-records.js';
+import { readFirstRun, readJobMachines } from './read-records.js';
 import { replayPostgresRun, type PostgresRunReading } from './replay-run.js';
 import { writePostgresSnapshot } from './snapshots.js';
 import { migrateSchema, readSchemaVersion } from './schema.js';
@@ -35,14 +37,26 @@ export function createPostgresStore(text: string): StateStore {
     readRun: (where, options) =>
       withReadingDb(url, (db, present) => readRun(url, db, where, present, options?.machines === true)),
     listRuns: (input) => withReadingDb(url, (db, present) => listRuns(url, db, input, present)),
-    readRunStart: (where) =>
-      withReadingDb(url, async (db, present) =>
-        present ? await readFirstRunAt(db.client, keyOf(where)) : undefined,
-      ).catch(
-        // A hint only: the replay under the lease says what is wrong.
-        () => undefined,
-      ),
+    readRunStart: async (where) => (await readFirstRunRecord(url, where))?.at,
+    readFirstRunRecord: (where) => readFirstRunRecord(url, where),
+    otherRunsJobs: (where) =>
+      withReadingDb(url, async (db, present) => {
+        const runIds = present ? await listRunIds(db, where.pipeline, where.runId) : [];
+        return gatherOtherRunsJobs(runIds, async (runId) => {
+          const run = { pipeline: where.pipeline, runId };
+          return (await replayPostgresRun(db.client, run, describeRun(url, run))).replay.jobs.values();
+        });
+      }),
   };
+}
+
+function readFirstRunRecord(url: StateUrl, where: RunAddress): Promise<FirstRunRecord | undefined> {
+  return withReadingDb(url, async (db, present) =>
+    present ? await readFirstRun(db.client, keyOf(where)) : undefined,
+  ).catch(
+    // A hint only: the replay under the lease says what is wrong.
+    () => undefined,
+  );
 }
 
 async function openPostgresRun(url: StateUrl, input: OpenRunInput): Promise<RunState> {
@@ -154,26 +168,26 @@ async function listRuns(
   const { pipeline } = input;
   const view: RunsView = { schemaVersion: 1, pipeline, stateRoot: url.display, runs: [] };
   if (!present) return view;
-  const { rows } = await db.client.query<{ run_id: string }>(
-    `SELECT run_id FROM runner_runs r WHERE pipeline = $1
-        AND EXISTS (SELECT 1 FROM runner_records WHERE pipeline = r.pipeline AND run_id = r.run_id)
-      ORDER BY created_at, run_id`,
-    [pipeline],
-  );
-  for (const { run_id: runId } of rows) {
+  for (const runId of await listRunIds(db, pipeline, input.except)) {
     const run = { pipeline, runId };
     const { replay } = await replayPostgresRun(db.client, run, describeRun(url, run));
-    view.runs.push(
-      ...summarizeReplay(replay, describeRun(url, run), pipeline, {
-        plannedJobs: input.plannedJobs,
-        findFiles: input.findFiles ?? false,
-      }),
-    );
+    view.runs.push(...summarizeReplay(replay, describeRun(url, run), pipeline, input));
   }
   view.runs.sort(
     (a, b) => (a.startedAt ?? '').localeCompare(b.startedAt ?? '') || a.runId.localeCompare(b.runId),
   );
   return view;
+}
+
+/** The pipeline's runs that hold records, oldest first, but `except` (a run id). */
+async function listRunIds(db: StateDb, pipeline: string, except: string | undefined): Promise<string[]> {
+  const { rows } = await db.client.query<{ run_id: string }>(
+    `SELECT run_id FROM runner_runs r WHERE pipeline = $1 AND run_id IS DISTINCT FROM $2::text
+        AND EXISTS (SELECT 1 FROM runner_records WHERE pipeline = r.pipeline AND run_id = r.run_id)
+      ORDER BY created_at, run_id`,
+    [pipeline, except ?? null],
+  );
+  return rows.map((row) => row.run_id);
 }
 
 /** Runs a read with a connection of its own; `present`: whether the runner's tables exist yet. */

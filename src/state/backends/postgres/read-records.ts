@@ -1,5 +1,6 @@
 import type { ClientBase } from 'pg';
 import { createJournalReplay, type ReplayCheckpoint, type ReplayResult } from '../../replay.js';
+import type { FirstRunRecord } from '../../read-run-start.js';
 import type { RunKey } from './lease.js';
 
 /** Records fetched per query when a run is replayed. */
@@ -61,22 +62,30 @@ export async function replayRunRecords(
   return { replay: replay.finish(), lines: number, lastSeq, checkpoint };
 }
 
-/** When the run's first apply started: the `at` of its first `run` record, from its first few records. */
-export async function readFirstRunAt(client: ClientBase, run: RunKey): Promise<number | undefined> {
+/** The run's first `run` record (when it started, its output folder), from its first few records. */
+export async function readFirstRun(client: ClientBase, run: RunKey): Promise<FirstRunRecord | undefined> {
   const { rows } = await client.query<[string]>({
     text: 'SELECT record FROM runner_records WHERE pipeline = $1 AND run_id = $2 ORDER BY seq LIMIT 4',
     values: [run.pipeline, run.runId],
     rowMode: 'array',
   });
   for (const [text] of rows) {
-    let record: { type?: unknown; at?: unknown };
+    let record: { type?: unknown; at?: unknown; outputDir?: unknown };
     try {
       record = JSON.parse(text) as typeof record;
     } catch {
       // A hint only: the replay under the lease reports a damaged record.
       return undefined;
     }
-    if (record.type === 'run') return typeof record.at === 'number' ? record.at : undefined;
+    // A stored row: its fields are checked, not trusted.
+    if (record.type === 'run') {
+      return {
+        ...(typeof record.at === 'number' ? { at: record.at } : {}),
+        ...(typeof record.outputDir === 'string' && record.outputDir !== ''
+          ? { outputDir: record.outputDir }
+          : {}),
+      };
+    }
   }
   return undefined;
 }
