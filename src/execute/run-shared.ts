@@ -1,6 +1,6 @@
 import type { PlannedJob } from '../plan/types.js';
 import { summarizeJob, type JobState } from '../state/job-state.js';
-import { applyJournalRecord, parseJournalLine } from '../state/replay.js';
+import { replayRecords } from '../state/replay-records.js';
 import type { ClaimResult, RunCoordination } from '../state/state-store.js';
 import type { ExecutionContext } from './context.js';
 import { errorMessageOf } from './error-info.js';
@@ -77,7 +77,15 @@ export async function runSharedQueue(
       (given ??= coordination.finish(claim.id, finished).catch(() => undefined));
     try {
       if (job === undefined) return;
-      rebuildJob(ctx.jobs, claim.id, claim.records);
+      try {
+        rebuildJob(ctx.jobs, claim.id, claim.records, ctx.options.runId);
+      } catch (error) {
+        // A record no runner wrote (#31.10): refused as a replay refuses it; the job goes back to the
+        // queue untouched, and this process claims nothing more.
+        await giveUp(false);
+        await stopOn(ctx, error);
+        return;
+      }
       if (claim.from !== undefined) {
         ctx.emit({
           type: 'warning',
@@ -145,13 +153,19 @@ export async function settleOthersJobs(
   return settled;
 }
 
-/** Replaces a job's state with the one its records give. */
-function rebuildJob(jobs: Map<string, JobState>, id: string, records: readonly string[]): void {
-  jobs.delete(id);
-  for (const text of records) {
-    const record = parseJournalLine(text);
-    if (record !== undefined) applyJournalRecord(jobs, record);
-  }
+/**
+ * Replaces a job's state with the one its records give, checked as a replay checks them: a record
+ * that does not fit is a STATE_CORRUPT error, and the job's state is left as it was.
+ */
+function rebuildJob(
+  jobs: Map<string, JobState>,
+  id: string,
+  records: readonly string[],
+  runId: string,
+): void {
+  const rebuilt = replayRecords(records, `The records of job ${id} of run "${runId}"`).get(id);
+  if (rebuilt === undefined) jobs.delete(id);
+  else jobs.set(id, rebuilt);
 }
 
 /** A lost lease is the executor's to report (STATE_LOCKED); any other failure stops creating. */

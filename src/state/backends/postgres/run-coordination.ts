@@ -1,7 +1,6 @@
 import type { ClientBase } from 'pg';
 import { RunnerError } from '../../../errors.js';
-import type { JobState } from '../../job-state.js';
-import { applyJournalRecord, parseJournalLine } from '../../replay.js';
+import { replayRecords } from '../../replay-records.js';
 import type { ClaimResult, RunCoordination } from '../../state-store.js';
 import type { StateDb } from './connect-db.js';
 import type { PostgresLease, RunKey } from './lease.js';
@@ -341,12 +340,11 @@ export function createRunCoordination(
           [...key, options.sinceSeq],
         ),
       );
-      const jobs = new Map<string, JobState>();
-      for (const { record: text } of rows) {
-        const record = parseJournalLine(text);
-        if (record !== undefined) applyJournalRecord(jobs, record);
-      }
-      return jobs;
+      // Checked as a replay checks them (#31.10): a record no runner wrote is refused, not reported.
+      return replayRecords(
+        rows.map((row) => row.record),
+        `The records other runners wrote to ${options.where} since this one joined`,
+      );
     },
     close: () => db.end(),
   };
