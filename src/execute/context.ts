@@ -1,8 +1,10 @@
 import type { Clock } from '../clock.js';
 import type { ServiceClient } from '../service/service-client.js';
-import type { JobState } from '../state/job-state.js';
+import type { PlannedJob } from '../plan/types.js';
+import type { AttemptState, JobState } from '../state/job-state.js';
 import { viewJobState } from '../state/stored-job.js';
-import type { JournalWriter } from '../state/journal.js';
+import type { JournalWriter, LateEntry } from '../state/journal.js';
+import { isRunnerError } from '../errors.js';
 import type { ExecuteDeps } from './options.js';
 import type { JournalEntry, JournalRecord } from '../state/records.js';
 import type { StateSnapshots } from '../state/snapshot-schedule.js';
@@ -33,6 +35,17 @@ export interface ExecutionContext {
   readonly jobs: Map<string, JobState>;
   /** Aborted on 401/403: every request and wait stops at once. */
   readonly hardSignal: AbortSignal;
+  /**
+   * Aborted on 401/403 only: a create already sent is not abandoned when the lease is lost, so that
+   * its answer (a job paid, or nothing made) is learned and stored late for the next holder (#31.9).
+   */
+  readonly createSignal: AbortSignal;
+  /**
+   * Before an unanswered create without an idempotency key is called uncertain: waits for the answer
+   * another runner, whose lease ended moments ago, may still store (see `late-answer.ts`); true when
+   * the job's state changed. Absent where no other runner sends creates (one process on the run).
+   */
+  awaitLateAnswer?(job: PlannedJob, attempt: AttemptState): Promise<boolean>;
   /**
    * Aborted on 401/403 and on the first Ctrl-C/SIGTERM: downloads stop at once (their partial files
    * are removed; the result URLs are journaled, so a later apply downloads them).
@@ -96,7 +109,7 @@ export function createExecutionContext(input: {
    * its first change, so the caller's state is never mutated and only jobs this run touches are held twice.
    */
   original?: ReadonlyMap<string, JobState>;
-  journal: Pick<JournalWriter, 'append'>;
+  journal: Pick<JournalWriter, 'append' | 'appendLate'>;
   lock?: ExecuteDeps['lock'];
   snapshots?: StateSnapshots;
   onEvent: (event: ExecutionEvent) => void;
@@ -104,8 +117,11 @@ export function createExecutionContext(input: {
   interruptSignal?: AbortSignal;
   /** What the other processes of a shared run spent, under its spending lock (`RunCoordination.withSpendingLock`). */
   withSpendingLock?: <T>(task: (othersSpent: number) => Promise<T>) => Promise<T>;
+  /** `ExecutionContext.awaitLateAnswer`, given the context (`createLateAnswerWait`). */
+  lateAnswer?: (ctx: ExecutionContext, job: PlannedJob, attempt: AttemptState) => Promise<boolean>;
 }): ExecutionContext {
   const hard = new AbortController();
+  const auth = new AbortController();
   let stop: StopReason | undefined;
   let beyondBudget = false;
   let lost: Error | undefined;
@@ -117,6 +133,56 @@ export function createExecutionContext(input: {
       hard.abort(lost);
     }
     return lost;
+  };
+  const recordHeld = async (entry: JournalEntry, step: { stored: boolean }): Promise<void> => {
+    if (lost !== undefined) throw lost;
+    const assertHeld = () => {
+      try {
+        input.lock?.assertHeld?.();
+      } catch (error) {
+        throw loseLock(error);
+      }
+    };
+    assertHeld();
+    let written: JournalRecord;
+    try {
+      written = await input.journal.append(entry);
+    } catch (error) {
+      // A step that cannot be journaled cannot be resumed safely: nothing more is paid (#24.3).
+      ctx.stopCreating(
+        'error',
+        `No new jobs are created: the state journal could not be written (${error instanceof Error ? error.message : String(error)}).`,
+      );
+      throw error;
+    }
+    step.stored = true;
+    // Again after the write: a runner paused during it must not go on to send the create it announced.
+    assertHeld();
+    if (input.original !== undefined) unshare(input.jobs, input.original, written);
+    applyJournalRecord(input.jobs, written);
+    input.snapshots?.afterRecord(written, input.jobs);
+  };
+  const fencedOut = (error: unknown): boolean =>
+    lost !== undefined || (isRunnerError(error) && error.code === 'STATE_LOCKED');
+  /** Stores a create's answer outside the lease's fence, for the runner that took the run over. */
+  const keepLate = async (entry: LateEntry): Promise<void> => {
+    const what =
+      entry.type === 'created'
+        ? `its answer, job ${entry.jobId} (paid),`
+        : `its refusal (${entry.code}: nothing was made)`;
+    let kept = false;
+    try {
+      kept = (await input.journal.appendLate?.(entry)) ?? false;
+    } catch {
+      kept = false;
+    }
+    input.onEvent({
+      type: 'warning',
+      id: entry.id,
+      message: kept
+        ? `This runner's lease ended while the create of job ${entry.id} was in flight: ${what} is kept in the state as a late record, and the runner that took the run over goes on from it.`
+        : `This runner's lease ended while the create of job ${entry.id} was in flight, and ${what} could not be kept in the state.${entry.type === 'created' ? ` Job ${entry.jobId} exists on the service: look it up there before re-sending job ${entry.id}.` : ''}`,
+    });
   };
   const ctx: ExecutionContext = {
     pipeline: input.pipeline,
@@ -132,37 +198,30 @@ export function createExecutionContext(input: {
     limiter: input.limiter,
     jobs: input.jobs,
     hardSignal: hard.signal,
+    createSignal: auth.signal,
+    ...(input.lateAnswer === undefined
+      ? {}
+      : {
+          awaitLateAnswer: (job: PlannedJob, attempt: AttemptState) =>
+            (input.lateAnswer as NonNullable<typeof input.lateAnswer>)(ctx, job, attempt),
+        }),
     downloadSignal:
       input.interruptSignal === undefined
         ? hard.signal
         : AbortSignal.any([hard.signal, input.interruptSignal]),
     emit: input.onEvent,
     async record(entry) {
-      if (lost !== undefined) throw lost;
-      const assertHeld = () => {
-        try {
-          input.lock?.assertHeld?.();
-        } catch (error) {
-          throw loseLock(error);
-        }
-      };
-      assertHeld();
-      let written: JournalRecord;
+      const step = { stored: false };
       try {
-        written = await input.journal.append(entry);
+        await recordHeld(entry, step);
       } catch (error) {
-        // A step that cannot be journaled cannot be resumed safely: nothing more is paid (#24.3).
-        ctx.stopCreating(
-          'error',
-          `No new jobs are created: the state journal could not be written (${error instanceof Error ? error.message : String(error)}).`,
-        );
+        // A create's answer that came after the lease ended is still what happened (#31.9).
+        const answer = entry.type === 'created' || entry.type === 'create-failed';
+        if (answer && !step.stored && fencedOut(error)) {
+          await keepLate(entry);
+        }
         throw error;
       }
-      // Again after the write: a runner paused during it must not go on to send the create it announced.
-      assertHeld();
-      if (input.original !== undefined) unshare(input.jobs, input.original, written);
-      applyJournalRecord(input.jobs, written);
-      input.snapshots?.afterRecord(written, input.jobs);
     },
     async holdsLock() {
       if (lost !== undefined) return false;
@@ -195,6 +254,7 @@ export function createExecutionContext(input: {
     abortAll(message) {
       ctx.stopCreating('auth', message);
       hard.abort(new Error(message));
+      auth.abort(new Error(message));
     },
   };
   return ctx;

@@ -164,7 +164,8 @@ async function sendAttempt(
         ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
         ...(earlierSendAt === undefined ? {} : { earlierSendAt }),
       },
-      { signal: ctx.hardSignal },
+      // Not aborted when the lease is lost: the answer is still stored, late (#31.9).
+      { signal: ctx.createSignal },
     );
     reserved = false;
     ctx.budget.settle(estimate, creation.creditCost ?? estimate);

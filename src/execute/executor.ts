@@ -11,6 +11,7 @@ import { errorMessageOf } from './error-info.js';
 import type { ExecutionSummary, ExitReason, JobOutcome, StopReason } from './events.js';
 import { resolveExecuteOptions, type ExecuteDeps, type ExecuteOptions } from './options.js';
 import { countOwed, emitDoneSkipped, isSamePayloadHash, runJob } from './run-job.js';
+import { createLateAnswerWait } from './late-answer.js';
 import { runSharedQueue, settleOthersJobs } from './run-shared.js';
 
 /** How one job ended in this run, with its files and what of its downloads failed. */
@@ -68,6 +69,8 @@ export async function executePlan(
     ...(deps.coordination !== undefined && resolved.maxCredits !== undefined
       ? { withSpendingLock: deps.coordination.withSpendingLock.bind(deps.coordination) }
       : {}),
+    // Another machine's create may be in flight when its lease ends: its answer is waited for (#31.9).
+    ...(deps.coordination === undefined ? {} : { lateAnswer: createLateAnswerWait(deps.coordination) }),
   });
   const onAbort = () =>
     ctx.stopCreating(

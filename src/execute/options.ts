@@ -24,7 +24,7 @@ export interface SavedResult {
 /** Everything with an effect, passed in (tests inject fakes). */
 export interface ExecuteDeps {
   client: ServiceClient;
-  journal: Pick<JournalWriter, 'path' | 'append' | 'close'>;
+  journal: Pick<JournalWriter, 'path' | 'append' | 'appendLate' | 'close'>;
   /**
    * Replayed state (`replayJournal(text).jobs`); not mutated: the executor copies a job's state
    * before the first record of this run changes it.

@@ -215,6 +215,8 @@ async function resumeCreating(
   ) {
     return createAttempt(ctx, job, last.attempt, true);
   }
+  // Sent by a runner whose lease ended moments ago: its answer may still come (#31.9).
+  if (last.idempotencyKey === undefined && (await ctx.awaitLateAnswer?.(job, last)) === true) return 'open';
   const reason =
     last.idempotencyKey === undefined
       ? 'the create of this job got no answer and its endpoint takes no idempotency key: a paid job may exist'

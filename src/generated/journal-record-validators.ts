@@ -454,7 +454,7 @@ return errors === 0;
 }
 
 export const created = validate13;
-const schema14 = {"$schema":"http://json-schema.org/draft-07/schema#","type":"object","required":["type","at","id","attempt","jobId"],"properties":{"type":{"const":"created"},"at":{"type":"number"},"id":{"type":"string","minLength":1},"attempt":{"type":"integer","minimum":1},"jobId":{"type":"string","minLength":1},"creditCost":{"type":"number"},"estimatedCredits":{"type":"number"},"chargeSource":{"type":"string"},"queuePosition":{"type":"number"}}};
+const schema14 = {"$schema":"http://json-schema.org/draft-07/schema#","type":"object","required":["type","at","id","attempt","jobId"],"properties":{"type":{"const":"created"},"at":{"type":"number"},"id":{"type":"string","minLength":1},"attempt":{"type":"integer","minimum":1},"jobId":{"type":"string","minLength":1},"creditCost":{"type":"number"},"estimatedCredits":{"type":"number"},"chargeSource":{"type":"string"},"queuePosition":{"type":"number"},"late":{"const":true}}};
 
 function validate13(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -605,6 +605,19 @@ var valid0 = _errs16 === errors;
 else {
 var valid0 = true;
 }
+if(valid0){
+if(data.late !== undefined){
+const _errs18 = errors;
+if(true !== data.late){
+validate13.errors = [{instancePath:instancePath+"/late",schemaPath:"#/properties/late/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs18 === errors;
+}
+else {
+var valid0 = true;
+}
+}
 }
 }
 }
@@ -625,7 +638,7 @@ return errors === 0;
 }
 
 export const createFailed = validate14;
-const schema15 = {"$schema":"http://json-schema.org/draft-07/schema#","type":"object","required":["type","at","id","attempt","code","message","final"],"properties":{"type":{"const":"create-failed"},"at":{"type":"number"},"id":{"type":"string","minLength":1},"attempt":{"type":"integer","minimum":1},"code":{"type":"string"},"message":{"type":"string"},"final":{"type":"boolean"}}};
+const schema15 = {"$schema":"http://json-schema.org/draft-07/schema#","type":"object","required":["type","at","id","attempt","code","message","final"],"properties":{"type":{"const":"create-failed"},"at":{"type":"number"},"id":{"type":"string","minLength":1},"attempt":{"type":"integer","minimum":1},"code":{"type":"string"},"message":{"type":"string"},"final":{"type":"boolean"},"late":{"const":true}}};
 
 function validate14(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -739,6 +752,19 @@ var valid0 = _errs12 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.late !== undefined){
+const _errs14 = errors;
+if(true !== data.late){
+validate14.errors = [{instancePath:instancePath+"/late",schemaPath:"#/properties/late/const",keyword:"const",params:{allowedValue: true},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs14 === errors;
+}
+else {
+var valid0 = true;
+}
 }
 }
 }

@@ -56,6 +56,8 @@ export interface SimulatorCore {
   nextJobId(): string;
   /** Left of {@link Simulator.rateLimitNext}: answers still to refuse with 429, and their `Retry-After`. */
   rateLimit: { remaining: number; retryAfterSeconds: number };
+  /** Of {@link Simulator.holdCreates}: while set, create requests wait for it before being processed. */
+  createHold?: { released: Promise<void>; held: number };
   counters: Omit<SimulatorStats, 'maxRunningAtOnce' | 'maxOpenAtOnce' | 'jobs' | 'account'>;
 }
 

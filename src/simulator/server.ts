@@ -102,6 +102,12 @@ async function handleApi(core: SimulatorCore, request: IncomingMessage, response
       return;
     }
   }
+  // Received whole, processed once released, whether or not its sender still waits for the answer.
+  const hold = matched.route.isCreate ? core.createHold : undefined;
+  if (hold !== undefined) {
+    hold.held += 1;
+    await hold.released;
+  }
   const answer = applyHostile(core, matched.route.handle(core, { params: matched.params, body, url }));
   const { dripPollMs } = core.options.hostile;
   if (fault.kind !== null) injectFault(core, fault.kind, response);
@@ -234,6 +240,18 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     },
     rateLimitNext: (count, retryAfterSeconds) => {
       core.rateLimit = { remaining: count, retryAfterSeconds };
+    },
+    holdCreates: () => {
+      let release = () => undefined as void;
+      const hold = { released: new Promise<void>((resolve) => (release = resolve)), held: 0 };
+      core.createHold = hold;
+      return {
+        held: () => hold.held,
+        release: () => {
+          if (core.createHold === hold) delete core.createHold;
+          release();
+        },
+      };
     },
     setHostile: (hostile) => {
       core.options.hostile = { ...hostile };

@@ -140,6 +140,12 @@ export interface Simulator {
   revokeApiKey(): void;
   /** The next `count` API requests, whatever they are, answer HTTP 429 with `Retry-After: seconds`. */
   rateLimitNext(count: number, retryAfterSeconds: number): void;
+  /**
+   * Holds every create request that arrives from now on before it is processed (nothing is made yet,
+   * its sender waits for the answer: a create in flight) until `release()`; `held()` counts the
+   * requests that arrived meanwhile. For takeovers during a create (issue #31.9).
+   */
+  holdCreates(): { held(): number; release(): void };
   /** Replaces the hostile answers from now on (`{}`: none), e.g. result links that work again. */
   setHostile(hostile: HostileOptions): void;
   /**

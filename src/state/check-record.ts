@@ -117,6 +117,10 @@ export function checkRecordPlace(
         : `a "created" record naming job ${record.jobId}, but ${state}`;
     case 'create-failed':
       if (attempt.outcome === 'creating') return undefined;
+      // The refusal of a create its sender's lease ended during; the taker called it uncertain.
+      if (record.late === true && attempt.outcome === 'uncertain' && attempt.jobId === undefined) {
+        return undefined;
+      }
       return attempt.outcome === (record.final ? 'create-failed' : 'create-refused')
         ? LATE_DUPLICATE
         : `a "create-failed" record, but ${state}`;

@@ -28,8 +28,18 @@ export interface JournalWriter {
    * journal does not grow meanwhile, nor (as every change to state follows an append) the state.
    */
   exclusive<T>(task: (position: JournalPosition | undefined) => Promise<T>): Promise<T>;
+  /**
+   * Stores what a runner learned after its lease ended (#31.9: the job a create in flight paid for,
+   * or its refusal) outside the lease's fence, marked `late`, for the runner that took the run over:
+   * only for an attempt whose intent this writer stored, and only while no one re-sent it since.
+   * Resolves whether it was stored. Absent where no other runner can take the run over mid-create.
+   */
+  appendLate?(entry: LateEntry): Promise<boolean>;
   close(): Promise<void>;
 }
+
+/** What a runner whose lease ended may still store: a create's answer. */
+export type LateEntry = Extract<JournalEntry, { type: 'created' | 'create-failed' }>;
 
 const TAIL_CHUNK = 64 * 1024;
 

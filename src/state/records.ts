@@ -87,6 +87,12 @@ export interface CreatedRecord {
   estimatedCredits?: number;
   chargeSource?: ChargeSource;
   queuePosition?: number;
+  /**
+   * Written by a runner whose lease had ended when the answer came (#31.9): what it learned, kept
+   * outside the lease's fence for the runner that took the run over. One that no longer fits the
+   * attempt's history is passed over with a warning, never an error.
+   */
+  late?: true;
 }
 
 /**
@@ -101,6 +107,12 @@ export interface CreateFailedRecord {
   code: string;
   message: string;
   final: boolean;
+  /**
+   * Written by a runner whose lease had ended when the answer came (#31.9): what it learned, kept
+   * outside the lease's fence for the runner that took the run over. One that no longer fits the
+   * attempt's history is passed over with a warning, never an error.
+   */
+  late?: true;
 }
 
 /** The polled status changed. */

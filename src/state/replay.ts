@@ -165,7 +165,15 @@ export function createJournalReplay(source = 'The state journal', from?: ReplayC
         );
         return;
       }
-      if (place !== undefined) throw new JournalLineError(source, line.number, place);
+      if (place !== undefined) {
+        if (!isLateRecord(record)) throw new JournalLineError(source, line.number, place);
+        // Written outside the lease's fence by a runner that lost it mid-create (#31.9): the run went
+        // on without it meanwhile. Said aloud, since it may name a paid job no attempt holds now.
+        lineWarnings.push(
+          `Passed over line ${line.number} of the state journal: a late "${record.type}" record from a runner whose lease had ended, which no longer fits: ${place}.`,
+        );
+        return;
+      }
       applyRecord(jobs, runs, record);
     },
     checkpoint() {
@@ -232,6 +240,11 @@ export function applyJournalRecord(jobs: Map<string, JobState>, record: JournalR
     const job = jobs.get(record.id);
     if (job !== undefined) job.status = deriveJobStatus(job.attempts);
   }
+}
+
+/** A record a runner wrote after its lease ended, outside the fence (see `CreatedRecord.late`). */
+function isLateRecord(record: JournalRecord): boolean {
+  return (record.type === 'created' || record.type === 'create-failed') && record.late === true;
 }
 
 /** One journal line's record: a JSON object with a string `type`, else undefined (damaged or torn). */

@@ -109,6 +109,14 @@ export interface RunCoordination {
    * now: with what this process replayed at its start and ran itself, the whole run.
    */
   readOthersJobs(): Promise<Map<string, JobState>>;
+  /**
+   * Who sent the latest create of job `id` (the runner whose token wrote its latest intent), when that
+   * is another runner: its machine and how long ago, on the database's clock, its lease ended (0 while
+   * it lives). A create it sent may still be answered, and the answer stored late (#31.9).
+   */
+  unansweredCreate(id: string): Promise<{ machine: string; endedAgoMs: number } | undefined>;
+  /** The job's records as stored now, oldest first (JSON). */
+  readJobRecords(id: string): Promise<string[]>;
   close(): Promise<void>;
 }
 

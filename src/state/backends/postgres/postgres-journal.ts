@@ -2,7 +2,7 @@ import type { ClientBase } from 'pg';
 import type { Clock } from '../../../clock.js';
 import { RunnerError } from '../../../errors.js';
 import { capRecordStrings, JOURNAL_VERSION } from '../../journal-format.js';
-import type { JournalWriter } from '../../journal.js';
+import type { JournalWriter, LateEntry } from '../../journal.js';
 import type { JournalEntry, JournalHeaderRecord, JournalRecord } from '../../records.js';
 import type { JournalPosition } from '../../snapshot-format.js';
 import type { PostgresLease, RunKey } from './lease.js';
@@ -16,6 +16,24 @@ const APPEND_SQL = `INSERT INTO runner_records (pipeline, run_id, record, lease_
   SELECT pipeline, run_id, $3, token, holder, $5 FROM runner_leases
    WHERE pipeline = $1 AND run_id = $2 AND token = $4 AND NOT released AND expires_at > clock_timestamp()
    FOR SHARE
+  RETURNING seq::text`;
+
+/**
+ * Stores a create's answer that came after this process's lease ended (#31.9), outside the fence:
+ * only for an attempt whose intent this process's token wrote, and only while no intent of the job
+ * came after it (nobody re-sent it). Replay applies it with the usual checks, and passes over one
+ * that no longer fits with a warning.
+ */
+const LATE_SQL = `INSERT INTO runner_records (pipeline, run_id, record, lease_token, holder, job_id)
+  SELECT $1, $2, $3, $4, $5, $6
+   WHERE EXISTS (
+     SELECT 1 FROM runner_records i
+      WHERE i.pipeline = $1 AND i.run_id = $2 AND i.job_id = $6 AND i.lease_token = $4
+        AND i.record LIKE '{"type":"intent"%' AND i.record::jsonb ->> 'attempt' = $7
+        AND NOT EXISTS (
+          SELECT 1 FROM runner_records r
+           WHERE r.pipeline = $1 AND r.run_id = $2 AND r.job_id = $6 AND r.seq > i.seq
+             AND r.record LIKE '{"type":"intent"%'))
   RETURNING seq::text`;
 
 /** The run's journal in PostgreSQL: a {@link JournalWriter} that knows its rows' sequence numbers. */
@@ -105,6 +123,24 @@ export async function openPostgresJournal(
         if (broken) throw options.failure(new Error('an earlier record may not have been stored'));
         await store(record);
         return record;
+      });
+      chain = next.catch(() => undefined);
+      return next;
+    },
+    appendLate(entry: LateEntry): Promise<boolean> {
+      const record = capRecordStrings({ ...entry, at: entry.at ?? options.clock.now(), late: true as const });
+      // In line with the appends: one statement at a time on this connection.
+      const next = chain.then(async () => {
+        const { rowCount } = await client.query(LATE_SQL, [
+          run.pipeline,
+          run.runId,
+          JSON.stringify(record),
+          lease.token,
+          lease.holder,
+          record.id,
+          String(record.attempt),
+        ]);
+        return rowCount === 1;
       });
       chain = next.catch(() => undefined);
       return next;

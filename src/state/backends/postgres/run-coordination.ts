@@ -346,6 +346,33 @@ export function createRunCoordination(
         `The records other runners wrote to ${options.where} since this one joined`,
       );
     },
+    async unansweredCreate(id) {
+      const { rows } = await serial(() =>
+        client.query<{ own: boolean; machine: string; ended_ago: number }>(
+          `SELECT l.token = $3 AS own, coalesce(l.machine, l.holder) AS machine,
+                  CASE WHEN NOT l.released AND l.expires_at > clock_timestamp() THEN 0
+                       ELSE greatest(0, extract(epoch FROM clock_timestamp() - l.expires_at) * 1000) END::float8
+                    AS ended_ago
+             FROM runner_records r
+             JOIN runner_leases l ON l.pipeline = r.pipeline AND l.run_id = r.run_id AND l.token = r.lease_token
+            WHERE r.pipeline = $1 AND r.run_id = $2 AND r.job_id = $4 AND r.record LIKE '{"type":"intent"%'
+            ORDER BY r.seq DESC LIMIT 1`,
+          [...key, id],
+        ),
+      );
+      const row = rows[0];
+      return row === undefined || row.own ? undefined : { machine: row.machine, endedAgoMs: row.ended_ago };
+    },
+    async readJobRecords(id) {
+      const { rows } = await serial(() =>
+        client.query<[string]>({
+          text: 'SELECT record FROM runner_records WHERE pipeline = $1 AND run_id = $2 AND job_id = $3 ORDER BY seq',
+          values: [run.pipeline, run.runId, id],
+          rowMode: 'array',
+        }),
+      );
+      return rows.map(([record]) => record);
+    },
     close: () => db.end(),
   };
 }
