@@ -3,6 +3,7 @@ import { RunnerError } from '../errors.js';
 import { syncDirectory } from './journal.js';
 import { acquireLock } from './lock.js';
 import { locateRunState } from './locate-run-state.js';
+import { readMovedMark, removeMovedMark, setAsidePushedCopy, writeMovedMark } from './moved-run.js';
 import { openRunState } from './open-run-state.js';
 import { readJournalLines } from './read-journal.js';
 import { readRunState } from './read-run-state.js';
@@ -34,7 +35,10 @@ export async function pushRunState(where: MoveAddress): Promise<number> {
       records.push(line.text);
     }
     const { importRunRecords } = await import('./backends/postgres/run-records.js');
+    const { parseStateUrl } = await import('./backends/postgres/state-url.js');
     await importRunRecords(stateUrl, where, records);
+    // Under the folder's lock still: from now on, applying the folder's copy is refused (#31.11).
+    await writeMovedMark(state.dir, { to: parseStateUrl(stateUrl).display, at: new Date().toISOString() });
     return records.length;
   } finally {
     await state.close();
@@ -43,44 +47,53 @@ export async function pushRunState(where: MoveAddress): Promise<number> {
 
 /**
  * `runner state pull`: writes a run's records from the database into a new journal in its folder
- * (fsynced), under both locks. Refuses a folder that already has a journal for the run. Returns how
- * many records were written.
+ * (fsynced), under both locks, then marks the database's copy moved (#31.11): applying it is refused
+ * from then on. Refuses a folder that already has a journal for the run, unless it is the copy a push
+ * left behind (marked moved): that copy is set aside and the run comes back. Returns how many records
+ * were written.
  */
 export async function pullRunState(where: MoveAddress): Promise<number> {
   const { stateUrl, ...folder } = where;
-  const { dir } = await locateRunState(folder);
+  const { dir, root } = await locateRunState(folder);
   const path = journalPathFor(dir);
-  const size = await stat(path).then(
-    (info) => info.size,
-    () => 0,
-  );
-  if (size > 0) {
-    throw new RunnerError(
-      'STATE_MISMATCH',
-      `${path} already holds a journal: pulling run "${where.runId}" into it would mix two histories. Nothing was written.`,
-      { hint: `Move ${dir} away first, or pull into another --state-dir.` },
-    );
-  }
   await ensureStateDir(dir);
   const lock = await acquireLock(dir);
   try {
+    const moved = await readMovedMark(dir);
+    const size = await stat(path).then(
+      (info) => info.size,
+      () => 0,
+    );
+    if (size > 0 && moved === undefined) {
+      throw new RunnerError(
+        'STATE_MISMATCH',
+        `${path} already holds a journal: pulling run "${where.runId}" into it would mix two histories. Nothing was written.`,
+        { hint: `Move ${dir} away first, or pull into another --state-dir.` },
+      );
+    }
     const { exportRunRecords } = await import('./backends/postgres/run-records.js');
-    const records = await exportRunRecords(stateUrl, where);
-    if (records.length === 0) {
+    const count = await exportRunRecords(stateUrl, where, {
+      movedTo: root,
+      write: async (records) => {
+        if (moved !== undefined) await setAsidePushedCopy(dir, moved);
+        const handle = await open(path, 'w', 0o600);
+        try {
+          await handle.writeFile(`${records.join('\n')}\n`, 'utf8');
+          await handle.datasync();
+        } finally {
+          await handle.close();
+        }
+        await syncDirectory(dir);
+        if (moved !== undefined) await removeMovedMark(dir);
+      },
+    });
+    if (count === 0) {
       throw new RunnerError(
         'STATE_NOT_FOUND',
         `Run "${where.runId}" of pipeline "${where.pipeline}" has no records in the database: nothing to pull.`,
       );
     }
-    const handle = await open(path, 'w', 0o600);
-    try {
-      await handle.writeFile(`${records.join('\n')}\n`, 'utf8');
-      await handle.datasync();
-    } finally {
-      await handle.close();
-    }
-    await syncDirectory(dir);
-    return records.length;
+    return count;
   } finally {
     await lock.release();
   }

@@ -4,6 +4,7 @@ import { systemClock } from '../clock.js';
 import { openJournal } from './journal.js';
 import { acquireLock } from './lock.js';
 import { checkJournalIdentity, locateRunState } from './locate-run-state.js';
+import { moveCommand, movedRunError, readMovedMark } from './moved-run.js';
 import { replayRunJournal } from './replay-run-journal.js';
 import { createSnapshotSchedule } from './snapshot-schedule.js';
 import { ensureStateDir, journalPathFor, uploadCachePathFor } from './state-dir.js';
@@ -24,6 +25,14 @@ export async function openRunState(input: OpenRunInput): Promise<RunState> {
   await ensureStateDir(dir);
   const lock = await acquireLock(dir, input.lock);
   try {
+    const moved = await readMovedMark(dir);
+    if (moved !== undefined) {
+      throw movedRunError(input, dir, {
+        ...moved,
+        applyThere: `--state ${moved.to} (or RUNNER_STATE_URL)`,
+        back: moveCommand(['state', 'pull'], input, ['--state', moved.to]),
+      });
+    }
     const journalPath = journalPathFor(dir);
     const reading = await replayRunJournal(journalPath);
     const { replay } = reading;

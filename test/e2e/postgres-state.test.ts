@@ -229,7 +229,9 @@ describe.runIf(pgAvailable())('apply with its state in PostgreSQL', () => {
         env,
       });
       expect(again.code).toBe(1);
-      expect(again.stderr).toMatch(/already has \d+ records/);
+      // The folder's copy is marked moved (#31.11): refused, with the command that brings it back.
+      expect(again.stderr).toMatch(/moved from .* to postgres:\/\/[^ ]+ at /);
+      expect(again.stderr).toMatch(/runner state pull /);
 
       // The download folder names the state it belongs to (the folder's): the moved run gets a new one.
       const applied = await runCli(withOutput(work.apply, join(work.dir, 'out-db')), {

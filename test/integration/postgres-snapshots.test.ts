@@ -265,14 +265,15 @@ describe.runIf(pgAvailable())('PostgreSQL state snapshots', () => {
     expect((await store.readRun(address())).replay.jobs.size).toBe(7);
   }, 60_000);
 
-  it('reads a database of the schema before snapshots (the last step) as it is, and the next apply upgrades it', async () => {
+  it('reads a database of the schema before snapshots (step 3) as it is, and the next apply upgrades it', async () => {
     const url = await cluster().createDatabase();
     const store = await runWithSnapshot(url, 3);
     // As the previous runner left it: no snapshot tables, the schema version before them.
     await withClient(url, (client) =>
       client.query(
         `DROP TABLE runner_snapshot_parts; DROP TABLE runner_snapshots;
-         DELETE FROM runner_schema_migrations WHERE version >= ${SCHEMA_VERSION}`,
+         DROP TABLE runner_model_prices; ALTER TABLE runner_runs DROP COLUMN moved_to, DROP COLUMN moved_at;
+         DELETE FROM runner_schema_migrations WHERE version >= 3`,
       ),
     );
     const reading = await store.readRun(address());

@@ -18,6 +18,8 @@ import { acquireLease, DEFAULT_LEASE_TTL_MS, type PostgresLease, type RunKey } f
 import { openPostgresJournal, type PostgresJournal } from './postgres-journal.js';
 import { createRunCoordination } from './run-coordination.js';
 import { readFirstRun, readJobMachines } from './read-records.js';
+import { readMoved } from './run-records.js';
+import { moveCommand, movedRunError } from '../../moved-run.js';
 import { replayPostgresRun, type PostgresRunReading } from './replay-run.js';
 import { writePostgresSnapshot } from './snapshots.js';
 import { migrateSchema, readSchemaVersion } from './schema.js';
@@ -78,6 +80,15 @@ async function openPostgresRun(url: StateUrl, input: OpenRunInput): Promise<RunS
     );
     let coordination: RunCoordination | undefined;
     try {
+      const moved = await guard(url, () => readMoved(db.client, run));
+      if (moved !== undefined) {
+        // Pulled into a folder, which went on from it: this copy may be behind (#31.11).
+        throw movedRunError(input, source, {
+          ...moved,
+          applyThere: `--state-dir ${moved.to} in place of --state`,
+          back: moveCommand(['state', 'push'], { ...input, stateDir: moved.to }, ['--state', url.display]),
+        });
+      }
       // Before the replay: other processes' records after it are what they spend from now on (one
       // committed meanwhile may be counted twice, which only stops creating sooner).
       const { rows: last } = await guard(url, () =>

@@ -220,7 +220,7 @@ export function createRunCoordination(
         client.query(
           `WITH freed AS (
              UPDATE runner_claims SET slot = false
-              WHERE pipeline = $1 AND run_id = $2 AND job_id = $4 AND token = $3 AND slot
+              WHERE pipeline = $1 AND run_id = $2 AND job_id = $4 AND token = $3 AND slot AND ${LIVE_LEASE}
               RETURNING 1)
            SELECT pg_notify('${CHANNEL}', $1 || '/' || $2) FROM freed`,
           [...key, id],
@@ -233,7 +233,7 @@ export function createRunCoordination(
           `WITH ended AS (
              UPDATE runner_claims SET slot = false, finished = $5,
                     token = CASE WHEN $5 THEN token ELSE NULL END
-              WHERE pipeline = $1 AND run_id = $2 AND job_id = $4 AND token = $3
+              WHERE pipeline = $1 AND run_id = $2 AND job_id = $4 AND token = $3 AND ${LIVE_LEASE}
               RETURNING 1)
            SELECT pg_notify('${CHANNEL}', $1 || '/' || $2) FROM ended`,
           [...key, id, finished],

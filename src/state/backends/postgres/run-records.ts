@@ -22,28 +22,47 @@ export interface LeaseView {
 
 /**
  * Copies a run's journal lines (the JSON records, oldest first) into the database, under the run's
- * lease, in one transaction: all of them or none. Refuses a run that already has records there.
+ * lease, in one transaction: all of them or none, fenced by the lease (#31.11). Refuses a run that
+ * already has records there, unless it was pulled into a folder (`state pull` marked it moved): then
+ * the records left behind are replaced by the folder's, and the mark is cleared.
  */
 export async function importRunRecords(
   stateUrl: string,
   run: RunKey,
   records: readonly string[],
+  options: { ttlMs?: number } = {},
 ): Promise<void> {
-  await withLeasedRun(stateUrl, run, async (client, lease) => {
-    const { rows } = await client.query<{ n: string }>(
-      'SELECT count(*)::text AS n FROM runner_records WHERE pipeline = $1 AND run_id = $2',
-      [run.pipeline, run.runId],
-    );
-    const existing = Number(rows[0]?.n ?? 0);
-    if (existing > 0) {
-      throw new RunnerError(
-        'STATE_MISMATCH',
-        `Run "${run.runId}" of pipeline "${run.pipeline}" already has ${existing} records in ${parseStateUrl(stateUrl).display}: nothing was copied.`,
-        { hint: 'Push a run into the database once, before applying it there; or pick another --run id.' },
-      );
-    }
+  await withLeasedRun(stateUrl, run, options, async (client, lease) => {
     await client.query('BEGIN');
     try {
+      const { rows } = await client.query<{ n: string; moved: boolean }>(
+        `SELECT (SELECT count(*) FROM runner_records WHERE pipeline = $1 AND run_id = $2)::text AS n,
+                coalesce((SELECT moved_to IS NOT NULL FROM runner_runs WHERE pipeline = $1 AND run_id = $2), false)
+                  AS moved`,
+        [run.pipeline, run.runId],
+      );
+      const existing = Number(rows[0]?.n ?? 0);
+      if (existing > 0 && rows[0]?.moved !== true) {
+        throw new RunnerError(
+          'STATE_MISMATCH',
+          `Run "${run.runId}" of pipeline "${run.pipeline}" already has ${existing} records in ${parseStateUrl(stateUrl).display}: nothing was copied.`,
+          { hint: 'Push a run into the database once, before applying it there; or pick another --run id.' },
+        );
+      }
+      if (existing > 0) {
+        // The copy a pull left behind: the folder's records, which went on from it, take its place.
+        for (const table of [
+          'runner_snapshot_parts',
+          'runner_snapshots',
+          'runner_claims',
+          'runner_records',
+        ]) {
+          await client.query(`DELETE FROM ${table} WHERE pipeline = $1 AND run_id = $2`, [
+            run.pipeline,
+            run.runId,
+          ]);
+        }
+      }
       for (let start = 0; start < records.length; start += BATCH) {
         await client.query(
           `INSERT INTO runner_records (pipeline, run_id, record, lease_token, holder, job_id)
@@ -59,6 +78,11 @@ export async function importRunRecords(
           ],
         );
       }
+      await client.query(
+        'UPDATE runner_runs SET moved_to = NULL, moved_at = NULL WHERE pipeline = $1 AND run_id = $2',
+        [run.pipeline, run.runId],
+      );
+      await assertLeaseLive(client, stateUrl, run, lease.token);
       await client.query('COMMIT');
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
@@ -67,22 +91,92 @@ export async function importRunRecords(
   });
 }
 
+/**
+ * Fenced like every write (#31.11): a copy that stalled past its lease commits nothing, and the
+ * lease row, held FOR SHARE until the commit, cannot be taken over meanwhile.
+ */
+async function assertLeaseLive(
+  client: ClientBase,
+  stateUrl: string,
+  run: RunKey,
+  token: string,
+): Promise<void> {
+  const { rowCount } = await client.query(
+    `SELECT 1 FROM runner_leases WHERE pipeline = $1 AND run_id = $2 AND token = $3
+        AND NOT released AND expires_at > clock_timestamp() FOR SHARE`,
+    [run.pipeline, run.runId, token],
+  );
+  if (rowCount !== 1) {
+    throw new RunnerError(
+      'STATE_LOCKED',
+      `Moving run "${run.runId}" of pipeline "${run.pipeline}" in ${parseStateUrl(stateUrl).display} took longer than its lease (token ${token}), which expired or was taken over: nothing was moved.`,
+      { hint: 'Try again when no runner applies the run; the source was left as it was.' },
+    );
+  }
+}
+
 /** The job a journal line is about (its `id`), or null for a run-level or damaged line. */
 function jobIdOf(line: string): string | null {
   const record = parseJournalLine(line) as { id?: unknown } | undefined;
   return typeof record?.id === 'string' ? record.id : null;
 }
 
-/** A run's records (JSON lines, oldest first), read under its lease so no apply adds any meanwhile. */
-export async function exportRunRecords(stateUrl: string, run: RunKey): Promise<string[]> {
-  return withLeasedRun(stateUrl, run, async (client) => {
+/**
+ * A run's records (JSON lines, oldest first), read under its lease so no apply adds any meanwhile,
+ * handed to `write` (the folder's new journal); then, still under the lease, the run is marked moved
+ * to `movedTo` (#31.11): applying the database's copy is refused from then on. A run already marked
+ * moved is refused.
+ */
+export async function exportRunRecords(
+  stateUrl: string,
+  run: RunKey,
+  options: { movedTo: string; write: (records: string[]) => Promise<void>; ttlMs?: number },
+): Promise<number> {
+  return withLeasedRun(stateUrl, run, options, async (client, lease) => {
+    const moved = await readMoved(client, run);
+    if (moved !== undefined) {
+      throw new RunnerError(
+        'STATE_MISMATCH',
+        `Run "${run.runId}" of pipeline "${run.pipeline}" in ${parseStateUrl(stateUrl).display} was already pulled into ${moved.to} at ${moved.at}: nothing was written.`,
+        { hint: 'Its state lives in that folder now; `runner state push` brings it back into the database.' },
+      );
+    }
     const { rows } = await client.query<[string]>({
       text: 'SELECT record FROM runner_records WHERE pipeline = $1 AND run_id = $2 ORDER BY seq',
       values: [run.pipeline, run.runId],
       rowMode: 'array',
     });
-    return rows.map(([record]) => record);
+    const records = rows.map(([record]) => record);
+    if (records.length === 0) return 0;
+    await options.write(records);
+    await client.query('BEGIN');
+    try {
+      await client.query(
+        `UPDATE runner_runs SET moved_to = $3, moved_at = clock_timestamp() WHERE pipeline = $1 AND run_id = $2`,
+        [run.pipeline, run.runId, options.movedTo],
+      );
+      await assertLeaseLive(client, stateUrl, run, lease.token);
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    }
+    return records.length;
   });
+}
+
+/** Where a run pulled into a folder went (`runner_runs.moved_to`), or undefined. */
+export async function readMoved(
+  client: ClientBase,
+  run: RunKey,
+): Promise<{ to: string; at: string } | undefined> {
+  const { rows } = await client.query<{ moved_to: string | null; moved_at: Date | null }>(
+    'SELECT moved_to, moved_at FROM runner_runs WHERE pipeline = $1 AND run_id = $2',
+    [run.pipeline, run.runId],
+  );
+  const row = rows[0];
+  if (row?.moved_to == null) return undefined;
+  return { to: row.moved_to, at: row.moved_at?.toISOString() ?? '?' };
 }
 
 /** The run's lease, or undefined when no runner ever applied it there. */
@@ -148,13 +242,17 @@ export async function breakLease(stateUrl: string, run: RunKey): Promise<boolean
 async function withLeasedRun<T>(
   stateUrl: string,
   run: RunKey,
+  options: { ttlMs?: number },
   task: (client: ClientBase, lease: { token: string; holder: string }) => Promise<T>,
 ): Promise<T> {
   const url = parseStateUrl(stateUrl);
   const db = await connectStateDb(url);
   try {
     await migrateSchema(db.client);
-    const lease = await acquireLease(db.client, run, { ttlMs: DEFAULT_LEASE_TTL_MS, where: url.display });
+    const lease = await acquireLease(db.client, run, {
+      ttlMs: options.ttlMs ?? DEFAULT_LEASE_TTL_MS,
+      where: url.display,
+    });
     try {
       return await task(db.client, lease);
     } finally {

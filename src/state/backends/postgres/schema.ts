@@ -107,6 +107,10 @@ export const MIGRATIONS: readonly string[] = [
      PRIMARY KEY (pipeline, run_id, model),
      FOREIGN KEY (pipeline, run_id) REFERENCES runner_runs (pipeline, run_id)
    );`,
+  // 5: a run pulled into a folder (\`runner state pull\`) is marked moved: applying the database's copy
+  // is refused from then on (#31.11), until \`state push\` brings the run back and clears the mark.
+  `ALTER TABLE runner_runs ADD COLUMN moved_to text;
+   ALTER TABLE runner_runs ADD COLUMN moved_at timestamptz;`,
 ];
 
 /** The schema version this runner writes and reads. */
