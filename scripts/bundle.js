@@ -13,7 +13,7 @@
  *
  * Left out, loaded from node_modules when a command first needs them: undici and pino (only the
  * commands that talk to the service load them, see src/cli/connect.ts; pino finds its transports by
- * file path). The files stay two levels below the package root, as dist/<folder>/<file>.js modules are,
+ * file path), and the AWS SDK (~150 packages: only an `s3://` output loads it, src/results/s3-results.ts). The files stay two levels below the package root, as dist/<folder>/<file>.js modules are,
  * because three modules find package files from their own URL (`../../package.json`, `../../schemas/`).
  *
  *   node scripts/bundle.js        # after tsc; `npm run build` runs both
@@ -51,7 +51,7 @@ await build({
   outfile: 'dist/bundle/main.cjs',
   format: 'cjs',
   // sharp loads its native libvips build from node_modules (src/report/thumbnails.ts, lazily).
-  external: ['undici', 'pino', 'pg', 'sharp'],
+  external: ['undici', 'pino', 'pg', 'sharp', '@aws-sdk/client-s3', '@aws-sdk/lib-storage'],
 });
 
 // The launcher names its code cache by the bundle's content, so no build reads another's cache.

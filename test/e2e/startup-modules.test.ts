@@ -143,5 +143,8 @@ describe('what the CLI loads at start (built binary)', () => {
       join(dir, 'state'),
     ]);
     expect(fromPackage(applied, 'sharp').length).toBeGreaterThan(0);
+    // A folder output never loads the AWS SDK (only an s3:// output does: src/results/s3-results.ts).
+    expect(fromPackage(applied, '@aws-sdk')).toEqual([]);
+    expect(fromPackage(applied, '@smithy')).toEqual([]);
   });
 });

@@ -1,0 +1,65 @@
+import { createHash, type Hash } from 'node:crypto';
+
+/**
+ * What was sent of one body, measured while it streams: its size and SHA-256 (recorded, and sent as
+ * the object's checksum and metadata), its MD5 whole and per part (what S3-compatible stores return as
+ * the ETag: the MD5 of a single-part object; of a multipart one, the MD5 of the parts' MD5s and `-N` on
+ * AWS, the whole MD5 on some stores).
+ */
+export class BodyDigest {
+  bytes = 0;
+  private readonly sha256 = createHash('sha256');
+  private readonly md5 = createHash('md5');
+  private readonly partMd5s: Buffer[] = [];
+  private part: Hash = createHash('md5');
+  private partBytes = 0;
+
+  constructor(private readonly partSize: number) {}
+
+  /** Passes `body` through, measuring each chunk; stops with the signal's reason once it aborts. */
+  async *tap(body: AsyncIterable<Uint8Array>, signal?: AbortSignal): AsyncGenerator<Buffer> {
+    signal?.throwIfAborted();
+    for await (const chunk of body) {
+      signal?.throwIfAborted();
+      const buffer = Buffer.isBuffer(chunk)
+        ? chunk
+        : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+      this.add(buffer);
+      yield buffer;
+    }
+    signal?.throwIfAborted();
+  }
+
+  /** Measures one more chunk of the body. */
+  add(buffer: Buffer): void {
+    this.bytes += buffer.length;
+    this.sha256.update(buffer);
+    this.md5.update(buffer);
+    let at = 0;
+    while (at < buffer.length) {
+      const take = Math.min(this.partSize - this.partBytes, buffer.length - at);
+      this.part.update(buffer.subarray(at, at + take));
+      this.partBytes += take;
+      at += take;
+      if (this.partBytes === this.partSize) this.closePart();
+    }
+  }
+
+  private closePart(): void {
+    this.partMd5s.push(this.part.digest());
+    this.part = createHash('md5');
+    this.partBytes = 0;
+  }
+
+  /** The digests once the body has ended (call once). */
+  finish(): { bytes: number; sha256: Buffer; md5: Buffer; multipartEtag: string } {
+    if (this.partBytes > 0) this.closePart();
+    const composite = createHash('md5').update(Buffer.concat(this.partMd5s)).digest('hex');
+    return {
+      bytes: this.bytes,
+      sha256: this.sha256.digest(),
+      md5: this.md5.digest(),
+      multipartEtag: `${composite}-${this.partMd5s.length}`,
+    };
+  }
+}

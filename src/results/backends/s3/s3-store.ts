@@ -1,0 +1,297 @@
+/**
+ * The results store in an S3-compatible bucket (`--output s3://bucket/prefix`). Loaded only when such
+ * an output is used (see ../../s3-results.ts): the SDK is ~150 packages a folder output never needs.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { Readable } from 'node:stream';
+import {
+  CopyObjectCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  PutObjectCommand,
+  type S3Client,
+} from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import { RunnerError } from '../../../errors.js';
+import type { ResultsStore, StoredResult } from '../../results-store.js';
+import { BodyDigest } from './body-digest.js';
+import { createS3Client, type S3ClientOptions } from './s3-client.js';
+import { describeS3Error } from './s3-errors.js';
+import { objectKeyOf, type S3Location } from './s3-location.js';
+import { abortUnfinishedUploads } from './unfinished-uploads.js';
+
+/** How the store uploads; every field has a production default. */
+export interface S3StoreOptions extends S3ClientOptions {
+  /**
+   * A body up to this size is one PutObject (buffered, its MD5 and SHA-256 sent for the store to
+   * check); a larger one is a multipart upload in parts of this size. Memory stays near
+   * `partSize × (queueSize + 1)` whatever the body's size. @default 8 MiB (S3's floor is 5 MiB)
+   */
+  partSize?: number;
+  /** Parts uploaded at once. @default 4 */
+  queueSize?: number;
+  /**
+   * sweepUnfinished() aborts only uploads started this long ago: longer than a download may take
+   * (10 minutes), so another machine's upload in progress on the same prefix is left alone.
+   * @default 20 minutes
+   */
+  staleUploadMs?: number;
+  /** The clock the staleness is judged by. @default Date.now */
+  now?: () => number;
+  /** The SDK client (tests); @default {@link createS3Client} from the standard AWS configuration. */
+  client?: S3Client;
+}
+
+/** An S3 results store, and `close()` to end its connections. */
+export interface S3ResultsStore extends ResultsStore {
+  close(): void;
+}
+
+const MIB = 1024 * 1024;
+/** The object's SHA-256 (hex) as user metadata (`x-amz-meta-sha256`), so that stat() needs no read. */
+const SHA256_META = 'sha256';
+
+export function createS3ResultsStore(location: S3Location, options: S3StoreOptions = {}): S3ResultsStore {
+  const client = options.client ?? createS3Client(options);
+  const partSize = Math.max(options.partSize ?? 8 * MIB, 5 * MIB);
+  const Bucket = location.bucket;
+  const fail = (doing: string, error: unknown) => describeS3Error(location, doing, error);
+
+  /** One PutObject of a whole buffered body, its MD5 and SHA-256 checked by the store and by its ETag. */
+  async function putWhole(Key: string, data: Buffer, contentType?: string): Promise<StoredResult> {
+    const digest = new BodyDigest(partSize);
+    digest.add(data);
+    const { bytes, sha256, md5 } = digest.finish();
+    const answer = await client.send(
+      new PutObjectCommand({
+        Bucket,
+        Key,
+        Body: data,
+        ContentLength: bytes,
+        ContentMD5: md5.toString('base64'),
+        ChecksumSHA256: sha256.toString('base64'),
+        Metadata: { [SHA256_META]: sha256.toString('hex') },
+        ...(contentType === undefined ? {} : { ContentType: contentType }),
+      }),
+    );
+    checkEtag(Key, answer.ETag, [md5.toString('hex')]);
+    return { bytes, sha256: sha256.toString('hex') };
+  }
+
+  /** A store that ignored the Content-MD5 header still returns the MD5 of what it kept as the ETag. */
+  function checkEtag(Key: string, etag: string | undefined, expected: string[]): void {
+    const got = (etag ?? '').replace(/"/g, '').toLowerCase();
+    // Not an MD5 (an SSE-KMS object's ETag, say): the checksums sent are the store's check then.
+    if (!/^[0-9a-f]{32}(-\d+)?$/.test(got)) return;
+    if (!expected.includes(got)) {
+      throw new RunnerError(
+        'RESULTS_UNREACHABLE',
+        `${location.display}: the object ${Key} was not stored as sent (ETag ${got}, expected ${expected.join(' or ')}).`,
+        {
+          hint: 'The store or something between changed the bytes; run the command again to upload it again.',
+        },
+      );
+    }
+  }
+
+  async function putMultipart(
+    Key: string,
+    body: AsyncIterable<Buffer>,
+    digest: BodyDigest,
+    contentType: string | undefined,
+  ): Promise<StoredResult> {
+    const upload = new Upload({
+      client,
+      partSize,
+      queueSize: options.queueSize ?? 4,
+      // A failed upload is aborted (its parts removed) before done() rejects.
+      leavePartsOnError: false,
+      params: {
+        Bucket,
+        Key,
+        Body: Readable.from(body, { objectMode: false }),
+        // Each part carries its SHA-256, which AWS checks part by part.
+        ChecksumAlgorithm: 'SHA256',
+        ...(contentType === undefined ? {} : { ContentType: contentType }),
+      },
+    });
+    const answer = await upload.done();
+    const { bytes, sha256, md5, multipartEtag } = digest.finish();
+    try {
+      checkEtag(Key, answer.ETag, [multipartEtag, md5.toString('hex')]);
+    } catch (error) {
+      await client.send(new DeleteObjectCommand({ Bucket, Key })).catch(() => undefined);
+      throw error;
+    }
+    // The SHA-256 is known only now: it becomes the object's metadata by a copy onto itself (no bytes
+    // move on the client side). A process killed before this leaves an object stat() measures.
+    await client.send(
+      new CopyObjectCommand({
+        Bucket,
+        Key,
+        CopySource: copySource(Bucket, Key),
+        MetadataDirective: 'REPLACE',
+        Metadata: { [SHA256_META]: sha256.toString('hex') },
+        ...(contentType === undefined ? {} : { ContentType: contentType }),
+      }),
+    );
+    const head = await client.send(new HeadObjectCommand({ Bucket, Key }));
+    if (head.ContentLength !== bytes) {
+      throw new RunnerError(
+        'RESULTS_UNREACHABLE',
+        `${location.display}: the object ${Key} holds ${head.ContentLength ?? '?'} bytes after its upload, not the ${bytes} sent.`,
+        { hint: 'Run the command again to upload it again.' },
+      );
+    }
+    return { bytes, sha256: sha256.toString('hex') };
+  }
+
+  const store: S3ResultsStore = {
+    kind: 's3',
+    location: location.display,
+
+    async preflight() {
+      const Key = objectKeyOf(location, `.runner-probe-${randomBytes(6).toString('hex')}`);
+      try {
+        await putWhole(Key, Buffer.from('runner write probe\n'), 'text/plain');
+      } catch (error) {
+        throw fail('write a probe object', error);
+      }
+      try {
+        await client.send(new DeleteObjectCommand({ Bucket, Key }));
+      } catch (error) {
+        throw fail('delete the probe object it wrote', error);
+      }
+    },
+
+    async stat(key) {
+      const Key = objectKeyOf(location, key);
+      let head;
+      try {
+        head = await client.send(new HeadObjectCommand({ Bucket, Key }));
+      } catch (error) {
+        if (isNotFound(error)) return undefined;
+        throw fail(`read ${key}`, error);
+      }
+      const bytes = head.ContentLength ?? 0;
+      const recorded = head.Metadata?.[SHA256_META];
+      if (recorded !== undefined && /^[0-9a-f]{64}$/.test(recorded)) return { bytes, sha256: recorded };
+      // Stored by a process killed before it recorded the checksum (or by another tool): measure it.
+      const body = await store.get(key);
+      if (body === undefined) return undefined;
+      const hash = createHash('sha256');
+      let measured = 0;
+      for await (const chunk of body) {
+        hash.update(chunk);
+        measured += chunk.byteLength;
+      }
+      return { bytes: measured, sha256: hash.digest('hex') };
+    },
+
+    async put(key, body, putOptions = {}) {
+      const Key = objectKeyOf(location, key);
+      // What a killed upload of this key left is stale: only one process writes a given result.
+      await abortUnfinishedUploads(client, location, { key: Key }).catch(() => undefined);
+      const digest = new BodyDigest(partSize);
+      const source = digest.tap(body, putOptions.signal);
+      let bodyError: { error: unknown } | undefined;
+      const watched = (async function* () {
+        try {
+          yield* source;
+        } catch (error) {
+          bodyError = { error };
+          throw error;
+        }
+      })();
+      try {
+        const head: Buffer[] = [];
+        let headBytes = 0;
+        let next = await watched.next();
+        while (next.done !== true && headBytes <= partSize) {
+          head.push(next.value);
+          headBytes += next.value.length;
+          if (headBytes <= partSize) next = await watched.next();
+        }
+        if (next.done === true) {
+          return await putWhole(Key, Buffer.concat(head), putOptions.contentType);
+        }
+        const rest = (async function* () {
+          yield* head;
+          yield* watched;
+        })();
+        return await putMultipart(Key, rest, digest, putOptions.contentType);
+      } catch (error) {
+        // A body that failed (download error, size cap, abort) is the caller's error, not the store's.
+        if (bodyError !== undefined) throw bodyError.error as Error;
+        throw fail(`store ${key}`, error);
+      }
+    },
+
+    async get(key) {
+      try {
+        const answer = await client.send(new GetObjectCommand({ Bucket, Key: objectKeyOf(location, key) }));
+        return answer.Body as AsyncIterable<Uint8Array> | undefined;
+      } catch (error) {
+        if (isNotFound(error)) return undefined;
+        throw fail(`read ${key}`, error);
+      }
+    },
+
+    async move(from, to) {
+      const source = objectKeyOf(location, from);
+      const Key = objectKeyOf(location, to);
+      try {
+        await client.send(
+          new CopyObjectCommand({
+            Bucket,
+            Key,
+            CopySource: copySource(Bucket, source),
+            MetadataDirective: 'COPY',
+          }),
+        );
+      } catch (error) {
+        throw fail(`move ${from} to ${to}`, error);
+      }
+      try {
+        await client.send(new DeleteObjectCommand({ Bucket, Key: source }));
+      } catch (error) {
+        throw fail(`remove ${from} after copying it to ${to}`, error);
+      }
+    },
+
+    async writeWhole(key, data, contentType) {
+      const Key = objectKeyOf(location, key);
+      try {
+        await putWhole(Key, typeof data === 'string' ? Buffer.from(data) : Buffer.from(data), contentType);
+      } catch (error) {
+        throw fail(`write ${key}`, error);
+      }
+    },
+
+    async sweepUnfinished() {
+      const now = options.now ?? Date.now;
+      const staleBefore = now() - (options.staleUploadMs ?? 20 * 60_000);
+      try {
+        await abortUnfinishedUploads(client, location, { startedBefore: staleBefore });
+      } catch (error) {
+        throw fail('abort the unfinished uploads under the prefix', error);
+      }
+    },
+
+    close() {
+      client.destroy();
+    },
+  };
+  return store;
+}
+
+/** CopyObject's source: `bucket/key`, the key URL-encoded but for its slashes. */
+const copySource = (bucket: string, key: string): string =>
+  `${bucket}/${encodeURIComponent(key).replace(/%2F/g, '/')}`;
+
+function isNotFound(error: unknown): boolean {
+  const e = error as { name?: string; $metadata?: { httpStatusCode?: number } } | undefined;
+  if (e?.name === 'NoSuchBucket') return false;
+  return e?.name === 'NotFound' || e?.name === 'NoSuchKey' || e?.$metadata?.httpStatusCode === 404;
+}

@@ -1,0 +1,84 @@
+import { createServer, request, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+/** What the proxy does with one request: pass it on, answer for the store, delay it, or cut it. */
+export type Fault =
+  | 'pass'
+  | 'reset'
+  | { delayMs: number }
+  | { status: number; code: string; message?: string; headers?: Record<string, string> };
+
+/** A loopback HTTP proxy in front of the S3 server that misbehaves as the test says. */
+export interface FaultProxy {
+  /** `http://127.0.0.1:PORT`, for AWS_ENDPOINT_URL_S3. */
+  readonly endpoint: string;
+  /** The requests seen, as `METHOD path?query`. */
+  readonly seen: string[];
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the proxy on 127.0.0.1, port 0. `decide` is asked for each request (with its method, URL and
+ * its number from 0): an S3 error answer is XML as S3 writes it, `reset` destroys the connection
+ * before any answer, a delay holds the request before passing it on.
+ */
+export async function startFaultProxy(
+  target: string,
+  decide: (request: IncomingMessage, index: number) => Fault,
+): Promise<FaultProxy> {
+  const seen: string[] = [];
+  const sockets = new Set<Socket>();
+  const upstream = new URL(target);
+  const server: Server = createServer((incoming, answer) => {
+    const fault = decide(incoming, seen.length);
+    seen.push(`${incoming.method} ${incoming.url}`);
+    if (fault === 'reset') {
+      incoming.socket.destroy();
+      return;
+    }
+    if (typeof fault === 'object' && 'status' in fault) {
+      incoming.resume();
+      incoming.on('end', () => {
+        answer.writeHead(fault.status, { 'content-type': 'application/xml', ...fault.headers });
+        answer.end(
+          `<?xml version="1.0" encoding="UTF-8"?><Error><Code>${fault.code}</Code>` +
+            `<Message>${fault.message ?? fault.code}</Message><RequestId>proxy</RequestId></Error>`,
+        );
+      });
+      return;
+    }
+    const forward = () => {
+      const out = request(
+        {
+          host: upstream.hostname,
+          port: upstream.port,
+          method: incoming.method,
+          path: incoming.url,
+          headers: incoming.headers,
+        },
+        (back) => {
+          answer.writeHead(back.statusCode ?? 502, back.headers);
+          back.pipe(answer);
+        },
+      );
+      out.on('error', () => answer.destroy());
+      incoming.pipe(out);
+    };
+    if (typeof fault === 'object') setTimeout(forward, fault.delayMs);
+    else forward();
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    seen,
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
