@@ -39,6 +39,7 @@ export async function connectStateDb(
   // A connection lost between statements is reported by the next statement; without a listener the
   // 'error' event would end the process.
   client.on('error', () => undefined);
+  serializeQueries(client);
   try {
     await client.connect();
   } catch (error) {
@@ -66,5 +67,52 @@ export function unreachableError(url: StateUrl, error: unknown, doing = 'connect
       cause: error,
       hint: 'Check the URL, that the server is up and reachable, and the password (PGPASSWORD or ~/.pgpass).',
     },
+  );
+}
+
+/**
+ * One statement at a time on the connection (#31.15): the lease's heartbeat, `verify()` before a
+ * create, the journal's appends and snapshot reads share one client, and node-postgres deprecates a
+ * query sent while another runs (its own queue goes in pg 9; it printed a DeprecationWarning on every
+ * apply). Each call waits for the one before it to settle. The prototype's `query` is looked up at each
+ * call, so a test's spy on it still sees every statement.
+ */
+function serializeQueries(client: pg.Client): void {
+  let tail: Promise<unknown> = Promise.resolve();
+  const send = (args: unknown[]): unknown =>
+    (pg.Client.prototype.query as (...a: unknown[]) => unknown).apply(client, args);
+  const queued = (...args: unknown[]): unknown => {
+    const [first] = args;
+    let result: Promise<unknown>;
+    if (isSubmittable(first)) {
+      // A COPY (copy-out.ts): settled when node-postgres calls its callback.
+      result = tail.then(
+        () =>
+          new Promise<void>((resolve) => {
+            const callback = first.callback;
+            first.callback = (...answer: unknown[]) => {
+              resolve();
+              callback?.(...answer);
+            };
+            send(args);
+          }),
+      );
+      tail = result.catch(() => undefined);
+      return first;
+    }
+    result = tail.then(() => send(args) as Promise<unknown>);
+    tail = result.catch(() => undefined);
+    return result;
+  };
+  (client as unknown as { query: typeof queued }).query = queued;
+}
+
+function isSubmittable(
+  value: unknown,
+): value is { submit: unknown; callback?: (...answer: unknown[]) => void } {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { submit?: unknown }).submit === 'function'
   );
 }
