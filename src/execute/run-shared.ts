@@ -96,6 +96,7 @@ export async function runSharedQueue(
       await input.follow(job, async (task) => {
         try {
           const outcome = await task();
+          await keepSlotOfLostAnswer(ctx, coordination, claim.id, outcome);
           // Not created because creating stopped here: another process may still create it.
           if (outcome === 'pending') await giveUp(false);
           return outcome;
@@ -151,6 +152,24 @@ export async function settleOthersJobs(
     });
   }
   return settled;
+}
+
+/**
+ * A create whose answer was lost may have made a job that is open on the service (issue #31.6): its
+ * open-job slot is kept, for every process of the run, until the job must be over (its deadline,
+ * counted from the create's intent), so no one creates another in its place meanwhile.
+ */
+async function keepSlotOfLostAnswer(
+  ctx: ExecutionContext,
+  coordination: RunCoordination,
+  id: string,
+  outcome: JobOutcome,
+): Promise<void> {
+  if (outcome !== 'uncertain' && outcome !== 'creating') return;
+  const last = ctx.jobs.get(id)?.attempts.at(-1);
+  if (last === undefined || last.jobId !== undefined) return;
+  const ms = last.intentAt + ctx.options.jobDeadlineMs - ctx.clock.now();
+  if (ms > 0) await coordination.keepSlot(id, ms).catch(() => undefined);
 }
 
 /**

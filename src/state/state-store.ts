@@ -71,6 +71,12 @@ export interface RunCoordination {
    */
   claim(limit: number): Promise<ClaimResult>;
   /**
+   * Keeps the claim's open-job slot for `ms` from now, whatever `releaseSlot` and `finish` do
+   * meanwhile: a create whose answer was lost may have made a job that is open on the service
+   * (issue #31.6), so no process of the run creates another in its place until it must be over.
+   */
+  keepSlot(id: string, ms: number): Promise<void>;
+  /**
    * Gives the claim's open-job slot up (the job's run ended) and keeps the claim (its results are
    * being downloaded): a process that dies now leaves the job to another, which downloads them.
    */

@@ -73,6 +73,39 @@ describe.runIf(pgAvailable())('several processes on one run: claims and slots', 
     }
   });
 
+  it('keeps the slot of a create whose answer was lost past its claim, until the time given (#31.6)', async () => {
+    const store = createPostgresStore(await cluster().createDatabase());
+    const a = await store.openRun(address('a'));
+    const b = await store.openRun(address('b'));
+    const ca = coordinationOf(a);
+    const cb = coordinationOf(b);
+    try {
+      await ca.join('plan-1');
+      await cb.join('plan-1');
+      await ca.enqueue(['j1', 'j2', 'j3', 'j4']);
+      expect(await claimed(ca, 2)).toBe('j1');
+      expect(await claimed(cb, 2)).toBe('j2');
+      // j1's create lost its answer: its job may be open on the service for a while.
+      await ca.keepSlot('j1', 60_000);
+      await ca.releaseSlot('j1');
+      await ca.finish('j1', true);
+      // Before: the slot went with the claim, and b created a third job on an account of two slots.
+      expect(await claimed(cb, 2)).toBe('wait');
+      await cb.finish('j2', true);
+      expect(await claimed(cb, 2)).toBe('j3');
+      // A slot kept for a moment only counts until then.
+      await cb.keepSlot('j3', 1);
+      await cb.finish('j3', true);
+      await sleep(20);
+      expect(await claimed(ca, 2)).toBe('j4');
+      await ca.finish('j4', true);
+      expect(await claimed(ca, 2)).toBe('none');
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
   it('refuses a process that joins with another plan', async () => {
     const store = createPostgresStore(await cluster().createDatabase());
     const a = await store.openRun(address('a'));

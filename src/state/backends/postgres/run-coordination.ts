@@ -8,6 +8,11 @@ import type { PostgresLease, RunKey } from './lease.js';
 /** The channel a process announces a finished or released claim on: waiting processes look again. */
 const CHANNEL = 'runner_claims';
 
+/** A slot kept past its claim (`keepSlot`) until a time still to come. */
+const SLOT_KEPT = `coalesce(slot_until > clock_timestamp(), false)`;
+/** Whether a row's slot counts: a live claim's, or one kept and not yet over. */
+const SLOT_COUNTS = `(slot_until IS NULL OR slot_until > clock_timestamp())`;
+
 /** Any number, the same in every runner: the first key of the run's spending lock (`withSpendingLock`). */
 const SPENDING_LOCK = 0x72756e73;
 
@@ -165,7 +170,7 @@ export function createRunCoordination(
         const live = await tx.query<{ live: boolean }>(`SELECT ${LIVE_LEASE} AS live`, key);
         if (live.rows[0]?.live !== true) throw lost();
         const { rows: counted } = await tx.query<{ slots: number; waiting: number }>(
-          `SELECT count(*) FILTER (WHERE slot)::int AS slots,
+          `SELECT count(*) FILTER (WHERE slot AND ${SLOT_COUNTS})::int AS slots,
                   count(*) FILTER (WHERE NOT finished AND token IS DISTINCT FROM $3)::int AS waiting
              FROM runner_claims WHERE pipeline = $1 AND run_id = $2`,
           key,
@@ -187,7 +192,8 @@ export function createRunCoordination(
           return (counted[0]?.waiting ?? 0) > 0 ? { kind: 'wait', tookOver } : { kind: 'none', tookOver };
         }
         await tx.query(
-          `UPDATE runner_claims SET token = $3, claimed_at = clock_timestamp(), slot = true
+          `UPDATE runner_claims SET token = $3, claimed_at = clock_timestamp(), slot = true,
+                  slot_until = CASE WHEN ${SLOT_KEPT} THEN slot_until END
             WHERE pipeline = $1 AND run_id = $2 AND job_id = $4`,
           [...key, next.job_id],
         );
@@ -215,12 +221,22 @@ export function createRunCoordination(
         };
       });
     },
+    async keepSlot(id, ms) {
+      await serial(() =>
+        client.query(
+          `UPDATE runner_claims SET slot_until = clock_timestamp() + $5 * interval '1 millisecond'
+            WHERE pipeline = $1 AND run_id = $2 AND job_id = $4 AND token = $3 AND slot AND ${LIVE_LEASE}`,
+          [...key, id, Math.ceil(ms)],
+        ),
+      );
+    },
     async releaseSlot(id) {
       await serial(() =>
         client.query(
           `WITH freed AS (
              UPDATE runner_claims SET slot = false
-              WHERE pipeline = $1 AND run_id = $2 AND job_id = $4 AND token = $3 AND slot AND ${LIVE_LEASE}
+              WHERE pipeline = $1 AND run_id = $2 AND job_id = $4 AND token = $3 AND slot AND NOT ${SLOT_KEPT}
+                AND ${LIVE_LEASE}
               RETURNING 1)
            SELECT pg_notify('${CHANNEL}', $1 || '/' || $2) FROM freed`,
           [...key, id],
@@ -231,7 +247,7 @@ export function createRunCoordination(
       await serial(() =>
         client.query(
           `WITH ended AS (
-             UPDATE runner_claims SET slot = false, finished = $5,
+             UPDATE runner_claims SET slot = slot AND ${SLOT_KEPT}, finished = $5,
                     token = CASE WHEN $5 THEN token ELSE NULL END
               WHERE pipeline = $1 AND run_id = $2 AND job_id = $4 AND token = $3 AND ${LIVE_LEASE}
               RETURNING 1)

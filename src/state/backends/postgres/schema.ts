@@ -111,6 +111,9 @@ export const MIGRATIONS: readonly string[] = [
   // is refused from then on (#31.11), until \`state push\` brings the run back and clears the mark.
   `ALTER TABLE runner_runs ADD COLUMN moved_to text;
    ALTER TABLE runner_runs ADD COLUMN moved_at timestamptz;`,
+  // 6: an open-job slot kept past its claim (issue #31.6): a create whose answer was lost may have
+  // made a job that is open on the service; its slot counts until then, though the claim is finished.
+  `ALTER TABLE runner_claims ADD COLUMN slot_until timestamptz;`,
 ];
 
 /** The schema version this runner writes and reads. */
