@@ -19,6 +19,7 @@ const BENCHMARKS = [
   'startup',
   'apply-scaling',
   'diff-100k',
+  'results-s3',
 ];
 const BENCH_DIR = fileURLToPath(new URL('.', import.meta.url));
 
@@ -73,6 +74,15 @@ const ROWS = {
     ['every job changed: text, min / median', ['all.text.minMs', 'all.text.medianMs'], 'ms'],
     ['every job changed: JSON, min / median', ['all.json.minMs', 'all.json.medianMs'], 'ms'],
     ['peak RSS (every job changed, JSON)', 'all.json.maxRssMB', 'MB'],
+  ],
+  'results-s3': [
+    ['200 × 5 MB to disk (folder store), wall time', 'diskMs', 'ms'],
+    ['200 × 5 MB to the bucket (S3 store, s3rver), wall time', 'bucketMs', 'ms'],
+    ['bucket / disk wall time (goal ≤ 1.2)', 'wallRatio', ''],
+    ['peak RSS: disk / bucket', ['diskRssMB', 'bucketRssMB'], 'MB'],
+    ['bucket RSS above disk (goal ≤ 100 MB)', 'rssAboveDiskMB', 'MB'],
+    ['1 GB video: peak RSS disk / bucket (goal: flat)', ['bigDiskRssMB', 'bigBucketRssMB'], 'MB'],
+    ['1 GB video: wall time disk / bucket', ['bigDiskMs', 'bigBucketMs'], 'ms'],
   ],
   'journal-replay': [
     ['runs of each measure', 'runs', ''],

@@ -1,0 +1,156 @@
+#!/usr/bin/env node
+/**
+ * Results to an S3 bucket against results to disk (issue #30.4; goals, reported only: wall time of the
+ * bucket ≤ 1.2 × the disk's, peak RSS ≤ 100 MB above the disk's, and flat for a 1 GB video).
+ *
+ * What apply does with each result, without the jobs around it: a body downloaded over loopback HTTP
+ * (a server in this process standing for the service's result links) streamed into the ResultsStore,
+ * 4 at a time (apply's concurrency). Each case runs in a child process of its own, so its peak RSS
+ * (`process.resourceUsage().maxRSS`) is its own: "disk" is the folder backend
+ * (dist/results/backends/folder/), "bucket" the S3 backend (dist/results/s3-results.js) against s3rver
+ * started in this process on 127.0.0.1 (its folder on the same disk: the bucket case writes every byte
+ * on this machine too, plus s3rver's own MD5 and the copy of a multipart upload's parts into the object).
+ *
+ *   node bench/results-s3.js            # 200 × 5 MB, then 1 × 1 GB (BENCH_BIG_MB=0 skips it)
+ */
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { emitResult, note, round } from './measure.js';
+
+const MIB = 1024 * 1024;
+const SELF = fileURLToPath(import.meta.url);
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+if (process.argv[2] === '--child') await child(JSON.parse(process.argv[3]));
+else await main();
+
+/** One case: `count` bodies of `bytes` from `source` into the store, 4 at a time; prints {ms, rssMB}. */
+async function child({ kind, output, source, count, bytes }) {
+  const store =
+    kind === 'bucket'
+      ? await (await import(join(ROOT, 'dist/results/s3-results.js'))).openS3ResultsStore(output)
+      : (
+          await import(join(ROOT, 'dist/results/backends/folder/folder-results-store.js'))
+        ).createFolderResultsStore(output);
+  await store.preflight();
+  const start = performance.now();
+  let next = 0;
+  const worker = async () => {
+    while (next < count) {
+      const index = next++;
+      const answer = await fetch(`${source}/result/${index}?bytes=${bytes}`);
+      const stored = await store.put(`night/result-${index}.mp4`, answer.body, {
+        contentType: 'video/mp4',
+        sizeHint: bytes,
+      });
+      if (stored.bytes !== bytes)
+        throw new Error(`result ${index}: ${stored.bytes} bytes stored, ${bytes} sent`);
+    }
+  };
+  await Promise.all([worker(), worker(), worker(), worker()]);
+  const ms = performance.now() - start;
+  store.close?.();
+  process.stdout.write(`${JSON.stringify({ ms, rssMB: process.resourceUsage().maxRSS / 1024 })}\n`);
+}
+
+/** Serves `bytes` pseudo-random bytes per result (the same for a given index), in 64 KiB chunks. */
+function startSource() {
+  const block = Buffer.alloc(64 * 1024);
+  for (let at = 0; at < block.length; at += 32)
+    createHash('sha256').update(String(at)).digest().copy(block, at);
+  const server = createServer((request, answer) => {
+    const bytes = Number(new URL(request.url, 'http://x').searchParams.get('bytes'));
+    answer.writeHead(200, { 'content-type': 'video/mp4', 'content-length': bytes });
+    let sent = 0;
+    const pump = () => {
+      while (sent < bytes) {
+        const chunk = block.subarray(0, Math.min(block.length, bytes - sent));
+        sent += chunk.length;
+        if (!answer.write(chunk)) return answer.once('drain', pump);
+      }
+      answer.end();
+    };
+    pump();
+  });
+  // A connection waits idle while the store finishes the result before it (a multipart upload's end):
+  // past Node's 5 s keep-alive the server would close it just as fetch reuses it.
+  server.keepAliveTimeout = 600_000;
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+function runChild(spec, env) {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(process.execPath, [SELF, '--child', JSON.stringify(spec)], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    proc.stdout.on('data', (data) => (out += data));
+    proc.on('close', (code) =>
+      code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`child exited ${code}`)),
+    );
+  });
+}
+
+async function main() {
+  const { default: S3rver } = await import('s3rver');
+  const dir = mkdtempSync(join(tmpdir(), 'runner-bench-s3-'));
+  const s3 = new S3rver({
+    address: '127.0.0.1',
+    port: 0,
+    directory: join(dir, 's3'),
+    silent: true,
+    configureBuckets: [{ name: 'results' }],
+  });
+  const { port } = await s3.run();
+  const sourceServer = await startSource();
+  const source = `http://127.0.0.1:${sourceServer.address().port}`;
+  const env = {
+    AWS_ACCESS_KEY_ID: 'S3RVER',
+    AWS_SECRET_ACCESS_KEY: 'S3RVER',
+    AWS_REGION: 'us-east-1',
+    AWS_ENDPOINT_URL_S3: `http://127.0.0.1:${port}`,
+    AWS_CONFIG_FILE: join(dir, 'aws-config'),
+    AWS_SHARED_CREDENTIALS_FILE: join(dir, 'aws-credentials'),
+    AWS_EC2_METADATA_DISABLED: 'true',
+  };
+  const results = {};
+  try {
+    const count = Number(process.env.BENCH_COUNT ?? 200);
+    const bytes = Number(process.env.BENCH_MB ?? 5) * MIB;
+    const cases = [
+      ['disk', { kind: 'disk', output: join(dir, 'disk') }],
+      ['bucket', { kind: 'bucket', output: 's3://results/disk-vs-bucket' }],
+    ];
+    for (const [name, spec] of cases) {
+      note(`${count} × ${bytes / MIB} MB to the ${name}`);
+      const { ms, rssMB } = await runChild({ ...spec, source, count, bytes }, env);
+      results[`${name}Ms`] = round(ms, 0);
+      results[`${name}RssMB`] = round(rssMB);
+    }
+    results.wallRatio = round(results.bucketMs / results.diskMs, 2);
+    results.rssAboveDiskMB = round(results.bucketRssMB - results.diskRssMB);
+    const bigMB = Number(process.env.BENCH_BIG_MB ?? 1024);
+    if (bigMB > 0) {
+      for (const [name, spec] of cases) {
+        note(`1 × ${bigMB} MB to the ${name}`);
+        const { ms, rssMB } = await runChild(
+          { ...spec, output: `${spec.output}-big`, source, count: 1, bytes: bigMB * MIB },
+          env,
+        );
+        results[`big${name === 'disk' ? 'Disk' : 'Bucket'}Ms`] = round(ms, 0);
+        results[`big${name === 'disk' ? 'Disk' : 'Bucket'}RssMB`] = round(rssMB);
+      }
+    }
+  } finally {
+    sourceServer.close();
+    await s3.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  emitResult('results-s3', results);
+}
