@@ -263,7 +263,11 @@ export async function runApply(
         });
         const report = addTargetingToReport(costed, targeting, prepared.leftOut);
         if (saved !== undefined) {
-          const settled = refuseStalePlan(target, saved, { jobs: report.jobList, stateDir: state.dir });
+          const settled = refuseStalePlan(target, saved, {
+            jobs: report.jobList,
+            stateDir: state.dir,
+            planAgain: rerun('plan', manifestFile, options.repeat, ['--out-plan', target]),
+          });
           if (settled !== undefined) ctx.output.err(settled);
         }
         const leftOut = describeLeftOut(report);
@@ -296,7 +300,11 @@ export async function runApply(
       const startedAt = clock.now();
       const hints = {
         // A saved plan resumes as itself (it carries every option); the rest as the manifest with its flags.
-        again: saved === undefined ? rerun('apply', manifestFile) : rerun('apply', target, {}),
+        // Its state database is not in the plan: repeated as given (#31.1).
+        again:
+          saved === undefined
+            ? rerun('apply', manifestFile)
+            : rerun('apply', target, { state: options.repeat.state }),
         resend: rerun('apply', manifestFile, options.repeat, ['--resend-uncertain']),
         // A simulated apply's state is in a temporary folder: status finds it only with its --state-dir.
         status: rerun('status', manifestFile, {

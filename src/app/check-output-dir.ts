@@ -57,6 +57,7 @@ export async function checkRunOutputDir(
     pipeline: run.pipeline,
     runId: run.runId,
     stateDir: run.stateDir,
+    ...(run.location.stateUrl === undefined ? {} : { stateUrl: run.location.stateUrl }),
     ...(run.simulated ? { simulated: true } : {}),
   };
   const warning = await checkOutputClaim(dir, owner);

@@ -7,6 +7,7 @@ export type RerunCommandName = 'apply' | 'plan' | 'status' | 'report' | 'runs';
 const PLANNED_RUN: readonly FlagName[] = [
   'run',
   'state-dir',
+  'state',
   'output',
   'var',
   'var-file',
@@ -19,7 +20,7 @@ const PLANNED_RUN: readonly FlagName[] = [
 
 /**
  * The flags a hint repeats, per command: those that locate the run's state and results (`--run`,
- * `--state-dir`, `--output`) and those that shape its jobs (vars, targeting, caps). Left out on
+ * `--state-dir` or `--state`, `--output`) and those that shape its jobs (vars, targeting, caps). Left out on
  * purpose: `--replace` and `--retry-failed` (repeating them would pay for those jobs again) and
  * `--resend-uncertain` (a hint adds it only where it means it). `--replace-from` is repeated: it
  * selects the rejected jobs, and re-generates only those whose rejected attempt is still their latest.
@@ -27,9 +28,9 @@ const PLANNED_RUN: readonly FlagName[] = [
 const REPEATED: Record<RerunCommandName, readonly FlagName[]> = {
   apply: PLANNED_RUN,
   plan: PLANNED_RUN,
-  status: ['run', 'state-dir', 'var', 'var-file'],
-  report: ['run', 'state-dir', 'output', 'var', 'var-file'],
-  runs: ['state-dir'],
+  status: ['run', 'state-dir', 'state', 'var', 'var-file'],
+  report: ['run', 'state-dir', 'state', 'output', 'var', 'var-file'],
+  runs: ['state-dir', 'state'],
 };
 
 /**
@@ -40,6 +41,11 @@ const REPEATED: Record<RerunCommandName, readonly FlagName[]> = {
 export interface RepeatedFlags {
   run?: string | undefined;
   stateDir?: string | undefined;
+  /**
+   * The database of the run's state (`--state`, or RUNNER_STATE_URL): a hint that dropped it would
+   * resume the run from an empty `.runner/` and pay for its jobs again (#31.1). Never with a password.
+   */
+  state?: string | undefined;
   output?: string | undefined;
   var?: readonly string[] | undefined;
   varFile?: readonly string[] | undefined;
@@ -97,6 +103,7 @@ export function shellQuote(word: string): string {
 type FlagName =
   | 'run'
   | 'state-dir'
+  | 'state'
   | 'output'
   | 'var'
   | 'var-file'

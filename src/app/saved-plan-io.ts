@@ -85,7 +85,7 @@ export async function readSavedPlanIfAny(file: string): Promise<SavedPlan | unde
           ? `it is of saved plan version ${schemaVersion}, made by a newer runner (this one reads version ${SAVED_PLAN_VERSION})`
           : `it is not a saved plan of version ${SAVED_PLAN_VERSION} (schemaVersion ${JSON.stringify(schemaVersion)}, or fields missing)`;
     throw new RunnerError('INVALID_INPUT', `Not applying ${file}: ${why}. No job was created.`, {
-      hint: 'Make the plan again with this runner: `runner plan MANIFEST --out-plan FILE` (with the same --run, --state-dir and other options).',
+      hint: 'Make the plan again with this runner: `runner plan MANIFEST --out-plan FILE` (with the same --run, --state-dir or --state, and other options).',
     });
   }
   return undefined;
@@ -217,6 +217,8 @@ export function savedPlanInputs(
       repeat: {
         run: saved.runId,
         stateDir: stateRoot,
+        // The plan records no database: the one given now is where its run's state is (#31.1).
+        state: stateUrl,
         output,
         var: varList,
         only: targeting.only,
@@ -283,7 +285,12 @@ export async function refuseChangedPlan(
 export function refuseStalePlan(
   planFile: string,
   saved: SavedPlan,
-  now: { jobs: Iterable<Pick<JobCost, 'id' | 'state' | 'toRun'>>; stateDir: string },
+  now: {
+    jobs: Iterable<Pick<JobCost, 'id' | 'state' | 'toRun'>>;
+    stateDir: string;
+    /** The `runner plan` command that makes the plan again against this state (its --run, --state…). */
+    planAgain: string;
+  },
 ): string | undefined {
   const { stale, settled } = compareDecisions(saved, now.jobs);
   const plannedToRun = saved.jobs.filter((job) => job.toRun).length;
@@ -296,7 +303,7 @@ export function refuseStalePlan(
       'INVALID_INPUT',
       `Not applying ${planFile}: the saved plan is stale. It creates ${plannedToRun} of ${saved.jobs.length} jobs; against the state in ${now.stateDir} apply would also create ${stale.length} the plan did not:${listed.join('')}${more}\nNo job was created.`,
       {
-        hint: 'The run state changed since the plan was made (or this is another state folder). Make a new plan against it: `runner plan MANIFEST --out-plan FILE` with the same --run and --state-dir.',
+        hint: `The run state changed since the plan was made (or this is another state). Make a new plan against it: \`${now.planAgain}\`.`,
       },
     );
   }

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { RunnerError } from '../errors.js';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../file-modes.js';
 import { JOURNAL_FILE } from './journal.js';
+import { stateStoreFor } from './select-state-store.js';
 
 /** The file in an output folder naming the run that writes there. */
 export const OUTPUT_CLAIM_FILE = '.runner-run.json';
@@ -12,8 +13,16 @@ export const OUTPUT_CLAIM_FILE = '.runner-run.json';
 export interface OutputOwner {
   pipeline: string;
   runId: string;
-  /** The run's state folder (absolute): two state folders with the same run id are two runs. */
+  /**
+   * The run's state folder (absolute): two state folders with the same run id are two runs. For a
+   * state in a database, how messages name it.
+   */
   stateDir: string;
+  /**
+   * The database holding the run's state (PostgreSQL, its URL without a password); absent: the state
+   * is the folder `stateDir`. Two databases, or a database and a folder, are two states (#31.3).
+   */
+  stateUrl?: string;
   /** A run against the in-process simulator (`--simulate`): its results cost nothing. */
   simulated?: boolean;
 }
@@ -25,12 +34,12 @@ export type ClaimVerdict =
 /**
  * Whether `owner` may write into a folder that `existing` claimed (issue 20 item 5: one run's results
  * never overwrite, or move aside, files another run recorded). Pure; `stateExists` says whether the
- * claiming run's state folder still holds a journal.
+ * claiming run's state (its folder's journal, its records in the database) is still there.
  *
- * - The same run (pipeline, run id and state folder): its own folder.
+ * - The same run (pipeline, run id and state): its own folder.
  * - Unclaimed, or claimed by a simulated run when this one is simulated too: taken (simulated results
  *   are free, and each `--simulate` apply has a fresh state folder).
- * - The same pipeline and run id whose state folder is gone (the project moved, the state was deleted):
+ * - The same pipeline and run id whose state is gone (the project moved, the state was deleted):
  *   taken, with a warning, since no state points at those files any more.
  * - Anything else: refused.
  */
@@ -41,12 +50,12 @@ export function judgeOutputClaim(
 ): ClaimVerdict {
   if (existing === undefined) return { verdict: 'take-over' };
   const sameRun = existing.pipeline === owner.pipeline && existing.runId === owner.runId;
-  if (sameRun && existing.stateDir === owner.stateDir) return { verdict: 'mine' };
+  if (sameRun && sameState(existing, owner)) return { verdict: 'mine' };
   if (existing.simulated === true && owner.simulated === true) return { verdict: 'take-over' };
   if (sameRun && !stateExists) {
     return {
       verdict: 'take-over',
-      warning: `the output folder was used by run "${existing.runId}" with state in ${existing.stateDir}, which holds no journal any more; this run (state in ${owner.stateDir}) takes it over and may replace files of the same names.`,
+      warning: `the output folder was used by run "${existing.runId}" with state in ${existing.stateDir}, which holds ${existing.stateUrl === undefined ? 'no journal' : 'no record of that run'} any more; this run (state in ${owner.stateDir}) takes it over and may replace files of the same names.`,
     };
   }
   const who = `run "${existing.runId}" of pipeline "${existing.pipeline}"`;
@@ -154,8 +163,30 @@ async function decide(dir: string, owner: OutputOwner): Promise<ClaimVerdict & {
       existed: true,
     };
   }
-  const stateExists = existing !== undefined && existsSync(join(existing.stateDir, JOURNAL_FILE));
+  const stateExists = existing !== undefined && !sameState(existing, owner) && (await stateHoldsRun(existing));
   return { ...judgeOutputClaim(existing, owner, stateExists), existed: existing !== undefined };
+}
+
+/** Whether two claims name one state: one folder, or one database. */
+function sameState(a: OutputOwner, b: OutputOwner): boolean {
+  if (a.stateUrl !== undefined || b.stateUrl !== undefined) return a.stateUrl === b.stateUrl;
+  return a.stateDir === b.stateDir;
+}
+
+/**
+ * Whether the claiming run's state still holds it, judged in its own backend: a folder's journal, or
+ * the run's records in its database (a claim of a database run is never "no journal": #31.1). A
+ * database that cannot be read may still hold it: the folder is not taken.
+ */
+async function stateHoldsRun(claim: OutputOwner): Promise<boolean> {
+  if (claim.stateUrl === undefined) return existsSync(join(claim.stateDir, JOURNAL_FILE));
+  try {
+    const store = await stateStoreFor({ stateUrl: claim.stateUrl });
+    const where = { manifestFile: claim.stateDir, pipeline: claim.pipeline, runId: claim.runId };
+    return (await store.readRun(where)).exists;
+  } catch {
+    return true;
+  }
 }
 
 /** The claim in `dir`, undefined when there is none, `unreadable` when the file is not one. */
@@ -173,7 +204,8 @@ export async function readOutputClaim(dir: string): Promise<OutputOwner | 'unrea
     if (
       typeof value?.pipeline !== 'string' ||
       typeof value.runId !== 'string' ||
-      typeof value.stateDir !== 'string'
+      typeof value.stateDir !== 'string' ||
+      (value.stateUrl !== undefined && typeof value.stateUrl !== 'string')
     ) {
       return 'unreadable';
     }
@@ -181,6 +213,7 @@ export async function readOutputClaim(dir: string): Promise<OutputOwner | 'unrea
       pipeline: value.pipeline,
       runId: value.runId,
       stateDir: value.stateDir,
+      ...(value.stateUrl === undefined ? {} : { stateUrl: value.stateUrl }),
       ...(value.simulated === true ? { simulated: true } : {}),
     };
   } catch {

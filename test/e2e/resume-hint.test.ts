@@ -4,8 +4,9 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src/simulator/index.js';
 import type { Simulator } from '../../src/simulator/types.js';
+import { pgAvailable, usePgCluster } from '../pg-cluster.js';
 import { makeWorkDir, simulatorEnv, writeImageMatrixManifest } from './apply-fixtures.js';
-import { binPath, cliEnv, startCli } from './run-cli.js';
+import { binPath, cliEnv, runCli, startCli } from './run-cli.js';
 
 /** Image jobs of ~45 simulated seconds take ~0.2 s; the run is interrupted right after its first create. */
 const TIME_SCALE = 0.005;
@@ -95,6 +96,83 @@ describe('following the resume hint after an interrupt pays for nothing twice (b
       expect(again.stderr).toContain(`${jobIds.length - createdFirst} of ${jobIds.length} jobs to run`);
       // Every job exactly once in all: the finished ones were not created again.
       expect(simulator.stats().jobsCreated - before).toBe(jobIds.length);
+    },
+  );
+});
+
+/**
+ * Issue #31.1 / #31.3: with the state in PostgreSQL (`--state URL`), the hint dropped it; followed word
+ * for word it applied the run again from an empty `.runner/` and paid for the finished jobs twice. The
+ * output folder's claim did not stop it: a claim naming a database was read as "holds no journal".
+ */
+describe.runIf(pgAvailable())('hints and claims of a run whose state is in PostgreSQL (built CLI)', () => {
+  const cluster = usePgCluster();
+  let simulator: Simulator;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    simulator = await startSimulator({
+      timeScale: TIME_SCALE,
+      idempotencyWindowMs: 300_000 / TIME_SCALE,
+      account: { subscriptionImageQuota: 0 },
+    });
+    env = simulatorEnv(simulator);
+  });
+  afterAll(() => simulator.close());
+
+  it(
+    'SIGINT, then the hint: it names --state, and the jobs finished are not created again',
+    { timeout: 120_000 },
+    async () => {
+      const url = await cluster().createDatabase();
+      const dir = await makeWorkDir('resume-hint-pg');
+      const { file, jobIds } = await writeImageMatrixManifest(dir, {
+        name: 'resume-hint',
+        subjects: ['fox', 'owl'],
+        styles: ['ink', 'oil'],
+      });
+      const before = simulator.stats().jobsCreated;
+      const apply = startCli(['apply', file, '--run', 'n1', '--state', url, ...FAST], { env, cwd: dir });
+      const watch = setInterval(() => {
+        if (simulator.stats().jobsCreated > before) {
+          clearInterval(watch);
+          apply.interrupt('SIGINT');
+        }
+      }, 1);
+      const first = await apply.result;
+      clearInterval(watch);
+      expect(first.code, first.stderr).toBe(130);
+      const createdFirst = simulator.stats().jobsCreated - before;
+      expect(createdFirst).toBeLessThan(jobIds.length);
+      const hint = /Run `(runner apply [^`]+)` again to continue/.exec(first.stdout)?.[1];
+      expect(hint, first.stdout).toContain(`--state ${url}`);
+
+      const again = await runHint(`${hint ?? ''} ${FAST.join(' ')}`, dir, env);
+      expect(again.code, again.stderr).toBe(0);
+      expect(simulator.stats().jobsCreated - before).toBe(jobIds.length);
+    },
+  );
+
+  it(
+    'a run of the same id with its state in a folder is refused the folder of the database run (exit 2, nothing paid)',
+    { timeout: 120_000 },
+    async () => {
+      const url = await cluster().createDatabase();
+      const dir = await makeWorkDir('two-states');
+      const { file } = await writeImageMatrixManifest(dir, {
+        name: 'two-states',
+        subjects: ['elk'],
+        styles: ['ink'],
+      });
+      const team = await runCli(['apply', file, '--state', url, ...FAST], { env, cwd: dir });
+      expect(team.code, team.stderr).toBe(0);
+      const made = simulator.stats().jobsCreated;
+      // The same pipeline and run id, the default output folder, the state in .runner/ beside the manifest.
+      const local = await runCli(['apply', file, ...FAST], { env, cwd: dir });
+      expect(local.code).toBe(2);
+      expect(local.stderr).toContain(url);
+      expect(local.stderr).toContain('Nothing was created or paid.');
+      expect(simulator.stats().jobsCreated).toBe(made);
     },
   );
 });

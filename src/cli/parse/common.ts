@@ -126,6 +126,7 @@ export function readRepeatedFlags(flags: Flags): RepeatedFlags {
   return {
     run: parseStringOption(flags.run),
     stateDir: parseStringOption(flags.stateDir),
+    state: parseStringOption(flags.state),
     output: parseStringOption(flags.output),
     var: texts(flags.var),
     varFile: texts(flags.varFile),

@@ -42,6 +42,7 @@ export function renderUnfinishedRuns(
       var: where.options.var,
       varFile: where.options.varFile,
       stateDir: where.options.stateDir,
+      state: where.options.state,
       run: run.runId,
       ...(run.outputDir === undefined ? {} : { output: run.outputDir }),
     };
