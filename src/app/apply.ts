@@ -27,6 +27,7 @@ import type { ValidationIssue } from '../manifest/types.js';
 import type { ServiceClientOptions } from '../service/client.js';
 import type { ClientEvent } from '../service/service-client.js';
 import type { ServiceConnection } from './connection.js';
+import { refuseOtherAccount } from './run-account.js';
 import type { Style } from '../text-style.js';
 import type { UnfinishedRunsRenderer } from './warn-unfinished-runs.js';
 import { readSavedPlanIfAny, refuseChangedPlan, refuseStalePlan, savedPlanInputs } from './saved-plan-io.js';
@@ -221,6 +222,12 @@ export async function runApply(
         prepared = await prepare(runDate);
       }
       if (!prepared.ok) return reportInvalid(ctx, view, prepared, manifestFile);
+      // One account per run (#31.7): another key is refused before anything is sent.
+      refuseOtherAccount(state.runs, connection.account, {
+        pipeline: prepared.plan.pipeline,
+        runId,
+        where: state.dir,
+      });
       if (saved !== undefined) await refuseChangedPlan(target, saved, { manifestFile, ...prepared });
       const { plan, loaded } = prepared;
       sharePlanStrings(state.jobs, plan.jobs);
@@ -292,6 +299,7 @@ export async function runApply(
           ...(maxCredits === undefined ? {} : { maxCredits }),
         },
       );
+      if (connection.account !== undefined) executeOptions.account = connection.account;
       if (downloadOnly) executeOptions.downloadOnly = true;
       if (due !== undefined) executeOptions.rejections = due.rejections;
       await state.lock.verify();

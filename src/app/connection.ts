@@ -11,5 +11,10 @@ export interface ServiceConnection {
   simulator?: unknown;
   /** 1 against the real service; the simulator's factor with `--simulate`. */
   timeScale: number;
+  /**
+   * Which account the key pays from, as a run records it (#31.7): a hash of the service's address
+   * and the key, never the key. Absent with `--simulate` (each simulated run is an account of its own).
+   */
+  account?: string;
   close(): Promise<void>;
 }

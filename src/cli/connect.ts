@@ -14,6 +14,8 @@ export interface Connection {
   simulator?: Simulator;
   /** 1 against the real service; the simulator's factor with `--simulate`. */
   timeScale: number;
+  /** Which account the key pays from (`accountOfKey`); absent with `--simulate`. */
+  account?: string;
   close(): Promise<void>;
 }
 
@@ -87,7 +89,13 @@ async function open(
     ...(ctx.global.baseUrl === undefined ? {} : { baseUrl: ctx.global.baseUrl }),
   });
   const client = createServiceClient({ ...config, ...eventOption });
-  return { client, timeScale: 1, close: () => client.close() };
+  const { accountOfKey } = await import('../service/account-of-key.js');
+  return {
+    client,
+    timeScale: 1,
+    account: accountOfKey(config.apiKey),
+    close: () => client.close(),
+  };
 }
 
 /** Runs `body` with a connection that is closed afterwards, whatever happens. */

@@ -97,6 +97,7 @@ export async function executePlan(
     ...(resolved.outputDir === undefined ? {} : { outputDir: resolved.outputDir }),
     plannedJobs: resolved.runJobs ?? plan.jobs.length,
     ...(resolved.download ? {} : { download: false }),
+    ...(resolved.account === undefined ? {} : { account: resolved.account }),
   });
   const downloadLimit = pLimit(4);
   const results = new Map<string, JobResult>();

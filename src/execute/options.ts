@@ -94,6 +94,8 @@ export interface ExecuteOptions {
   rejections?: ReadonlyMap<string, { attempt: number; note?: string }>;
   /** Download results as jobs complete. @default false */
   download?: boolean;
+  /** The account this apply pays from (`accountOfKey`), recorded with its `run` record (#31.7). */
+  account?: string;
   /** Where results go; required with `download`. */
   outputDir?: string;
   /**
@@ -122,6 +124,7 @@ export interface ResolvedOptions {
   replace: ReadonlySet<string>;
   rejections: ReadonlyMap<string, { attempt: number; note?: string }>;
   download: boolean;
+  account: string | undefined;
   outputDir: string | undefined;
   downloadOnly: boolean;
   runJobs: number | undefined;
@@ -162,6 +165,7 @@ export function resolveExecuteOptions(options: ExecuteOptions, budget: number | 
     replace: new Set(options.replace ?? []),
     rejections: options.rejections ?? new Map(),
     download: options.download ?? false,
+    account: options.account,
     outputDir: options.outputDir,
     downloadOnly: options.downloadOnly ?? false,
     runJobs: options.runJobs,

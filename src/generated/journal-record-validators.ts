@@ -96,7 +96,7 @@ return errors === 0;
 }
 
 export const run = validate11;
-const schema12 = {"$schema":"http://json-schema.org/draft-07/schema#","type":"object","required":["type","at","runId","pipeline"],"properties":{"type":{"const":"run"},"at":{"type":"number"},"runId":{"type":"string"},"pipeline":{"type":"string"},"pid":{"type":"integer"},"manifestFile":{"type":"string"}}};
+const schema12 = {"$schema":"http://json-schema.org/draft-07/schema#","type":"object","required":["type","at","runId","pipeline"],"properties":{"type":{"const":"run"},"at":{"type":"number"},"runId":{"type":"string"},"pipeline":{"type":"string"},"pid":{"type":"integer"},"manifestFile":{"type":"string"},"account":{"type":"string"}}};
 
 function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -181,6 +181,19 @@ var valid0 = _errs10 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.account !== undefined){
+const _errs12 = errors;
+if(typeof data.account !== "string"){
+validate11.errors = [{instancePath:instancePath+"/account",schemaPath:"#/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs12 === errors;
+}
+else {
+var valid0 = true;
+}
 }
 }
 }

@@ -48,6 +48,8 @@ export interface RunRecord {
   plannedJobs?: number;
   /** False when this apply ran with `--no-download` (results are not owed to the output folder). */
   download?: boolean;
+  /** The account this apply paid from (`accountOfKey`: a hash, never the key); #31.7. */
+  account?: string;
 }
 
 /** Written and fsynced BEFORE the create request is sent. */
