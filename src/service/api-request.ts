@@ -21,9 +21,13 @@ import type { ClientEvent } from './service-client.js';
 
 export interface ApiRequestDeps {
   http: Http;
-  /** The keys to take out of error texts (the API key, and the legacy key once read). */
   /** Takes the account's keys out of a service text, in every form (see `createSecretRedactor`). */
   redactText: (text: string) => string;
+  /**
+   * Whether the service's own error texts are left out of errors (issue #32.3): while the legacy key is
+   * not known yet, they could carry it unredacted. The status and `errorCode` still map the error.
+   */
+  withholdTexts?: () => boolean;
   clock: Clock;
   random: () => number;
   retry: RetryOptions;
@@ -136,7 +140,8 @@ function sendWithRetry(
           status: response.status,
           durationMs: deps.clock.now() - startedAt,
         });
-        return readEnvelope(response, text, context, deps.redactText);
+        const withhold = deps.withholdTexts?.() === true;
+        return readEnvelope(response, text, context, deps.redactText, withhold);
       },
     );
   });
@@ -147,6 +152,7 @@ function readEnvelope(
   text: string,
   context: RequestContext,
   redactText: (text: string) => string,
+  withhold: boolean,
 ): unknown {
   const ok = response.status >= 200 && response.status < 300;
   let parsed: unknown;
@@ -162,7 +168,7 @@ function readEnvelope(
     }
     parsed = undefined;
   }
-  const answer = readAnswer(response, parsed, redactText);
+  const answer = readAnswer(response, parsed, redactText, withhold);
   if (!ok) throw createHttpError(context, answer);
 
   const check = checkSchema<{ success: boolean; data?: unknown }>('envelope', parsed, 'body');
@@ -174,20 +180,25 @@ function readEnvelope(
 /** A service message is quoted in errors; a whole HTML page is not (see also `capText`). */
 const MAX_MESSAGE_LENGTH = 500;
 
-/** The envelope's error fields read leniently: an error page without JSON still maps by status. */
+/**
+ * The envelope's error fields read leniently: an error page without JSON still maps by status. With
+ * `withhold`, the service's text is left out (its keys are not all known yet).
+ */
 function readAnswer(
   response: HttpResponse,
   parsed: unknown,
   redactText: (text: string) => string,
+  withhold: boolean,
 ): ServiceAnswer {
   const answer: ServiceAnswer = { status: response.status };
   const retryAfter = readHeader(response, 'retry-after');
   if (retryAfter !== undefined) answer.retryAfter = retryAfter;
   if (parsed !== null && typeof parsed === 'object') {
     const { error, errorCode } = parsed as { error?: unknown; errorCode?: unknown };
+    // A code is not prose: kept even while texts are withheld (it maps AGENT_QUEUE_FULL).
     if (typeof errorCode === 'string' && errorCode !== '')
       answer.errorCode = capText(redactText(errorCode), 200);
-    if (typeof error === 'string' && error !== '') {
+    if (typeof error === 'string' && error !== '' && !withhold) {
       // Before capping: a cap in the middle of a key would leave part of it.
       const scrubbed = redactText(error);
       answer.serviceMessage = capText(scrubbed, MAX_MESSAGE_LENGTH);

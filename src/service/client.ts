@@ -60,6 +60,8 @@ export interface ServiceClientOptions {
   openResultFile?: OpenResultFile;
 }
 
+const BALANCE_PATH = '/account/balance';
+
 /** Just above the longest `Retry-After` the client waits for (5 min, `maxRetryAfterMs`). */
 const DEFAULT_CALL_DEADLINE_MS = 360_000;
 
@@ -104,11 +106,37 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
   // One per client, so each download folder is listed once, not once per download.
   const staleParts = createStalePartSweeper();
 
+  // Issue #32.3: the legacy key (spec 2.5) is known only from a balance answer, and a command that never
+  // reads the balance (apply --download-only) printed it from the service's texts. So the balance is
+  // read once per connection before any other call; while that read has not succeeded, the service's
+  // error texts are withheld (its status and errorCode still map the error).
+  let legacyKeyKnown = false;
+  let firstBalanceRead: Promise<RawBalance> | undefined;
+  deps.withholdTexts = () => !legacyKeyKnown;
+  function readBalance(callOptions?: { signal?: AbortSignal }): Promise<RawBalance> {
+    return call<RawBalance>(
+      { method: 'GET', path: BALANCE_PATH, safety: 'safe', ...signalOf(callOptions) },
+      'balance',
+      (raw) => {
+        // The legacy key is redacted from everything read after it, as the API key is.
+        redactor.addSecret((raw as { apiKey?: unknown } | null)?.apiKey);
+        legacyKeyKnown = true;
+        dropApiKey(raw);
+      },
+    );
+  }
+  async function learnLegacyKey(): Promise<void> {
+    if (legacyKeyKnown) return;
+    firstBalanceRead ??= readBalance();
+    await firstBalanceRead.catch(() => undefined);
+  }
+
   async function call<T>(
     call: ApiCall,
     schema: ApiSchemaName,
     prepare?: (data: unknown) => void,
   ): Promise<T> {
+    if (call.path !== BALANCE_PATH) await learnLegacyKey();
     let data: unknown;
     try {
       data = await requestApi(deps, call);
@@ -180,17 +208,11 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     },
 
     async getBalance(callOptions) {
-      const context = { method: 'GET', path: '/account/balance' } as const;
-      const data = await call<RawBalance>(
-        { ...context, safety: 'safe', ...signalOf(callOptions) },
-        'balance',
-        (raw) => {
-          // The legacy key is redacted from everything read after it, as the API key is.
-          redactor.addSecret((raw as { apiKey?: unknown } | null)?.apiKey);
-          dropApiKey(raw);
-        },
-      );
-      return toBalance(data, context);
+      const read =
+        firstBalanceRead === undefined
+          ? (firstBalanceRead = readBalance(callOptions))
+          : readBalance(callOptions);
+      return toBalance(await read, { method: 'GET', path: BALANCE_PATH });
     },
 
     async getSubscription(callOptions) {
@@ -236,6 +258,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
         clockOffsetMs === undefined
           ? query.since - UNKNOWN_OFFSET_MARGIN_MS
           : query.since + clockOffsetMs - 60_000;
+      await learnLegacyKey();
       let data: unknown;
       try {
         data = await requestApi(deps, {

@@ -92,4 +92,13 @@ describe('the client against a service that echoes the keys', () => {
       'ECHOCHECK',
     );
   });
+
+  it('knows the legacy key before the first text of a connection that never asked for the balance', async () => {
+    const { connect } = await setup();
+    const client = connect();
+    const missing = await client.getJob('job_nope').catch((error: unknown) => error as Error);
+    expect(missing).toBeInstanceOf(Error);
+    expect((missing as Error).message).toContain('[REDACTED]');
+    expect((missing as Error).message).not.toContain('ECHOCHECK');
+  });
 });

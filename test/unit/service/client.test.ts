@@ -61,6 +61,14 @@ afterEach(async () => {
 });
 
 const api = () => agent.get(ORIGIN);
+/**
+ * The balance the client reads once per connection before its first other call (issue #32.3): until
+ * it is read, the service's error texts are withheld, so tests of those texts answer it first.
+ */
+const answerFirstBalance = () =>
+  api()
+    .intercept({ path: '/api/v2/account/balance', method: 'GET' })
+    .reply(200, ok({ availableCredit: 1, apiKey: 'legacy-unit-key-0123' }));
 const modelA = { slug: 'a', displayName: 'A', category: 'image', creditCost: 2, extra: true };
 
 describe('requests', () => {
@@ -378,7 +386,19 @@ function fillingDisk(capacity: number): OpenResultFileForTest {
 type OpenResultFileForTest = NonNullable<Parameters<typeof createServiceClient>[0]['openResultFile']>;
 
 describe('errors', () => {
+  it("withholds the service's text while the legacy key is unknown (the balance read failed)", async () => {
+    api().intercept({ path: '/api/v2/account/balance', method: 'GET' }).reply(403, fail('no balance here'));
+    api()
+      .intercept({ path: '/api/v2/jobs/x', method: 'GET' })
+      .reply(404, fail('no job x for key legacy-unit-key-0123'));
+    const error = (await client.getJob('x').catch((e: unknown) => e)) as NotFoundError;
+    expect(error).toBeInstanceOf(NotFoundError);
+    expect(error.serviceMessage).toBeUndefined();
+    expect(error.message).not.toContain('legacy-unit-key');
+  });
+
   it('maps 402 with envelope fields, method, path and hint', async () => {
+    answerFirstBalance();
     api()
       .intercept({ path: '/api/v2/agents/jobs/create', method: 'POST' })
       .reply(402, fail('Not enough credit', 'INSUFFICIENT_CREDIT'));
@@ -415,6 +435,7 @@ describe('errors', () => {
   });
 
   it('scrubs the API key from a service message and never puts it in the error', async () => {
+    answerFirstBalance();
     api()
       .intercept({ path: '/api/v2/models', method: 'GET' })
       .reply(401, fail(`Key ${KEY} is not valid`));
@@ -440,6 +461,7 @@ describe('errors', () => {
   });
 
   it('reports a non-JSON success body and a success:false 200 as unexpected', async () => {
+    answerFirstBalance();
     api().intercept({ path: '/api/v2/models', method: 'GET' }).reply(200, '<html>');
     await expect(client.listModels()).rejects.toBeInstanceOf(UnexpectedResponseError);
     api().intercept({ path: '/api/v2/models', method: 'GET' }).reply(200, fail('odd'));
