@@ -29,6 +29,11 @@ export interface CommentGitHubInput {
   dryRun: boolean;
   /** Where the full diff is, named in the comment when it had to be cut. */
   fullReport?: { path?: string; url?: string };
+  /**
+   * Whose comments are ours when the token cannot read its own user (`GET /user` answers 403 to an
+   * app's installation token): on GitHub Actions, `github-actions[bot]`.
+   */
+  fallbackLogin?: string;
 }
 
 /** What was done (or, in a dry run, would be done). */
@@ -124,10 +129,15 @@ export async function commentGitHub(
   const met = input.when === 'always' || (input.when === 'changed' ? changed : increased);
   const { client } = effects;
   if (client === undefined && !input.dryRun) throw new Error('commentGitHub needs a client unless dryRun');
+  // Issue #32.5: only comments the token's own user wrote are edited or deleted; another person's
+  // comment that starts with the marker is left alone. Unknown user: nothing is ours, a new one is added.
+  const login = client === undefined ? undefined : ((await client.getTokenLogin()) ?? input.fallbackLogin);
   const ours =
-    client === undefined
+    client === undefined || login === undefined
       ? []
-      : (await client.listIssueComments(input.pr)).filter((c) => isOurComment(c, marker));
+      : (await client.listIssueComments(input.pr)).filter(
+          (c) => isOurComment(c, marker) && c.user?.login === login,
+        );
   const plan = planComment({ behavior: input.behavior, met, ours, body });
   const pullRequest = `${input.pr.owner}/${input.pr.repo}#${input.pr.number}`;
   const result = {

@@ -6,6 +6,7 @@
  * Docs: https://docs.github.com/en/rest/issues/comments (API version 2022-11-28).
  */
 import { request, type Dispatcher } from 'undici';
+import { createSecretMatcher } from '../redact-secrets.js';
 import { errorFromAnswer, GitHubError, type GitHubRequestContext } from './errors.js';
 import { nextPageUrl } from './link-header.js';
 
@@ -36,6 +37,11 @@ export interface GitHubClientOptions {
 }
 
 export interface GitHubClient {
+  /**
+   * The login of the token's own user (`GET /user`), or undefined when the token may not read it (an
+   * app's installation token, as GitHub Actions' `GITHUB_TOKEN`, answers 403).
+   */
+  getTokenLogin(): Promise<string | undefined>;
   /** Every comment of the pull request, oldest first, following `Link: rel="next"` (100 a page). */
   listIssueComments(pr: PullRequestRef): Promise<IssueComment[]>;
   createIssueComment(pr: PullRequestRef, body: string): Promise<IssueComment>;
@@ -51,8 +57,9 @@ const MAX_MESSAGE_CHARS = 300;
 export function createGitHubClient(options: GitHubClientOptions): GitHubClient {
   const base = options.apiUrl.replace(/\/+$/, '');
   const origin = new URL(base).origin;
-  const clean = (text: string) =>
-    options.token === '' ? text : text.split(options.token).join('[REDACTED]');
+  // The token in every form (JSON-escaped, upper-case, base64...: issue #32.4), the same function the
+  // service client redacts its keys with.
+  const clean = createSecretMatcher(options.token === '' ? [] : [options.token]);
 
   async function send<T>(
     context: GitHubRequestContext,
@@ -97,7 +104,8 @@ export function createGitHubClient(options: GitHubClientOptions): GitHubClient {
     throw errorFromAnswer(context, {
       status: answer.statusCode,
       headers: answer.headers,
-      message: readMessage(text),
+      // Again once parsed: JSON escapes decoded by the parse could spell the token anew.
+      message: clean(readMessage(text)),
     });
   }
 
@@ -122,6 +130,20 @@ export function createGitHubClient(options: GitHubClientOptions): GitHubClient {
   const named = (pr: PullRequestRef) => `${pr.owner}/${pr.repo}#${pr.number}`;
 
   return {
+    async getTokenLogin() {
+      const context: GitHubRequestContext = {
+        method: 'GET',
+        url: `${base}/user`,
+        subject: "the token's user",
+      };
+      try {
+        const user = await send(context, undefined, (answer) => json<{ login?: unknown }>(answer, context));
+        return typeof user.login === 'string' && user.login !== '' ? user.login : undefined;
+      } catch (error) {
+        if (error instanceof GitHubError && (error.status === 403 || error.status === 404)) return undefined;
+        throw error;
+      }
+    },
     async listIssueComments(pr) {
       const comments: IssueComment[] = [];
       let url: string | undefined = `${repoUrl(pr)}/issues/${pr.number}/comments?per_page=100`;

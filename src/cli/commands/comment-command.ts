@@ -60,6 +60,8 @@ export async function runCommentCommand(ctx: CommandContext, args: string[], fla
       dryRun,
       ...(tag === undefined ? {} : { tag }),
       fullReport: withDefined({ path, url: runUrl(ctx.env) }),
+      // Actions' GITHUB_TOKEN belongs to the github-actions app, whose comments are its bot's.
+      ...(ctx.env.GITHUB_ACTIONS === 'true' ? { fallbackLogin: 'github-actions[bot]' } : {}),
     },
     { client },
   );
