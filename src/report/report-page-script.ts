@@ -40,9 +40,12 @@ function el(tag, className, text) {
   if (text !== undefined && text !== null) node.textContent = String(text);
   return node;
 }
-// Links come from the runner (relative paths) or the service (result URLs); allow nothing else.
+// Links come from the runner (relative paths) or the service (result URLs); allow nothing else. The
+// scheme is read as the URL parser reads it (issue #32.8): leading and trailing C0 controls and spaces
+// cut, tabs and newlines removed anywhere, so " javascript:" and "java\tscript:" are caught too.
 function safeHref(href) {
-  return /^[a-z][a-z0-9+.-]*:/i.test(href) && !/^https?:/i.test(href) ? '#' : href;
+  var url = String(href).replace(/[\t\n\r]/g, '').replace(/^[\u0000-\u0020]+|[\u0000-\u0020]+$/g, '');
+  return /^[a-z][a-z0-9+.-]*:/i.test(url) && !/^https?:/i.test(url) ? '#' : url;
 }
 function option(select, value, label) {
   var node = el('option', '', label === undefined ? value : label);
