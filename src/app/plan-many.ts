@@ -11,7 +11,7 @@ import { formatCredits } from '../plan/credits.js';
 import type { CostReportView } from '../plan/job-table.js';
 import { loadManifest } from '../manifest/load-manifest.js';
 import { renderPlanSetJsonChunks } from '../plan/render-plan-set-json.js';
-import { renderReportMarkdown, renderReportText } from '../plan/render-report.js';
+import { renderReportMarkdown, renderReportSummary, renderReportText } from '../plan/render-report.js';
 import type { Model } from '../service/types.js';
 import { createStyle } from '../text-style.js';
 import type { CommandContext } from './context.js';
@@ -155,8 +155,10 @@ async function emitPlanSet(
       ? renderPlanSetJsonChunks(reports, sum)
       : [renderSetText(reports, sum, format, { color: ctx.output.color, width: ctx.output.width })];
   const file = outFile === undefined ? undefined : await openOut(outFile);
+  // With --out the JSON goes to the file only (#33.6): a terminal or a CI log gets the summary.
+  const jsonToFile = format === 'json' && file !== undefined;
   for (const chunk of chunks) {
-    await ctx.output.write(chunk);
+    if (!jsonToFile) await ctx.output.write(chunk);
     // A file gets the text without colors.
     const written =
       format === 'text' && ctx.output.color
@@ -164,11 +166,15 @@ async function emitPlanSet(
         : chunk;
     if (file !== undefined && !file.write(written)) await once(file, 'drain');
   }
-  if (format === 'json') await ctx.output.write('\n');
+  if (format === 'json' && !jsonToFile) await ctx.output.write('\n');
   if (file !== undefined) {
     await new Promise<void>((resolve, reject) =>
       file.end(format === 'json' ? '\n' : '', () => resolve()).on('error', reject),
     );
+  }
+  if (jsonToFile) {
+    const each = reports.map((report) => renderReportSummary(report).split('\n')[0] ?? '');
+    ctx.output.out([...each, setTotalLine(reports, sum), `The JSON plan set is in ${outFile}.`].join('\n'));
   }
   const summaryFile = ctx.env.GITHUB_STEP_SUMMARY;
   if (summaryFile !== undefined && summaryFile !== '') {
@@ -192,13 +198,21 @@ function renderSetText(
   const parts = reports.map((report) =>
     format === 'markdown' ? renderReportMarkdown(report) : renderReportText(report, { color, width }),
   );
+  const total = setTotalLine(reports, sum);
+  parts.push(format === 'markdown' ? `**${total}**\n` : `${createStyle(color).bold(total)}\n`);
+  return parts.map((part) => (part.endsWith('\n') ? part : `${part}\n`)).join('\n');
+}
+
+/** `Total of 2 manifests: 62 credits per run; 1,548 credits per month (manifests with a schedule)`. */
+function setTotalLine(
+  reports: readonly CostReportView[],
+  sum: { credits: number; creditsPerMonth: number | null },
+): string {
   const monthly =
     sum.creditsPerMonth === null
       ? ''
       : `; ${formatCredits(sum.creditsPerMonth)} credits per month (manifests with a schedule)`;
-  const total = `Total of ${reports.length} manifests: ${formatCredits(sum.credits)} credits per run${monthly}`;
-  parts.push(format === 'markdown' ? `**${total}**\n` : `${createStyle(color).bold(total)}\n`);
-  return parts.map((part) => (part.endsWith('\n') ? part : `${part}\n`)).join('\n');
+  return `Total of ${reports.length} manifests: ${formatCredits(sum.credits)} credits per run${monthly}`;
 }
 
 async function openOut(outFile: string) {

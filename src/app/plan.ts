@@ -7,7 +7,7 @@ import type { CostReportView } from '../plan/job-table.js';
 import { withJobList } from '../plan/estimate-cost.js';
 import { planByStreaming, type StreamedPlanOutcome } from './plan-stream.js';
 import { renderReportJsonChunks } from '../plan/render-report-json.js';
-import { renderReportMarkdown, renderReportText } from '../plan/render-report.js';
+import { renderReportMarkdown, renderReportSummary, renderReportText } from '../plan/render-report.js';
 import { readStoredRun } from '../state/select-state-store.js';
 import type { ServiceConnection } from './connection.js';
 import type { CommandContext } from './context.js';
@@ -207,14 +207,17 @@ async function emitReport(
   const { output } = ctx;
   if (format === 'json') {
     // In pieces: a 100,000-job report is ~30 MB of JSON, and one string of it doubles peak memory.
+    // With --out the JSON goes to the file only (#33.6): a terminal or a CI log gets the summary.
     const file = outFile === undefined ? undefined : await openReportStream(outFile);
     for (const chunk of renderReportJsonChunks(report)) {
-      await output.write(chunk);
-      if (file !== undefined && !file.write(chunk)) await once(file, 'drain');
+      if (file === undefined) await output.write(chunk);
+      else if (!file.write(chunk)) await once(file, 'drain');
     }
-    await output.write('\n');
-    if (file !== undefined)
+    if (file === undefined) await output.write('\n');
+    else {
       await new Promise<void>((resolve, reject) => file.end('\n', () => resolve()).on('error', reject));
+      output.out(`${renderReportSummary(report)}\nThe JSON report is in ${outFile}.`);
+    }
   } else {
     const rendered =
       format === 'markdown'

@@ -243,7 +243,7 @@ function declareCommands(
     '<manifest> [...more]',
   )
     .option('--format <format>', 'text, json or markdown', { default: 'text' })
-    .option('--out <file>', 'Also write the report to a file')
+    .option('--out <file>', 'Also write the report to a file (json: only there, and a summary on stdout)')
     .option('--run <id>', 'Compare against the state of this run id', { type: [String] })
     .option('--state-dir <dir>', STATE_DIR_HELP)
     .option('--state <url>', STATE_URL_HELP)

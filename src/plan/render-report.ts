@@ -103,6 +103,21 @@ export function renderReportText(report: CostReportView, options: TextRenderOpti
   return `${lines.join('\n')}\n`;
 }
 
+/**
+ * The report in two lines, for a terminal when the report itself went to a file (`plan --format json
+ * --out F`): the jobs, the credits per run (and per month with a schedule), the verdict.
+ */
+export function renderReportSummary(report: CostReportView): string {
+  const month =
+    report.creditsPerMonth === undefined
+      ? ''
+      : `, ${formatCredits(report.creditsPerMonth)} per month${report.schedule == null ? '' : ` (${report.schedule.label})`}`;
+  return [
+    `Plan ${report.pipeline} (${report.manifestFile}): ${report.jobs.total} ${report.jobs.total === 1 ? 'job' : 'jobs'} in plan, ${report.jobs.toRun} to run; ${formatCredits(report.credits.total)} credits per run${month}`,
+    `Verdict: ${verdictLabel(report.verdict)} (${report.verdict.message})`,
+  ].join('\n');
+}
+
 /** The cost report as GitHub-flavoured markdown (PR comments, `GITHUB_STEP_SUMMARY`). */
 export function renderReportMarkdown(report: CostReportView): string {
   const table = (headers: string[], rows: string[][], align: Align[]): string[] => [

@@ -326,4 +326,50 @@ describe('runner diff (built binary)', () => {
     expect(nothing.code).toBe(2);
     expect(nothing.stderr).toContain('neither side has a manifest');
   });
+
+  it('plan --format json --out F writes the JSON to F only and prints a summary (#33.6)', async () => {
+    const one = join(dir, 'one.json');
+    const single = await runCli(
+      [
+        'plan',
+        'pipelines/social.yaml',
+        '--offline',
+        '--catalog',
+        '../catalog-base.json',
+        '--format',
+        'json',
+        '--out',
+        one,
+      ],
+      { cwd: join(fixtures, 'head') },
+    );
+    expect(single.code).toBe(0);
+    expect(single.stdout).not.toContain('{');
+    expect(single.stdout).toContain(
+      'Plan social (pipelines/social.yaml): 15 jobs in plan, 15 to run; 50 credits per run, 1,500 per month (nightly)',
+    );
+    expect(single.stdout).toContain(`The JSON report is in ${one}`);
+    expect(JSON.parse(await readFile(one, 'utf8'))).toMatchObject({ pipeline: 'social' });
+    const set = join(dir, 'set.json');
+    const several = await runCli(
+      [
+        'plan',
+        'pipelines/*.yaml',
+        '--offline',
+        '--catalog',
+        '../catalog-base.json',
+        '--format',
+        'json',
+        '--out',
+        set,
+      ],
+      { cwd: join(fixtures, 'head') },
+    );
+    expect(several.code).toBe(0);
+    expect(several.stdout).not.toContain('{');
+    expect(several.stdout).toContain('Plan launch (pipelines/launch.yaml): 1 job in plan, 1 to run;');
+    expect(several.stdout).toContain('Total of 2 manifests: 62 credits per run');
+    expect(several.stdout).toContain(`The JSON plan set is in ${set}`);
+    expect(JSON.parse(await readFile(set, 'utf8'))).toMatchObject({ kind: 'runner-plan-set' });
+  });
 });
