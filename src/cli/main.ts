@@ -115,7 +115,13 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     keepValuesAsWritten(cli.options, readWrittenValues(args, matched), matched);
     const takes = new Set(cli.matchedCommand.options.flatMap(namesOf));
     const simulate = cli.options.simulate === true;
-    applyEnvDefaults(cli.options, { takes, env: io.env, simulate });
+    applyEnvDefaults(cli.options, {
+      takes,
+      env: io.env,
+      simulate,
+      // `state push|pull` moves a run between a folder and a database: it names both on purpose.
+      bothPlaces: cli.matchedCommand.name.startsWith('state'),
+    });
     const ignored = checkWrittenFlags({
       command: cli.matchedCommand.name,
       argv: args,

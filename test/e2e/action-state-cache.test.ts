@@ -222,4 +222,31 @@ describe("the action's scripts", () => {
       `timeout --signal=INT --kill-after=120 110m\nrunner ${args} --max-credits 400`,
     );
   });
+
+  it('passes the state-url input as --state, and no --state-dir beside a database (#31.2)', async () => {
+    const bin = join(dir, 'bin-state');
+    await mkdir(bin, { recursive: true });
+    await writeFile(join(bin, 'fake-runner'), '#!/bin/sh\necho "runner $*"\n');
+    await chmod(join(bin, 'fake-runner'), 0o755);
+    const env = {
+      PATH: `${bin}:${process.env.PATH ?? ''}`,
+      RUNNER: 'fake-runner',
+      MANIFEST: 'm.yaml',
+      RUN_ID: '42',
+      OUTPUT: 'out',
+      STATE: '.runner',
+      MEDIAGEN_BASE_URL: '',
+    };
+    for (const name of ['Plan', 'Apply']) {
+      const step = steps.find((candidate) => candidate.name === name) ?? {};
+      expect(step.env?.STATE_URL).toBe('${{ inputs.state-url }}');
+      const said = async (extra: Record<string, string>) =>
+        (await runStep(step, { cwd: dir, env: { ...env, ...extra } })).stdout.trim();
+      const url = 'postgres://runner@db.example:5432/runner';
+      expect(await said({ STATE_URL: url })).toMatch(new RegExp(`--run 42 --state ${url} `));
+      expect(await said({ STATE_URL: url })).not.toContain('--state-dir');
+      expect(await said({ STATE_URL: '', RUNNER_STATE_URL: url })).not.toMatch(/--state/);
+      expect(await said({ STATE_URL: '' })).toContain('--state-dir .runner');
+    }
+  });
 });

@@ -7,8 +7,8 @@ import { OUTPUT_ROOT_ENV } from '../../app/output-root.js';
  */
 export const ENV_DEFAULTS: readonly { env: string; option: string; flag: string; unless?: string }[] = [
   // The database (`--state`) and the folder (`--state-dir`) name the same thing: a flag for one
-  // keeps the variable of the other from applying (RUNNER_STATE_URL is read first, so it wins over
-  // RUNNER_STATE_DIR when both are set).
+  // with the variable of the other is refused (#31.2); RUNNER_STATE_URL is read first, so it wins
+  // over RUNNER_STATE_DIR when both variables are set.
   { env: 'RUNNER_STATE_URL', option: 'state', flag: 'state', unless: 'stateDir' },
   { env: 'RUNNER_STATE_DIR', option: 'stateDir', flag: 'state-dir', unless: 'state' },
 ];
@@ -25,19 +25,43 @@ export { OUTPUT_ROOT_ENV };
  */
 export function applyEnvDefaults(
   options: Record<string, unknown>,
-  input: { takes: ReadonlySet<string>; env: NodeJS.ProcessEnv; simulate: boolean },
+  input: {
+    takes: ReadonlySet<string>;
+    env: NodeJS.ProcessEnv;
+    simulate: boolean;
+    /** The command takes a folder and a database at once (`state push|pull`): no mix is refused. */
+    bothPlaces?: boolean;
+  },
 ): void {
   if (input.simulate) return;
   const setButEmpty = input.env[OUTPUT_ROOT_ENV]?.trim() === '';
   if (input.takes.has('output') && setButEmpty)
     throw emptyVariable(OUTPUT_ROOT_ENV, 'the root of download folders');
+  // The flags the command line gave, before any variable fills one in.
+  const given = new Set(
+    ENV_DEFAULTS.flatMap(({ option }) => (options[option] === undefined ? [] : [option])),
+  );
   for (const { env, option, flag, unless } of ENV_DEFAULTS) {
     const value = input.env[env];
     if (!input.takes.has(flag) || options[option] !== undefined || value === undefined) continue;
+    // A flag of one kind with the variable of the other: the variable was set for a reason (a CI
+    // secret naming the team's database); quietly using the flag's state paid every job again (#31.2).
+    if (unless !== undefined && given.has(unless) && value.trim() !== '' && input.bothPlaces !== true)
+      throw mixedState(env, unless);
     if (unless !== undefined && options[unless] !== undefined) continue;
     if (value.trim() === '') throw emptyVariable(env, `--${flag} when that is not given`);
     options[option] = value;
   }
+}
+
+function mixedState(env: string, option: string): UsageError {
+  const flag = option === 'state' ? '--state' : '--state-dir';
+  return new UsageError(
+    `${flag} and ${env} name two places for the run's state (a ${flag === '--state' ? 'database' : 'folder'} and a ${flag === '--state' ? 'folder' : 'database'}): give one.`,
+    {
+      hint: `Unset ${env} for this command (\`env -u ${env} runner …\`), or drop ${flag} to use the state ${env} names.`,
+    },
+  );
 }
 
 function emptyVariable(env: string, standsFor: string): UsageError {

@@ -21,15 +21,23 @@ describe('--state, --state-dir and RUNNER_STATE_URL', () => {
     );
   });
 
-  it('takes RUNNER_STATE_URL unless a flag says where; a flag for one keeps the variable of the other out', () => {
+  it('takes RUNNER_STATE_URL unless a flag says where; a flag for one with the variable of the other is refused (#31.2)', () => {
     const url = 'postgres://u@h/db';
     expect(filled({}, { RUNNER_STATE_URL: url })).toEqual({ stateUrl: url });
-    expect(filled({ stateDir: 'x' }, { RUNNER_STATE_URL: url })).toEqual({ stateDir: 'x' });
+    expect(() => filled({ stateDir: 'x' }, { RUNNER_STATE_URL: url })).toThrow(
+      /--state-dir and RUNNER_STATE_URL name two places/,
+    );
     expect(filled({ state: 'postgres://v@h/o' }, { RUNNER_STATE_URL: url })).toEqual({
       stateUrl: 'postgres://v@h/o',
     });
-    expect(filled({ state: url }, { RUNNER_STATE_DIR: 'dir' })).toEqual({ stateUrl: url });
+    expect(() => filled({ state: url }, { RUNNER_STATE_DIR: 'dir' })).toThrow(
+      /--state and RUNNER_STATE_DIR name two places/,
+    );
     expect(filled({}, { RUNNER_STATE_URL: url, RUNNER_STATE_DIR: 'dir' })).toEqual({ stateUrl: url });
+    // `state push --state-dir DIR` moves a folder's run into RUNNER_STATE_URL's database (read there).
+    const push: Record<string, unknown> = { stateDir: 'x' };
+    applyEnvDefaults(push, { takes, env: { RUNNER_STATE_URL: url }, simulate: false, bothPlaces: true });
+    expect(push).toEqual({ stateDir: 'x' });
     const validate: Record<string, unknown> = {};
     applyEnvDefaults(validate, { takes: new Set(), env: { RUNNER_STATE_URL: url }, simulate: false });
     expect(validate.state).toBeUndefined();
