@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
@@ -10,6 +11,7 @@ import type { WriteTarget } from './preflight.js';
 import type { RunPlanOptions } from './run-plan-options.js';
 import { resolveStateDir, resolveStateRoot, toSafeSegment, uploadCachePathFor } from '../state/state-dir.js';
 import { UPLOAD_CACHE_FILE } from '../state/upload-cache.js';
+import { hostOf } from '../state/machine-name.js';
 import { OUTPUT_ROOT_ENV } from './output-root.js';
 
 /** What `runner apply` is asked, besides what plan is asked too (RunPlanOptions). */
@@ -99,8 +101,10 @@ export function readExecuteOptions(
     manifestDir: string;
     manifestOutput: string | undefined;
     pipeline: string;
-    /** The output folder the run's state recorded (a resumed run keeps it unless `--output` is given). */
+    /** The output folder the run's state recorded (its earlier release's absolute paths are read as keys). */
     recordedOutputDir?: string | undefined;
+    /** True when that folder is this machine's ({@link isRecordedOutputHere}). */
+    recordedHere?: boolean | undefined;
     /** The run's jobs, targeting aside (journaled for `runner runs`). */
     runJobs?: number;
     maxCredits?: number;
@@ -139,6 +143,8 @@ export function readExecuteOptions(
   if (run.runJobs !== undefined) executeOptions.runJobs = run.runJobs;
   // Set with --no-download too: the results index and the report go there, and the run records it.
   executeOptions.outputDir = resolveOutputDir(ctx, options.output, run);
+  if (run.recordedOutputDir !== undefined) executeOptions.recordedOutputDir = run.recordedOutputDir;
+  if (ctx.env !== undefined) executeOptions.host = hostOf(ctx.env);
   return executeOptions;
 }
 
@@ -153,13 +159,35 @@ export interface OutputDirInput {
   runId: string;
   /** The folder the run's state recorded, if any. */
   recordedOutputDir?: string | undefined;
+  /** True when that folder is this machine's: recorded here and still here ({@link isRecordedOutputHere}). */
+  recordedHere?: boolean | undefined;
+}
+
+/**
+ * Whether the output folder the state recorded is one of this machine (#30.1): recorded by this
+ * machine (`hostOf`; a run of an earlier release did not say) and a folder here. A resumed run on the
+ * machine that started it stays in its folder; any other machine resolves its own.
+ */
+export function isRecordedOutputHere(
+  dir: string | undefined,
+  recordedHost: string | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+): boolean {
+  if (dir === undefined || (recordedHost !== undefined && recordedHost !== hostOf(env))) return false;
+  try {
+    return statSync(dir).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /**
  * The run's own output folder (issue 20 item 5), where its downloads, results index and report go:
  * - `--output DIR`: DIR itself, as named (a folder of this run's own: a claim file in it refuses
  *   any other run, see src/state/output-claim.ts);
- * - else the folder the run's state recorded (a resumed run stays where it started);
+ * - else the folder the run's state recorded when it is this machine's (a resumed run stays where it
+ *   started), never one another machine recorded: that is a path there (another runner, another
+ *   checkout); this machine resolves its own and fetches the results missing there (#30.1);
  * - else `<output:>/<run>/` (the manifest's `output:`, relative to the manifest) or
  *   `<root>/<pipeline>/<run>/`, root RUNNER_OUTPUT (not read with `--simulate`) or `runner-output/`
  *   beside the manifest: shared by every run (RUNNER_OUTPUT by every pipeline), so each gets a folder.
@@ -171,7 +199,7 @@ export function resolveOutputDir(
   run: OutputDirInput,
 ): string {
   if (flag !== undefined) return resolve(ctx.cwd, flag);
-  if (run.recordedOutputDir !== undefined) return run.recordedOutputDir;
+  if (run.recordedOutputDir !== undefined && run.recordedHere === true) return run.recordedOutputDir;
   const envRoot = ctx.global?.simulate === true ? undefined : ctx.env?.[OUTPUT_ROOT_ENV];
   const defaultRoot =
     envRoot === undefined ? join(run.manifestDir, 'runner-output') : resolve(ctx.cwd, envRoot);

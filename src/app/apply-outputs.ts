@@ -6,7 +6,10 @@ import type { LoadedManifest } from '../manifest/types.js';
 import { resolveReportFile, type ApplyOptions } from './apply-options.js';
 import type { Plan, PlannedJob } from '../plan/types.js';
 import { renderApplyMarkdown } from '../report/render-apply-markdown.js';
-import { buildReportData, type ReportJobList } from '../report/report-data.js';
+import { buildReportData, type ReportJobList, type ResultsHere } from '../report/report-data.js';
+import { createFolderResultsStore } from '../results/backends/folder/folder-results-store.js';
+import { createResultFiles } from '../results/result-files.js';
+import { viewJobState } from '../state/stored-job.js';
 import { writeReportFiles, type ReportFiles } from '../report/write-report-files.js';
 import type { JobState } from '../state/job-state.js';
 import type { CommandContext } from './context.js';
@@ -31,6 +34,8 @@ export async function writeApplyOutputs(
     startedAt: number;
     /** The run's output folder (as the executor used and journaled it). */
     outputDir: string;
+    /** The output folder the run's state recorded before (earlier releases' absolute paths under it). */
+    recordedOutputDir?: string | undefined;
     /** The jobs to report when not the plan's (`--replace-from` plans the rejected jobs, reports the run). */
     reportJobs?: ReportJobList;
   },
@@ -42,6 +47,7 @@ export async function writeApplyOutputs(
     jobs: run.reportJobs ?? reportJobsOf(run.plan.jobs),
     state: run.state,
     now: new Date(),
+    here: resultsHereAfterApply(run),
   });
   const { manifest, dir: manifestDir } = run.loaded;
   const resultsDir = run.outputDir;
@@ -73,6 +79,37 @@ export async function writeApplyOutputs(
     }
   }
   return files;
+}
+
+/**
+ * The run's results as this apply left them on this machine: the recorded files as paths in its
+ * output folder, and, for a job not all of whose results are saved here (`downloading`), each recorded
+ * result the executor could not find or fetch here, with why (#30.2).
+ */
+function resultsHereAfterApply(run: {
+  state: ReadonlyMap<string, JobState>;
+  summary: ExecutionSummary;
+  outputDir: string;
+  recordedOutputDir?: string | undefined;
+}): ResultsHere {
+  const files = createResultFiles(createFolderResultsStore(run.outputDir), run.recordedOutputDir);
+  const missing = new Map<string, Map<string, string>>();
+  for (const job of run.summary.jobs) {
+    if (job.outcome !== 'downloading') continue;
+    const saved = new Set(job.files);
+    const state = run.state.get(job.id);
+    if (state === undefined) continue;
+    for (const download of viewJobState(state).downloads) {
+      if (saved.has(files.pathOf(download.file) ?? download.file)) continue;
+      let notes = missing.get(job.id);
+      if (notes === undefined) missing.set(job.id, (notes = new Map<string, string>()));
+      notes.set(
+        download.file,
+        (job.error ?? "not in this machine's output folder").replace(/^result not saved: /, ''),
+      );
+    }
+  }
+  return { pathOf: (file) => files.pathOf(file), missing };
 }
 
 /** The plan's jobs as the report reads them, each made when it is read (no copy of the whole plan). */

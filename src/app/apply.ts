@@ -16,10 +16,16 @@ import { readLockOptions } from './lock-options.js';
 import type { CommandContext } from './context.js';
 import { checkCost, DEFAULT_MAX_ATTEMPTS } from './cost-check.js';
 import type { Outcome } from './outcome.js';
-import { applyWriteTargets, readExecuteOptions, stateLocation, type ApplyOptions } from './apply-options.js';
+import {
+  applyWriteTargets,
+  isRecordedOutputHere,
+  readExecuteOptions,
+  stateLocation,
+  type ApplyOptions,
+} from './apply-options.js';
 import { claimOutputDir } from '../state/output-claim.js';
 import { checkRunOutputDir } from './check-output-dir.js';
-import { recordedOutputDir } from '../state/run-output-dir.js';
+import { recordedOutputDir, recordedOutputHost } from '../state/run-output-dir.js';
 import { preflightTargets } from './preflight.js';
 import { preparePlan, toPrepareOptions, type Prepared, type PrepareOptions } from './prepare-plan.js';
 import { peekRunDate, runDateOf } from './run-date.js';
@@ -194,7 +200,9 @@ export async function runApply(
       applyWriteTargets(
         ctx,
         options,
-        preflightRun(manifestFile, runId, firstTry, simulated, peeked?.outputDir),
+        preflightRun(manifestFile, runId, firstTry, simulated, peeked?.outputDir, {
+          recordedHere: isRecordedOutputHere(peeked?.outputDir, undefined, ctx.env),
+        }),
       ),
       ctx.cwd,
     );
@@ -234,7 +242,13 @@ export async function runApply(
       // Several machines on one run (PostgreSQL): one running another plan refuses this one here.
       await state.coordination?.join(planIdentity(plan));
       const outputs = await checkRunOutputDir(ctx, options.output, {
-        ...preflightRun(manifestFile, runId, prepared, simulated, recordedOutputDir(state.runs)),
+        ...preflightRun(manifestFile, runId, prepared, simulated, recordedOutputDir(state.runs), {
+          recordedHere: isRecordedOutputHere(
+            recordedOutputDir(state.runs),
+            recordedOutputHost(state.runs),
+            ctx.env,
+          ),
+        }),
         stateDir: state.dir,
         store,
         location,
@@ -294,6 +308,7 @@ export async function runApply(
           manifestOutput: loaded.manifest.output,
           pipeline: plan.pipeline,
           recordedOutputDir: outputs.recorded,
+          recordedHere: isRecordedOutputHere(outputs.recorded, recordedOutputHost(state.runs), ctx.env),
           runJobs: plan.jobs.length + prepared.leftOut.length,
           ...(loaded.manifest.retry === undefined ? {} : { retry: loaded.manifest.retry }),
           ...(maxCredits === undefined ? {} : { maxCredits }),
@@ -334,6 +349,7 @@ export async function runApply(
         readOtherRuns: () =>
           store.otherRunsJobs({ manifestFile, pipeline: plan.pipeline, runId, ...location }),
         afterDownload: thumbnailOnDownload(outputs.dir),
+        machine: state.coordination?.machine ?? machineName(ctx.env),
         onEvent: (event) => logger.info({ event }, event.type),
       });
       logger.info({ summary: { counts: summary.counts, exitReason: summary.exitReason } }, 'apply finished');
@@ -347,6 +363,7 @@ export async function runApply(
         summary,
         startedAt,
         outputDir: outputs.dir,
+        recordedOutputDir: outputs.recorded,
         // --replace-from runs the rejected jobs; its report shows the whole run, old results beside new.
         ...(prepared.runJobs === undefined ? {} : { reportJobs: prepared.runJobs }),
       };
@@ -512,6 +529,7 @@ function preflightRun(
   prepared: Extract<Prepared, { ok: true }>,
   simulated: boolean,
   recordedOutputDir: string | undefined,
+  here: { recordedHere: boolean },
 ) {
   const { loaded, plan } = prepared;
   return {
@@ -522,6 +540,7 @@ function preflightRun(
     manifestOutput: loaded.manifest.output,
     manifestReport: loaded.manifest.report,
     recordedOutputDir,
+    recordedHere: here.recordedHere,
     simulated,
   };
 }

@@ -50,7 +50,7 @@ export async function checkRunOutputDir(
   const warn = (message: string) => ctx.output.err(`${ctx.output.style.yellow('warning')} ${message}`);
   if (run.recordedOutputDir !== undefined && run.recordedOutputDir !== dir) {
     warn(
-      `run "${run.runId}" wrote its results to ${run.recordedOutputDir} until now; this apply writes to ${dir} (--output). Files already downloaded stay where they are.`,
+      `run "${run.runId}" recorded the output folder ${run.recordedOutputDir}; this machine uses ${dir} (resolved here: --output, RUNNER_OUTPUT, runner.config.yaml or beside the manifest). Results missing there are fetched again while their links live.`,
     );
   }
   const owner: OutputOwner = {

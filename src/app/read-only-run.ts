@@ -4,7 +4,8 @@ import { validateManifestOffline, type OfflineValidationContext } from '../manif
 import type { Targeting } from '../plan/select-jobs.js';
 import type { JobState } from '../state/job-state.js';
 import { listStoredRuns, readStoredRun } from '../state/select-state-store.js';
-import { recordedOutputDir } from '../state/run-output-dir.js';
+import { recordedOutputDir, recordedOutputHost } from '../state/run-output-dir.js';
+import { isRecordedOutputHere } from './apply-options.js';
 import type { ReplayResult } from '../state/replay.js';
 import type { RunAddress } from '../state/state-dir.js';
 import type { CommandContext } from './context.js';
@@ -40,6 +41,8 @@ export interface RunForReading {
   state: ReadonlyMap<string, JobState>;
   /** The output folder the run recorded (or, for a run of an earlier release, where it downloaded). */
   recordedOutputDir: string | undefined;
+  /** True when that folder is this machine's (`isRecordedOutputHere`): status and report read it. */
+  recordedHere: boolean;
   /** Which machine did each job, when several can apply the run (PostgreSQL). */
   machines?: ReadonlyMap<string, string>;
 }
@@ -87,6 +90,11 @@ export async function readRunForReading(
     jobs: offline.jobs.filter((job) => kept.has(job.id)),
     state: targeted.jobs,
     recordedOutputDir: recordedOutputDir(replay.runs, replay.jobs),
+    recordedHere: isRecordedOutputHere(
+      recordedOutputDir(replay.runs, replay.jobs),
+      recordedOutputHost(replay.runs),
+      ctx.env,
+    ),
     ...(replay.machines === undefined ? {} : { machines: replay.machines }),
   };
 }

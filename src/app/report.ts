@@ -4,7 +4,10 @@ import { writeGridImages } from '../report/grid-image.js';
 import { buildReportData } from '../report/report-data.js';
 import { makeMissingThumbnails, readThumbnails } from '../report/thumbnails.js';
 import { writeWholeInPieces } from '../report/write-report-files.js';
+import { createFolderResultsStore } from '../results/backends/folder/folder-results-store.js';
+import { createResultFiles } from '../results/result-files.js';
 import { resolveOutputDir } from './apply-options.js';
+import { findResultsHere } from './results-here.js';
 import type { CommandContext } from './context.js';
 import type { Outcome } from './outcome.js';
 import type { RenderIssues } from './views.js';
@@ -12,7 +15,7 @@ import { readRunForReading, type ReadRunOptions } from './read-only-run.js';
 
 /** What `runner report` is asked: the run and its jobs, and where the page goes. */
 export interface ReportOptions extends ReadRunOptions {
-  /** `--output`: the output folder of a run of an earlier release, which recorded none. */
+  /** `--output`: the run's output folder on this machine, when not the default one. */
   output?: string;
   /** `--out`: where the page goes (default: report.html in the run's output folder). */
   out?: string;
@@ -36,22 +39,36 @@ export async function runReport(
     return 'invalid-input';
   }
   const { loaded } = run;
-  // The folder the run used, not today's --output: its report sits beside its own results.
-  // (--output names the folder of a run of an earlier release, which recorded none.)
+  // The run's output folder as THIS machine resolves it (#30.1): a recorded folder is a path on the
+  // machine that recorded it.
   const recorded = run.recordedOutputDir;
-  const flag = options.output;
-  if (recorded !== undefined && flag !== undefined && resolve(ctx.cwd, flag) !== recorded) {
+  // The folder the run used on this machine, not today's --output: its report sits beside its results.
+  const flag = run.recordedHere ? undefined : options.output;
+  if (run.recordedHere && options.output !== undefined && resolve(ctx.cwd, options.output) !== recorded) {
     ctx.output.err(
-      `${ctx.output.style.yellow('warning')} run "${run.runId}" wrote its results to ${recorded}: --output ${flag} is ignored (--out writes the page elsewhere).`,
+      `${ctx.output.style.yellow('warning')} run "${run.runId}" wrote its results to ${recorded}: --output ${options.output} is ignored (--out writes the page elsewhere).`,
     );
   }
-  const resultsDir = resolveOutputDir(ctx, recorded === undefined ? flag : undefined, {
+  const resultsDir = resolveOutputDir(ctx, flag, {
     manifestDir: loaded.dir,
     manifestOutput: loaded.manifest.output,
     pipeline: loaded.manifest.name,
     runId: run.runId,
     recordedOutputDir: recorded,
+    recordedHere: run.recordedHere,
   });
+  if (recorded !== undefined && recorded !== resultsDir) {
+    ctx.output.err(
+      `${ctx.output.style.yellow('warning')} run "${run.runId}" recorded the output folder ${recorded}; this machine reads ${resultsDir}.`,
+    );
+  }
+  const results = createResultFiles(createFolderResultsStore(resultsDir), recorded);
+  const { here, missingCount } = await findResultsHere(results, run.state, Date.now());
+  if (missingCount > 0) {
+    ctx.output.err(
+      `${ctx.output.style.yellow('warning')} ${missingCount} result(s) the state records as saved are not in ${resultsDir}: the page says why for each; \`runner apply --download-only\` fetches them again while their links live.`,
+    );
+  }
   const { out } = options;
   const file = out === undefined ? join(resultsDir, 'report.html') : resolve(ctx.cwd, out);
   const data = buildReportData({
@@ -61,6 +78,7 @@ export async function runReport(
     jobs: run.jobs,
     state: run.state,
     now: new Date(),
+    here,
     ...(run.machines === undefined ? {} : { machines: run.machines }),
   });
   // Results downloaded before the runner made thumbnails get theirs now.

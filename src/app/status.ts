@@ -1,4 +1,8 @@
+import { createFolderResultsStore } from '../results/backends/folder/folder-results-store.js';
+import { createResultFiles } from '../results/result-files.js';
 import { buildStatusView } from '../state/status-view.js';
+import { resolveOutputDir } from './apply-options.js';
+import { findResultsHere } from './results-here.js';
 import type { CommandContext } from './context.js';
 import type { Outcome } from './outcome.js';
 import { readRunForReading, type ReadRunOptions } from './read-only-run.js';
@@ -34,16 +38,46 @@ export async function runStatus(
     run.jobs.map((job) => job.id),
     run.machines,
   );
-  // The run's own output folder (as it recorded it), where its files and report are.
-  const outputDir = run.recordedOutputDir;
+  // The run's output folder as THIS machine resolves it (#30.1), where its files and report are here;
+  // each recorded result is looked up there (#30.2).
+  const outputDir = resolveOutputDir(ctx, undefined, {
+    manifestDir: run.loaded.dir,
+    manifestOutput: run.loaded.manifest.output,
+    pipeline: run.loaded.manifest.name,
+    runId: run.runId,
+    recordedOutputDir: run.recordedOutputDir,
+    recordedHere: run.recordedHere,
+  });
+  const results = createResultFiles(createFolderResultsStore(outputDir), run.recordedOutputDir);
+  const { here, missingCount } = await findResultsHere(results, run.state, Date.now());
+  for (const job of view.jobs) {
+    const notes = here.missing.get(job.id);
+    job.files = job.files.map((file) => {
+      const note = notes?.get(file.file);
+      return {
+        ...file,
+        file: here.pathOf(file.file) ?? file.file,
+        ...(note === undefined ? {} : { missing: note }),
+      };
+    });
+  }
+  const downloadOnly = rerunCommand('apply', manifestFile, options.repeat, ctx.global, ['--download-only']);
   ctx.output.out(
     options.json
-      ? JSON.stringify(outputDir === undefined ? view : { ...view, outputDir }, null, 2)
+      ? JSON.stringify(
+          run.recordedOutputDir === undefined ? view : { ...view, outputDir, missingHere: missingCount },
+          null,
+          2,
+        )
       : renderStatus(view, ctx.output.style, ctx.output.width, {
           resend: rerunCommand('apply', manifestFile, options.repeat, ctx.global, ['--resend-uncertain']),
-          downloadOnly: rerunCommand('apply', manifestFile, options.repeat, ctx.global, ['--download-only']),
-        }) + (outputDir === undefined ? '' : `\nOutput folder: ${outputDir}`),
+          downloadOnly,
+        }) +
+          (run.recordedOutputDir === undefined ? '' : `\nOutput folder: ${outputDir}`) +
+          (missingCount === 0
+            ? ''
+            : `\n${missingCount} result(s) recorded as saved are not in this folder (saved on another machine, moved or expired): ${downloadOnly} fetches them while their links live.`),
   );
-  // Results owed by done jobs are not saved yet: not a finished run, for scripts too (#20.8).
-  return view.totals.downloading > 0 ? 'results-unsaved' : 'done';
+  // Results owed by done jobs are not saved (here) yet: not a finished run, for scripts too (#20.8, #30.2).
+  return view.totals.downloading > 0 || missingCount > 0 ? 'results-unsaved' : 'done';
 }

@@ -1,4 +1,5 @@
 import type { Clock } from '../clock.js';
+import type { ResultFiles } from '../results/result-files.js';
 import type { ServiceClient } from '../service/service-client.js';
 import type { PlannedJob } from '../plan/types.js';
 import type { AttemptState, JobState } from '../state/job-state.js';
@@ -28,6 +29,10 @@ export interface ExecutionContext {
   readonly readOtherRuns?: () => Promise<OtherRunsJobs>;
   /** `ExecuteDeps.afterDownload`. */
   readonly afterDownload?: ExecuteDeps['afterDownload'];
+  /** Where the run's results live on this machine (absent without an output folder). */
+  readonly results?: ResultFiles;
+  /** This machine's name, journaled with each download. */
+  readonly machine?: string;
   readonly uploadsInFlight: Map<string, Promise<string>>;
   readonly budget: Budget;
   readonly limiter: JobLimiter;
@@ -101,6 +106,8 @@ export function createExecutionContext(input: {
   uploadCache: UploadCache;
   readOtherRuns?: () => Promise<OtherRunsJobs>;
   afterDownload?: ExecuteDeps['afterDownload'];
+  results?: ResultFiles;
+  machine?: string;
   budget: Budget;
   limiter: JobLimiter;
   jobs: Map<string, JobState>;
@@ -193,6 +200,8 @@ export function createExecutionContext(input: {
     uploadCache: input.uploadCache,
     ...(input.readOtherRuns === undefined ? {} : { readOtherRuns: input.readOtherRuns }),
     ...(input.afterDownload === undefined ? {} : { afterDownload: input.afterDownload }),
+    ...(input.results === undefined ? {} : { results: input.results }),
+    ...(input.machine === undefined ? {} : { machine: input.machine }),
     uploadsInFlight: new Map(),
     budget: input.budget,
     limiter: input.limiter,

@@ -1,39 +1,58 @@
-import { mkdir, open, rename } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { PRIVATE_DIR_MODE } from '../file-modes.js';
 import type { PlannedJob } from '../plan/types.js';
-import type { JobState } from '../state/job-state.js';
+import type { ResultFiles } from '../results/result-files.js';
+import { joinKey, keyFolder } from '../results/result-key.js';
+import { RESULT_RETENTION_MS } from '../service/job-status.js';
+import type { DownloadState, JobState } from '../state/job-state.js';
 import type { ExecutionContext } from './context.js';
 import type { SavedResult } from './options.js';
 import { errorMessageOf } from './error-info.js';
 import { setAsideSuperseded } from './set-aside-superseded.js';
-import { buildOutputName, extensionFromUrl, resolveOutputPath, sniffExtension } from './output-path.js';
+import { buildOutputName, extensionFromUrl, sniffExtension } from './output-path.js';
+
+/** What {@link downloadResults} did for one job. */
+export interface DownloadedResults {
+  /** The job's files as recorded (keys relative to the run's output root). */
+  files: string[];
+  /** Results not saved here: owed, or missing here and not fetched again. */
+  failures: number;
+  error?: string;
+  /** How many results this machine lacked and fetched again (`verify`). */
+  refetched?: number;
+}
 
 /**
- * Downloads every result of a done job that is not downloaded yet into the output folder and journals
- * each file with the size and SHA-256 of the bytes on disk. Returns the files of the job and how many
- * downloads failed: those results are owed (the job is not done for the user until they are saved)
- * and a later apply, or `apply --download-only`, fetches them again while their links live. A full
- * disk or a journal that cannot be written also stops new creates: each would pay for a result that
- * cannot be kept.
+ * Downloads every result of a done job that is not downloaded yet into the run's results store and
+ * journals each one by its key (relative to the run's output root), with the size and SHA-256 of the
+ * bytes stored. With `verify`, a result the journal records as saved is checked in THIS machine's
+ * store too (present, same size and SHA-256): one another machine saved, or one moved away, is fetched
+ * again while its link lives (no create, nothing paid), else reported with when and where it was saved
+ * (#30.2). Returns the files of the job and how many results are not saved here: those are owed (the
+ * job is not done for the user until they are saved). A full disk or a journal that cannot be written
+ * also stops new creates: each would pay for a result that cannot be kept.
  */
 export async function downloadResults(
   ctx: ExecutionContext,
   job: PlannedJob,
-): Promise<{ files: string[]; failures: number; error?: string }> {
-  const outputDir = ctx.options.outputDir;
+  mode: { verify?: boolean } = {},
+): Promise<DownloadedResults> {
+  const results = ctx.results;
   const state = ctx.jobs.get(job.id);
   const last = state?.attempts.at(-1);
-  if (outputDir === undefined || state === undefined || last === undefined || last.outcome !== 'done') {
+  if (results === undefined || state === undefined || last === undefined || last.outcome !== 'done') {
     return { files: [], failures: 0 };
   }
+  const location = results.store.location;
   const files: string[] = [];
   let failures = 0;
+  let refetched = 0;
   let firstError: string | undefined;
-  await mkdir(outputDir, { recursive: true, mode: 0o700 });
-  await setAsideOldAttempts(ctx, job.id, state);
+  await setAsideOldAttempts(ctx, job.id, state, results);
   for (const [index, url] of last.resultUrls.entries()) {
     const already = state.downloads.find((download) => download.url === url);
-    if (already !== undefined) {
+    if (already !== undefined && (mode.verify !== true || (await isStoredHere(results, already)))) {
       files.push(already.file);
       continue;
     }
@@ -45,42 +64,88 @@ export async function downloadResults(
     }
     let saved: { file: string; bytes: number; sha256: string } | undefined;
     try {
-      let file = resolveOutputPath(outputDir, buildOutputName(job.id, index, url, job.kind));
-      const { bytes, sha256 } = await ctx.client.downloadFile(url, file, {
-        signal: ctx.downloadSignal,
-        // A URL kept redacted (it held the key) is fetched by polling the job again after a restart.
-        ...(last.jobId === undefined ? {} : { jobId: last.jobId }),
-        resultIndex: index,
-      });
-      if (extensionFromUrl(url) === undefined) file = await renameByContent(outputDir, file, job, index, url);
-      saved = { file, bytes, sha256 };
+      saved = await downloadOne(ctx, results, job, index, url, last.jobId, already);
     } catch (error) {
       failures++;
-      firstError ??= reportFailedDownload(ctx, job.id, index, outputDir, error);
+      firstError ??=
+        already === undefined
+          ? reportFailedDownload(ctx, job.id, index, location, error)
+          : reportLacking(ctx, job.id, index, location, already, last.completedAt, error);
       continue;
     }
-    try {
-      await ctx.record({ type: 'downloaded', id: job.id, url, ...saved });
-    } catch (error) {
-      failures++;
-      firstError ??= `the journal could not record the download: ${errorMessageOf(error)}`;
-      ctx.stopCreating(
-        'error',
-        `No new jobs are created: the journal could not record the download of job ${job.id} (${errorMessageOf(error)}).`,
-      );
-      continue;
+    if (already !== undefined) refetched++;
+    // The same bytes as recorded: nothing new to journal (another machine's record stands).
+    const same = already !== undefined && already.bytes === saved.bytes && already.sha256 === saved.sha256;
+    if (!same) {
+      try {
+        await ctx.record({
+          type: 'downloaded',
+          id: job.id,
+          url,
+          ...saved,
+          ...(ctx.machine === undefined ? {} : { machine: ctx.machine }),
+        });
+      } catch (error) {
+        failures++;
+        firstError ??= `the journal could not record the download: ${errorMessageOf(error)}`;
+        ctx.stopCreating(
+          'error',
+          `No new jobs are created: the journal could not record the download of job ${job.id} (${errorMessageOf(error)}).`,
+        );
+        continue;
+      }
     }
-    ctx.emit({ type: 'downloaded', id: job.id, url, ...saved });
+    const shown = results.pathOf(saved.file) ?? `${location}/${saved.file}`;
+    ctx.emit({ type: 'downloaded', id: job.id, url, ...saved, file: shown });
     files.push(saved.file);
-    await afterDownload(ctx, { id: job.id, kind: job.kind, file: saved.file, sha256: saved.sha256 });
+    await afterDownload(ctx, { id: job.id, kind: job.kind, file: shown, sha256: saved.sha256 });
   }
   return {
     files,
     failures,
+    ...(refetched === 0 ? {} : { refetched }),
     ...(firstError === undefined ? {} : { error: `result not saved: ${firstError}` }),
   };
 }
 
+/** True when this machine's store holds the recorded bytes under the recorded key. */
+async function isStoredHere(results: ResultFiles, download: DownloadState): Promise<boolean> {
+  const found = await results.store.stat(results.keyOf(download.file));
+  return found !== undefined && found.bytes === download.bytes && found.sha256 === download.sha256;
+}
+
+/**
+ * Downloads result `index` into the store under its key (the recorded one when fetching a result this
+ * machine lacks) and returns what is stored.
+ */
+async function downloadOne(
+  ctx: ExecutionContext,
+  results: ResultFiles,
+  job: PlannedJob,
+  index: number,
+  url: string,
+  jobId: string | undefined,
+  already: DownloadState | undefined,
+): Promise<{ file: string; bytes: number; sha256: string }> {
+  let key =
+    already === undefined ? buildOutputName(job.id, index, url, job.kind) : results.keyOf(already.file);
+  const path = results.pathOf(key);
+  if (path === undefined) {
+    throw new Error(
+      `${results.store.location} is not a folder of this machine: downloads into it are not supported yet`,
+    );
+  }
+  await mkdir(dirname(path), { recursive: true, mode: PRIVATE_DIR_MODE });
+  const { bytes, sha256 } = await ctx.client.downloadFile(url, path, {
+    signal: ctx.downloadSignal,
+    // A URL kept redacted (it held the key) is fetched by polling the job again after a restart.
+    ...(jobId === undefined ? {} : { jobId }),
+    resultIndex: index,
+  });
+  if (already === undefined && extensionFromUrl(url) === undefined)
+    key = await renameByContent(results, key, job, index, url);
+  return { file: key, bytes, sha256 };
+}
 /** Runs `ExecuteDeps.afterDownload` (thumbnails): its failure is a warning, the result is saved all the same. */
 async function afterDownload(ctx: ExecutionContext, saved: SavedResult): Promise<void> {
   if (ctx.afterDownload === undefined) return;
@@ -132,15 +197,55 @@ function reportFailedDownload(
   return reason.replace(/^failed: /, '');
 }
 
+/**
+ * Says why a result the journal records as saved, missing or different in this machine's store, could
+ * not be fetched again, honestly: expired (its link's retention passed, or the result host refuses it)
+ * with when and where it was saved, never "File not found" alone. Returns the reason.
+ */
+function reportLacking(
+  ctx: ExecutionContext,
+  id: string,
+  index: number,
+  location: string,
+  saved: DownloadState,
+  completedAt: number | undefined,
+  error: unknown,
+): string {
+  const status = (error as { status?: unknown } | null)?.status;
+  const expiresAt = completedAt === undefined ? undefined : completedAt + RESULT_RETENTION_MS;
+  const expired =
+    status === 403 ||
+    status === 404 ||
+    status === 410 ||
+    (expiresAt !== undefined && ctx.clock.now() >= expiresAt);
+  const where = `saved on ${saved.machine ?? 'another machine'} at ${new Date(saved.at).toISOString()}`;
+  const passed = expiresAt !== undefined && ctx.clock.now() >= expiresAt;
+  const refused = typeof status === 'number' ? `the result host answers HTTP ${status}; ` : '';
+  const reason = expired
+    ? `its link expired${passed ? ` on ${new Date(expiresAt).toISOString()}` : ''} (${refused}${where})`
+    : `its link could not be read: ${errorMessageOf(error)} (${where}; a later apply fetches it while the link lives)`;
+  ctx.emit({
+    type: 'warning',
+    id,
+    message: `Result ${index + 1} of job ${id} is missing from ${location} and was not fetched again: ${reason}.`,
+  });
+  return `missing here: ${reason}`;
+}
+
 /** Moves the files of replaced attempts aside; a failure is a warning, never a lost download. */
-async function setAsideOldAttempts(ctx: ExecutionContext, id: string, state: JobState): Promise<void> {
+async function setAsideOldAttempts(
+  ctx: ExecutionContext,
+  id: string,
+  state: JobState,
+  results: ResultFiles,
+): Promise<void> {
   try {
-    const moved = await setAsideSuperseded(state);
+    const moved = await setAsideSuperseded(state, results);
     if (moved.length > 0) {
       ctx.emit({
         type: 'warning',
         id,
-        message: `Job ${id} was run again: ${moved.length} file(s) of its earlier attempt moved to ${dirname(moved[0]?.to ?? '')}.`,
+        message: `Job ${id} was run again: ${moved.length} file(s) of its earlier attempt moved to ${keyFolder(moved[0]?.to ?? '')} in ${results.store.location}.`,
       });
     }
   } catch (error) {
@@ -152,24 +257,32 @@ async function setAsideOldAttempts(ctx: ExecutionContext, id: string, state: Job
   }
 }
 
-/** A URL without a known extension: name the file after what its first bytes show it to be. */
+/** A URL without a known extension: name the result after what its first bytes show it to be. */
 async function renameByContent(
-  outputDir: string,
-  file: string,
+  results: ResultFiles,
+  key: string,
   job: PlannedJob,
   index: number,
   url: string,
 ): Promise<string> {
-  const head = new Uint8Array(16);
-  const handle = await open(file, 'r');
-  try {
-    await handle.read(head, 0, head.length, 0);
-  } finally {
-    await handle.close();
-  }
+  const head = await readHead(results, key, 16);
   const extension = sniffExtension(head);
-  if (extension === undefined) return file;
-  const target = resolveOutputPath(outputDir, buildOutputName(job.id, index, url, job.kind, extension));
-  if (target !== file) await rename(file, target);
+  if (extension === undefined) return key;
+  const target = joinKey(keyFolder(key), buildOutputName(job.id, index, url, job.kind, extension));
+  if (target !== key) await results.store.move(key, target);
   return target;
+}
+
+async function readHead(results: ResultFiles, key: string, size: number): Promise<Uint8Array> {
+  const body = await results.store.get(key);
+  const head = new Uint8Array(size);
+  let filled = 0;
+  if (body === undefined) return head;
+  for await (const chunk of body) {
+    const take = Math.min(size - filled, chunk.byteLength);
+    head.set(chunk.subarray(0, take), filled);
+    filled += take;
+    if (filled >= size) break;
+  }
+  return head;
 }

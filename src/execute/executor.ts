@@ -1,12 +1,15 @@
 import pLimit from 'p-limit';
 import type { Plan, PlannedJob } from '../plan/types.js';
+import { createFolderResultsStore } from '../results/backends/folder/folder-results-store.js';
+import { createResultFiles, type ResultFiles } from '../results/result-files.js';
 import type { RunCoordination } from '../state/state-store.js';
 import { sumBudgetedCredits, summarizeJob, type JobState, type JobSummary } from '../state/job-state.js';
+import { viewJobState } from '../state/stored-job.js';
 import { createBudget, type SharedPrices } from './budget.js';
 import { createJobLimiter } from './concurrency.js';
 import { readStartConcurrency } from './start-concurrency.js';
 import { createExecutionContext, type ExecutionContext } from './context.js';
-import { downloadResults } from './download-results.js';
+import { downloadResults, type DownloadedResults } from './download-results.js';
 import { errorMessageOf } from './error-info.js';
 import type { ExecutionSummary, ExitReason, JobOutcome, StopReason } from './events.js';
 import { resolveExecuteOptions, type ExecuteDeps, type ExecuteOptions } from './options.js';
@@ -49,6 +52,8 @@ export async function executePlan(
     uploadCache: deps.uploadCache,
     ...(deps.readOtherRuns === undefined ? {} : { readOtherRuns: deps.readOtherRuns }),
     ...(deps.afterDownload === undefined ? {} : { afterDownload: deps.afterDownload }),
+    ...resultsOf(deps.results, resolved),
+    ...(deps.machine === undefined ? {} : { machine: deps.machine }),
     // Under a cap, the machines of a shared run share what they learn of each model's price.
     budget: createBudget(
       resolved.maxCredits,
@@ -95,12 +100,15 @@ export async function executePlan(
     pid: process.pid,
     manifestFile: plan.manifestFile,
     ...(resolved.outputDir === undefined ? {} : { outputDir: resolved.outputDir }),
+    ...(resolved.host === undefined ? {} : { host: resolved.host }),
     plannedJobs: resolved.runJobs ?? plan.jobs.length,
     ...(resolved.download ? {} : { download: false }),
     ...(resolved.account === undefined ? {} : { account: resolved.account }),
   });
   const downloadLimit = pLimit(4);
   const results = new Map<string, JobResult>();
+  /** Jobs whose results this process downloaded (or checked) in this apply: not checked again. */
+  const checked = new Set<string>();
   // Jobs done in an earlier apply with every result on record need no slot, no promise and no folder
   // check: settled here, so resuming a large run costs memory and time only for what is left to do.
   const toFollow: PlannedJob[] = [];
@@ -122,7 +130,10 @@ export async function executePlan(
       : await slot(() => runJobSafely(ctx, job));
     const downloads =
       outcome === 'done' && resolved.download
-        ? await downloadLimit(() => downloadSafely(ctx, job))
+        ? await downloadLimit(() => {
+            checked.add(job.id);
+            return downloadSafely(ctx, job);
+          })
         : { files: jobs.get(job.id)?.downloads.map((download) => download.file) ?? [], failures: 0 };
     // Paid, but a result is not saved: not done for the user, and never counted as done (#24.3).
     const shown = outcome === 'done' && downloads.failures > 0 ? 'downloading' : outcome;
@@ -155,6 +166,8 @@ export async function executePlan(
   // Another runner holds the state now: nothing more is written to it, not even a snapshot.
   const lost = ctx.lockLost();
   if (lost !== undefined) throw lost;
+  if (resolved.download && !deps.signal.aborted)
+    await fetchWhatThisMachineLacks(ctx, plan.jobs, results, checked, downloadLimit);
   if (deps.signal.aborted) await ctx.record({ type: 'interrupted', reason: 'signal' });
   for (const message of (await deps.snapshots?.finish(jobs)) ?? []) ctx.emit({ type: 'warning', message });
   return summarize(plan, ctx, results);
@@ -193,6 +206,76 @@ function settledDoneFiles(
   if (!options.download) return summary.downloadFiles ?? summary.files;
   if (options.outputDir === undefined || !summary.complete) return undefined;
   return summary.files;
+}
+
+/** The results store: the one given, else the output folder's (absent without an output folder). */
+function resultsOf(
+  given: ResultFiles | undefined,
+  options: ReturnType<typeof resolveExecuteOptions>,
+): { results?: ResultFiles } {
+  if (given !== undefined) return { results: given };
+  if (options.outputDir === undefined) return {};
+  return {
+    results: createResultFiles(createFolderResultsStore(options.outputDir), options.recordedOutputDir),
+  };
+}
+
+/**
+ * Before the run is reported (#30.2): every done job's results, saved by an earlier apply or by another
+ * machine, are checked in this machine's store (present, same size and SHA-256); what is missing or
+ * different is fetched again while its link lives (no create, nothing paid), and what cannot be is
+ * counted as not saved (`downloading`), with when and where it was saved.
+ */
+async function fetchWhatThisMachineLacks(
+  ctx: ExecutionContext,
+  planned: readonly PlannedJob[],
+  results: Map<string, JobResult>,
+  checked: ReadonlySet<string>,
+  limit: ReturnType<typeof pLimit>,
+): Promise<void> {
+  let refetched = 0;
+  await Promise.all(
+    planned.map(async (job) => {
+      const result = results.get(job.id);
+      const state = ctx.jobs.get(job.id);
+      if (result?.outcome !== 'done' || checked.has(job.id) || state?.status !== 'done') return;
+      const downloads = await limit(async () =>
+        // Read without keeping it: a job of a state snapshot stays on disk when all is here.
+        (await isAllStoredHere(ctx, viewJobState(state)))
+          ? undefined
+          : downloadSafely(ctx, job, { verify: true }),
+      );
+      if (downloads === undefined) return;
+      refetched += downloads.refetched ?? 0;
+      if (downloads.failures === 0) return;
+      results.set(job.id, {
+        outcome: 'downloading',
+        files: downloads.files,
+        downloadFailures: downloads.failures,
+        ...(downloads.error === undefined ? {} : { downloadError: downloads.error }),
+      });
+    }),
+  );
+  if (refetched > 0) {
+    ctx.emit({
+      type: 'warning',
+      message: `${refetched} result(s) the state records as saved were missing from ${ctx.results?.store.location ?? 'the output folder'} (saved on another machine, or moved): fetched again from the service, no job created, nothing paid.`,
+    });
+  }
+}
+
+/** True when every recorded result of the job's latest attempt is in this machine's store as recorded. */
+async function isAllStoredHere(ctx: ExecutionContext, job: JobState): Promise<boolean> {
+  const results = ctx.results;
+  const last = job.attempts.at(-1);
+  if (results === undefined || last === undefined) return true;
+  for (const download of job.downloads) {
+    if (!last.resultUrls.includes(download.url)) continue;
+    const found = await results.store.stat(results.keyOf(download.file));
+    if (found === undefined || found.bytes !== download.bytes || found.sha256 !== download.sha256)
+      return false;
+  }
+  return true;
 }
 
 /** Open and unanswered jobs first: they take the slots before any new create. */
@@ -253,9 +336,10 @@ async function runJobSafely(ctx: ExecutionContext, job: PlannedJob): Promise<Job
 async function downloadSafely(
   ctx: ExecutionContext,
   job: PlannedJob,
-): Promise<{ files: string[]; failures: number; error?: string }> {
+  mode: { verify?: boolean } = {},
+): Promise<DownloadedResults> {
   try {
-    return await downloadResults(ctx, job);
+    return await downloadResults(ctx, job, mode);
   } catch (error) {
     ctx.emit({
       type: 'warning',
@@ -294,7 +378,8 @@ function summarize(
       id: job.id,
       outcome: result.outcome,
       ...(jobId === undefined ? {} : { jobId }),
-      files: result.files,
+      // Where each result is on this machine (the journal records keys relative to the output folder).
+      files: result.files.map((file) => ctx.results?.pathOf(file) ?? file),
       ...(state === undefined ? {} : whyNotDone(result.outcome, state)),
       ...(result.outcome === 'downloading' && result.downloadError !== undefined
         ? { error: result.downloadError }

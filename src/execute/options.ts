@@ -1,4 +1,5 @@
 import type { Clock } from '../clock.js';
+import type { ResultFiles } from '../results/result-files.js';
 import type { JobKind } from '../kinds/types.js';
 import type { ServiceClient } from '../service/service-client.js';
 import type { JobState } from '../state/job-state.js';
@@ -52,6 +53,13 @@ export interface ExecuteDeps {
    */
   afterDownload?: (saved: SavedResult) => Promise<void>;
   /**
+   * Where the run's results live on this machine. @default the folder store of `outputDir`, the
+   * journal's files read as keys
+   */
+  results?: ResultFiles;
+  /** This machine's name, journaled with each download (#30.2). */
+  machine?: string;
+  /**
    * With a shared backend (`openRun().coordination`, joined): the run is applied by several
    * processes at once; this one only runs the jobs it claims, and the account's open-job slots are
    * counted across all of them.
@@ -96,8 +104,15 @@ export interface ExecuteOptions {
   download?: boolean;
   /** The account this apply pays from (`accountOfKey`), recorded with its `run` record (#31.7). */
   account?: string;
-  /** Where results go; required with `download`. */
+  /** Where results go on this machine; required with `download`. */
   outputDir?: string;
+  /**
+   * The output folder the run's state recorded last: an earlier release's absolute journal paths under
+   * it are read as keys relative to it. @default none
+   */
+  recordedOutputDir?: string;
+  /** This machine (`hostOf`), journaled with the output folder it resolved (#30.1). @default none */
+  host?: string;
   /**
    * Create, re-send and poll nothing: only download the results of done jobs that are not saved yet
    * (`apply --download-only`). Needs `download`. @default false
@@ -126,6 +141,8 @@ export interface ResolvedOptions {
   download: boolean;
   account: string | undefined;
   outputDir: string | undefined;
+  recordedOutputDir: string | undefined;
+  host: string | undefined;
   downloadOnly: boolean;
   runJobs: number | undefined;
 }
@@ -167,6 +184,8 @@ export function resolveExecuteOptions(options: ExecuteOptions, budget: number | 
     download: options.download ?? false,
     account: options.account,
     outputDir: options.outputDir,
+    recordedOutputDir: options.recordedOutputDir,
+    host: options.host,
     downloadOnly: options.downloadOnly ?? false,
     runJobs: options.runJobs,
   };

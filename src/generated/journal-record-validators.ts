@@ -96,7 +96,7 @@ return errors === 0;
 }
 
 export const run = validate11;
-const schema12 = {"$schema":"http://json-schema.org/draft-07/schema#","type":"object","required":["type","at","runId","pipeline"],"properties":{"type":{"const":"run"},"at":{"type":"number"},"runId":{"type":"string"},"pipeline":{"type":"string"},"pid":{"type":"integer"},"manifestFile":{"type":"string"},"account":{"type":"string"}}};
+const schema12 = {"$schema":"http://json-schema.org/draft-07/schema#","type":"object","required":["type","at","runId","pipeline"],"properties":{"host":{"type":"string"},"type":{"const":"run"},"at":{"type":"number"},"runId":{"type":"string"},"pipeline":{"type":"string"},"pid":{"type":"integer"},"manifestFile":{"type":"string"},"account":{"type":"string"}}};
 
 function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -109,10 +109,10 @@ validate11.errors = [{instancePath,schemaPath:"#/required",keyword:"required",pa
 return false;
 }
 else {
-if(data.type !== undefined){
+if(data.host !== undefined){
 const _errs1 = errors;
-if("run" !== data.type){
-validate11.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "run"},message:"must be equal to constant"}];
+if(typeof data.host !== "string"){
+validate11.errors = [{instancePath:instancePath+"/host",schemaPath:"#/properties/host/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -121,23 +121,23 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.at !== undefined){
-let data1 = data.at;
-const _errs2 = errors;
-if(!((typeof data1 == "number") && (isFinite(data1)))){
-validate11.errors = [{instancePath:instancePath+"/at",schemaPath:"#/properties/at/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+if(data.type !== undefined){
+const _errs3 = errors;
+if("run" !== data.type){
+validate11.errors = [{instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "run"},message:"must be equal to constant"}];
 return false;
 }
-var valid0 = _errs2 === errors;
+var valid0 = _errs3 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
-if(data.runId !== undefined){
+if(data.at !== undefined){
+let data2 = data.at;
 const _errs4 = errors;
-if(typeof data.runId !== "string"){
-validate11.errors = [{instancePath:instancePath+"/runId",schemaPath:"#/properties/runId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(!((typeof data2 == "number") && (isFinite(data2)))){
+validate11.errors = [{instancePath:instancePath+"/at",schemaPath:"#/properties/at/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -146,10 +146,10 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.pipeline !== undefined){
+if(data.runId !== undefined){
 const _errs6 = errors;
-if(typeof data.pipeline !== "string"){
-validate11.errors = [{instancePath:instancePath+"/pipeline",schemaPath:"#/properties/pipeline/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data.runId !== "string"){
+validate11.errors = [{instancePath:instancePath+"/runId",schemaPath:"#/properties/runId/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs6 === errors;
@@ -158,11 +158,10 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.pid !== undefined){
-let data4 = data.pid;
+if(data.pipeline !== undefined){
 const _errs8 = errors;
-if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
-validate11.errors = [{instancePath:instancePath+"/pid",schemaPath:"#/properties/pid/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+if(typeof data.pipeline !== "string"){
+validate11.errors = [{instancePath:instancePath+"/pipeline",schemaPath:"#/properties/pipeline/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -171,10 +170,11 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.manifestFile !== undefined){
+if(data.pid !== undefined){
+let data5 = data.pid;
 const _errs10 = errors;
-if(typeof data.manifestFile !== "string"){
-validate11.errors = [{instancePath:instancePath+"/manifestFile",schemaPath:"#/properties/manifestFile/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+validate11.errors = [{instancePath:instancePath+"/pid",schemaPath:"#/properties/pid/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 var valid0 = _errs10 === errors;
@@ -183,16 +183,29 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.account !== undefined){
+if(data.manifestFile !== undefined){
 const _errs12 = errors;
-if(typeof data.account !== "string"){
-validate11.errors = [{instancePath:instancePath+"/account",schemaPath:"#/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(typeof data.manifestFile !== "string"){
+validate11.errors = [{instancePath:instancePath+"/manifestFile",schemaPath:"#/properties/manifestFile/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs12 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.account !== undefined){
+const _errs14 = errors;
+if(typeof data.account !== "string"){
+validate11.errors = [{instancePath:instancePath+"/account",schemaPath:"#/properties/account/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs14 === errors;
+}
+else {
+var valid0 = true;
+}
 }
 }
 }
@@ -1351,7 +1364,7 @@ return errors === 0;
 }
 
 export const downloaded = validate19;
-const schema20 = {"$schema":"http://json-schema.org/draft-07/schema#","type":"object","required":["type","at","id","url","file","bytes","sha256"],"properties":{"type":{"const":"downloaded"},"at":{"type":"number"},"id":{"type":"string","minLength":1},"url":{"type":"string"},"file":{"type":"string"},"bytes":{"type":"integer","minimum":0},"sha256":{"type":"string"}}};
+const schema20 = {"$schema":"http://json-schema.org/draft-07/schema#","type":"object","required":["type","at","id","url","file","bytes","sha256"],"properties":{"type":{"const":"downloaded"},"at":{"type":"number"},"id":{"type":"string","minLength":1},"url":{"type":"string"},"file":{"type":"string"},"machine":{"type":"string"},"bytes":{"type":"integer","minimum":0},"sha256":{"type":"string"}}};
 
 function validate19(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -1434,20 +1447,11 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.bytes !== undefined){
-let data5 = data.bytes;
+if(data.machine !== undefined){
 const _errs10 = errors;
-if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-validate19.errors = [{instancePath:instancePath+"/bytes",schemaPath:"#/properties/bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+if(typeof data.machine !== "string"){
+validate19.errors = [{instancePath:instancePath+"/machine",schemaPath:"#/properties/machine/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
-}
-if(errors === _errs10){
-if((typeof data5 == "number") && (isFinite(data5))){
-if(data5 < 0 || isNaN(data5)){
-validate19.errors = [{instancePath:instancePath+"/bytes",schemaPath:"#/properties/bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
-return false;
-}
-}
 }
 var valid0 = _errs10 === errors;
 }
@@ -1455,16 +1459,38 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.sha256 !== undefined){
+if(data.bytes !== undefined){
+let data6 = data.bytes;
 const _errs12 = errors;
-if(typeof data.sha256 !== "string"){
-validate19.errors = [{instancePath:instancePath+"/sha256",schemaPath:"#/properties/sha256/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
+validate19.errors = [{instancePath:instancePath+"/bytes",schemaPath:"#/properties/bytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
+}
+if(errors === _errs12){
+if((typeof data6 == "number") && (isFinite(data6))){
+if(data6 < 0 || isNaN(data6)){
+validate19.errors = [{instancePath:instancePath+"/bytes",schemaPath:"#/properties/bytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
 }
 var valid0 = _errs12 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.sha256 !== undefined){
+const _errs14 = errors;
+if(typeof data.sha256 !== "string"){
+validate19.errors = [{instancePath:instancePath+"/sha256",schemaPath:"#/properties/sha256/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs14 === errors;
+}
+else {
+var valid0 = true;
+}
 }
 }
 }

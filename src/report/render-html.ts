@@ -39,6 +39,8 @@ interface PageFile {
   bytes?: number;
   remote: boolean;
   expiresAt?: string;
+  /** Why a result the state records as saved is not in this machine's output (#30.2). */
+  missing?: string;
 }
 
 /**
@@ -161,6 +163,7 @@ function toPageEntry(entry: ReportEntry, reportDir: string, thumbnails?: Thumbna
               mediaType: file.mediaType,
               remote: true,
               ...(file.urlExpiresAt !== undefined && { expiresAt: file.urlExpiresAt }),
+              ...(file.missing !== undefined && { missing: file.missing }),
             }
           : {
               href: encodePath(relativePath(reportDir, file.path)),

@@ -35,8 +35,13 @@ export interface ReportFile {
   url: string;
   /** ISO time the result link stops working (completion + 7 days); absent when unknown. */
   urlExpiresAt?: string;
-  /** Absolute path of the downloaded file. */
+  /** Absolute path of the downloaded file on this machine (absent: not saved here). */
   path?: string;
+  /**
+   * Why a result the state records as saved is not in this machine's output: expired or unreachable,
+   * with where and when it was saved (#30.2).
+   */
+  missing?: string;
   bytes?: number;
   sha256?: string;
   mediaType: MediaType;
@@ -174,10 +179,13 @@ export function buildReportData(input: {
   now: Date;
   /** Which machine did each job (`RunStateReading`'s `replay.machines`), when known. */
   machines?: ReadonlyMap<string, string>;
+  /** Where the recorded results are on this machine. @default the recorded files as paths */
+  here?: ResultsHere;
 }): ReportData {
   const axes = new Set<string>();
   for (const job of input.jobs) for (const axis of Object.keys(job.matrixValues)) axes.add(axis);
   const { jobs, state, machines } = input;
+  const here = input.here ?? RECORDED_PATHS;
   const entries: ReportEntryList = {
     get length() {
       return jobs.length;
@@ -185,7 +193,7 @@ export function buildReportData(input: {
     *[Symbol.iterator]() {
       for (const job of jobs) {
         const known = state.get(job.id);
-        const entry = buildEntry(job, known === undefined ? undefined : viewJobState(known));
+        const entry = buildEntry(job, known === undefined ? undefined : viewJobState(known), here);
         const machine = machines?.get(job.id);
         if (machine !== undefined) entry.machine = machine;
         yield entry;
@@ -196,8 +204,8 @@ export function buildReportData(input: {
         const known = state.get(job.id);
         if (known === undefined) yield 'pending';
         // A stored summary says whether every result was saved; only a job that says no is read.
-        else if (known.status === 'done' && !summarizeJob(known).complete)
-          yield reportStatusOf(buildEntry(job, viewJobState(known)));
+        else if (known.status === 'done' && (!summarizeJob(known).complete || here.missing.has(job.id)))
+          yield reportStatusOf(buildEntry(job, viewJobState(known), here));
         else yield known.status;
       }
     },
@@ -212,7 +220,21 @@ export function buildReportData(input: {
   };
 }
 
-function buildEntry(job: ReportJobInput, state: JobState | undefined): ReportEntry {
+/**
+ * The run's recorded results as this machine has them (#30.1, #30.2): each recorded file's path here
+ * (the journal records keys relative to the output root), and the results missing here by job.
+ */
+export interface ResultsHere {
+  /** The absolute path on this machine of a file as the journal recorded it; undefined: none here. */
+  pathOf(recordedFile: string): string | undefined;
+  /** Job id → recorded file → why it is not here (expired or unreachable, where and when it was saved). */
+  missing: ReadonlyMap<string, ReadonlyMap<string, string>>;
+}
+
+/** The recorded files taken as paths as they are (absolute paths of earlier releases). */
+const RECORDED_PATHS: ResultsHere = { pathOf: (file) => file, missing: new Map() };
+
+function buildEntry(job: ReportJobInput, state: JobState | undefined, here: ResultsHere): ReportEntry {
   const entry: ReportEntry = {
     id: job.id,
     kind: job.kind,
@@ -236,10 +258,11 @@ function buildEntry(job: ReportJobInput, state: JobState | undefined): ReportEnt
   if (state.status === 'deferred' && last.notBefore !== undefined)
     entry.notBefore = new Date(last.notBefore).toISOString();
   if (state.attempts.length > 1) entry.earlierAttempts = state.attempts.slice(0, -1).map(earlierAttempt);
-  if (last.outcome === 'done') entry.files = listFiles(job.kind, state, last.resultUrls, last.completedAt);
+  if (last.outcome === 'done')
+    entry.files = listFiles(job.kind, state, last.resultUrls, last.completedAt, here);
   entry.attempt = last.attempt;
   entry.payloadHash = last.payloadHash;
-  const replaced = listReplaced(job.kind, state);
+  const replaced = listReplaced(job.kind, state, here);
   if (replaced.length > 0) entry.replaced = replaced;
   const first = state.attempts[0];
   if (last.outcome === 'done' && last.completedAt !== undefined && first !== undefined)
@@ -260,14 +283,19 @@ function listFiles(
   state: JobState,
   urls: readonly string[],
   completedAt: number | undefined,
+  here: ResultsHere,
 ): ReportFile[] {
+  const missing = here.missing.get(state.id);
   return urls.map((url, position) => {
     const file: ReportFile = { index: position + 1, url, mediaType: mediaTypeOf(kind, url) };
     if (completedAt !== undefined)
       file.urlExpiresAt = new Date(completedAt + RESULT_RETENTION_MS).toISOString();
     const download = state.downloads.find((candidate) => candidate.url === url);
-    if (download !== undefined) {
-      file.path = download.file;
+    const note = download === undefined ? undefined : missing?.get(download.file);
+    const path = download === undefined || note !== undefined ? undefined : here.pathOf(download.file);
+    if (note !== undefined) file.missing = note;
+    if (download !== undefined && path !== undefined) {
+      file.path = path;
       file.bytes = download.bytes;
       file.sha256 = download.sha256;
       file.mediaType = mediaTypeOf(kind, download.file);
@@ -280,7 +308,7 @@ function listFiles(
  * The files of replaced attempts, by attempt. They sit where they were downloaded until the new attempt
  * downloads its own, then in `.superseded/attempt-N/` beside them (src/execute/set-aside-superseded.ts).
  */
-function listReplaced(kind: JobKind, state: JobState): ReplacedAttempt[] {
+function listReplaced(kind: JobKind, state: JobState, here: ResultsHere): ReplacedAttempt[] {
   const superseded = state.superseded ?? [];
   if (superseded.length === 0) return [];
   const movedAside = state.downloads.length > 0;
@@ -299,13 +327,14 @@ function listReplaced(kind: JobKind, state: JobState): ReplacedAttempt[] {
       if (review?.rejectionNote !== undefined) replaced.note = review.rejectionNote;
       byAttempt.set(old.attempt, replaced);
     }
-    const path = movedAside
+    const recorded = movedAside
       ? join(dirname(old.file), SUPERSEDED_DIR, `attempt-${old.attempt}`, basename(old.file))
       : old.file;
+    const path = here.pathOf(recorded);
     replaced.files.push({
       index: replaced.files.length + 1,
       url: old.url,
-      path,
+      ...(path === undefined ? {} : { path }),
       bytes: old.bytes,
       sha256: old.sha256,
       mediaType: mediaTypeOf(kind, old.file),

@@ -127,7 +127,7 @@ function stageContent(entry, file) {
     box.appendChild(reasonOf(entry));
     return box;
   }
-  if (isExpired(file)) return stateBox(file);
+  if (isUnavailable(file)) return stateBox(file);
   var href = safeHref(file.href);
   var media;
   if (file.mediaType === 'video') {

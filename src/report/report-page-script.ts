@@ -149,10 +149,18 @@ var videoObserver = 'IntersectionObserver' in window ? new IntersectionObserver(
 function isExpired(file) {
   return file.remote && file.expiresAt !== undefined && Date.parse(file.expiresAt) <= NOW;
 }
+// Recorded as saved, but not in this machine's output and not fetched again (#30.2).
+function isUnavailable(file) {
+  return file.missing !== undefined || isExpired(file);
+}
 // What stands in for a result that cannot be shown: why, and until when its link works.
 function stateBox(file, reason) {
   var box = el('div', 'state-box');
-  if (isExpired(file)) {
+  if (file.missing !== undefined) {
+    box.classList.add('missing');
+    box.appendChild(el('strong', '', 'Missing here'));
+    box.appendChild(el('span', '', file.missing));
+  } else if (isExpired(file)) {
     box.classList.add('expired');
     box.appendChild(el('strong', '', 'Expired'));
     box.appendChild(el('span', '', 'not downloaded; the service deleted it ' + formatTime(file.expiresAt)));
@@ -238,7 +246,7 @@ function thumb(entry) {
     link.setAttribute('data-file', String(index));
     link.title = 'Open in the lightbox (Ctrl+click: the file)';
     var name = entry.id + ' result ' + (index + 1);
-    if (isExpired(file)) {
+    if (isUnavailable(file)) {
       link.removeAttribute('href');
       link.tabIndex = 0;
       link.setAttribute('role', 'button');

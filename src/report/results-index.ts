@@ -59,6 +59,8 @@ export interface ResultRow {
   sha256?: string;
   resultUrl?: string;
   resultUrlExpiresAt?: string;
+  /** Why a result the state records as saved is not in this machine's output (#30.2). */
+  missing?: string;
 }
 
 /** The index with its rows made on demand (each iteration makes them anew), for writing it in pieces. */
@@ -108,6 +110,7 @@ export function resultRowsOf(entry: ReportEntry, indexDir: string): ResultRow[] 
     if (file.sha256 !== undefined) row.sha256 = file.sha256;
     row.resultUrl = file.url;
     if (file.urlExpiresAt !== undefined) row.resultUrlExpiresAt = file.urlExpiresAt;
+    if (file.missing !== undefined) row.missing = file.missing;
     return row;
   });
 }

@@ -60,6 +60,8 @@ export interface DownloadState {
   bytes: number;
   sha256: string;
   at: number;
+  /** The machine that saved it (`RUNNER_MACHINE` or host and pid), when recorded (#30.2). */
+  machine?: string;
 }
 
 export interface JobState {

@@ -44,6 +44,11 @@ export interface RunRecord {
    * journals of earlier releases; `status`, `report` and a resumed apply use the latest one given.
    */
   outputDir?: string;
+  /**
+   * The machine that resolved `outputDir` (`RUNNER_MACHINE`, else the host name): another machine
+   * never takes it as its own folder, it resolves its own (#30.1).
+   */
+  host?: string;
   /** How many jobs this apply's plan had (the run's size, where the journal knows only those started). */
   plannedJobs?: number;
   /** False when this apply ran with `--no-download` (results are not owed to the output folder). */
@@ -169,7 +174,13 @@ export interface DownloadedRecord {
   at: number;
   id: string;
   url: string;
+  /**
+   * The result's key relative to the run's output root (`hero.png`), so any machine finds it in its
+   * own output (#30.1); journals of earlier releases hold the absolute path on the machine that saved it.
+   */
   file: string;
+  /** The machine that saved it, for "saved on machine M at …" where it is missing (#30.2). */
+  machine?: string;
   bytes: number;
   sha256: string;
 }

@@ -301,6 +301,7 @@ function applyRecord(jobs: Map<string, JobState>, runs: ReplayResult['runs'], re
         bytes: record.bytes,
         sha256: record.sha256,
         at: record.at,
+        ...(record.machine === undefined ? {} : { machine: record.machine }),
       };
       const kept = job.downloads.filter((earlier) => earlier.url !== record.url);
       job.downloads = kept.length === 0 ? [download] : [...kept, download];

@@ -8,6 +8,18 @@ import type { ReplayResult } from './replay.js';
  * `runner status`, `runner report` and a resumed apply read it, so a run's results are looked for (and
  * added to) where the run put them, whatever `--output` says today.
  */
+/**
+ * The machine (`hostOf`) that recorded the run's latest output folder, when it said (runs of earlier
+ * releases did not).
+ */
+export function recordedOutputHost(runs: ReplayResult['runs']): string | undefined {
+  for (let index = runs.length - 1; index >= 0; index--) {
+    const run = runs[index];
+    if (typeof run?.outputDir === 'string' && run.outputDir !== '') return run.host;
+  }
+  return undefined;
+}
+
 export function recordedOutputDir(
   runs: ReplayResult['runs'],
   jobs?: ReadonlyMap<string, JobState>,

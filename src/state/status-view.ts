@@ -45,7 +45,8 @@ export interface JobStatusView {
   chargeSource?: string;
   /** The machine that last worked on the job, when several can apply the run (PostgreSQL). */
   machine?: string;
-  files: { file: string; bytes: number; sha256: string }[];
+  /** `file`: as recorded (a key); `runner status` shows the path on this machine, and `missing` when not there. */
+  files: { file: string; bytes: number; sha256: string; missing?: string }[];
 }
 
 /**

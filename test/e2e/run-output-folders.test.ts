@@ -171,7 +171,16 @@ describe('a folder of its own for each run (built binary)', () => {
     await rm(join(dir, 'shared', '.runner-run.json'));
     await rm(join(runDir, 'snapshot.jsonl'), { force: true });
     const journal = await readFile(join(runDir, 'journal.jsonl'), 'utf8');
-    await writeFile(join(runDir, 'journal.jsonl'), journal.replace(/,"outputDir":"[^"]*"/g, ''));
+    // (and each file by its absolute path: the journal records keys relative to the folder since #30.1)
+    await writeFile(
+      join(runDir, 'journal.jsonl'),
+      journal
+        .replace(/,"outputDir":"[^"]*"/g, '')
+        .replace(
+          /"file":"([^"/]+)"/g,
+          (_, name: string) => `"file":${JSON.stringify(join(dir, 'shared', name))}`,
+        ),
+    );
     const hash = await hashFile(join(dir, 'shared', 'img-elk-ink.png'));
     const made = creates();
 

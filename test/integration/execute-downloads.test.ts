@@ -97,7 +97,8 @@ describe('a full disk (#24.3)', () => {
       expect(await filesIn(outDir)).toEqual(['j0.png', 'j1.png', 'j2.png', 'j3.png']);
       for (const [id, state] of resumed.state) {
         const [download] = state.downloads;
-        const bytes = await readFile(download?.file ?? '');
+        // The journal records the key relative to the output folder (#30.1).
+        const bytes = await readFile(join(outDir, download?.file ?? ''));
         expect({ id, bytes: download?.bytes, sha256: download?.sha256 }).toEqual({
           id,
           bytes: bytes.length,
@@ -261,7 +262,11 @@ describe('after each saved result (thumbnails, #19.4)', () => {
     expect(summary.counts.done).toBe(2);
     expect(sim.stats().jobsCreated).toBe(2);
     const recorded = [...state.values()].flatMap((job) =>
-      job.downloads.map((download) => ({ id: job.id, file: download.file, sha256: download.sha256 })),
+      job.downloads.map((download) => ({
+        id: job.id,
+        file: join(harness.dir, 'out', download.file),
+        sha256: download.sha256,
+      })),
     );
     expect(told.sort((a, b) => a.id.localeCompare(b.id))).toEqual(
       recorded.sort((a, b) => a.id.localeCompare(b.id)),

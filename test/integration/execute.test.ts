@@ -35,10 +35,11 @@ describe('executePlan against the simulator', () => {
       expect(jobState?.status).toBe('done');
       expect(jobState?.downloads.length).toBe(jobState?.attempts.at(-1)?.resultUrls.length);
       for (const download of jobState?.downloads ?? []) {
-        const bytes = await readFile(download.file);
+        // The journal records the key relative to the output folder (#30.1).
+        const bytes = await readFile(join(harness.dir, 'out', download.file));
         expect(bytes.length).toBe(download.bytes);
         expect(createHash('sha256').update(bytes).digest('hex')).toBe(download.sha256);
-        expect(download.file.startsWith(join(harness.dir, 'out', job.id))).toBe(true);
+        expect(download.file.startsWith(job.id)).toBe(true);
       }
     }
     const videoKeys = stats.jobs.filter((job) => job.kind !== 'image').map((job) => job.idempotencyKey);

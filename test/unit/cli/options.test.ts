@@ -164,10 +164,18 @@ describe('resolveOutputDir (issue 20 item 5: a folder per run)', () => {
     );
   });
 
-  it('uses --output as named, else the folder the run recorded', () => {
+  it("uses --output as named, else the folder the run recorded when it is this machine's (#30.1)", () => {
     expect(resolveOutputDir({ cwd: '/c' }, 'mine', where)).toBe('/c/mine');
+    expect(
+      resolveOutputDir({ cwd: '/c' }, undefined, {
+        ...where,
+        recordedOutputDir: '/kept',
+        recordedHere: true,
+      }),
+    ).toBe('/kept');
+    // Another machine's path (a CI re-run on a fresh runner): this machine resolves its own.
     expect(resolveOutputDir({ cwd: '/c' }, undefined, { ...where, recordedOutputDir: '/kept' })).toBe(
-      '/kept',
+      '/m/runner-output/p/n1',
     );
     expect(resolveOutputDir({ cwd: '/c' }, 'mine', { ...where, recordedOutputDir: '/kept' })).toBe('/c/mine');
   });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import type { CreateJobRequest, ServiceClient } from '../../../src/service/service-client.js';
 import type { JobCreation, JobRecord } from '../../../src/service/types.js';
@@ -118,7 +119,8 @@ export function createFakeService(): FakeService {
       },
       async downloadFile(url, destinationPath) {
         await writeFile(destinationPath, url);
-        return { bytes: url.length, sha256: `sha-${url}` };
+        // The real hash: the runner checks what it saved against what it recorded (#30.2).
+        return { bytes: url.length, sha256: createHash('sha256').update(url).digest('hex') };
       },
       close: () => Promise.resolve(),
     },

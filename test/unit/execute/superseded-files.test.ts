@@ -4,6 +4,8 @@ import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { setAsideSuperseded } from '../../../src/execute/set-aside-superseded.js';
+import { createFolderResultsStore } from '../../../src/results/backends/folder/folder-results-store.js';
+import { createResultFiles } from '../../../src/results/result-files.js';
 import type { PlannedJob } from '../../../src/plan/types.js';
 import type { JobState } from '../../../src/state/job-state.js';
 import { replayJournal } from '../../../src/state/replay.js';
@@ -48,7 +50,8 @@ describe('a job run again replaces its files (#7.4)', () => {
 
     const view = buildStatusView(replayJournal(await readFile(journalPath, 'utf8')).jobs);
     expect(view.jobs[0]?.files).toEqual([
-      { file: join(outputDir, 'a.png'), bytes: 27, sha256: sha256('https://results.test/J2.png') },
+      // Recorded by its key relative to the output folder (#30.1), so any machine finds it.
+      { file: 'a.png', bytes: 27, sha256: sha256('https://results.test/J2.png') },
     ]);
 
     // A third apply of the same job moves nothing: the current file is not an old attempt's.
@@ -74,7 +77,8 @@ describe('setAsideSuperseded never moves through a link (#24.9)', () => {
       status: 'done',
       superseded: [{ url: 'u', file, bytes: 10, sha256: sha256('old result'), at: 0, attempt: 1 }],
     } as unknown as JobState;
-    await expect(setAsideSuperseded(state)).rejects.toThrow(/\.superseded is a symbolic link/);
+    const results = createResultFiles(createFolderResultsStore(out), out);
+    await expect(setAsideSuperseded(state, results)).rejects.toThrow(/\.superseded is a symbolic link/);
     expect(await readFile(file, 'utf8')).toBe('old result');
     expect(await readdir(elsewhere)).toEqual([]);
   });
