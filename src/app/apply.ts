@@ -239,8 +239,6 @@ export async function runApply(
       if (saved !== undefined) await refuseChangedPlan(target, saved, { manifestFile, ...prepared });
       const { plan, loaded } = prepared;
       sharePlanStrings(state.jobs, plan.jobs);
-      // Several machines on one run (PostgreSQL): one running another plan refuses this one here.
-      await state.coordination?.join(planIdentity(plan));
       const outputs = await checkRunOutputDir(ctx, options.output, {
         ...preflightRun(manifestFile, runId, prepared, simulated, recordedOutputDir(state.runs), {
           recordedHere: isRecordedOutputHere(
@@ -269,6 +267,17 @@ export async function runApply(
         for (const note of due.notes) ctx.output.err(note);
         targeting = { ...targeting, replace: due.replace };
       }
+      // Several machines on one run (PostgreSQL): one running another plan, or the same plan with
+      // another cap, replacements or re-sends (#31.8), refuses this one here.
+      const caps = [maxCredits, plan.budget].filter((value): value is number => value !== undefined);
+      await state.coordination?.join(
+        planIdentity(plan, {
+          maxCredits: caps.length === 0 ? undefined : Math.min(...caps),
+          replace: targeting.replace ?? [],
+          retryFailed: options.retryFailed,
+          resendUncertain: options.resendUncertain,
+        }),
+      );
       // --download-only creates and pays nothing: no cost check, nothing to confirm.
       if (!downloadOnly) {
         const costed = await checkCost({

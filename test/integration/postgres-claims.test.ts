@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { planIdentity } from '../../src/plan/plan-identity.js';
 import { createPostgresStore } from '../../src/state/backends/postgres/postgres-store.js';
 import { MIGRATIONS, migrateSchema } from '../../src/state/backends/postgres/schema.js';
 import type { OpenRunInput, RunCoordination, RunState } from '../../src/state/state-store.js';
@@ -100,6 +101,29 @@ describe.runIf(pgAvailable())('several processes on one run: claims and slots', 
       expect(await claimed(ca, 2)).toBe('j4');
       await ca.finish('j4', true);
       expect(await claimed(ca, 2)).toBe('none');
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it('refuses a process that joins with another cap, naming the flag (#31.8)', async () => {
+    const store = createPostgresStore(await cluster().createDatabase());
+    const a = await store.openRun(address('a'));
+    const b = await store.openRun(address('b'));
+    const settings = { maxCredits: 50, replace: [], retryFailed: false, resendUncertain: false };
+    const jobs = { pipeline: 'p', jobs: [{ id: 'j1', payloadHash: 'h1' }] as never };
+    try {
+      await coordinationOf(a).join(planIdentity(jobs, settings));
+      // Before: a leg without the cap joined the capped run and spent without counting.
+      await expect(
+        coordinationOf(b).join(planIdentity(jobs, { ...settings, maxCredits: undefined })),
+      ).rejects.toMatchObject({
+        code: 'STATE_MISMATCH',
+        message: expect.stringMatching(
+          /a is applying it with other options: --max-credits \/ the manifest budget \(this apply: none, the other: 50\)/,
+        ),
+      });
     } finally {
       await a.close();
       await b.close();

@@ -1,6 +1,7 @@
 import type { ClientBase } from 'pg';
 import { RunnerError } from '../../../errors.js';
 import { replayRecords } from '../../replay-records.js';
+import { describePlanDifference } from '../../plan-agreement.js';
 import type { ClaimResult, RunCoordination } from '../../state-store.js';
 import type { StateDb } from './connect-db.js';
 import type { PostgresLease, RunKey } from './lease.js';
@@ -127,7 +128,10 @@ export function createRunCoordination(
           key,
         );
         const other = rows.find((row) => row.plan_identity !== planIdentity);
-        if (other !== undefined) throw differentPlanError(run, other.machine ?? other.holder, options.where);
+        if (other !== undefined) {
+          const flags = describePlanDifference(planIdentity, other.plan_identity);
+          throw differentPlanError(run, other.machine ?? other.holder, options.where, flags);
+        }
         // The first of a group of processes starts the queue afresh: claims of processes long gone
         // (finished, or of an earlier plan) say nothing about this apply.
         if (rows.length === 0) {
@@ -393,10 +397,19 @@ export function createRunCoordination(
   };
 }
 
-function differentPlanError(run: RunKey, machine: string, where: string): RunnerError {
+function differentPlanError(
+  run: RunKey,
+  machine: string,
+  where: string,
+  flags: string | undefined,
+): RunnerError {
+  const what =
+    flags === undefined
+      ? 'a different plan (another manifest, vars, --only/--exclude or catalog)'
+      : `other options: ${flags}`;
   return new RunnerError(
     'STATE_MISMATCH',
-    `Not joining run "${run.runId}" of pipeline "${run.pipeline}" in ${where}: ${machine} is applying it with a different plan (another manifest, vars, --only/--exclude or catalog). Every machine on one run must run the same plan. Nothing was created.`,
+    `Not joining run "${run.runId}" of pipeline "${run.pipeline}" in ${where}: ${machine} is applying it with ${what}. Every machine on one run must run the same plan with the same cap, replacements and re-sends. Nothing was created.`,
     {
       hint: 'Start every machine with the same manifest and options, or give this apply its own --run id.',
     },
