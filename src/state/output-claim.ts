@@ -163,7 +163,8 @@ async function decide(dir: string, owner: OutputOwner): Promise<ClaimVerdict & {
       existed: true,
     };
   }
-  const stateExists = existing !== undefined && !sameState(existing, owner) && (await stateHoldsRun(existing));
+  const stateExists =
+    existing !== undefined && !sameState(existing, owner) && (await stateHoldsRun(existing));
   return { ...judgeOutputClaim(existing, owner, stateExists), existed: existing !== undefined };
 }
 
