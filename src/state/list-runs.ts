@@ -1,6 +1,6 @@
 import { readdir } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { isAbsolute, join, sep } from 'node:path';
 import { sumChargedCredits, type JobStatus } from './job-state.js';
 import { JOURNAL_FILE } from './journal.js';
 import { listJournalOwners } from './locate-run-state.js';
@@ -146,15 +146,22 @@ export function summarizeReplay(
   const filesDir = findFiles ? recordedOutputDir(replay.runs, replay.jobs) : undefined;
   if (filesDir !== undefined) summary.filesDir = filesDir;
   summary.unfinished = findUnfinishedWork(replay.jobs, last?.download !== false);
-  if (filesIn !== undefined) summary.keepsFilesIn = keepsFileIn(replay.jobs, filesIn);
+  if (filesIn !== undefined) summary.keepsFilesIn = keepsFileIn(replay.jobs, filesIn, outputDir);
   return [summary];
 }
 
 /** Whether a file one of `jobs` downloaded into `dir` is still there. */
-function keepsFileIn(jobs: ReplayResult['jobs'], dir: string): boolean {
+/**
+ * Whether a file the run recorded is still in `dir`. Files are recorded as keys relative to the run's
+ * output folder (#30.1), or as absolute paths by earlier releases.
+ */
+function keepsFileIn(jobs: ReplayResult['jobs'], dir: string, outputDir: string | undefined): boolean {
   for (const job of jobs.values()) {
     const files = job.storedSummary?.()?.files ?? job.downloads.map((download) => download.file);
-    for (const file of files) if (dirname(file) === dir && existsSync(file)) return true;
+    for (const file of files) {
+      const path = isAbsolute(file) ? file : outputDir === undefined ? undefined : join(outputDir, file);
+      if (path !== undefined && path.startsWith(dir + sep) && existsSync(path)) return true;
+    }
   }
   return false;
 }

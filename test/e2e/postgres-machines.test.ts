@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import pg from 'pg';
 import { join } from 'node:path';
@@ -98,7 +99,13 @@ describe.runIf(pgAvailable())('several machines on one run in PostgreSQL', () =>
         expect(stats.maxOpenAtOnce).toBeLessThanOrEqual(ACCOUNT_CONCURRENCY);
         expect(stats.faultsInjected.serverError + stats.faultsInjected.rateLimit).toBeGreaterThan(0);
 
-        const view = await status(machines[0]?.file ?? '', env);
+        // Status on the first machine (#30: results are looked up on this machine), once it fetched
+        // what the others saved after its own apply ended: nothing created.
+        const firstEnv = { ...env, RUNNER_MACHINE: machines[0]?.name ?? '' };
+        const fetched = await runCli([...(machines[0]?.apply ?? []), '--download-only'], { env: firstEnv });
+        expect(fetched.code, fetched.stderr).toBe(0);
+        expectOncePerJob(simulator, jobIds);
+        const view = await status(machines[0]?.file ?? '', firstEnv);
         expect(view.jobs.map((job) => job.status)).toEqual(jobIds.map(() => 'done'));
         // The machines shared the run, and status names who did what. Which ones did a share depends
         // on timing under faults: a machine whose request exhausted its retries stops creating, and its
@@ -116,11 +123,14 @@ describe.runIf(pgAvailable())('several machines on one run in PostgreSQL', () =>
         expect(report.code, report.stderr).toBe(0);
         const html = await readFile(page, 'utf8');
         for (const name of names) expect(html).toContain(`"machine":"${name}"`);
-        // Each job's results are on the machine that completed it.
+        // The machine that finished the run fetched what the others saved (#30.2): its own output
+        // folder holds every result, whichever machine completed the job.
         for (const job of view.jobs) {
-          const owner = machines.find((one) => one.name === job.machine);
           expect(job.files.length, job.id).toBeGreaterThanOrEqual(1);
-          for (const file of job.files) expect(file.file.startsWith(owner?.dir ?? '?'), file.file).toBe(true);
+          for (const file of job.files) {
+            expect(file.file.startsWith(machines[0]?.dir ?? '?'), file.file).toBe(true);
+            expect(existsSync(file.file), file.file).toBe(true);
+          }
         }
       } finally {
         await simulator.close();
@@ -151,7 +161,12 @@ describe.runIf(pgAvailable())('several machines on one run in PostgreSQL', () =>
       const jobIds = machines[0]?.jobIds ?? [];
       expectOncePerJob(simulator, jobIds);
       expect(simulator.stats().maxOpenAtOnce).toBeLessThanOrEqual(ACCOUNT_CONCURRENCY);
-      const view = await status(machines[1]?.file ?? '', env);
+      // Machine b fetches what c saved after b's apply ended (#30.2), creating nothing.
+      const bEnv = { ...env, RUNNER_MACHINE: machines[1]?.name ?? '' };
+      const fetched = await runCli([...(machines[1]?.apply ?? []), '--download-only'], { env: bEnv });
+      expect(fetched.code, fetched.stderr).toBe(0);
+      expectOncePerJob(simulator, jobIds);
+      const view = await status(machines[1]?.file ?? '', bEnv);
       expect(view.jobs.map((job) => job.status)).toEqual(jobIds.map(() => 'done'));
       for (const job of view.jobs) expect(job.files.length, job.id).toBeGreaterThanOrEqual(1);
     } finally {

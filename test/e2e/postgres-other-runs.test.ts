@@ -118,6 +118,11 @@ jobs:
         await client.query(
           `UPDATE runner_records SET record = regexp_replace(record, ',"outputDir":"[^"]*"', '', 'g')`,
         );
+        // An earlier release recorded each download by its absolute path, not by its key (#30.1).
+        await client.query(
+          `UPDATE runner_records SET record = regexp_replace(record, '"file":"([^"/]+)"', $1, 'g')`,
+          [`"file":${JSON.stringify(join(dir, 'shared')).slice(0, -1)}/\\1"`],
+        );
         await client.query('DELETE FROM runner_snapshots');
       } finally {
         await client.end();
