@@ -133,6 +133,12 @@ describe('the packed package (npm pack / npm install from git)', () => {
     expect(files.filter((file) => file.startsWith('src/') || file.startsWith('test/'))).toEqual([]);
   });
 
+  it('ships what runs: the bundle without source maps, not the unbundled dist/ (#33.12)', () => {
+    // It shipped both, with 341 source maps: 741 files where 16 run.
+    expect(files.filter((file) => file.startsWith('dist/') && !file.startsWith('dist/bundle/'))).toEqual([]);
+    expect(files.filter((file) => file.endsWith('.map'))).toEqual([]);
+  });
+
   it('runs as the `runner` its bin names, executable, with the runtime dependencies only', async () => {
     expect((await stat(bin)).mode & 0o111).not.toBe(0);
     const version = await run(bin, ['--version'], { cwd: join(dir, 'app'), env: cliEnv() });
@@ -165,4 +171,61 @@ describe('the packed package (npm pack / npm install from git)', () => {
     );
     expect(applied.stdout).toMatch(/All 1 jobs done/);
   }, 60_000);
+});
+
+/**
+ * `npm install /path/to/clone` from another project (#33.12): npm links the folder and runs its `prepare`
+ * there with nothing installed, so the build's `tsc` was "not found", the install failed and no `runner`
+ * was linked. `scripts/prepare.js` installs the toolchain first. The registry is out of reach here: an
+ * `npm` first on PATH stands in for `npm ci` only (it links this checkout's node_modules, as `npm ci`
+ * would install them from the lockfile, and records that it was asked); everything else is the real npm.
+ */
+describe('a folder install (npm install /path/to/clone)', () => {
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'runner-e2e-folder-install-'));
+  });
+
+  afterAll(async () => {
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('builds a clone with nothing installed and links a working `runner`', async () => {
+    const clone = join(dir, 'clone');
+    await mkdir(clone);
+    for (const entry of SOURCES) await cp(join(root, entry), join(clone, entry), { recursive: true });
+    const realNpm = (await run('sh', ['-c', 'command -v npm'])).stdout.trim();
+    const fakeBin = join(dir, 'fake-bin');
+    await mkdir(fakeBin);
+    const calls = join(dir, 'npm-ci-calls');
+    await writeFile(
+      join(fakeBin, 'npm'),
+      [
+        '#!/bin/sh',
+        'if [ "$1" = ci ]; then',
+        `  echo "$*" >> '${calls}'`,
+        `  ln -s '${await realpath(join(root, 'node_modules'))}' node_modules`,
+        '  exit 0',
+        'fi',
+        `exec '${realNpm}' "$@"`,
+        '',
+      ].join('\n'),
+      { mode: 0o755 },
+    );
+    const app = join(dir, 'app');
+    await mkdir(app);
+    await writeFile(join(app, 'package.json'), '{ "name": "app", "private": true }\n');
+    const env = { ...npmEnv(dir), PATH: `${fakeBin}:${process.env.PATH ?? ''}` };
+    await run(realNpm, ['install', clone], { cwd: app, env, maxBuffer: 16 * 1024 * 1024 });
+
+    expect((await readFile(calls, 'utf8')).trim()).toBe(
+      'ci --include=dev --ignore-scripts --no-audit --no-fund',
+    );
+    const version = await run(join(app, 'node_modules', '.bin', 'runner'), ['--version'], {
+      cwd: app,
+      env: cliEnv(),
+    });
+    expect(version.stdout).toMatch(/^runner\/\d+\.\d+\.\d+ /);
+  }, 240_000);
 });
