@@ -47,7 +47,7 @@ export type ErrorCode =
   /** A bug: asks to be reported. */
   | 'INTERNAL';
 
-/** Documented exit codes (README "Exit codes"). */
+/** Documented exit codes (docs/cli-reference.md "Exit codes"). */
 export const ExitCode = {
   Success: 0,
   /** Some jobs failed, or a command could not complete (service unreachable, unexpected answer). */

@@ -132,7 +132,7 @@ const OUTCOMES: Record<ExitReason, Outcome> = {
  * 6. claim the output folder and execute, every effect passed in (executePlan);
  * 7. write the results index, report, JUnit and step summary, print the summary, and warn of other
  *    runs of the pipeline left unfinished.
- * Returns what happened (README "Exit codes" gives each its code, through src/cli/exit-codes.ts).
+ * Returns what happened (docs/cli-reference.md "Exit codes" gives each its code, through src/cli/exit-codes.ts).
  */
 export async function runApply(
   ctx: CommandContext,
@@ -415,7 +415,7 @@ export async function runApply(
       // Interrupted by SIGTERM (a CI runner cancelling the job) exits 143 as shells report it, not 130.
       if (summary.exitReason === 'interrupted' && signal === 'SIGTERM') return 'terminated';
       const outcome = OUTCOMES[summary.exitReason];
-      // A result file that could not be written is a failure of the run (README "Exit codes").
+      // A result file that could not be written is a failure of the run (docs/cli-reference.md "Exit codes").
       return written.failed && outcome === 'done' ? 'outputs-unwritten' : outcome;
     } finally {
       await state.close({ discardIfUnused: !executing });
@@ -585,7 +585,7 @@ function useSavedOutputRoot(ctx: CommandContext, root: string | undefined): Comm
 
 /**
  * `RUNNER_SNAPSHOT_EVERY=N`: fewest journal records between two state snapshots during a run
- * (README "Run state"); tests set a few to take snapshots all through a short run.
+ * (docs/state.md "Run state"); tests set a few to take snapshots all through a short run.
  */
 function readSnapshotEvery(env: Readonly<Record<string, string | undefined>>): { snapshotEvery?: number } {
   const text = env.RUNNER_SNAPSHOT_EVERY;
@@ -600,7 +600,7 @@ function readSnapshotEvery(env: Readonly<Record<string, string | undefined>>): {
 }
 
 /**
- * `RUNNER_LEASE_TTL_MS=N`: how long the PostgreSQL lease lasts without a heartbeat (README "Where
+ * `RUNNER_LEASE_TTL_MS=N`: how long the PostgreSQL lease lasts without a heartbeat (docs/state.md "Where
  * state lives"); tests set about a second to see a lease expire.
  */
 function readLeaseTtl(env: Readonly<Record<string, string | undefined>>): { leaseTtlMs?: number } {

@@ -3,7 +3,7 @@ import type { HostIdentity } from '../state/lock-identity.js';
 import type { AcquireLockOptions } from '../state/lock.js';
 
 /**
- * `RUNNER_LOCK_STALE_MS=N`: the state lock's lease (README "How apply keeps your money safe"),
+ * `RUNNER_LOCK_STALE_MS=N`: the state lock's lease (docs/money.md),
  * refreshed every sixth of it. `RUNNER_TEST_LOCK_IDENTITY` (JSON: pid, hostname, bootId,
  * pidNamespace) makes this process look like another container: for tests only.
  */

@@ -1,7 +1,7 @@
 /**
  * What a use case did, as it tells the CLI. A use case never picks an exit code: src/cli/exit-codes.ts
  * maps each outcome to one (`exitCodeOf`), beside the thrown errors' (`src/cli/report-error.ts`), so
- * the README's exit-code table is read off one file.
+ * the exit-code table of docs/cli-reference.md is read off one file.
  */
 export type Outcome =
   /** Everything asked was done (apply: every job done and its result files written). */

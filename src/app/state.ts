@@ -34,7 +34,7 @@ export interface StateCommandOptions {
  * `runner state check FILE [--run R] [--state-dir S] [--repair]`: replays the run's journal from its
  * first line with every check apply makes and names its first bad line (`journal-damaged`, exit 1), or says it
  * is sound. `--repair` cuts the journal at that line under the state's lock, keeping the whole
- * journal beside it, and removes a snapshot that covers the lines cut (README "Run state").
+ * journal beside it, and removes a snapshot that covers the lines cut (docs/state.md "Run state").
  */
 export async function runState(
   ctx: CommandContext,

@@ -50,7 +50,7 @@ export function exitCodeOfError(code: ErrorCode): ExitCode {
   }
 }
 
-/** The help text's exit code table; the README carries the same table. */
+/** The help text's exit code table; docs/cli-reference.md carries the same table. */
 export const EXIT_CODE_HELP = `Exit codes:
   0    success (apply: every job done)
   1    some jobs failed or are still running, the service could not be used, or the confirmation
@@ -67,7 +67,7 @@ export const EXIT_CODE_HELP = `Exit codes:
   143  stopped by SIGTERM before every job was done`;
 
 /**
- * The help text's environment section; the README's "Environment" section carries the same. A flag
+ * The help text's environment section; docs/cli-reference.md "Environment and project file" carries the same. A flag
  * wins over its variable, the variable over the manifest and the built-in default.
  */
 export const ENVIRONMENT_HELP = `Environment:

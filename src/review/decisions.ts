@@ -26,7 +26,7 @@ export interface ReviewDecision {
 }
 
 /**
- * The decisions file the report page exports (README "Reviewing a run"): versioned like every JSON
+ * The decisions file the report page exports (docs/review.md): versioned like every JSON
  * document of the runner; fields may be added within a version.
  */
 export interface DecisionsFile {

@@ -185,7 +185,9 @@ describe("the action's scripts", () => {
     const pkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as {
       scripts: Record<string, string>;
     };
-    expect(pkg.scripts.prepare).toBe('npm run build');
+    // scripts/prepare.js builds (after installing the toolchain where a folder install left none: its
+    // own test is package-install.test.ts).
+    expect(pkg.scripts.prepare).toBe('node scripts/prepare.js');
   });
 
   it('stops apply with SIGINT at the time limit, so the save step still runs before the job timeout', async () => {

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { chmod, cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,11 +9,13 @@ import { binPath, cliEnv } from './run-cli.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
-/** A fenced `sh` block of the README that invokes runner. */
+/** A fenced `sh` block of the README or of a page under docs/ that invokes runner. */
 interface Block {
   /** Its first line, which names it below. */
   first: string;
-  /** The README line of its opening fence. */
+  /** The file it is in, from the repository root (`README.md`, `docs/state.md`). */
+  file: string;
+  /** The line of its opening fence in that file. */
   line: number;
   text: string;
 }
@@ -91,14 +93,15 @@ const RUN = new Map<string, RunSpec>([
       },
     },
   ],
+  ['npx --no-install runner apply pipelines/nightly-social.yaml --run 2026-11-22', { env: 'service' }],
   [
     'RUN="${GITHUB_RUN_ID:-$(date -u +%F)}"  # one run per night; a re-run keeps the id and resumes it, paying nothing twice',
     { env: 'service' },
   ],
 ]);
 
-/** The README's fenced `sh` blocks that invoke runner (`runner …` or `npx --no-install runner …`). */
-function runnerBlocks(readme: string): Block[] {
+/** A page's fenced `sh` blocks that invoke runner (`runner …` or `npx --no-install runner …`). */
+function runnerBlocks(file: string, readme: string): Block[] {
   const blocks: Block[] = [];
   const lines = readme.split('\n');
   for (let index = 0; index < lines.length; index++) {
@@ -107,7 +110,7 @@ function runnerBlocks(readme: string): Block[] {
     const body: string[] = [];
     while (++index < lines.length && lines[index]?.trim() !== '```') body.push(lines[index] ?? '');
     const text = body.join('\n');
-    if (/(^|[\s(&;])runner\s/m.test(text)) blocks.push({ first: body[0] ?? '', line: start + 1, text });
+    if (/(^|[\s(&;])runner\s/m.test(text)) blocks.push({ first: body[0] ?? '', file, line: start + 1, text });
   }
   return blocks;
 }
@@ -147,7 +150,7 @@ function sh(
 }
 
 /**
- * Every command block of the README (#33.6) run as written, in a copy of pipelines/ that is a git
+ * Every command block of the README and of docs/*.md (#33.6, #33.9) run as written, in a copy of pipelines/ that is a git
  * repository with a catalog.json: against the simulator (the API key and base URL in the environment,
  * as the README exports them), or offline where the README says so. `runner` and `npx --no-install
  * runner` run the built CLI; `apply` gets fast polls (the simulator's jobs take milliseconds), nothing
@@ -192,7 +195,13 @@ describe('the README, run', () => {
       {},
     );
     expect(git.code, git.stderr).toBe(0);
-    blocks.push(...runnerBlocks(await readFile(join(root, 'README.md'), 'utf8')));
+    const pages = [
+      'README.md',
+      ...(await readdir(join(root, 'docs')))
+        .filter((name) => name.endsWith('.md'))
+        .map((name) => `docs/${name}`),
+    ];
+    for (const page of pages) blocks.push(...runnerBlocks(page, await readFile(join(root, page), 'utf8')));
   }, 60_000);
   afterAll(async () => {
     await simulator?.close();
@@ -212,16 +221,16 @@ describe('the README, run', () => {
       const spec = RUN.get(block.first);
       if (spec === undefined) continue;
       // Each block is a recipe of its own: a fresh copy of the repository (its ../base and ../tmp beside it).
-      const here = join(dir, `line-${block.line}`, 'repo');
+      const here = join(dir, `${block.file.replaceAll('/', '-')}-line-${block.line}`, 'repo');
       await cp(workspace, here, { recursive: true });
       await mkdir(join(here, '..', 'tmp'));
       let text = block.text;
       for (const [placeholder, value] of (await spec.substitute?.(here)) ?? []) {
-        expect(text, `README line ${block.line}: placeholder ${placeholder}`).toContain(placeholder);
+        expect(text, `${block.file} line ${block.line}: placeholder ${placeholder}`).toContain(placeholder);
         text = text.replaceAll(placeholder, value);
       }
       const result = await sh(text, here, spec.env === 'service' ? simulatorEnv() : { SIM_KEY: '' });
-      expect(result.code, `README line ${block.line}:\n${block.text}\n${result.stderr}`).toBe(0);
+      expect(result.code, `${block.file} line ${block.line}:\n${block.text}\n${result.stderr}`).toBe(0);
     }
   });
 });

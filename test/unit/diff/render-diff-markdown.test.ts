@@ -137,9 +137,9 @@ describe('renderDiffMarkdown', () => {
   });
 });
 
-describe("README's example comment", () => {
+describe("docs/cost-diffs.md's example comment", () => {
   it('is the golden rendering of the fixture, as the code renders it today', async () => {
-    const readme = await readFile(new URL('../../../README.md', import.meta.url), 'utf8');
+    const readme = await readFile(new URL('../../../docs/cost-diffs.md', import.meta.url), 'utf8');
     const start = '<!-- example: cost-diff comment -->\n<!-- prettier-ignore-start -->\n';
     const from = readme.indexOf(start);
     const to = readme.indexOf('<!-- prettier-ignore-end -->', from);
