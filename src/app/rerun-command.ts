@@ -1,3 +1,4 @@
+import { displayStateUrl } from '../state/backends/postgres/state-url.js';
 import type { GlobalOptions } from './context.js';
 
 /** Commands a hint may tell the user to run. */
@@ -78,7 +79,7 @@ export function rerunCommand(
     const texts: readonly string[] = value === undefined ? [] : typeof value === 'string' ? [value] : value;
     for (const text of texts) {
       if (flag === 'run' && text === 'default') continue;
-      words.push(`--${flag}`, text);
+      words.push(`--${flag}`, flag === 'state' ? displayStateUrl(text) : text);
     }
   }
   if (CONNECTED.has(command)) {

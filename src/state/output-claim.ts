@@ -3,6 +3,7 @@ import { mkdir, open, readFile, rename, rm, type FileHandle } from 'node:fs/prom
 import { join } from 'node:path';
 import { RunnerError } from '../errors.js';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../file-modes.js';
+import { displayStateUrl } from './backends/postgres/state-url.js';
 import { JOURNAL_FILE } from './journal.js';
 import { stateStoreFor } from './select-state-store.js';
 
@@ -76,7 +77,7 @@ export async function checkOutputClaim(
   owner: OutputOwner,
   what = 'The output folder',
 ): Promise<string | undefined> {
-  const decision = await decide(dir, owner);
+  const decision = await decide(dir, shownOwner(owner));
   if (decision.verdict === 'refuse') throw refusal(dir, decision.reason, what);
   return decision.verdict === 'take-over' ? decision.warning : undefined;
 }
@@ -91,7 +92,7 @@ export async function claimOutputDir(
   what = 'The output folder',
 ): Promise<string | undefined> {
   try {
-    return await writeClaim(dir, owner, what);
+    return await writeClaim(dir, shownOwner(owner), what);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (error instanceof RunnerError || code === undefined) throw error;
@@ -170,8 +171,17 @@ async function decide(dir: string, owner: OutputOwner): Promise<ClaimVerdict & {
 
 /** Whether two claims name one state: one folder, or one database. */
 function sameState(a: OutputOwner, b: OutputOwner): boolean {
-  if (a.stateUrl !== undefined || b.stateUrl !== undefined) return a.stateUrl === b.stateUrl;
+  if (a.stateUrl !== undefined || b.stateUrl !== undefined) {
+    // A claim of an earlier release holds the URL as given, not as shown.
+    const shown = (url: string | undefined) => (url === undefined ? undefined : displayStateUrl(url));
+    return shown(a.stateUrl) === shown(b.stateUrl);
+  }
   return a.stateDir === b.stateDir;
+}
+
+/** The owner as a claim file records it: its database's URL as shown, never with a password (#31.12). */
+function shownOwner(owner: OutputOwner): OutputOwner {
+  return owner.stateUrl === undefined ? owner : { ...owner, stateUrl: displayStateUrl(owner.stateUrl) };
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { RepeatedFlags } from '../../app/rerun-command.js';
 import { UsageError } from '../../errors.js';
 import { twoStatePlaces, type StateOptions } from '../../app/run-options.js';
+import { parseStateUrl } from '../../state/backends/postgres/state-url.js';
 import type { VarFlags } from '../../app/var-options.js';
 import { parseNumberOption, parseStringOption } from './values.js';
 import type { ManifestOptions } from '../../app/prepare-plan.js';
@@ -113,6 +114,8 @@ export function readStateDir(flags: Flags): StateOptions {
   const stateUrl = parseStringOption(flags.state);
   const stateDir = parseStringOption(flags.stateDir);
   if (stateDir !== undefined && stateUrl !== undefined) throw twoStatePlaces();
+  // A URL carrying a password is refused before anything could show it (#31.12).
+  if (stateUrl !== undefined) parseStateUrl(stateUrl);
   if (stateDir !== undefined) return { stateDir };
   return stateUrl === undefined ? {} : { stateUrl };
 }

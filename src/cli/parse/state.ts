@@ -1,4 +1,5 @@
 import { parseStringOption } from './values.js';
+import { parseStateUrl } from '../../state/backends/postgres/state-url.js';
 import type { StateCommandOptions } from '../../app/state.js';
 import { readRunId, readStateDir, type Flags } from './common.js';
 
@@ -10,6 +11,8 @@ import { readRunId, readStateDir, type Flags } from './common.js';
 export function parseStateOptions(action: string, flags: Flags): StateCommandOptions {
   const stateDir = parseStringOption(flags.stateDir);
   const stateUrl = typeof flags.state === 'string' ? flags.state : undefined;
+  // A URL carrying a password is refused before anything could show it (#31.12).
+  if (stateUrl !== undefined) parseStateUrl(stateUrl);
   return {
     runId: readRunId(flags),
     state:
