@@ -132,7 +132,10 @@ export async function executePlan(
       outcome === 'done' && resolved.download
         ? await downloadLimit(() => {
             checked.add(job.id);
-            return downloadSafely(ctx, job);
+            // verify: a result another machine saved before it died (a job it finished, then lost
+            // the lease of, mid-downloads) is in THAT machine's folder: checked here like the rest, as
+            // this job is not checked again before the run is reported.
+            return downloadSafely(ctx, job, { verify: true });
           })
         : { files: jobs.get(job.id)?.downloads.map((download) => download.file) ?? [], failures: 0 };
     // Paid, but a result is not saved: not done for the user, and never counted as done (#24.3).
