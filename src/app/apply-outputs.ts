@@ -2,6 +2,7 @@ import { appendFile } from 'node:fs/promises';
 import { PRIVATE_FILE_MODE } from '../file-modes.js';
 import { isAbsolute, relative, resolve } from 'node:path';
 import type { ExecutionSummary } from '../execute/events.js';
+import type { AdviceCommands } from '../execute/job-advice.js';
 import type { LoadedManifest } from '../manifest/types.js';
 import { resolveReportFile, type ApplyOptions } from './apply-options.js';
 import type { Plan, PlannedJob } from '../plan/types.js';
@@ -38,6 +39,8 @@ export async function writeApplyOutputs(
     recordedOutputDir?: string | undefined;
     /** The jobs to report when not the plan's (`--replace-from` plans the rejected jobs, reports the run). */
     reportJobs?: ReportJobList;
+    /** The commands the advice on failed and uncertain jobs names, with the run's flags (#33.11). */
+    adviceCommands?: AdviceCommands;
   },
 ): Promise<ReportFiles> {
   const data = buildReportData({
@@ -48,6 +51,7 @@ export async function writeApplyOutputs(
     state: run.state,
     now: new Date(),
     here: resultsHereAfterApply(run),
+    ...(run.adviceCommands === undefined ? {} : { commands: run.adviceCommands }),
   });
   const { manifest, dir: manifestDir } = run.loaded;
   const resultsDir = run.outputDir;

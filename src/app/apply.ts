@@ -375,6 +375,11 @@ export async function runApply(
         recordedOutputDir: outputs.recorded,
         // --replace-from runs the rejected jobs; its report shows the whole run, old results beside new.
         ...(prepared.runJobs === undefined ? {} : { reportJobs: prepared.runJobs }),
+        // The advice `runner status` gives, with the same commands (#33.11).
+        adviceCommands: {
+          resend: hints.resend,
+          retryFailed: rerun('apply', manifestFile, options.repeat, ['--retry-failed']),
+        },
       };
       // Loaded only now: the report code adds nothing to the start-up before the lock and the first create.
       const { reportApplyOutputs } = await import('./apply-outputs.js');

@@ -14,7 +14,7 @@ export type Outcome =
   | 'journal-damaged'
   /** apply: the confirmation was declined; nothing was applied. */
   | 'declined'
-  /** apply: some jobs failed or are still running. */
+  /** apply, status: some jobs failed or are not done (src/state/run-verdict.ts). */
   | 'jobs-unfinished'
   /** apply: every job done, but a result file (results index, report, JUnit) could not be written. */
   | 'outputs-unwritten'

@@ -12,6 +12,7 @@ import type { CommandContext } from './context.js';
 import type { Outcome } from './outcome.js';
 import type { RenderIssues } from './views.js';
 import { readRunForReading, type ReadRunOptions } from './read-only-run.js';
+import { rerunCommand } from './rerun-command.js';
 
 /** What `runner report` is asked: the run and its jobs, and where the page goes. */
 export interface ReportOptions extends ReadRunOptions {
@@ -80,6 +81,11 @@ export async function runReport(
     now: new Date(),
     here,
     ...(run.machines === undefined ? {} : { machines: run.machines }),
+    // The advice `runner status` gives, with the same commands (#33.11).
+    commands: {
+      resend: rerunCommand('apply', manifestFile, options.repeat, ctx.global, ['--resend-uncertain']),
+      retryFailed: rerunCommand('apply', manifestFile, options.repeat, ctx.global, ['--retry-failed']),
+    },
   });
   // Results downloaded before the runner made thumbnails get theirs now.
   const made = await makeMissingThumbnails(data.entries, resultsDir);

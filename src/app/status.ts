@@ -1,5 +1,6 @@
 import { createFolderResultsStore } from '../results/backends/folder/folder-results-store.js';
 import { createResultFiles } from '../results/result-files.js';
+import { judgeRun, type RunVerdict } from '../state/run-verdict.js';
 import { buildStatusView } from '../state/status-view.js';
 import { resolveOutputDir } from './apply-options.js';
 import { findResultsHere } from './results-here.js';
@@ -8,6 +9,13 @@ import type { Outcome } from './outcome.js';
 import { readRunForReading, type ReadRunOptions } from './read-only-run.js';
 import type { StatusCommandView } from './views.js';
 import { rerunCommand } from './rerun-command.js';
+
+/** status's outcome of each verdict: the exit codes apply gives the same run (src/cli/exit-codes.ts). */
+const VERDICT_OUTCOMES: Record<RunVerdict, Outcome> = {
+  finished: 'done',
+  'results-unsaved': 'results-unsaved',
+  unfinished: 'jobs-unfinished',
+};
 
 /** What `runner status` is asked: the run and its jobs, and how to print them. */
 export interface StatusOptions extends ReadRunOptions {
@@ -18,8 +26,10 @@ export interface StatusOptions extends ReadRunOptions {
 /**
  * `runner status FILE`: every job of a run from its state journal, read-only (no lock, no network).
  * Jobs of the manifest that never ran show as pending. A run without state is an error (exit 1)
- * naming the runs that do exist, never a table of pending jobs. `results-unsaved` (exit 1) when a done job's results are
- * not all downloaded (status `downloading`), so a script can tell a run whose results are all saved.
+ * naming the runs that do exist, never a table of pending jobs. The exit code is apply's for the same
+ * run (src/state/run-verdict.ts): `jobs-unfinished` (exit 1) when a job failed or is not done,
+ * `results-unsaved` (exit 1) when a done job's results are not all downloaded (status `downloading`) or
+ * not in this machine's folder, so a script can tell a run whose results are all saved.
  */
 export async function runStatus(
   ctx: CommandContext,
@@ -71,6 +81,7 @@ export async function runStatus(
         )
       : renderStatus(view, ctx.output.style, ctx.output.width, {
           resend: rerunCommand('apply', manifestFile, options.repeat, ctx.global, ['--resend-uncertain']),
+          retryFailed: rerunCommand('apply', manifestFile, options.repeat, ctx.global, ['--retry-failed']),
           downloadOnly,
         }) +
           (run.recordedOutputDir === undefined ? '' : `\nOutput folder: ${outputDir}`) +
@@ -78,6 +89,13 @@ export async function runStatus(
             ? ''
             : `\n${missingCount} result(s) recorded as saved are not in this folder (saved on another machine, moved or expired): ${downloadOnly} fetches them while their links live.`),
   );
-  // Results owed by done jobs are not saved (here) yet: not a finished run, for scripts too (#20.8, #30.2).
-  return view.totals.downloading > 0 || missingCount > 0 ? 'results-unsaved' : 'done';
+  // The verdict apply gives (#33.11): a failed, deferred, uncertain or unsent job is an unfinished run
+  // (exit 1, as apply's); results owed by done jobs, or not here, are not saved yet (#20.8, #30.2).
+  const missingJobs = view.jobs.filter((job) => job.status === 'done' && here.missing.has(job.id)).length;
+  const verdict = judgeRun({
+    jobs: view.totals.jobs,
+    done: view.totals.done - missingJobs,
+    downloading: view.totals.downloading + missingJobs,
+  });
+  return VERDICT_OUTCOMES[verdict];
 }

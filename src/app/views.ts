@@ -16,12 +16,12 @@ export type RenderIssues = (issues: readonly ValidationIssue[], manifestFile: st
 /** How `runner status` shows a run (./status.ts). */
 export interface StatusCommandView {
   renderIssues: RenderIssues;
-  /** The table of jobs, with the commands that follow up uncertain jobs and owed results. */
+  /** The table of jobs, with the commands that follow up failed and uncertain jobs and owed results. */
   renderStatus: (
     view: StatusView,
     style: Style,
     width: number,
-    commands: { resend: string; downloadOnly: string },
+    commands: { resend: string; retryFailed: string; downloadOnly: string },
   ) => string;
 }
 

@@ -52,9 +52,10 @@ export function exitCodeOfError(code: ErrorCode): ExitCode {
 
 /** The help text's exit code table; docs/cli-reference.md carries the same table. */
 export const EXIT_CODE_HELP = `Exit codes:
-  0    success (apply: every job done)
-  1    some jobs failed or are still running, the service could not be used, or the confirmation
-       was declined; apply/status: a paid job's results are not all saved (downloading);
+  0    success (apply, status: every job done, its results saved)
+  1    apply, status: some jobs failed, are deferred, uncertain or not done yet (both judge a run
+       alike); the service could not be used, or the confirmation was declined;
+       apply/status: a paid job's results are not all saved (downloading);
        apply: a result file (results index, report, JUnit) could not be written;
        comment: GitHub could not be used (not found, rate limited, comment refused);
        state check: the journal has a damaged line (and --repair was not given)

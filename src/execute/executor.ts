@@ -16,6 +16,7 @@ import { resolveExecuteOptions, type ExecuteDeps, type ExecuteOptions } from './
 import { countOwed, emitDoneSkipped, isSamePayloadHash, runJob } from './run-job.js';
 import { createLateAnswerWait } from './late-answer.js';
 import { runSharedQueue, settleOthersJobs } from './run-shared.js';
+import { judgeRun } from '../state/run-verdict.js';
 
 /** How one job ended in this run, with its files and what of its downloads failed. */
 export interface JobResult {
@@ -423,8 +424,9 @@ export function chooseExitReason(
   counts: ExecutionSummary['counts'],
 ): ExitReason {
   // Every job done is success, even when creating stopped early (Ctrl-C after the last create):
-  // nothing the user asked for is missing.
-  const allDone = counts.done === counts.total && counts.downloadFailures === 0;
+  // nothing the user asked for is missing. The verdict `runner status` gives the run too (#33.11).
+  const verdict = judgeRun({ jobs: counts.total, done: counts.done, downloading: counts.downloading });
+  const allDone = verdict === 'finished' && counts.downloadFailures === 0;
   if (allDone) return 'ok';
   if (stop !== undefined && stop !== 'service' && stop !== 'error') return stop;
   return 'failed';

@@ -1,7 +1,7 @@
 import { basename, dirname, join } from 'node:path';
 import { isLocalFileRef } from '../catalog/local-files.js';
 import { SUPERSEDED_DIR } from '../execute/set-aside-superseded.js';
-import { FAILURE_ADVICE, isFailureKind } from '../execute/failure-policy.js';
+import { adviseJob, type AdviceCommands } from '../execute/job-advice.js';
 import type { JobKind } from '../kinds/types.js';
 import type { MatrixValue } from '../manifest/types.js';
 import {
@@ -66,7 +66,7 @@ export interface ReportEntry {
   machine?: string;
   failureKind?: string;
   error?: string;
-  /** What the user should do about a failure (spec 7.3's advice per failureKind). */
+  /** What the user should do about a failure, as `runner status` says it (src/execute/job-advice.ts). */
   advice?: string;
   /** ISO time a deferred job may be tried again (the service's `notBefore`), when known. */
   notBefore?: string;
@@ -181,6 +181,8 @@ export function buildReportData(input: {
   machines?: ReadonlyMap<string, string>;
   /** Where the recorded results are on this machine. @default the recorded files as paths */
   here?: ResultsHere;
+  /** The commands the advice names, with the run's flags; without them it names the flags. */
+  commands?: AdviceCommands;
 }): ReportData {
   const axes = new Set<string>();
   for (const job of input.jobs) for (const axis of Object.keys(job.matrixValues)) axes.add(axis);
@@ -193,7 +195,12 @@ export function buildReportData(input: {
     *[Symbol.iterator]() {
       for (const job of jobs) {
         const known = state.get(job.id);
-        const entry = buildEntry(job, known === undefined ? undefined : viewJobState(known), here);
+        const entry = buildEntry(
+          job,
+          known === undefined ? undefined : viewJobState(known),
+          here,
+          input.commands,
+        );
         const machine = machines?.get(job.id);
         if (machine !== undefined) entry.machine = machine;
         yield entry;
@@ -205,7 +212,7 @@ export function buildReportData(input: {
         if (known === undefined) yield 'pending';
         // A stored summary says whether every result was saved; only a job that says no is read.
         else if (known.status === 'done' && (!summarizeJob(known).complete || here.missing.has(job.id)))
-          yield reportStatusOf(buildEntry(job, viewJobState(known), here));
+          yield reportStatusOf(buildEntry(job, viewJobState(known), here, input.commands));
         else yield known.status;
       }
     },
@@ -234,7 +241,12 @@ export interface ResultsHere {
 /** The recorded files taken as paths as they are (absolute paths of earlier releases). */
 const RECORDED_PATHS: ResultsHere = { pathOf: (file) => file, missing: new Map() };
 
-function buildEntry(job: ReportJobInput, state: JobState | undefined, here: ResultsHere): ReportEntry {
+function buildEntry(
+  job: ReportJobInput,
+  state: JobState | undefined,
+  here: ResultsHere,
+  commands: AdviceCommands | undefined,
+): ReportEntry {
   const entry: ReportEntry = {
     id: job.id,
     kind: job.kind,
@@ -253,10 +265,11 @@ function buildEntry(job: ReportJobInput, state: JobState | undefined, here: Resu
   if (last.failureKind !== undefined) entry.failureKind = last.failureKind;
   const error = last.error ?? last.uncertainReason;
   if (error !== undefined) entry.error = error;
-  const advice = adviceFor(state.status, last.failureKind);
-  if (advice !== undefined) entry.advice = advice;
   if (state.status === 'deferred' && last.notBefore !== undefined)
     entry.notBefore = new Date(last.notBefore).toISOString();
+  // The advice `runner status` gives too (#33.11).
+  const advice = adviseJob(entry, commands);
+  if (advice !== undefined) entry.advice = advice;
   if (state.attempts.length > 1) entry.earlierAttempts = state.attempts.slice(0, -1).map(earlierAttempt);
   if (last.outcome === 'done')
     entry.files = listFiles(job.kind, state, last.resultUrls, last.completedAt, here);
@@ -352,17 +365,6 @@ export function mediaTypeOf(kind: JobKind, fileOrUrl: string): MediaType {
   if (IMAGE_EXTENSIONS.test(path)) return 'image';
   if (VIDEO_EXTENSIONS.test(path)) return 'video';
   return kind === 'image' ? 'image' : 'video';
-}
-
-function adviceFor(status: JobStatus, failureKind: string | undefined): string | undefined {
-  if (status === 'uncertain') {
-    return 'The create answer was lost: check the service for this job, then run apply with --resend-uncertain if it does not exist.';
-  }
-  if (status !== 'failed' && status !== 'deferred') return undefined;
-  if (isFailureKind(failureKind)) return FAILURE_ADVICE[failureKind];
-  return failureKind === undefined
-    ? 'The service refused the job: fix what the error names, then apply again.'
-    : `The service reported an unknown failure kind "${failureKind}": contact support if it repeats.`;
 }
 
 /** Params for display: local reference files by the path written in the manifest, the rest as is. */

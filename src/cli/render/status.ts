@@ -14,6 +14,7 @@ export function renderStatus(
   width = 120,
   commands = {
     resend: 'runner apply MANIFEST --resend-uncertain',
+    retryFailed: 'runner apply MANIFEST --retry-failed',
     downloadOnly: 'runner apply MANIFEST --download-only',
   },
 ): string {

@@ -56,7 +56,8 @@ describe('runner status text view (#7.5)', () => {
     expect(section).toContain(
       'vague (failed, PROMPT_UNCLEAR): The prompt "a thing" does not say what to draw',
     );
-    expect(section).toContain('PROMPT_UNCLEAR: The description is too vague: change the prompt.');
+    // The advice the report gives (#33.11), without the failureKind its line already names.
+    expect(section).toContain('    The description is too vague: change the prompt.');
     expect(section).toContain('bad (failed): SERVICE_VALIDATION: size 9999x9999 is not supported');
     expect(section).toContain('fix the job in the manifest; nothing was created or charged');
     expect(section).toContain('lost (uncertain): no answer to the create');
