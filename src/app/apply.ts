@@ -14,6 +14,7 @@ import { machineName } from '../state/machine-name.js';
 import { planIdentity } from '../plan/plan-identity.js';
 import { readLockOptions } from './lock-options.js';
 import type { CommandContext } from './context.js';
+import { watchBalance } from './balance-watch.js';
 import { checkCost, DEFAULT_MAX_ATTEMPTS } from './cost-check.js';
 import type { Outcome } from './outcome.js';
 import {
@@ -344,6 +345,8 @@ export async function runApply(
           ...(simulated && options.state.stateDir === undefined ? { stateDir: location.stateDir } : {}),
         }),
       };
+      // --download-only creates nothing: its balance cannot fall, and it never reads one (#32.3).
+      const balance = downloadOnly ? undefined : await watchBalance(connection.client, state.jobs);
       executing = true;
       const { summary, signal } = await executeWatched(ctx, view, plan, executeOptions, hints.again, {
         client: connection.client,
@@ -406,6 +409,11 @@ export async function runApply(
             ),
       );
       ctx.output[written.failed || options.json ? 'err' : 'out'](written.note);
+      const drop = await balance?.check(summary.creditsSpentTotal);
+      if (drop !== undefined) {
+        logger.info({ warning: drop }, 'balance');
+        ctx.output.err(`${ctx.output.style.yellow('warning')} ${drop}`);
+      }
       // A simulated run's state is its own temporary folder: the runs that cost money are elsewhere.
       if (!simulated) {
         const { warnOfUnfinishedRuns } = await import('./warn-unfinished-runs.js');

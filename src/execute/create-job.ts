@@ -4,6 +4,7 @@ import type { PlannedJob } from '../plan/types.js';
 import { deriveIdempotencyKey } from '../state/idempotency-key.js';
 import type { ExecutionContext } from './context.js';
 import { earlierSendMayHaveActed, errorCodeOf, errorMessageOf } from './error-info.js';
+import { countReportedCost, warnRaisedCost } from './counted-cost.js';
 import { locateInKeyWindow } from './key-window.js';
 import { forgetUploads, uploadReferences } from './upload-references.js';
 
@@ -157,7 +158,7 @@ async function sendAttempt(
       ? intentAt
       : undefined;
   try {
-    const creation = await ctx.client.createJob(
+    const answer = await ctx.client.createJob(
       {
         kind: job.kind,
         body,
@@ -167,9 +168,11 @@ async function sendAttempt(
       // Not aborted when the lease is lost: the answer is still stored, late (#31.9).
       { signal: ctx.createSignal },
     );
+    const { answer: creation, raisedFrom } = countReportedCost(answer, job.estimatedCredits);
     reserved = false;
     ctx.budget.settle(estimate, creation.creditCost ?? estimate);
     if (creation.unusableCreditCost !== undefined) warnUnusableCost(ctx, job.id, creation, estimate);
+    if (raisedFrom !== undefined) warnRaisedCost(ctx, job, creation.jobId, raisedFrom);
     await ctx.record({
       type: 'created',
       id: job.id,

@@ -4,6 +4,7 @@ import type { JobRecord } from '../service/types.js';
 import type { AttemptState } from '../state/job-state.js';
 import { MAX_RESULTS_PER_JOB } from '../state/journal-format.js';
 import type { ExecutionContext } from './context.js';
+import { countReportedCost, warnRaisedCost } from './counted-cost.js';
 import { countPolledCost } from './polled-cost.js';
 import { errorCodeOf, errorMessageOf } from './error-info.js';
 import {
@@ -71,7 +72,12 @@ export async function pollJob(
       delay = computePollDelay(options.pollIntervalMs, ctx.random);
       continue;
     }
+    const counted = countReportedCost(record, job.estimatedCredits);
+    record = counted.answer;
     const cost = await countPolledCost(ctx, job, attempt.attempt, record);
+    // Said once: when the raised figure is first counted (a create answer that said it was warned of).
+    if (counted.raisedFrom !== undefined && cost.creditCost !== undefined)
+      warnRaisedCost(ctx, job, jobId, counted.raisedFrom);
     if (record.status !== lastStatus || cost.creditCost !== undefined) {
       await ctx.record({
         type: 'status',

@@ -5,7 +5,7 @@ import { adviseJob, type AdviceCommands } from '../execute/job-advice.js';
 import type { JobKind } from '../kinds/types.js';
 import type { MatrixValue } from '../manifest/types.js';
 import {
-  sumChargedCredits,
+  sumBudgetedCredits,
   summarizeJob,
   type AttemptState,
   type JobState,
@@ -255,7 +255,7 @@ function buildEntry(
     matrix: { ...job.matrixValues },
     status: state?.status ?? 'pending',
     attempts: state?.attempts.length ?? 0,
-    credits: state === undefined ? 0 : sumChargedCredits(state),
+    credits: state === undefined ? 0 : sumBudgetedCredits(state),
     files: [],
   };
   if (job.prompt !== undefined) entry.prompt = job.prompt;

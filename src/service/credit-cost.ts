@@ -9,8 +9,16 @@
 const NUMERIC_TEXT = /^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/;
 
 /**
- * The figure as a usable credit count: a finite number of 0 or more, given as a number or as numeric
- * text; `undefined` for anything else (negative, `Infinity`, `NaN`, `null`, `"free"`, an object).
+ * The most credits one figure may say (a billion). No job or price comes near it; a reported `1e308`
+ * is finite but not a count: two of them sum to `Infinity` (`null` in JSON) and print as `1e+308`
+ * (issue #32.1), and far below that, sums of credits stop being exact.
+ */
+export const MAX_CREDITS = 1e9;
+
+/**
+ * The figure as a usable credit count: a finite number from 0 to {@link MAX_CREDITS}, given as a
+ * number or as numeric text; `undefined` for anything else (negative, `1e308`, `Infinity`, `NaN`,
+ * `null`, `"free"`, an object).
  */
 export function readCredits(value: unknown): number | undefined {
   const number =
@@ -19,7 +27,7 @@ export function readCredits(value: unknown): number | undefined {
       : typeof value === 'string' && NUMERIC_TEXT.test(value)
         ? Number(value)
         : NaN;
-  return Number.isFinite(number) && number >= 0 ? number : undefined;
+  return Number.isFinite(number) && number >= 0 && number <= MAX_CREDITS ? number : undefined;
 }
 
 /** A received figure as it reads in a message: `-30`, `"abc"`, `null`, `Infinity` (at most 60 characters). */
@@ -36,5 +44,5 @@ export function describeCredits(value: unknown): string {
 /** The problem with a catalog model's `creditCost`, or `undefined` when it is usable. */
 export function checkCatalogCreditCost(model: { slug: string; creditCost: unknown }): string | undefined {
   if (readCredits(model.creditCost) !== undefined) return undefined;
-  return `model ${JSON.stringify(model.slug)} has creditCost ${describeCredits(model.creditCost)} in the catalog; expected a finite number of credits, 0 or more, so its jobs cannot be priced`;
+  return `model ${JSON.stringify(model.slug)} has creditCost ${describeCredits(model.creditCost)} in the catalog; expected a finite number of credits, 0 or more and at most 1,000,000,000, so its jobs cannot be priced`;
 }

@@ -1,7 +1,7 @@
 import { readdir } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { isAbsolute, join, sep } from 'node:path';
-import { sumChargedCredits, type JobStatus } from './job-state.js';
+import { sumBudgetedCredits, type JobStatus } from './job-state.js';
 import { JOURNAL_FILE } from './journal.js';
 import { listJournalOwners } from './locate-run-state.js';
 import type { ReplayResult } from './replay.js';
@@ -133,7 +133,8 @@ export function summarizeReplay(
   for (const job of replay.jobs.values()) {
     summary.counts.jobs++;
     summary.counts[job.status]++;
-    summary.creditsSpent += sumChargedCredits(job);
+    // As apply counts it (its summary, its cap), so `runs` and `status` agree with it (#32.1).
+    summary.creditsSpent += sumBudgetedCredits(job);
   }
   // The journal knows only the jobs an apply started: a run killed after 4 creates of 8 has 8 jobs.
   const planned = last?.plannedJobs ?? plannedJobs;

@@ -1,4 +1,4 @@
-import { sumChargedCredits, type JobState, type JobStatus } from './job-state.js';
+import { sumBudgetedCredits, type JobState, type JobStatus } from './job-state.js';
 import { viewJobState } from './stored-job.js';
 import { RESULT_RETENTION_MS } from '../service/job-status.js';
 
@@ -14,7 +14,9 @@ import { RESULT_RETENTION_MS } from '../service/job-status.js';
  * ```
  * `outputDir` (added by `runner status`) is the output folder the run recorded.
  * `machine` (PostgreSQL state) names the machine that wrote the job's latest record.
- * `creditCost` counts credits charged by attempts that were not refunded; `notBefore` is an ISO time.
+ * `creditCost` counts credits charged by attempts that were not refunded, as apply counts them (its
+ * summary, its cap): the reported cost, at no less than the estimate for a charge to credits, and the
+ * estimate where no usable cost was reported (issue #32.1); `notBefore` is an ISO time.
  * `downloading`: the service finished (and charged) the job but `resultsOwed` of its results are not
  * downloaded; their links expire at `resultsExpireAt` (7 days after completion, api-notes).
  */
@@ -95,7 +97,7 @@ function projectJob(id: string, job: JobState | undefined): JobStatusView {
     id,
     status: job.status,
     attempts: job.attempts.length,
-    creditCost: sumChargedCredits(job),
+    creditCost: sumBudgetedCredits(job),
     files: job.downloads.map((download) => ({
       file: download.file,
       bytes: download.bytes,

@@ -1,3 +1,4 @@
+import { formatCredits } from '../../plan/credits.js';
 import type { ExecutionSummary } from '../../execute/events.js';
 import type { Style } from '../output.js';
 
@@ -41,7 +42,7 @@ export function renderApplySummary(
   if (nonZero.length > 0) lines.push(nonZero.join(', '));
   lines.push(
     // A run is a run id, which may take several applies: say which figure is which.
-    `Credits spent: ${summary.creditsSpent} by this apply, ${summary.creditsSpentTotal} in run ${context.runId} so far.`,
+    `Credits spent: ${formatCredits(summary.creditsSpent)} by this apply, ${formatCredits(summary.creditsSpentTotal)} in run ${context.runId} so far.`,
   );
   if (context.outputDir !== undefined && counts.done > 0) lines.push(`Results: ${context.outputDir}`);
   const stateNote = context.temporaryState === true ? ' (temporary: the in-process simulator is gone)' : '';

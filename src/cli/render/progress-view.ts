@@ -1,3 +1,4 @@
+import { formatCredits } from '../../plan/credits.js';
 import type { ExecutionEvent } from '../../execute/events.js';
 import type { Output, Style } from '../output.js';
 import { formatEventLine } from './event-line.js';
@@ -137,7 +138,7 @@ export function renderLiveBlock(snapshot: ProgressSnapshot, output: Pick<Output,
   ];
   if (counts.deferred > 0) parts.push(style.yellow(`deferred ${counts.deferred}`));
   if (counts.uncertain > 0) parts.push(style.yellow(`uncertain ${counts.uncertain}`));
-  parts.push(`credits ${snapshot.creditsSpent}`);
+  parts.push(`credits ${formatCredits(snapshot.creditsSpent)}`);
   if (snapshot.etaMs !== undefined) parts.push(`ETA ${formatDuration(snapshot.etaMs)}`);
   const lines = [parts.join(' · ')];
   const listed = snapshot.open.slice(0, LISTED_OPEN_JOBS);

@@ -1,3 +1,4 @@
+import { formatCredits } from '../../plan/credits.js';
 import { formatTable } from '../../plan/text-table.js';
 import type { RunsView } from '../../state/list-runs.js';
 import type { Style } from '../output.js';
@@ -18,7 +19,7 @@ export function renderRuns(view: RunsView, style: Style, width = 120): string {
     STATUS_ORDER.filter((status) => run.counts[status] > 0)
       .map((status) => `${status} ${run.counts[status]}`)
       .join(', '),
-    String(run.creditsSpent),
+    formatCredits(run.creditsSpent),
   ]);
   const [header = '', ...lines] = formatTable(
     ['Run', 'Started', 'Applies', 'Jobs', 'Counts', 'Credits'],
@@ -30,6 +31,6 @@ export function renderRuns(view: RunsView, style: Style, width = 120): string {
     style.bold(header),
     ...lines,
     '',
-    `${view.runs.length} run${view.runs.length === 1 ? '' : 's'} of pipeline "${view.pipeline}" in ${view.stateRoot}. Credits spent: ${total}.`,
+    `${view.runs.length} run${view.runs.length === 1 ? '' : 's'} of pipeline "${view.pipeline}" in ${view.stateRoot}. Credits spent: ${formatCredits(total)}.`,
   ].join('\n');
 }

@@ -1,3 +1,4 @@
+import { formatCredits } from '../../plan/credits.js';
 import { formatTable } from '../../plan/text-table.js';
 import type { StatusView } from '../../state/status-view.js';
 import type { Style } from '../output.js';
@@ -27,7 +28,7 @@ export function renderStatus(
     String(job.attempts),
     job.jobId ?? '',
     job.failureKind ?? (job.serviceStatus !== undefined && job.status === 'open' ? job.serviceStatus : ''),
-    String(job.creditCost),
+    formatCredits(job.creditCost),
     [
       ...job.files.map((file) => file.file),
       ...(job.resultsOwed === undefined ? [] : [`(${job.resultsOwed} not saved)`]),
@@ -64,7 +65,7 @@ export function renderStatus(
     style.bold(header),
     ...colored,
     '',
-    `${totals.jobs} jobs: ${counts}. Credits spent: ${totals.creditsSpent}.`,
+    `${totals.jobs} jobs: ${counts}. Credits spent: ${formatCredits(totals.creditsSpent)}.`,
     ...(machines ? [`Machines: ${describeMachines(view)}.`] : []),
     ...renderStatusProblems(view.jobs, style, commands),
   ].join('\n');

@@ -291,10 +291,10 @@ describe('executePlan', () => {
       plannedJob(`j${i}`, `p${i}`, 'image', { estimatedCredits: 2 }),
     );
     const summary = await h.run(makePlan(jobs, 5));
-    // The first create goes alone (no answer has shown the price yet) and is charged 1: then two more
-    // fit beside each other (1 + 2 + 2), and the fourth does not.
-    expect(h.service.creates).toHaveLength(3);
-    expect(summary.counts).toMatchObject({ done: 3, pending: 1 });
+    // The first create goes alone (no answer has shown the price yet); it reports 1 charged to credits,
+    // counted at its estimate of 2 (#32.1): then one more fits beside it (2 + 2), and the third does not.
+    expect(h.service.creates).toHaveLength(2);
+    expect(summary.counts).toMatchObject({ done: 2, pending: 2 });
     expect(summary.exitReason).toBe('budget');
   });
 
@@ -345,15 +345,16 @@ describe('executePlan', () => {
     const jobs = Array.from({ length: 5 }, (_, i) =>
       plannedJob(`j${i}`, `p${i}`, 'image', { estimatedCredits: 2 }),
     );
-    // Estimates of 2 reserve room; the actual cost (1 each) is what counts once created.
+    // Estimates of 2 reserve room; a job charged to credits that reports 1 is counted at its estimate
+    // of 2 all the same (#32.1): two fit, a third would take 6.
     const summary = await h.run(makePlan(jobs, 5), { concurrency: 1 });
     expect(summary.exitReason).toBe('budget');
-    expect(h.service.creates).toHaveLength(4);
-    expect(summary.counts).toMatchObject({ done: 4, pending: 1 });
+    expect(h.service.creates).toHaveLength(2);
+    expect(summary.counts).toMatchObject({ done: 2, pending: 3 });
     expect(summary.creditsSpent).toBe(4);
     const again = await h.run(makePlan(jobs), { maxCredits: 4 });
     expect(again.exitReason).toBe('budget');
-    expect(h.service.creates).toHaveLength(4);
+    expect(h.service.creates).toHaveLength(2);
   });
 
   it('creates nothing after the signal is aborted but follows open jobs to the end', async () => {

@@ -12,6 +12,19 @@ describe('readCredits (#24.2)', () => {
     expect(bad.map(readCredits)).toEqual(bad.map(() => undefined));
   });
 
+  it('refuses a figure above a billion credits (#32.1: a reported 1e308 summed to Infinity)', () => {
+    expect([1e9, '1000000000'].map(readCredits)).toEqual([1e9, 1e9]);
+    expect([1e9 + 1, 1e308, '1e308', Number.MAX_VALUE].map(readCredits)).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ]);
+    expect(checkCatalogCreditCost({ slug: 'veo', creditCost: 1e308 })).toMatch(
+      /^model "veo" has creditCost 1e\+308 in the catalog; expected a finite number of credits, 0 or more and at most 1,000,000,000/,
+    );
+  });
+
   it('describes a received figure as it read, short', () => {
     expect([-30, 'free', null, Infinity, undefined].map(describeCredits)).toEqual([
       '-30',
