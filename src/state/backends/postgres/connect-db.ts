@@ -100,11 +100,32 @@ function serializeQueries(client: pg.Client): void {
       tail = result.catch(() => undefined);
       return first;
     }
-    result = tail.then(() => send(args) as Promise<unknown>);
+    result = tail
+      .then(() => send(args) as Promise<unknown>)
+      .catch((error: unknown) => {
+        if (isReadTimeout(error)) breakConnection(client);
+        throw error;
+      });
     tail = result.catch(() => undefined);
     return result;
   };
   (client as unknown as { query: typeof queued }).query = queued;
+}
+
+/** node-postgres's `query_timeout` error: the statement was sent and no answer came in time. */
+function isReadTimeout(error: unknown): boolean {
+  return error instanceof Error && error.message === 'Query read timeout';
+}
+
+/**
+ * A statement that timed out after it was sent stays the connection's active one in node-postgres: every
+ * later statement waits behind it and times out in turn, one after another, so a machine cut off from the
+ * database (packets dropped, no reset) heartbeated and journaled into a queue that never drained and never
+ * exited (#31.15: 79 s with a 3 s lease, or not at all). A connection that timed out is ended at once: what
+ * waits on it fails now, and so does every later statement, so the run stops and says why.
+ */
+function breakConnection(client: pg.Client): void {
+  (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
 }
 
 function isSubmittable(
