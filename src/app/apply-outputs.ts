@@ -7,7 +7,12 @@ import type { LoadedManifest } from '../manifest/types.js';
 import { resolveReportFile, type ApplyOptions } from './apply-options.js';
 import type { Plan, PlannedJob } from '../plan/types.js';
 import { renderApplyMarkdown } from '../report/render-apply-markdown.js';
-import { buildReportData, type ReportJobList, type ResultsHere } from '../report/report-data.js';
+import {
+  buildReportData,
+  type ReportCommands,
+  type ReportJobList,
+  type ResultsHere,
+} from '../report/report-data.js';
 import { createFolderResultsStore } from '../results/backends/folder/folder-results-store.js';
 import { createResultFiles } from '../results/result-files.js';
 import { viewJobState } from '../state/stored-job.js';
@@ -41,6 +46,8 @@ export async function writeApplyOutputs(
     reportJobs?: ReportJobList;
     /** The commands the advice on failed and uncertain jobs names, with the run's flags (#33.11). */
     adviceCommands?: AdviceCommands;
+    /** The commands the report page names, with the run's flags. */
+    runCommands?: ReportCommands;
   },
 ): Promise<ReportFiles> {
   const data = buildReportData({
@@ -52,6 +59,7 @@ export async function writeApplyOutputs(
     now: new Date(),
     here: resultsHereAfterApply(run),
     ...(run.adviceCommands === undefined ? {} : { commands: run.adviceCommands }),
+    ...(run.runCommands === undefined ? {} : { runCommands: run.runCommands }),
   });
   const { manifest, dir: manifestDir } = run.loaded;
   const resultsDir = run.outputDir;

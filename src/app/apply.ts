@@ -38,7 +38,7 @@ import { refuseOtherAccount } from './run-account.js';
 import type { Style } from '../text-style.js';
 import type { UnfinishedRunsRenderer } from './warn-unfinished-runs.js';
 import { readSavedPlanIfAny, refuseChangedPlan, refuseStalePlan, savedPlanInputs } from './saved-plan-io.js';
-import { rerunCommand, type RepeatedFlags, type RerunCommandName } from './rerun-command.js';
+import { reportCommands, rerunCommand, type RepeatedFlags, type RerunCommandName } from './rerun-command.js';
 import { OUTPUT_ROOT_ENV } from './output-root.js';
 import { replacementsStillDue } from '../plan/saved-plan.js';
 import { dueReplacements, readReplaceFrom } from './replace-from-options.js';
@@ -383,6 +383,8 @@ export async function runApply(
           resend: hints.resend,
           retryFailed: rerun('apply', manifestFile, options.repeat, ['--retry-failed']),
         },
+        // What the report page tells its reviewer to run next, with this run's flags (#33.3).
+        runCommands: reportCommands(manifestFile, options.repeat, ctx.global),
       };
       // Loaded only now: the report code adds nothing to the start-up before the lock and the first create.
       const { reportApplyOutputs } = await import('./apply-outputs.js');

@@ -12,7 +12,7 @@ import type { CommandContext } from './context.js';
 import type { Outcome } from './outcome.js';
 import type { RenderIssues } from './views.js';
 import { readRunForReading, type ReadRunOptions } from './read-only-run.js';
-import { rerunCommand } from './rerun-command.js';
+import { reportCommands, rerunCommand } from './rerun-command.js';
 
 /** What `runner report` is asked: the run and its jobs, and where the page goes. */
 export interface ReportOptions extends ReadRunOptions {
@@ -86,6 +86,8 @@ export async function runReport(
       resend: rerunCommand('apply', manifestFile, options.repeat, ctx.global, ['--resend-uncertain']),
       retryFailed: rerunCommand('apply', manifestFile, options.repeat, ctx.global, ['--retry-failed']),
     },
+    // What the page tells its reviewer to run next, with this run's flags (#33.3).
+    runCommands: reportCommands(manifestFile, options.repeat, ctx.global),
   });
   // Results downloaded before the runner made thumbnails get theirs now.
   const made = await makeMissingThumbnails(data.entries, resultsDir);

@@ -117,3 +117,21 @@ type FlagName =
 function camelCase(flag: FlagName): keyof RepeatedFlags {
   return flag.replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase()) as keyof RepeatedFlags;
 }
+
+/**
+ * The commands the report page names (#33.3, #33.4), with this run's flags: plan and apply without
+ * targeting (the page appends `--replace-from FILE`, which refuses `--only`/`--exclude`), and the
+ * download-only apply that fetches results this machine lacks.
+ */
+export function reportCommands(
+  target: string,
+  flags: RepeatedFlags,
+  global: Pick<GlobalOptions, 'simulate' | 'baseUrl' | 'apiKeyFile'>,
+): { plan: string; apply: string; downloadOnly: string } {
+  const untargeted: RepeatedFlags = { ...flags, only: undefined, exclude: undefined, replaceFrom: undefined };
+  return {
+    plan: rerunCommand('plan', target, untargeted, global),
+    apply: rerunCommand('apply', target, untargeted, global),
+    downloadOnly: rerunCommand('apply', target, untargeted, global, ['--download-only']),
+  };
+}

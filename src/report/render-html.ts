@@ -96,6 +96,7 @@ export function reportHtmlFormat(
             href: encodePath(relativePath(reportDir, file)),
           })),
         }),
+    ...(data.commands === undefined ? {} : { commands: data.commands }),
     statuses: REPORT_STATUSES_IN_ORDER,
     entries: [],
   };
@@ -115,6 +116,7 @@ export function reportHtmlFormat(
     '<body>',
     `<header><h1>${escapeHtml(data.pipeline)} <small>run ${escapeHtml(data.runId)}</small></h1>`,
     `<p class="meta">${escapeHtml(data.manifestFile)} · made ${escapeHtml(data.generatedAt)} · <span id="summary"></span></p>`,
+    '<p id="attention" class="attention" hidden></p>',
     '<form id="controls">',
     '<label>view <select id="view"><option value="gallery">gallery</option><option value="grid">grid</option></select></label>',
     '<label>status <select id="filter-status" data-filter="status"><option value="">all</option></select></label>',

@@ -152,7 +152,21 @@ export interface ReportData {
   axes: string[];
   /** The grid PNGs made of the run's results (`writeGridImages`), for the page to link. */
   gridImages?: GridImage[];
+  /** The run's own commands, for the page to say what to run next (#33.3, #33.4); absent: it names flags. */
+  commands?: ReportCommands;
   entries: ReportEntryList;
+}
+
+/**
+ * Commands with the flags that locate this run (`rerunCommand`: run, state, output, vars), shell-quoted:
+ * what the page tells a reviewer to run. `plan` and `apply` have no targeting (`--replace-from`, which
+ * the page appends with the decisions file, picks the jobs itself and refuses `--only`/`--exclude`).
+ */
+export interface ReportCommands {
+  plan: string;
+  apply: string;
+  /** apply `--download-only`: fetches results that are not on this machine, creating nothing. */
+  downloadOnly: string;
 }
 
 /** A PNG of the grid of every result: rows × columns, one grid per value of `split` when set. */
@@ -183,6 +197,8 @@ export function buildReportData(input: {
   here?: ResultsHere;
   /** The commands the advice names, with the run's flags; without them it names the flags. */
   commands?: AdviceCommands;
+  /** The commands the page names (the review's next step, fetching what is not here). */
+  runCommands?: ReportCommands;
 }): ReportData {
   const axes = new Set<string>();
   for (const job of input.jobs) for (const axis of Object.keys(job.matrixValues)) axes.add(axis);
@@ -223,6 +239,7 @@ export function buildReportData(input: {
     manifestFile: input.manifestFile,
     generatedAt: input.now.toISOString(),
     axes: [...axes],
+    ...(input.runCommands === undefined ? {} : { commands: input.runCommands }),
     entries,
   };
 }

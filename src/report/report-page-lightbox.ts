@@ -246,23 +246,27 @@ function detailsOf(entry, fileIndex) {
   return box;
 }
 
+// Copies a prompt or a command; the button says it did, then reads as before.
 function copyText(text, button) {
+  var label = button.getAttribute('data-label') || button.textContent;
+  button.setAttribute('data-label', label);
   var copied = function () {
     button.textContent = 'Copied';
-    setTimeout(function () { button.textContent = 'Copy prompt'; }, 1500);
+    setTimeout(function () { button.textContent = label; }, 1500);
   };
   // file:// pages may be refused the clipboard API: a selected text area and the copy command work there.
   var fallback = function () {
     var area = el('textarea', 'offscreen');
     area.value = text;
     area.setAttribute('readonly', '');
-    lightbox.parts.dialog.appendChild(area);
+    // Inside the open dialog when there is one: a modal dialog keeps the selection to itself.
+    (lightbox && lightbox.parts.dialog.open ? lightbox.parts.dialog : document.body).appendChild(area);
     area.select();
     var ok = false;
     try { ok = document.execCommand('copy'); } catch (error) { ok = false; }
     area.remove();
     button.focus();
-    if (ok) copied(); else button.textContent = 'Copy failed: select the prompt';
+    if (ok) copied(); else button.textContent = 'Copy failed: select the text';
   };
   if (navigator.clipboard && navigator.clipboard.writeText) navigator.clipboard.writeText(text).then(copied, fallback);
   else fallback();

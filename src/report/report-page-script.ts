@@ -292,8 +292,58 @@ function reasonOf(entry) {
     box.appendChild(el('div', 'waiting', WAITING[entry.status]));
   }
   if (entry.notBefore !== undefined) box.appendChild(el('div', 'retry', 'Retry after ' + formatTime(entry.notBefore)));
-  if (entry.advice !== undefined) box.appendChild(el('div', 'advice', entry.advice));
+  if (entry.advice !== undefined) box.appendChild(adviceNode(entry.advice));
+  var owed = owedAdvice(entry);
+  if (owed) box.appendChild(adviceNode(owed));
   return box;
+}
+// Advice names commands in backticks, as runner status prints it: each shows as code with a Copy button.
+function adviceNode(text) {
+  var box = el('div', 'advice');
+  var parts = text.split('\x60');
+  if (parts.length % 2 === 0) { box.textContent = text; return box; }
+  parts.forEach(function (part, at) {
+    if (at % 2 === 1) box.appendChild(commandNode(part));
+    else if (part !== '') box.appendChild(document.createTextNode(part));
+  });
+  return box;
+}
+function commandNode(command) {
+  var box = el('span', 'command');
+  box.appendChild(el('code', '', command));
+  var copy = el('button', 'copy copy-command', 'Copy');
+  copy.type = 'button';
+  copy.title = 'Copy this command';
+  copy.setAttribute('aria-label', 'Copy the command ' + command);
+  copy.addEventListener('click', function () { copyText(command, copy); });
+  box.appendChild(copy);
+  return box;
+}
+// A done job whose results are not all here: the command that fetches them, as runner status says.
+function owedAdvice(entry) {
+  if (entry.status !== 'downloading') return undefined;
+  var owed = entry.files.filter(function (file) { return file.remote; });
+  if (owed.length > 0 && owed.every(isExpired)) return 'The service deleted ' + (owed.length === 1 ? 'this result' : 'these results') + ': it cannot be fetched again.';
+  var command = data.commands ? data.commands.downloadOnly : 'runner apply … --download-only';
+  return '\x60' + command + '\x60 fetches ' + (owed.length === 1 ? 'it' : 'them') + ' while the links live; it creates and pays for nothing.';
+}
+
+// What needs someone (failed, uncertain, deferred, results not on this machine) comes first in the
+// gallery (#33.4), the worst first; the rest stay in manifest order.
+var ATTENTION = { failed: 1, uncertain: 2, deferred: 3, downloading: 4 };
+function attentionFirst(shown) {
+  var first = shown.filter(function (index) { return ATTENTION[entries[index].status]; });
+  if (first.length === 0) return shown;
+  first.sort(function (a, b) { return ATTENTION[entries[a].status] - ATTENTION[entries[b].status] || a - b; });
+  return first.concat(shown.filter(function (index) { return !ATTENTION[entries[index].status]; }));
+}
+var ATTENTION_LABEL = { failed: 'failed', uncertain: 'uncertain', deferred: 'deferred', downloading: 'not on this machine' };
+function attentionSummary(counts) {
+  var parts = Object.keys(ATTENTION).filter(function (status) { return counts[status]; })
+    .map(function (status) { return counts[status] + ' ' + ATTENTION_LABEL[status]; });
+  var box = byId('attention');
+  box.hidden = parts.length === 0;
+  box.textContent = parts.length === 0 ? '' : 'Needs attention: ' + parts.join(', ') + ' (first in the gallery, with what to run)';
 }
 function matrixText(entry) {
   return data.axes.filter(function (axis) { return axis in entry.matrix; })
@@ -403,11 +453,11 @@ function buildGrid(shown) {
   var split = state.split;
   if (data.axes.length < 2) {
     grid.appendChild(el('p', 'note', 'The grid needs two matrix axes; this run has ' + data.axes.length + '.'));
-    return;
+    return 0;
   }
   if (rowAxis === colAxis) {
     grid.appendChild(el('p', 'note', 'Choose two different axes for rows and columns.'));
-    return;
+    return 0;
   }
   var inGrid = shown.filter(function (index) { return entryKeys[index][rowAxis] !== undefined && entryKeys[index][colAxis] !== undefined; });
   grid.style.setProperty('--tile', state.size + 'px');
@@ -431,8 +481,18 @@ function buildGrid(shown) {
   } else {
     grid.appendChild(gridTable(inGrid, rowAxis, colAxis));
   }
-  var outside = shown.length - inGrid.length;
-  if (outside > 0) grid.appendChild(el('p', 'note', outside + ' shown job(s) have no value for ' + rowAxis + ' or ' + colAxis + '.'));
+  return shown.length - inGrid.length;
+}
+// The jobs the grid leaves out (no value for an axis it lays out), said above it (#33.4): named, up
+// to a few, and the header counts them.
+function outsideNote(shown, outside) {
+  var ids = shown.filter(function (index) { return entryKeys[index][state.rows] === undefined || entryKeys[index][state.cols] === undefined; })
+    .map(function (index) { return entries[index].id; });
+  var named = ids.slice(0, 10).join(', ') + (ids.length > 10 ? ' and ' + (ids.length - 10) + ' more' : '');
+  var note = el('p', 'note outside', outside + ' of the ' + shown.length + ' shown ' + (outside === 1 ? 'job is' : 'jobs are') +
+    ' not in the grid: no value for ' + state.rows + ' or ' + state.cols + ' (' + named + '; the gallery shows ' + (outside === 1 ? 'it' : 'them') + ').');
+  var grid = byId('grid');
+  grid.insertBefore(note, grid.firstChild);
 }
 function appendSection(grid, title, key, indexes) {
   var section = el('section', 'grid-part');
@@ -491,15 +551,23 @@ function refresh() {
     }
   }
   updateCounts(counts, total);
-  byId('shown').textContent = shown.length + ' of ' + entries.length + ' shown';
+  var shownText = shown.length + ' of ' + entries.length + ' shown';
   byId('empty').hidden = shown.length > 0;
   var grid = state.view === 'grid';
   byId('gallery').hidden = grid;
   byId('grid').hidden = !grid || shown.length === 0;
   byId('grid-axes').hidden = !grid;
   // A gallery kept while the grid shows (its cards follow the review); made again when its jobs change.
-  if (!galleryWindow.built || !sameList(shown, galleryWindow.shown)) buildGalleryWindow(shown);
-  if (grid) buildGrid(shown);
+  var ordered = attentionFirst(shown);
+  if (!galleryWindow.built || !sameList(ordered, galleryWindow.shown)) buildGalleryWindow(ordered);
+  if (grid) {
+    var outside = buildGrid(shown);
+    if (outside > 0) {
+      shownText = (shown.length - outside) + ' of ' + entries.length + ' in the grid · ' + outside + ' not in it';
+      outsideNote(shown, outside);
+    }
+  }
+  byId('shown').textContent = shownText;
   updateWindow();
   if (typeof updateTally === 'function') updateTally();
   writeHash();
@@ -580,6 +648,7 @@ function setup() {
     option(statusSelect, status);
   });
   byId('summary').textContent = entries.length + ' jobs: ' + parts.join(', ') + ' · ' + credits + ' credits';
+  attentionSummary(counts);
   var axisBox = byId('axis-filters');
   data.axes.forEach(function (axis) {
     state.axes[axis] = '';

@@ -59,6 +59,11 @@ main { padding: 16px; }
 .failure { color: var(--bad); font-size: 13px; white-space: pre-wrap; word-break: break-word; }
 .waiting, .retry { color: var(--warn); font-size: 13px; }
 .advice { font-size: 13px; white-space: pre-wrap; }
+.command { display: inline-flex; gap: 4px; align-items: baseline; max-width: 100%; }
+.command code { font-size: 12px; background: var(--shade); padding: 1px 4px; border-radius: 3px; white-space: pre-wrap; word-break: break-all; }
+.command button { font-size: 11px; flex: none; }
+.attention { margin: 0 0 8px; color: var(--bad); font-weight: 600; }
+.note.outside { margin-top: 0; }
 button.details { align-self: flex-start; font-size: 12px; }
 table.grid { border-collapse: collapse; }
 table.grid th { position: sticky; z-index: 1; background: var(--bg); color: var(--muted); font-weight: 600; padding: 6px; text-align: left; }

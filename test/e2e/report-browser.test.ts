@@ -251,14 +251,21 @@ jobs:
 
   it('shows every job of the run with its result, without console errors', async () => {
     const ids = await visibleIds('#gallery');
+    // The failed job first (#33.4), the rest in manifest order.
     const expected = [
+      'rejected',
       ...PRODUCTS.flatMap((product) => STYLES.map((style) => `ad-${product}-${style}`)),
       'square-jpeg',
-      'rejected',
       'markup',
       'teaser',
     ];
     expect(ids).toEqual(expected);
+    // The page knows this run's own commands (for what to run next), with the flags that locate it.
+    const commands = await page.evaluate<Record<string, string>>(
+      "JSON.parse(document.getElementById('report-data').textContent).commands",
+    );
+    expect(commands.apply).toBe(`runner apply ${manifestFile} --output ${join(reportFile, '..')}`);
+    expect(commands.downloadOnly).toBe(`${commands.apply} --download-only`);
     // Every image result (PNG and JPEG placeholders) decodes, in the requested shape.
     const images = await page.$$eval('#gallery img', async (nodes) =>
       Promise.all(
@@ -570,7 +577,12 @@ jobs:
     expect(await page.textContent('#lightbox .lb-details h2')).toBe('markup done');
     expect(await page.textContent('#lightbox .lb-details .prompt')).toBe(XSS_PROMPT);
     expect(await page.$$('img[src="x"]')).toHaveLength(0);
+    // ←/→ follow the gallery's order, where the failed job comes first (#33.4).
     await page.keyboard.press('ArrowLeft');
+    expect(await page.textContent('#lightbox .lb-details h2')).toBe('square-jpeg done');
+    await page.keyboard.press('Escape');
+    await waitUntil(page, "!location.hash.includes('open=')");
+    await page.click('[data-id="rejected"] .open');
     expect(await page.textContent('#lightbox .lb-stage')).toContain('CONTENT_REJECTED');
     expect(await page.textContent('#lightbox .lb-stage')).toContain(
       'The prompt is against the content policy: change the prompt.',
@@ -595,9 +607,12 @@ jobs:
     );
     await page.keyboard.press('ArrowDown');
     const ids = await visibleIds('#gallery');
-    expect(await focused()).toBe(ids[1 + columns]);
+    expect(await focused()).toBe(ids[ids.indexOf('ad-latte-film-photo') + columns]);
     await page.keyboard.press('Home');
     expect(await focused()).toBe(ids[0]);
+    // The first is the failed job (#33.4), a card without a thumbnail: the next has one.
+    await page.keyboard.press('ArrowRight');
+    expect(await focused()).toBe(ids[1]);
     // The ring is drawn inside the thumbnail, where the card's clipping cannot hide it.
     const ring = await page.evaluate("getComputedStyle(document.activeElement, '::after').borderTopWidth");
     expect(ring).toBe('3px');
@@ -737,11 +752,12 @@ jobs:
     expect(await cardText('ad-sdxl-512')).toContain('model=sdxl · size=w=512 h=512');
     await states.screenshot({ path: join(ARTIFACTS, 'report-states.png'), fullPage: true });
     await states.selectOption('select[data-axis="model"]', { label: 'flux (4)' });
+    // Results not on this machine first (#33.4).
     expect(await visibleIdsOf(states, '#gallery')).toEqual([
-      'ad-flux-512',
-      'ad-flux-1024',
       'expired',
       'not-downloaded',
+      'ad-flux-512',
+      'ad-flux-1024',
     ]);
     await states.selectOption('#view', 'grid');
     await states.selectOption('select[data-axis="model"]', '');

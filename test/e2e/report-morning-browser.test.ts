@@ -1,0 +1,174 @@
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { renderReportHtml } from '../../src/report/render-html.js';
+import type { ReportData, ReportEntry } from '../../src/report/report-data.js';
+import { renderPng } from '../../src/simulator/media.js';
+
+/**
+ * The morning review as users found it (issue #33, points 1 to 4), in a real headless Chromium on
+ * pages rendered from made-up run data (no simulator): what needs attention comes first with what to
+ * run, the grid counts what it leaves out. Screenshots go to test-artifacts/.
+ */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const HAVE_CHROMIUM = existsSync(CHROMIUM);
+const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
+
+interface DomNode {
+  textContent: string | null;
+  getAttribute(name: string): string | null;
+}
+
+const COMMANDS = {
+  plan: "runner plan night.yaml --run 2026-11-26 --state-dir 'my state'",
+  apply: "runner apply night.yaml --run 2026-11-26 --state-dir 'my state'",
+  downloadOnly: "runner apply night.yaml --run 2026-11-26 --state-dir 'my state' --download-only",
+};
+const RETRY = `${COMMANDS.apply} --retry-failed`;
+
+function job(id: string, matrix: ReportEntry['matrix'], files: ReportEntry['files'] = []): ReportEntry {
+  return {
+    id,
+    kind: 'image',
+    model: 'chatgpt-image-sangtao',
+    prompt: `A latte for ${id}`,
+    params: {},
+    matrix,
+    status: 'done',
+    attempts: 1,
+    credits: 4,
+    files,
+  };
+}
+
+describe.skipIf(!HAVE_CHROMIUM && process.env.CI !== 'true')('the morning review (#33) in Chromium', () => {
+  let browser: Browser | undefined;
+  let dir = '';
+
+  beforeAll(async () => {
+    if (!HAVE_CHROMIUM)
+      throw new Error(`No Chromium at ${CHROMIUM}: install Debian's chromium or set CHROMIUM_PATH.`);
+    dir = await mkdtemp(join(tmpdir(), 'runner-morning-'));
+    await mkdir(ARTIFACTS, { recursive: true });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  /** Writes the page of `entries` and opens it; page errors are collected in `errors`. */
+  async function open(
+    name: string,
+    entries: ReportEntry[],
+    axes: string[],
+    errors: string[],
+  ): Promise<{ page: Page; file: string }> {
+    const data: ReportData = {
+      pipeline: 'night',
+      runId: '2026-11-26',
+      manifestFile: 'night.yaml',
+      generatedAt: new Date(0).toISOString(),
+      axes,
+      commands: COMMANDS,
+      entries,
+    };
+    const file = join(dir, `${name}.html`);
+    await writeFile(file, renderReportHtml(data, dir));
+    const context = await browser!.newContext({ viewport: { width: 1300, height: 1000 }, timezoneId: 'UTC' });
+    const page = await context.newPage();
+    page.on('pageerror', (error) => errors.push(error.message));
+    page.on('console', (message) => {
+      if (message.type() === 'error') errors.push(message.text());
+    });
+    await page.goto(pathToFileURL(file).href);
+    await page.waitForSelector('body[data-ready="true"]');
+    return { page, file };
+  }
+
+  const galleryIds = (page: Page) =>
+    page.$$eval('#gallery .card', (cards: DomNode[]) => cards.map((card) => card.getAttribute('data-id')));
+
+  it('#33.4: what needs attention comes first, with its reason and the command that retries it; the grid counts what it leaves out', async () => {
+    const png = join(dir, 'a.png');
+    await writeFile(png, renderPng({ label: 'a', prompt: 'a', aspectRatio: '4:3' }));
+    const image = (id: string) => [
+      { index: 1, url: `https://r/${id}.png`, path: png, mediaType: 'image' as const },
+    ];
+    const entries: ReportEntry[] = [
+      job('ad-latte-watercolor', { product: 'latte', style: 'watercolor' }, image('a')),
+      job('ad-mocha-watercolor', { product: 'mocha', style: 'watercolor' }, image('b')),
+      job('ad-latte-film', { product: 'latte', style: 'film' }, image('c')),
+      job('ad-mocha-film', { product: 'mocha', style: 'film' }, image('d')),
+      job('never', {}),
+      // A result recorded as saved but not in this machine's output (#30.2).
+      job('elsewhere', { product: 'mocha', style: 'film' }, [
+        { index: 1, url: 'https://r/e.png', missing: 'saved on machine b at 08:00', mediaType: 'image' },
+      ]),
+      {
+        ...job('busy', {}),
+        status: 'deferred',
+        credits: 0,
+        failureKind: 'QUOTA_EXHAUSTED',
+        notBefore: '2026-11-27T12:00:00.000Z',
+        advice: 'The service is busy: retry after a few hours. A later apply retries it.',
+      },
+      {
+        ...job('timed-out', {}),
+        status: 'failed',
+        credits: 0,
+        failureKind: 'GENERATION_TIMEOUT',
+        error: 'gave up after 3 polls',
+        advice: `The generation timed out. \`${RETRY}\` re-sends it.`,
+      },
+    ];
+    entries[4]!.status = 'pending';
+    entries[4]!.attempts = 0;
+    const errors: string[] = [];
+    const { page } = await open('attention', entries, ['product', 'style'], errors);
+
+    // First the failed job, then the deferred one, then the result missing here; the rest in order.
+    expect(await galleryIds(page)).toEqual([
+      'timed-out',
+      'busy',
+      'elsewhere',
+      'ad-latte-watercolor',
+      'ad-mocha-watercolor',
+      'ad-latte-film',
+      'ad-mocha-film',
+      'never',
+    ]);
+    expect(await page.textContent('#attention')).toBe(
+      'Needs attention: 1 failed, 1 deferred, 1 not on this machine (first in the gallery, with what to run)',
+    );
+    // The reason, and the command as code with a Copy button that copies exactly it.
+    const failed = page.locator('#gallery [data-id="timed-out"]');
+    expect(await failed.locator('.failure').textContent()).toBe('GENERATION_TIMEOUT: gave up after 3 polls');
+    expect(await failed.locator('.advice code').textContent()).toBe(RETRY);
+    const missing = page.locator('#gallery [data-id="elsewhere"]');
+    expect(await missing.locator('.advice code').textContent()).toBe(COMMANDS.downloadOnly);
+    expect(await missing.textContent()).toContain('saved on machine b at 08:00');
+    await page.evaluate(
+      "navigator.clipboard.writeText = (text) => { document.body.setAttribute('data-copied', text); return Promise.resolve(); }",
+    );
+    await failed.locator('.advice button').click();
+    expect(await page.getAttribute('body', 'data-copied')).toBe(RETRY);
+    expect(await failed.locator('.advice button').textContent()).toBe('Copied');
+    await page.screenshot({ path: join(ARTIFACTS, 'report-attention.png') });
+
+    // The grid lays out 5 of the 8 jobs; the header and a note above it say so, naming the others.
+    await page.selectOption('#view', 'grid');
+    expect(await page.textContent('#shown')).toBe('5 of 8 in the grid · 3 not in it');
+    expect(await page.textContent('#grid .note.outside')).toBe(
+      '3 of the 8 shown jobs are not in the grid: no value for product or style (never, busy, timed-out; the gallery shows them).',
+    );
+    expect(await page.$$('#grid .card')).toHaveLength(5);
+    await page.selectOption('#view', 'gallery');
+    expect(await page.textContent('#shown')).toBe('8 of 8 shown');
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+});
