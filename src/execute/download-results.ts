@@ -1,6 +1,3 @@
-import { mkdir } from 'node:fs/promises';
-import { dirname } from 'node:path';
-import { PRIVATE_DIR_MODE } from '../file-modes.js';
 import type { PlannedJob } from '../plan/types.js';
 import type { ResultFiles } from '../results/result-files.js';
 import { joinKey, keyFolder } from '../results/result-key.js';
@@ -115,8 +112,10 @@ async function isStoredHere(results: ResultFiles, download: DownloadState): Prom
 }
 
 /**
- * Downloads result `index` into the store under its key (the recorded one when fetching a result this
- * machine lacks) and returns what is stored.
+ * Streams result `index` into the store under its key (the recorded one when fetching a result this
+ * machine lacks) and returns what is stored. A URL without a known extension names the result after
+ * what its first bytes show it to be: the key is chosen from the sniffed head before the put, so
+ * nothing is ever moved (a bucket has no rename).
  */
 async function downloadOne(
   ctx: ExecutionContext,
@@ -129,23 +128,30 @@ async function downloadOne(
 ): Promise<{ file: string; bytes: number; sha256: string }> {
   let key =
     already === undefined ? buildOutputName(job.id, index, url, job.kind) : results.keyOf(already.file);
-  const path = results.pathOf(key);
-  if (path === undefined) {
-    throw new Error(
-      `${results.store.location} is not a folder of this machine: downloads into it are not supported yet`,
-    );
-  }
-  await mkdir(dirname(path), { recursive: true, mode: PRIVATE_DIR_MODE });
-  const { bytes, sha256 } = await ctx.client.downloadFile(url, path, {
-    signal: ctx.downloadSignal,
-    // A URL kept redacted (it held the key) is fetched by polling the job again after a restart.
-    ...(jobId === undefined ? {} : { jobId }),
-    resultIndex: index,
-  });
-  if (already === undefined && extensionFromUrl(url) === undefined)
-    key = await renameByContent(results, key, job, index, url);
+  const { bytes, sha256 } = await ctx.client.downloadTo(
+    url,
+    (body, info) => {
+      if (already === undefined && extensionFromUrl(url) === undefined) {
+        const extension = sniffExtension(info.head);
+        if (extension !== undefined)
+          key = joinKey(keyFolder(key), buildOutputName(job.id, index, url, job.kind, extension));
+      }
+      return results.store.put(key, body, {
+        signal: info.signal,
+        ...(info.contentType === undefined ? {} : { contentType: info.contentType }),
+        ...(info.sizeHint === undefined ? {} : { sizeHint: info.sizeHint }),
+      });
+    },
+    {
+      signal: ctx.downloadSignal,
+      // A URL kept redacted (it held the key) is fetched by polling the job again after a restart.
+      ...(jobId === undefined ? {} : { jobId }),
+      resultIndex: index,
+    },
+  );
   return { file: key, bytes, sha256 };
 }
+
 /** Runs `ExecuteDeps.afterDownload` (thumbnails): its failure is a warning, the result is saved all the same. */
 async function afterDownload(ctx: ExecutionContext, saved: SavedResult): Promise<void> {
   if (ctx.afterDownload === undefined) return;
@@ -255,34 +261,4 @@ async function setAsideOldAttempts(
       message: `Could not move the earlier results of job ${id} aside: ${errorMessageOf(error)}; they may sit beside the new ones.`,
     });
   }
-}
-
-/** A URL without a known extension: name the result after what its first bytes show it to be. */
-async function renameByContent(
-  results: ResultFiles,
-  key: string,
-  job: PlannedJob,
-  index: number,
-  url: string,
-): Promise<string> {
-  const head = await readHead(results, key, 16);
-  const extension = sniffExtension(head);
-  if (extension === undefined) return key;
-  const target = joinKey(keyFolder(key), buildOutputName(job.id, index, url, job.kind, extension));
-  if (target !== key) await results.store.move(key, target);
-  return target;
-}
-
-async function readHead(results: ResultFiles, key: string, size: number): Promise<Uint8Array> {
-  const body = await results.store.get(key);
-  const head = new Uint8Array(size);
-  let filled = 0;
-  if (body === undefined) return head;
-  for await (const chunk of body) {
-    const take = Math.min(size - filled, chunk.byteLength);
-    head.set(chunk.subarray(0, take), filled);
-    filled += take;
-    if (filled >= size) break;
-  }
-  return head;
 }

@@ -106,6 +106,7 @@ export async function executePlan(
     ...(resolved.download ? {} : { download: false }),
     ...(resolved.account === undefined ? {} : { account: resolved.account }),
   });
+  if (resolved.download) await sweepUnfinished(ctx);
   const downloadLimit = pLimit(4);
   const results = new Map<string, JobResult>();
   /** Jobs whose results this process downloaded (or checked) in this apply: not checked again. */
@@ -210,6 +211,24 @@ function settledDoneFiles(
   if (!options.download) return summary.downloadFiles ?? summary.files;
   if (options.outputDir === undefined || !summary.complete) return undefined;
   return summary.files;
+}
+
+/**
+ * Removes what a killed download left in the store (a folder's temporaries, a bucket's unfinished
+ * uploads) once, under the run's lease and before this process's first download: a temporary made by
+ * one of its own downloads in progress is never among them. A failure costs nothing but space: a warning.
+ */
+async function sweepUnfinished(ctx: ExecutionContext): Promise<void> {
+  const store = ctx.results?.store;
+  if (store === undefined) return;
+  try {
+    await store.sweepUnfinished();
+  } catch (error) {
+    ctx.emit({
+      type: 'warning',
+      message: `Could not remove what an interrupted download left in ${store.location}: ${errorMessageOf(error)}.`,
+    });
+  }
 }
 
 /** The results store: the one given, else the output folder's (absent without an output folder). */

@@ -6,13 +6,7 @@
 import { systemClock, type Clock } from '../clock.js';
 import { getJobKind } from '../kinds/index.js';
 import { requestApi, type ApiCall, type ApiRequestDeps } from './api-request.js';
-import {
-  createStalePartSweeper,
-  DEFAULT_DOWNLOAD_TIMEOUT_MS,
-  DEFAULT_MAX_DOWNLOAD_BYTES,
-  downloadToFile,
-  type OpenResultFile,
-} from './download.js';
+import { DEFAULT_DOWNLOAD_TIMEOUT_MS, DEFAULT_MAX_DOWNLOAD_BYTES, downloadTo } from './download.js';
 import { createHttpError, NotFoundError, UnexpectedResponseError, type RequestContext } from './errors.js';
 import { createHttp, DEFAULT_MAX_RESPONSE_BYTES, describeUrl, readHeader } from './http.js';
 import { buildJobRecord, readReportedCost, toChargeSource, type RawJobRecord } from './job-status.js';
@@ -56,8 +50,6 @@ export interface ServiceClientOptions {
   /** Receives retries and finished requests. */
   onEvent?: (event: ClientEvent) => void;
   userAgent?: string;
-  /** Opens result files for writing; tests fill the disk with it. @default node:fs */
-  openResultFile?: OpenResultFile;
 }
 
 const BALANCE_PATH = '/account/balance';
@@ -103,9 +95,6 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     options: deps.retry,
     ...(deps.onEvent === undefined ? {} : { onEvent: deps.onEvent }),
   };
-  // One per client, so each download folder is listed once, not once per download.
-  const staleParts = createStalePartSweeper();
-
   // Issue #32.3: the legacy key (spec 2.5) is known only from a balance answer, and a command that never
   // reads the balance (apply --download-only) printed it from the service's texts. So the balance is
   // read once per connection before any other call; while that read has not succeeded, the service's
@@ -328,19 +317,17 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       return presigned.publicUrl;
     },
 
-    async downloadFile(url, destinationPath, callOptions) {
+    async downloadTo(url, sink, callOptions) {
       const realUrl = await resolveResultUrl(url, callOptions);
-      return downloadToFile(
+      return downloadTo(
         {
           http,
           retry: retryBase,
           timeoutMs: options.downloadTimeoutMs ?? DEFAULT_DOWNLOAD_TIMEOUT_MS,
           maxBytes: options.maxDownloadBytes ?? DEFAULT_MAX_DOWNLOAD_BYTES,
-          staleParts,
-          ...(options.openResultFile === undefined ? {} : { openFile: options.openResultFile }),
         },
         realUrl,
-        destinationPath,
+        sink,
         callOptions?.signal,
       );
     },

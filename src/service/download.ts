@@ -1,17 +1,14 @@
 /**
- * Streams a result file to disk crash-safely: a temporary sibling, fsync, then rename, so a file at
- * `destinationPath` is always complete. Every write is checked (a short write is continued, a failed
- * one removes the temporary), and the size and hash returned are those of the bytes on disk after the
- * fsync. Retries like any other safe GET; never sends the API key.
+ * Streams a result from its link into a sink (the run's results store) without a file of its own: the
+ * answer is checked (status, size cap, media sniff of its first bytes) before the sink sees a byte, the
+ * body is counted as it passes, and what the sink stored is returned. Retries like any other safe GET
+ * (each attempt restarts the sink: a store's put is all or nothing, so nothing partial is ever
+ * visible); never sends the API key.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
 import { createHttpError, NetworkError, UnexpectedResponseError, type RequestContext } from './errors.js';
-import { describeUrl, discardBody, formatBytes, readHeader, type Http } from './http.js';
+import { describeUrl, discardBody, formatBytes, readHeader, type Http, type HttpResponse } from './http.js';
 import { describeNotMedia, MEDIA_HEAD_BYTES } from './result-media.js';
 import { runWithRetry, type RetryContext } from './retry-loop.js';
-import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../file-modes.js';
 
 /** Results can be large videos: the deadline covers the whole body and every retry. */
 export const DEFAULT_DOWNLOAD_TIMEOUT_MS = 600_000;
@@ -24,50 +21,47 @@ export interface DownloadDeps {
   retry: Omit<RetryContext, 'method' | 'path' | 'safety' | 'signal'>;
   /** Total deadline of one download, all attempts together (a drip-fed body must not retry for ever). */
   timeoutMs: number;
-  /** Largest file written; a larger one is an error and its partial file is removed. */
+  /** Largest result taken; a larger one is an error and the sink keeps nothing. */
   maxBytes: number;
-  /** Removes the temporaries a killed download left (one per client: it lists each folder once). */
-  staleParts: StalePartSweeper;
-  /** Opens a result's temporary file for writing. @default {@link openResultFile} (node:fs) */
-  openFile?: OpenResultFile;
 }
 
-/** The writes a download makes: a seam so tests can fill the disk (ENOSPC) without a full disk. */
-export interface ResultFileHandle {
-  /** Writes from `data[offset, offset + length)` at the end; resolves with the bytes written (maybe fewer). */
-  write(data: Uint8Array, offset: number, length: number): Promise<number>;
-  sync(): Promise<void>;
-  /** The file's size on disk now. */
-  size(): Promise<number>;
-  close(): Promise<void>;
+/** What the sink of a download is told with the body. */
+export interface DownloadSinkInfo {
+  /** The body's first bytes (up to {@link MEDIA_HEAD_BYTES}), already sniffed as media: what it is. */
+  head: Uint8Array;
+  /** The answer's `Content-Type`, when it gave one. */
+  contentType?: string;
+  /** The answer's `Content-Length`, when it gave one (the body is checked to be exactly that long). */
+  sizeHint?: number;
+  /** Aborts with the caller's signal or the download's deadline: the sink must then keep nothing. */
+  signal: AbortSignal;
 }
 
-export type OpenResultFile = (path: string) => Promise<ResultFileHandle>;
-
-/** {@link OpenResultFile} over node:fs: a new private file (mode 0600). */
-export const openResultFile: OpenResultFile = async (path) => {
-  const handle = await open(path, 'w', PRIVATE_FILE_MODE);
-  return {
-    write: async (data, offset, length) => (await handle.write(data, offset, length)).bytesWritten,
-    sync: () => handle.sync(),
-    size: async () => (await handle.stat()).size,
-    close: () => handle.close(),
-  };
-};
+/** What a sink stored: the size and SHA-256 of the bytes it HOLDS (not of those it was sent). */
+export interface StoredBody {
+  bytes: number;
+  sha256: string;
+}
 
 /**
- * Downloads `url` to `destinationPath`. The API key is never sent, whatever the URL's origin: a
- * result link on the API's own origin must not read an API answer with the key (issue #24.7). An
- * answer that is not media (JSON, HTML, …) is refused and nothing is written.
+ * Stores one body, all or nothing, and says what it holds (a results store's `put`). The body throws
+ * when the download fails (cut short, over the size cap, aborted): the sink must then keep nothing and
+ * rethrow that error as it is, so that the download can tell a retryable reset from a full disk.
  */
-export async function downloadToFile(
+export type DownloadSink = (body: AsyncIterable<Uint8Array>, info: DownloadSinkInfo) => Promise<StoredBody>;
+
+/**
+ * Downloads `url` into `sink`. The API key is never sent, whatever the URL's origin: a result link on
+ * the API's own origin must not read an API answer with the key (issue #24.7). An answer that is not
+ * media (JSON, HTML, …) is refused before the sink is called: nothing is stored.
+ */
+export async function downloadTo(
   deps: DownloadDeps,
   url: string,
-  destinationPath: string,
+  sink: DownloadSink,
   signal?: AbortSignal,
-): Promise<{ bytes: number; sha256: string }> {
+): Promise<StoredBody> {
   const context: RequestContext = { method: 'GET', path: describeUrl(url) };
-  await mkdir(dirname(destinationPath), { recursive: true, mode: PRIVATE_DIR_MODE });
   const deadline = AbortSignal.timeout(deps.timeoutMs);
   const combined = signal === undefined ? deadline : AbortSignal.any([signal, deadline]);
   const retryContext: RetryContext = {
@@ -80,55 +74,8 @@ export async function downloadToFile(
   try {
     return await runWithRetry(retryContext, () =>
       deps.http.send(
-        {
-          method: 'GET',
-          url,
-          context,
-          apiKey: 'never',
-          timeoutMs: deps.timeoutMs,
-          signal: combined,
-        },
-        async (response) => {
-          if (response.status < 200 || response.status >= 300) {
-            await response.body.dump();
-            const retryAfter = readHeader(response, 'retry-after');
-            throw createHttpError(context, {
-              status: response.status,
-              ...(retryAfter === undefined ? {} : { retryAfter }),
-            });
-          }
-          const declared = Number(readHeader(response, 'content-length'));
-          if (Number.isFinite(declared) && declared > deps.maxBytes) {
-            discardBody(response);
-            throw tooLarge(context, deps.maxBytes, `content-length ${declared}`);
-          }
-          const contentType = readHeader(response, 'content-type');
-          await deps.staleParts.removeStaleParts(destinationPath);
-          return writeAtomically(response.body, destinationPath, {
-            openFile: deps.openFile ?? openResultFile,
-            ...(Number.isSafeInteger(declared) && declared >= 0 ? { declared } : {}),
-            checkHead: (head) => {
-              const problem = describeNotMedia(contentType, head);
-              if (problem !== undefined) {
-                throw new UnexpectedResponseError(
-                  context,
-                  { status: response.status },
-                  `${problem}; nothing was saved`,
-                );
-              }
-            },
-            checkSize: (bytes) => {
-              if (bytes > deps.maxBytes)
-                throw tooLarge(context, deps.maxBytes, `more than ${deps.maxBytes} bytes`);
-            },
-            cutShort: (received, declaredBytes) =>
-              new NetworkError(
-                context,
-                'reset',
-                `the body ended after ${received} of the ${declaredBytes} bytes its content-length declared`,
-              ),
-          });
-        },
+        { method: 'GET', url, context, apiKey: 'never', timeoutMs: deps.timeoutMs, signal: combined },
+        (response) => storeAnswer(deps, context, response, sink, combined),
       ),
     );
   } catch (error) {
@@ -139,177 +86,120 @@ export async function downloadToFile(
   }
 }
 
-function tooLarge(context: RequestContext, maxBytes: number, received: string): Error {
-  return new UnexpectedResponseError(
-    context,
-    { status: 200 },
-    `the file is larger than --max-download-size ${formatBytes(maxBytes)} (received ${received}); the partial file was removed`,
-  );
+/** One attempt: checks the answer, hands its body to the sink, and checks the sink took all of it. */
+async function storeAnswer(
+  deps: DownloadDeps,
+  context: RequestContext,
+  response: HttpResponse,
+  sink: DownloadSink,
+  signal: AbortSignal,
+): Promise<StoredBody> {
+  if (response.status < 200 || response.status >= 300) {
+    await response.body.dump();
+    const retryAfter = readHeader(response, 'retry-after');
+    throw createHttpError(context, {
+      status: response.status,
+      ...(retryAfter === undefined ? {} : { retryAfter }),
+    });
+  }
+  const declaredHeader = Number(readHeader(response, 'content-length'));
+  const declared = Number.isSafeInteger(declaredHeader) && declaredHeader >= 0 ? declaredHeader : undefined;
+  if (declared !== undefined && declared > deps.maxBytes) {
+    discardBody(response);
+    throw tooLarge(context, deps.maxBytes, `content-length ${declared}`);
+  }
+  const contentType = readHeader(response, 'content-type');
+  const body = checkedBody(response, context, deps.maxBytes, declared);
+  let head: Uint8Array;
+  try {
+    // The first bytes are held until they show what the answer is: a refused one stores nothing.
+    head = await body.readHead();
+    const problem = describeNotMedia(contentType, head);
+    if (problem !== undefined) {
+      throw new UnexpectedResponseError(
+        context,
+        { status: response.status },
+        `${problem}; nothing was saved`,
+      );
+    }
+  } catch (error) {
+    discardBody(response);
+    throw error;
+  }
+  let stored: StoredBody;
+  try {
+    stored = await sink(body.stream(head), {
+      head,
+      signal,
+      ...(contentType === undefined ? {} : { contentType }),
+      ...(declared === undefined ? {} : { sizeHint: declared }),
+    });
+  } finally {
+    if (!body.ended()) discardBody(response);
+  }
+  if (!body.ended() || stored.bytes !== body.received()) {
+    throw new Error(
+      `${context.path}: the results store holds ${stored.bytes} bytes after ${body.received()} were received${body.ended() ? '' : ' of a body it did not read to its end'}`,
+    );
+  }
+  return stored;
 }
 
-const PART_MARK = '.part-';
-
-/** Removes the `.part-*` temporaries left beside a result's destination. */
-export interface StalePartSweeper {
-  removeStaleParts(destinationPath: string): Promise<void>;
-}
-
-/**
- * Deletes `<destination>.part-*` left by a download that a crash (SIGKILL) interrupted. Each result
- * has its own destination and the state lock keeps a second runner out, so any such file is stale.
- *
- * Each folder is listed once, on the first download into it, and the listing is kept: listing the
- * folder again before every download made a run's downloads quadratic in its results. Every download
- * into a folder awaits that first listing before it creates its own temporary, so the listing holds
- * only files of earlier processes, never one of this process's downloads in progress. A temporary that
- * this process leaves is removed by the download itself (on error) or renamed (on success); only a
- * killed process leaves one, and the next process finds it in its own first listing.
- */
-export function createStalePartSweeper(
-  /** Lists a folder's file names; a missing folder has none. */
-  readFolder: (directory: string) => Promise<string[]> = (directory) =>
-    readdir(directory).catch(() => [] as string[]),
-): StalePartSweeper {
-  const folders = new Map<string, Promise<Map<string, string[]>>>();
+/** The answer's body, read once: its head first, then all of it, checked against the cap and its length. */
+function checkedBody(
+  response: HttpResponse,
+  context: RequestContext,
+  maxBytes: number,
+  declared: number | undefined,
+) {
+  const chunks = (response.body as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
+  let received = 0;
+  let ended = false;
+  const next = async (): Promise<Uint8Array | undefined> => {
+    const step = await chunks.next();
+    if (step.done === true) return undefined;
+    received += step.value.byteLength;
+    if (received > maxBytes) throw tooLarge(context, maxBytes, `more than ${maxBytes} bytes`);
+    return step.value;
+  };
   return {
-    async removeStaleParts(destinationPath) {
-      const directory = dirname(destinationPath);
-      let listing = folders.get(directory);
-      if (listing === undefined) {
-        listing = listParts(directory, readFolder);
-        folders.set(directory, listing);
+    received: () => received,
+    ended: () => ended,
+    async readHead(): Promise<Uint8Array> {
+      const parts: Uint8Array[] = [];
+      let size = 0;
+      while (size < MEDIA_HEAD_BYTES) {
+        const chunk = await next();
+        if (chunk === undefined) {
+          ended = true;
+          break;
+        }
+        parts.push(chunk);
+        size += chunk.byteLength;
       }
-      const parts = await listing;
-      const name = basename(destinationPath);
-      const stale = parts.get(name);
-      if (stale === undefined) return;
-      parts.delete(name);
-      await Promise.all(stale.map((part) => rm(join(directory, part), { force: true })));
+      return Buffer.concat(parts);
+    },
+    async *stream(head: Uint8Array): AsyncGenerator<Uint8Array> {
+      if (head.byteLength > 0) yield head;
+      if (!ended) {
+        for (let chunk = await next(); chunk !== undefined; chunk = await next()) yield chunk;
+      }
+      if (declared !== undefined && received !== declared) {
+        throw new NetworkError(
+          context,
+          'reset',
+          `the body ended after ${received} of the ${declared} bytes its content-length declared`,
+        );
+      }
+      ended = true;
     },
   };
 }
 
-/**
- * The `.part-*` files of a folder by the destination they belong to: every name before a `.part-` in
- * the file name (what `<destination>.part-` as a prefix matches).
- */
-async function listParts(
-  directory: string,
-  readFolder: (directory: string) => Promise<string[]>,
-): Promise<Map<string, string[]>> {
-  const names = await readFolder(directory);
-  const parts = new Map<string, string[]>();
-  for (const name of names) {
-    for (let at = name.indexOf(PART_MARK, 1); at !== -1; at = name.indexOf(PART_MARK, at + 1)) {
-      const destination = name.slice(0, at);
-      const list = parts.get(destination);
-      if (list === undefined) parts.set(destination, [name]);
-      else list.push(name);
-    }
-  }
-  return parts;
-}
-
-interface WriteChecks {
-  openFile: OpenResultFile;
-  /** The content-length, when the answer declared one: the body must be exactly that long. */
-  declared?: number;
-  /** Throws when the first bytes are not a result file (before anything is written). */
-  checkHead(head: Uint8Array): void;
-  /** Throws when the body grew too large. */
-  checkSize(bytes: number): void;
-  /** The error for a body shorter than its content-length (retried like a reset). */
-  cutShort(received: number, declared: number): Error;
-}
-
-/**
- * Writes the body into a temporary sibling, checks it, fsyncs it, checks that the file on disk holds
- * every byte, and renames it into place. The hash covers the bytes the writes reported written, so a
- * short write can never be recorded as a whole file (issue #24.3). On any error the temporary goes.
- */
-async function writeAtomically(
-  body: AsyncIterable<Uint8Array>,
-  destinationPath: string,
-  checks: WriteChecks,
-): Promise<{ bytes: number; sha256: string }> {
-  const temporaryPath = `${destinationPath}${PART_MARK}${randomBytes(6).toString('hex')}`;
-  const hash = createHash('sha256');
-  let received = 0;
-  let written = 0;
-  let head: Uint8Array[] | undefined = [];
-  let headBytes = 0;
-  let file: ResultFileHandle | undefined;
-  const writeAll = async (target: ResultFileHandle, chunk: Uint8Array) => {
-    for (let offset = 0; offset < chunk.byteLength;) {
-      const count = await target.write(chunk, offset, chunk.byteLength - offset);
-      if (!(count > 0)) throw noSpace(temporaryPath, written);
-      hash.update(chunk.subarray(offset, offset + count));
-      offset += count;
-      written += count;
-    }
-  };
-  // The first bytes are held until they show what the answer is: a refused one writes nothing.
-  const startFile = async (): Promise<ResultFileHandle> => {
-    const start = Buffer.concat(head ?? []);
-    head = undefined;
-    checks.checkHead(start);
-    const opened = await checks.openFile(temporaryPath);
-    file = opened;
-    await writeAll(opened, start);
-    return opened;
-  };
-  try {
-    for await (const chunk of body) {
-      received += chunk.byteLength;
-      checks.checkSize(received);
-      if (file !== undefined) {
-        await writeAll(file, chunk);
-        continue;
-      }
-      head?.push(chunk);
-      headBytes += chunk.byteLength;
-      if (headBytes >= MEDIA_HEAD_BYTES) file = await startFile();
-    }
-    if (checks.declared !== undefined && received !== checks.declared)
-      throw checks.cutShort(received, checks.declared);
-    const opened = file ?? (await startFile());
-    await opened.sync();
-    const onDisk = await opened.size();
-    if (onDisk !== written || written !== received) {
-      throw new Error(
-        `${temporaryPath} holds ${onDisk} bytes after writing ${written} of ${received} received; the partial file was removed`,
-      );
-    }
-    file = undefined;
-    await opened.close();
-    await rename(temporaryPath, destinationPath);
-    await syncFolder(dirname(destinationPath));
-  } catch (error) {
-    await file?.close().catch(() => undefined);
-    await rm(temporaryPath, { force: true });
-    throw error;
-  }
-  return { bytes: written, sha256: hash.digest('hex') };
-}
-
-/** A write that wrote nothing without an error: the disk is full in all but name. */
-function noSpace(path: string, written: number): Error {
-  return Object.assign(new Error(`no space left on device: writing ${path} stopped after ${written} bytes`), {
-    code: 'ENOSPC',
-    path,
-  });
-}
-
-/** Makes the rename durable (best effort: not every platform can fsync a folder). */
-async function syncFolder(folder: string): Promise<void> {
-  try {
-    const handle = await open(folder, 'r');
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-  } catch {
-    // Windows cannot open a folder; the file's own fsync still holds.
-  }
+function tooLarge(context: RequestContext, maxBytes: number, received: string): Error {
+  return new UnexpectedResponseError(
+    context,
+    { status: 200 },
+    `the file is larger than --max-download-size ${formatBytes(maxBytes)} (received ${received}); nothing of it was kept`,
+  );
 }

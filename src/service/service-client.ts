@@ -1,5 +1,6 @@
 import type { JobKind } from '../kinds/types.js';
 import type { Balance, JobCreation, JobRecord, Model, ModelCategory, Subscription } from './types.js';
+import type { DownloadSink, StoredBody } from './download.js';
 
 /** Per-call options. */
 export interface CallOptions {
@@ -79,15 +80,12 @@ export interface ServiceClient {
     options?: CallOptions,
   ): Promise<string>;
   /**
-   * Streams a result file to `destinationPath` via a temporary file and rename.
-   * The API key is sent only to the service's own origin, never to a result host. `url` is a result
-   * URL as the client returned it (redacted when it held a key; see {@link DownloadOptions}).
+   * Streams a result into `sink` (a results store's put): checked first (status, size cap, the media
+   * sniff of its first bytes: an answer that is not media reaches no sink), retried as a safe GET (each
+   * attempt restarts the sink), and returns what the sink stored. The API key is never sent. `url` is a
+   * result URL as the client returned it (redacted when it held a key; see {@link DownloadOptions}).
    */
-  downloadFile(
-    url: string,
-    destinationPath: string,
-    options?: DownloadOptions,
-  ): Promise<{ bytes: number; sha256: string }>;
+  downloadTo(url: string, sink: DownloadSink, options?: DownloadOptions): Promise<StoredBody>;
   /** Closes the keep-alive agent. */
   close(): Promise<void>;
 }

@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +8,7 @@ import { NetworkError, NotFoundError, UnexpectedResponseError } from '../../src/
 import type { ClientEvent, ServiceClient } from '../../src/service/service-client.js';
 import type { JobRecord } from '../../src/service/types.js';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/simulator/index.js';
+import { downloadToPath } from '../download-to-path.js';
 
 /**
  * The client against every answer shape of the simulator's dialects and hostile options (issues #7
@@ -278,7 +279,9 @@ describe('huge answers are capped (#11.5)', () => {
     const { client } = await startPair({}, { maxDownloadBytes: 16 });
     const record = await createAndWait(client);
     const target = join(dir, 'capped', 'result.png');
-    const error = await client.downloadFile(record.resultUrls[0] ?? '', target).catch((e: unknown) => e);
+    // Made first, so that a partial file left in it would show.
+    await mkdir(join(dir, 'capped'), { recursive: true });
+    const error = await downloadToPath(client, record.resultUrls[0] ?? '', target).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UnexpectedResponseError);
     expect((error as Error).message).toContain('larger than --max-download-size 16 bytes');
     expect(await readdir(join(dir, 'capped'))).toEqual([]);
@@ -290,7 +293,9 @@ describe('slow answers meet deadlines (#11.6)', () => {
     const { client } = await startPair({ hostile: { dripDownloadMs: 50 } }, { downloadTimeoutMs: 300 });
     const record = await createAndWait(client);
     const target = join(dir, 'slow', 'result.png');
-    const error = await client.downloadFile(record.resultUrls[0] ?? '', target).catch((e: unknown) => e);
+    // Made first, so that a partial file left in it would show.
+    await mkdir(join(dir, 'slow'), { recursive: true });
+    const error = await downloadToPath(client, record.resultUrls[0] ?? '', target).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(NetworkError);
     expect((error as Error).message).toContain('the download did not finish within 300 ms');
     expect(await readdir(join(dir, 'slow'))).toEqual([]);
@@ -313,8 +318,12 @@ describe('slow answers meet deadlines (#11.6)', () => {
     const { client } = await startPair({ hostile: { dripDownloadMs: 20 } });
     const record = await createAndWait(client);
     const target = join(dir, 'interrupted', 'result.png');
+    // Made first, so that a partial file left in it would show.
+    await mkdir(join(dir, 'interrupted'), { recursive: true });
     const controller = new AbortController();
-    const download = client.downloadFile(record.resultUrls[0] ?? '', target, { signal: controller.signal });
+    const download = downloadToPath(client, record.resultUrls[0] ?? '', target, {
+      signal: controller.signal,
+    });
     setTimeout(() => controller.abort(new Error('SIGINT')), 100);
     await expect(download).rejects.toThrow('SIGINT');
     expect(await readdir(join(dir, 'interrupted'))).toEqual([]);

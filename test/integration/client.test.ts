@@ -16,6 +16,7 @@ import {
 import type { ServiceClient } from '../../src/service/service-client.js';
 import type { JobRecord } from '../../src/service/types.js';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/simulator/index.js';
+import { downloadToPath } from '../download-to-path.js';
 
 const IMAGE_MODEL = 'chatgpt-image-sangtao';
 const TIME_SCALE = 0.002;
@@ -105,7 +106,7 @@ describe('client against the simulator: every endpoint', () => {
     expect(record.resultUrls.length).toBeGreaterThan(0);
     for (const [index, url] of record.resultUrls.entries()) {
       const dest = join(dir, 'image', `${index}.png`);
-      const result = await client.downloadFile(url, dest);
+      const result = await downloadToPath(client, url, dest);
       const bytes = await readFile(dest);
       expect(result.bytes).toBe(bytes.length);
       expect(result.sha256).toBe(createHash('sha256').update(bytes).digest('hex'));
@@ -131,7 +132,7 @@ describe('client against the simulator: every endpoint', () => {
   it('uploads an image and reads it back from publicUrl', async () => {
     const bytes = new Uint8Array(Buffer.from('fake png bytes for upload'));
     const publicUrl = await client.uploadImage({ fileName: 'logo.png', contentType: 'image/png', bytes });
-    const result = await client.downloadFile(publicUrl, join(dir, 'upload', 'logo.png'));
+    const result = await downloadToPath(client, publicUrl, join(dir, 'upload', 'logo.png'));
     expect(result).toEqual({ bytes: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') });
   });
 

@@ -7,6 +7,7 @@ import type { ServiceClient } from '../../src/service/service-client.js';
 import type { JobRecord } from '../../src/service/types.js';
 import { startSimulator } from '../../src/simulator/index.js';
 import type { Simulator } from '../../src/simulator/types.js';
+import { downloadToPath } from '../download-to-path.js';
 
 const API_KEY = 'sk-ECHOCHECK-int-3b9e1f07a4c2d586';
 const LEGACY_KEY = 'legacy-ECHOCHECK-int-0e7d5a93c1f4b2';
@@ -58,14 +59,16 @@ describe('the client against a service that echoes the keys', () => {
     const [url = ''] = record.resultUrls;
     expect(url).toContain('/__results/k/[REDACTED]/');
     expect(JSON.stringify(record)).not.toContain('ECHOCHECK');
-    const here = await first.downloadFile(url, join(folder, 'here.png'));
+    const here = await downloadToPath(first, url, join(folder, 'here.png'));
 
     // A later process holds only the redacted URL (from the journal): it polls the job again.
     const later = connect();
-    const without = await later.downloadFile(url, join(folder, 'lost.png')).catch((error: unknown) => error);
+    const without = await downloadToPath(later, url, join(folder, 'lost.png')).catch(
+      (error: unknown) => error,
+    );
     expect(String((without as Error).message)).toContain('held the API key');
     expect(String((without as Error).message)).not.toContain('ECHOCHECK');
-    const again = await later.downloadFile(url, join(folder, 'again.png'), {
+    const again = await downloadToPath(later, url, join(folder, 'again.png'), {
       jobId: created.jobId,
       resultIndex: 0,
     });

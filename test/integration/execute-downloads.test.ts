@@ -6,7 +6,9 @@ import { systemClock } from '../../src/clock.js';
 import type { ExecutionEvent } from '../../src/execute/events.js';
 import { executePlan } from '../../src/execute/executor.js';
 import { createServiceClient } from '../../src/service/client.js';
-import type { OpenResultFile } from '../../src/service/download.js';
+import { createFolderResultsStore } from '../../src/results/backends/folder/folder-results-store.js';
+import type { OpenResultFile } from '../../src/results/backends/folder/write-atomically.js';
+import { createResultFiles } from '../../src/results/result-files.js';
 import type { ServiceClient } from '../../src/service/service-client.js';
 import { openJournal } from '../../src/state/journal.js';
 import { replayJournal } from '../../src/state/replay.js';
@@ -30,7 +32,7 @@ const warnings = (events: ExecutionEvent[]) =>
  */
 function fillingDisk(room: { bytes: number }): OpenResultFile {
   return async (path) => {
-    const handle = await open(path, 'w');
+    const handle = await open(path, 'wx');
     return {
       async write(data, offset, length) {
         const count = Math.min(room.bytes, length);
@@ -59,14 +61,17 @@ describe('a full disk (#24.3)', () => {
       baseUrl: sim.baseUrl,
       apiKey: sim.apiKey,
       retry: { maxRetries: 0 },
-      openResultFile: fillingDisk(room),
     });
+    const results = createResultFiles(
+      createFolderResultsStore(join(harness.dir, 'out'), { openFile: fillingDisk(room) }),
+      undefined,
+    );
     try {
       // Room for the first result and part of the second: one at a time, so the order is known.
-      const first = await run(client, jobs(4).slice(0, 1), { concurrency: 1 });
+      const first = await run(client, jobs(4).slice(0, 1), { concurrency: 1 }, { results });
       const size = (await readFile(join(harness.dir, 'out', 'j0.png'))).length;
       room.bytes = Math.floor(size / 2);
-      const cut = await run(client, jobs(4), { concurrency: 1 });
+      const cut = await run(client, jobs(4), { concurrency: 1 }, { results });
       expect(first.summary.counts.done).toBe(1);
       // j2 may be created while j1 downloads (its slot is free by then); j3 never is.
       const created = sim.stats().jobsCreated;
@@ -91,7 +96,7 @@ describe('a full disk (#24.3)', () => {
       );
 
       room.bytes = Number.MAX_SAFE_INTEGER;
-      const resumed = await run(client, jobs(4), { concurrency: 1 });
+      const resumed = await run(client, jobs(4), { concurrency: 1 }, { results });
       expect(resumed.summary.counts).toMatchObject({ done: 4, downloading: 0, downloadFailures: 0 });
       expect(sim.stats().jobsCreated).toBe(4);
       expect(await filesIn(outDir)).toEqual(['j0.png', 'j1.png', 'j2.png', 'j3.png']);

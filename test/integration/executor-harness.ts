@@ -1,3 +1,4 @@
+import type { ResultFiles } from '../../src/results/result-files.js';
 import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -39,6 +40,8 @@ export interface RunExtras {
   onEvent?: (event: ExecutionEvent) => void;
   uploadCache?: UploadCache;
   afterDownload?: ExecuteDeps['afterDownload'];
+  /** Where the results go. @default the folder store of `out/` in the test's folder */
+  results?: ResultFiles;
 }
 
 export interface RunResult {
@@ -107,6 +110,7 @@ async function runExecutor(
         uploadCache: extras.uploadCache ?? createMemoryUploadCache(),
         signal: extras.signal ?? new AbortController().signal,
         ...(extras.afterDownload === undefined ? {} : { afterDownload: extras.afterDownload }),
+        ...(extras.results === undefined ? {} : { results: extras.results }),
         onEvent(event) {
           events.push(event);
           if (event.type === 'job-created') maxOpen = Math.max(maxOpen, ++open);

@@ -1,5 +1,4 @@
-import { createHash } from 'node:crypto';
-import { writeFile } from 'node:fs/promises';
+import { Readable } from 'node:stream';
 import type { CreateJobRequest, ServiceClient } from '../../../src/service/service-client.js';
 import type { JobCreation, JobRecord } from '../../../src/service/types.js';
 import { RunnerError } from '../../../src/errors.js';
@@ -117,11 +116,9 @@ export function createFakeService(): FakeService {
         service.uploads.push(file.fileName);
         return Promise.resolve(`https://blob.test/${file.fileName}`);
       },
-      async downloadFile(url, destinationPath) {
-        await writeFile(destinationPath, url);
-        // The real hash: the runner checks what it saved against what it recorded (#30.2).
-        return { bytes: url.length, sha256: createHash('sha256').update(url).digest('hex') };
-      },
+      // The result's bytes are its URL, stored through the runner's own sink (its results store).
+      downloadTo: (url, sink) =>
+        sink(bodyOf(url), { head: bytesOf(url), signal: new AbortController().signal }),
       close: () => Promise.resolve(),
     },
   };
@@ -143,4 +140,11 @@ export function createFakeClock(start = 1_000_000): Clock & { advance(ms: number
       if (signal?.aborted) throw signal.reason as Error;
     },
   };
+}
+
+const bytesOf = (text: string): Uint8Array => Buffer.from(text, 'utf8');
+
+/** One chunk, as a result body. */
+function bodyOf(text: string): AsyncIterable<Uint8Array> {
+  return Readable.from([bytesOf(text)], { objectMode: false }) as AsyncIterable<Uint8Array>;
 }

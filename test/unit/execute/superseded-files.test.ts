@@ -22,11 +22,6 @@ describe('a job run again replaces its files (#7.4)', () => {
   it('moves the files of the replaced attempt aside (incl. +2) and status shows only the new ones', async () => {
     const h = createExecutorHarness(tmp.path);
     const { service, journalPath } = h;
-    // Real hashes, so the runner can tell its own recorded files from others.
-    service.client.downloadFile = async (url, destinationPath) => {
-      await writeFile(destinationPath, url);
-      return { bytes: Buffer.byteLength(url), sha256: sha256(url) };
-    };
     // The second job of the service makes one result only: the first attempt's `a+2.png` would go stale.
     const getJob = service.client.getJob.bind(service.client);
     service.client.getJob = async (jobId, options) => {

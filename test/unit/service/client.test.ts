@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, open, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, open, readFile, readdir, rm } from 'node:fs/promises';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +17,8 @@ import {
 } from '../../../src/service/errors.js';
 import type { ClientEvent, ServiceClient } from '../../../src/service/service-client.js';
 import { createFakeClock, type FakeClock } from './fake-clock.js';
+import { downloadToPath } from '../../download-to-path.js';
+import type { OpenResultFile } from '../../../src/results/backends/folder/write-atomically.js';
 
 const ORIGIN = 'https://svc.test';
 const BASE = `${ORIGIN}/api/v2/`;
@@ -260,28 +262,18 @@ describe('downloads', () => {
       })
       .reply(200, 'hello world');
     const dest = join(dir, 'nested', 'out.png');
-    const result = await client.downloadFile('https://cdn.test/r/1.png', dest);
+    const result = await downloadToPath(client, 'https://cdn.test/r/1.png', dest);
     expect(result).toEqual({ bytes: 11, sha256: createHash('sha256').update('hello world').digest('hex') });
     expect(await readFile(dest, 'utf8')).toBe('hello world');
     expect(await readdir(join(dir, 'nested'))).toEqual(['out.png']);
     expect(Object.keys(headers)).not.toContain('x-api-key');
   });
 
-  it('removes the partial files a crashed download of the same result left, and only those', async () => {
-    agent.get('https://cdn.test').intercept({ path: '/r/2.png', method: 'GET' }).reply(200, 'fresh');
-    const folder = join(dir, 'crashed');
-    await mkdir(folder, { recursive: true });
-    await writeFile(join(folder, 'out.png.part-0a1b2c'), 'half');
-    await writeFile(join(folder, 'other.png.part-0a1b2c'), 'someone else');
-    await client.downloadFile('https://cdn.test/r/2.png', join(folder, 'out.png'));
-    expect((await readdir(folder)).sort()).toEqual(['other.png.part-0a1b2c', 'out.png']);
-  });
-
   it('never sends the key, not even to a result on the API origin (#24.7)', async () => {
     api()
       .intercept({ path: '/files/1.png', method: 'GET', headers: recordHeaders('/files') })
       .reply(200, 'x');
-    await client.downloadFile(`${ORIGIN}/files/1.png`, join(dir, 'o.png'));
+    await downloadToPath(client, `${ORIGIN}/files/1.png`, join(dir, 'o.png'));
     expect(Object.keys(seen[0]?.headers ?? {}).map((h) => h.toLowerCase())).not.toContain('x-api-key');
   });
 
@@ -296,9 +288,9 @@ describe('downloads', () => {
       .get('https://cdn.test')
       .intercept({ path: '/r/3.png', method: 'GET' })
       .reply(200, body, type === '' ? {} : { headers: { 'content-type': type } });
-    const error = await client
-      .downloadFile('https://cdn.test/r/3.png', join(dir, 'r.png'))
-      .catch((e: unknown) => e);
+    const error = await downloadToPath(client, 'https://cdn.test/r/3.png', join(dir, 'r.png')).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(UnexpectedResponseError);
     expect((error as Error).message).toMatch(/not a (known )?media file.*nothing was saved/);
     expect((error as Error).message).not.toContain('legacy');
@@ -315,34 +307,33 @@ describe('downloads', () => {
       .get('https://cdn.test')
       .intercept({ path: '/r/5.avif', method: 'GET' })
       .reply(200, 'some avif bytes', { headers: { 'content-type': 'image/avif' } });
-    expect((await client.downloadFile('https://cdn.test/r/4', join(dir, 'a.png'))).bytes).toBe(png.length);
-    expect((await client.downloadFile('https://cdn.test/r/5.avif', join(dir, 'b.avif'))).bytes).toBe(15);
+    expect((await downloadToPath(client, 'https://cdn.test/r/4', join(dir, 'a.png'))).bytes).toBe(png.length);
+    expect((await downloadToPath(client, 'https://cdn.test/r/5.avif', join(dir, 'b.avif'))).bytes).toBe(15);
   });
 
   it('continues a short write and records only the bytes on disk; a full disk leaves nothing (#24.3)', async () => {
     const body = Buffer.alloc(100_000, 0x42);
     for (const path of ['/r/6.png', '/r/7.png'])
       agent.get('https://cdn.test').intercept({ path, method: 'GET' }).reply(200, body);
-    const limited = (capacity: number) =>
-      createServiceClient({
-        baseUrl: BASE,
-        apiKey: KEY,
-        dispatcher: agent,
-        clock,
-        openResultFile: fillingDisk(capacity),
-      });
-    const roomy = limited(1_000_000);
-    const saved = await roomy.downloadFile('https://cdn.test/r/6.png', join(dir, 'whole.png'));
+    const onDisk = (capacity: number) => ({ openFile: fillingDisk(capacity) });
+    const saved = await downloadToPath(
+      client,
+      'https://cdn.test/r/6.png',
+      join(dir, 'whole.png'),
+      undefined,
+      onDisk(1_000_000),
+    );
     expect(saved).toEqual({ bytes: body.length, sha256: createHash('sha256').update(body).digest('hex') });
     expect((await readFile(join(dir, 'whole.png'))).equals(body)).toBe(true);
-    const full = limited(69_632);
-    const error = await full
-      .downloadFile('https://cdn.test/r/7.png', join(dir, 'cut.png'))
-      .catch((e: unknown) => e);
+    const error = await downloadToPath(
+      client,
+      'https://cdn.test/r/7.png',
+      join(dir, 'cut.png'),
+      undefined,
+      onDisk(69_632),
+    ).catch((e: unknown) => e);
     expect((error as { code?: string }).code).toBe('ENOSPC');
     expect(await readdir(dir)).toEqual(['whole.png']);
-    await roomy.close();
-    await full.close();
   });
 
   it('maps a 404 and leaves nothing behind', async () => {
@@ -350,9 +341,11 @@ describe('downloads', () => {
       .get('https://cdn.test')
       .intercept({ path: '/gone.png?sig=SECRET', method: 'GET' })
       .reply(404, 'gone');
-    const error = await client
-      .downloadFile('https://cdn.test/gone.png?sig=SECRET', join(dir, 'g.png'))
-      .catch((e: unknown) => e);
+    const error = await downloadToPath(
+      client,
+      'https://cdn.test/gone.png?sig=SECRET',
+      join(dir, 'g.png'),
+    ).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(NotFoundError);
     expect((error as Error).message).toBe('GET cdn.test/gone.png failed: HTTP 404 Not found');
     expect(await readdir(dir)).toEqual([]);
@@ -364,7 +357,7 @@ describe('downloads', () => {
  * that reaches it is short (as write(2) is), the next one fails with ENOSPC. Each write is also cut
  * to 4 KB, so the downloader must continue short writes.
  */
-function fillingDisk(capacity: number): OpenResultFileForTest {
+function fillingDisk(capacity: number): OpenResultFile {
   let used = 0;
   return async (path) => {
     const handle = await open(path, 'w');
@@ -383,7 +376,6 @@ function fillingDisk(capacity: number): OpenResultFileForTest {
     };
   };
 }
-type OpenResultFileForTest = NonNullable<Parameters<typeof createServiceClient>[0]['openResultFile']>;
 
 describe('errors', () => {
   it("withholds the service's text while the legacy key is unknown (the balance read failed)", async () => {
