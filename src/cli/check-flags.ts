@@ -3,6 +3,7 @@ import { DEFAULT_BASE_URL } from '../service/config.js';
 import type { GlobalOptions } from '../app/context.js';
 import { parseNumberOption, parseStringOption, readPollInterval } from './parse/values.js';
 import { readRunId } from './parse/common.js';
+import { readGuardrailLimits } from './parse/diff.js';
 
 /** The service's advice: poll every 3 to 5 seconds (spec 4.4). Faster is refused against it. */
 export const MIN_POLL_INTERVAL_MS = 1000;
@@ -22,8 +23,7 @@ export function checkFlagValues(
     parseNumberOption('max-credits', options.maxCredits, { min: 0 });
   }
   if (command === 'plan' || command === 'diff') {
-    parseNumberOption('fail-on-increase', options.failOnIncrease, { min: 0 });
-    parseNumberOption('fail-on-increase-percent', options.failOnIncreasePercent, { min: 0 });
+    readGuardrailLimits(options);
   }
   readRunId(options);
   if (command === 'apply') {

@@ -263,9 +263,12 @@ function declareCommands(
     .option('--compare-to <file>', 'Print the cost diff against this plan report (from `plan --format json`)')
     .option(
       '--fail-on-increase <credits>',
-      'With --compare-to: exit 3 when the change adds more credits than this',
+      'With --compare-to: exit 3 when the change adds more credits than this (N/run, N/night, N/month: the unit; as diff)',
     )
-    .option('--fail-on-increase-percent <n>', 'With --compare-to: exit 3 when the change adds more than n %')
+    .option(
+      '--fail-on-increase-percent <n>',
+      'With --compare-to: exit 3 when the change adds more than n % (n/run, n/month: the unit)',
+    )
     .option(
       '--allow-empty',
       'A glob that matches nothing (or a missing manifest) is a side with no manifests, not an error: the base of the first pull request',
@@ -295,11 +298,11 @@ function declareCommands(
     .option('--out <file>', 'Also write the diff to a file')
     .option(
       '--fail-on-increase <credits>',
-      'Exit 3 when the change adds more credits than this (per month when every manifest has a schedule, else per run)',
+      'Exit 3 when the change adds more credits than this: N/run, N/month, or N/night (day, week, hour) when every manifest runs on that schedule; a bare N counts per month when every manifest has a schedule, else per run',
     )
     .option(
       '--fail-on-increase-percent <n>',
-      'Exit 3 when the change adds more than n % (per month or per run, as above)',
+      'Exit 3 when the change adds more than n % (n/run, n/month...: the unit, as above)',
     )
     .example('runner diff base.json head.json')
     .example('runner diff base.json head.json --format json --fail-on-increase 1000')

@@ -155,6 +155,11 @@ export interface GuardrailCheck {
   limit: 'increase' | 'increase-percent';
   /** The limit as given. */
   threshold: number;
+  /**
+   * (Added with `--fail-on-increase N/UNIT`, #33.7.) The unit the check counted in: `month`, `run`, or the
+   * manifests' one schedule's word for a run (`night`, `day`, `week`, `hour`). Absent in older diffs.
+   */
+  per?: string;
   /** The figure compared with it (total per-run delta, or its percent; monthly when every manifest has a schedule). */
   actual: number;
   /** Whether `actual > threshold` (then `runner diff` exits 3). */

@@ -136,6 +136,7 @@ const costDiff = object({
     object({
       limit: oneOf('increase', 'increase-percent'),
       threshold: number,
+      per: optional(string),
       actual: number,
       crossed: (value, at) => (typeof value === 'boolean' ? undefined : `${at} must be true or false`),
       message: string,

@@ -1,5 +1,6 @@
 import type { CostDiff, CreditDelta, ManifestDiff } from './cost-diff.js';
 import { fitSections, type CuttableSection, type SectionGroup } from './fit-sections.js';
+import { runUnit } from './run-unit.js';
 import {
   codeSpan,
   escapeHtmlText,
@@ -76,17 +77,6 @@ export function renderDiffMarkdown(diff: CostDiff, options: DiffMarkdownOptions 
   return text.length <= maxLength ? text : text.slice(0, maxLength);
 }
 
-/** `run`, or `night` / `day` / `week` / `hour` when every manifest runs on that one schedule. */
-function runUnit(diff: CostDiff): string {
-  const labels = new Set(diff.manifests.map((m) => m.schedule?.label.toLowerCase() ?? ''));
-  const [only] = labels;
-  if (labels.size !== 1 || only === undefined) return 'run';
-  return (
-    ({ nightly: 'night', daily: 'day', weekly: 'week', hourly: 'hour' } as Record<string, string>)[only] ??
-    'run'
-  );
-}
-
 function summaryLine(diff: CostDiff, unit: string): string {
   const { total, totalPerMonth } = diff;
   if (total.delta === 0 && (totalPerMonth === null || totalPerMonth.delta === 0)) {
@@ -98,15 +88,25 @@ function summaryLine(diff: CostDiff, unit: string): string {
   return `${perRun}${month}: ${formatCredits(total.head)} credits per ${unit} instead of ${formatCredits(total.base)}.`;
 }
 
+/**
+ * The guardrails: those crossed in a warning, those kept on one line each, every one with the unit it
+ * counted in (its message), which may differ from the headline's (#33.7).
+ */
 function guardrailLines(diff: CostDiff): string[] {
   const crossed = diff.guardrails.filter((g) => g.crossed);
-  if (crossed.length === 0) return [];
-  return [
-    '',
-    '> [!WARNING]',
-    `> **${crossed.length === 1 ? 'A cost guardrail was' : `${crossed.length} cost guardrails were`} crossed:**`,
-    ...crossed.map((g) => `> - \`--fail-on-${g.limit}\`: ${md(g.message, 400)}`),
-  ];
+  const kept = diff.guardrails.filter((g) => !g.crossed);
+  const lines: string[] = [];
+  if (crossed.length > 0) {
+    lines.push(
+      '',
+      '> [!WARNING]',
+      `> **${crossed.length === 1 ? 'A cost guardrail was' : `${crossed.length} cost guardrails were`} crossed:**`,
+      ...crossed.map((g) => `> - \`--fail-on-${g.limit}\`: ${md(g.message, 400)}`),
+    );
+  }
+  for (const g of kept)
+    lines.push('', `Within the guardrail \`--fail-on-${g.limit}\`: ${md(g.message, 400)}.`);
+  return lines;
 }
 
 /**

@@ -124,6 +124,66 @@ describe('runner diff (built binary)', () => {
     ]);
   });
 
+  it('guardrails count in the unit written after the limit, and say it (#33.7)', async () => {
+    // Nightly on both sides: +24 credits per night, +720 per month. A bare 100 counted per month
+    // (crossed) while the comment's headline said +24 per night; 100/night counts per night.
+    for (const side of ['base', 'head'] as const) {
+      const result = await runCli(
+        [
+          'plan',
+          'pipelines/social.yaml',
+          '--offline',
+          '--catalog',
+          '../catalog-base.json',
+          '--format',
+          'json',
+          '--out',
+          join(dir, `social-${side}.json`),
+        ],
+        { cwd: join(fixtures, side) },
+      );
+      expect(result.code, result.stderr).toBe(0);
+    }
+    const diff = (...extra: string[]) =>
+      runCli(['diff', 'social-base.json', 'social-head.json', ...extra], { cwd: dir });
+
+    const perNight = await diff('--fail-on-increase', '100/night', '--format', 'markdown');
+    expect(perNight.code, perNight.stderr).toBe(0);
+    expect(perNight.stdout).toContain('**+24 credits per night (+92.3 %)**');
+    expect(perNight.stdout).toContain(
+      '\n\nWithin the guardrail `--fail-on-increase`: adds 24 credits per night; the limit is 100 per night.\n',
+    );
+
+    const bare = await diff('--fail-on-increase', '100');
+    expect(bare.code).toBe(3);
+    expect(bare.stdout).toContain(
+      '✗ crossed --fail-on-increase 100: adds 720 credits per month; the limit is 100 per month (a bare limit counts per month when every manifest has a schedule; --fail-on-increase 100/night counts per night)',
+    );
+
+    const month = await diff(
+      '--fail-on-increase',
+      '1000/month',
+      '--fail-on-increase-percent',
+      '90/run',
+      '--format',
+      'json',
+    );
+    expect(month.code).toBe(3);
+    expect((JSON.parse(month.stdout) as { guardrails: unknown[] }).guardrails).toMatchObject([
+      { limit: 'increase', threshold: 1000, per: 'month', actual: 720, crossed: false },
+      { limit: 'increase-percent', threshold: 90, per: 'night', actual: 92.3, crossed: true },
+    ]);
+
+    const weekly = await diff('--fail-on-increase', '10/week');
+    expect(weekly.code).toBe(2);
+    expect(weekly.stderr).toContain(
+      '--fail-on-increase 10/week: the manifests run once a night: use 10/night',
+    );
+    const typo = await diff('--fail-on-increase', '10/nights');
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain('received "10/nights"');
+  });
+
   it('guardrails: exit 3 with the reason when crossed, 0 within; both in the JSON', async () => {
     const crossed = await runCli(
       ['diff', 'base.json', 'head.json', '--fail-on-increase', '100', '--format', 'json'],
@@ -137,9 +197,11 @@ describe('runner diff (built binary)', () => {
       {
         limit: 'increase',
         threshold: 100,
+        per: 'month',
         actual: 750.6,
         crossed: true,
-        message: 'adds 750.6 credits per month; the limit is 100',
+        message:
+          'adds 750.6 credits per month; the limit is 100 per month (a bare limit counts per month when every manifest has a schedule; --fail-on-increase 100/run counts per run)',
       },
     ]);
     const text = await runCli(['diff', 'base.json', 'head.json', '--fail-on-increase-percent', '50'], {

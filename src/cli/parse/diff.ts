@@ -1,6 +1,6 @@
 import { parseNumberOption, parseStringOption } from './values.js';
 import { UsageError } from '../../errors.js';
-import type { GuardrailLimits } from '../../diff/guardrails.js';
+import { LIMIT_UNITS, type GuardrailLimits, type LimitUnit } from '../../diff/guardrails.js';
 import type { Flags } from './common.js';
 
 /** The formats of `runner diff` and `runner plan --compare-to` (each rendered by ../commands/diff.ts). */
@@ -41,14 +41,32 @@ export function parseDiffOptions(flags: Flags): DiffOptions {
   };
 }
 
-/** `--fail-on-increase` and `--fail-on-increase-percent`, checked. */
+/** `--fail-on-increase` and `--fail-on-increase-percent`, checked: `N` or `N/UNIT` (#33.7). */
 export function readGuardrailLimits(flags: Flags): GuardrailLimits {
-  const increase = parseNumberOption('fail-on-increase', flags.failOnIncrease, { min: 0 });
-  const increasePercent = parseNumberOption('fail-on-increase-percent', flags.failOnIncreasePercent, {
-    min: 0,
-  });
+  const increase = readLimit('fail-on-increase', flags.failOnIncrease);
+  const percent = readLimit('fail-on-increase-percent', flags.failOnIncreasePercent);
   return {
-    ...(increase === undefined ? {} : { increase }),
-    ...(increasePercent === undefined ? {} : { increasePercent }),
+    ...(increase === undefined ? {} : { increase: increase.value }),
+    ...(increase?.per === undefined ? {} : { increasePer: increase.per }),
+    ...(percent === undefined ? {} : { increasePercent: percent.value }),
+    ...(percent?.per === undefined ? {} : { increasePercentPer: percent.per }),
   };
+}
+
+/** A limit as written: a number, or a number, `/` and the unit it counts in (`100/night`, `20/month`). */
+function readLimit(flag: string, value: unknown): { value: number; per?: LimitUnit } | undefined {
+  const text = Array.isArray(value) ? (value.at(-1) as unknown) : value;
+  if (typeof text !== 'string' || !text.includes('/')) {
+    const number = parseNumberOption(flag, text, { min: 0 });
+    return number === undefined ? undefined : { value: number };
+  }
+  const slash = text.lastIndexOf('/');
+  const per = text.slice(slash + 1).trim();
+  const number = text.slice(0, slash).trim();
+  if (number === '' || !(LIMIT_UNITS as readonly string[]).includes(per)) {
+    throw new UsageError(
+      `--${flag} expects a number, or a number and its unit (${LIMIT_UNITS.map((unit) => `/${unit}`).join(', ')}), received "${text}".`,
+    );
+  }
+  return { value: parseNumberOption(flag, number, { min: 0 }) ?? 0, per: per as LimitUnit };
 }

@@ -132,13 +132,15 @@ describe('the diff helpers', () => {
       {
         limit: 'increase',
         threshold: 5,
+        per: 'run',
         actual: 5,
         crossed: false,
-        message: 'adds 5 credits per run; the limit is 5',
+        message: 'adds 5 credits per run; the limit is 5 per run',
       },
       {
         limit: 'increase-percent',
         threshold: 49,
+        per: 'run',
         actual: 50,
         crossed: true,
         message: '+50 % per run; the limit is 49 %',

@@ -51,9 +51,12 @@ describe('renderDiffMarkdown', () => {
   it('names the guardrails crossed and the price change', () => {
     const text = renderDiffMarkdown(pullRequestDiff());
     expect(text).toContain(
-      '> [!WARNING]\n> **A cost guardrail was crossed:**\n> - `--fail-on-increase`: adds 276 credits per run; the limit is 200',
+      '> [!WARNING]\n> **A cost guardrail was crossed:**\n> - `--fail-on-increase`: adds 276 credits per run; the limit is 200 per run',
     );
-    expect(text).not.toContain('--fail-on-increase-percent');
+    // A check within its limit is shown too, with the unit it counted in (#33.7).
+    expect(text).toContain(
+      '\n\nWithin the guardrail `--fail-on-increase-percent`: \\+47.6 % per run; the limit is 50 %.\n',
+    );
     expect(text).toContain("one model's price differs");
     expect(text).toContain('| kling\\-2 |'.replace('\\-', '-'));
   });
