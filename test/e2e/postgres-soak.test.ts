@@ -1,6 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src/simulator/index.js';
+import { createRandom } from '../../src/simulator/random.js';
 import type { StatusView } from '../../src/state/status-view.js';
 import { pgAvailable, usePgCluster } from '../pg-cluster.js';
 import { simulatorEnv, writeApplyWorkspace } from './apply-fixtures.js';
@@ -19,7 +20,7 @@ const KILLS_PER_TRIAL = 3;
 /**
  * The shared-state soak of issue #31 at a size CI can afford (the issue's was 10 trials and 26 kills):
  * per trial, three machines apply one PostgreSQL run under 500s, 429s and resets; a machine is killed
- * with SIGKILL at a seeded point (after the service has made a seeded number of jobs) and a fresh
+ * with SIGKILL at a seeded point (after the service has made a seeded number of jobs; the simulator's seeded PRNG) and a fresh
  * machine, on a folder of its own, takes its place; the run is then finished as a user would, by applying
  * it again. Whatever the kills and faults, no intended job is created (or paid) twice, the account never
  * has more open jobs than it allows, and every job ends done.
@@ -30,7 +31,7 @@ describe.runIf(pgAvailable())('the shared-state soak: machines killed and replac
   it.each(Array.from({ length: TRIALS }, (_, trial) => trial))(
     'trial %i: 0 double pays, peak open ≤ 4, every job done',
     async (trial) => {
-      const random = mulberry32(1_000 + trial);
+      const random = createRandom(1_000 + trial);
       const simulator = await startSimulator({
         timeScale: TIME_SCALE,
         seed: 90 + trial,
@@ -132,18 +133,6 @@ interface Machine {
 
 const SUBJECTS = ['fox', 'owl', 'bear', 'heron'];
 const STYLES = ['watercolor', 'pencil', 'oil'];
-
-/** A small seeded PRNG (mulberry32): the kill points and victims are the same on every run. */
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 /** Waits until `condition` holds (true), or until every machine has ended (false). */
 async function waitUntil(condition: () => boolean, running: { ended: boolean }[]): Promise<boolean> {
