@@ -14,6 +14,7 @@ export const REPORT_PAGE_REVIEW_STYLE = `
 .review-tools button { font: inherit; }
 #review-tally { color: var(--fg); font-weight: 600; }
 .review-message { color: var(--muted); font-size: 12px; }
+.next-step { display: flex; flex-wrap: wrap; gap: 4px 10px; align-items: baseline; margin-top: 6px; font-size: 13px; }
 .replaced { display: flex; flex-direction: column; gap: 4px; }
 .replaced-attempt { border: 1px dashed var(--line); border-radius: 6px; padding: 4px; font-size: 12px; color: var(--muted); }
 .replaced-attempt.rejected { border-color: var(--bad); }

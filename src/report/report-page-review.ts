@@ -7,15 +7,19 @@
  *   and grid) and in the lightbox, where A, R and N approve, reject and write a note for the result
  *   shown. A decision belongs to the job's attempt it was made on (and its payload hash): when the job
  *   is re-generated, the new attempt starts undecided.
- * - Kept in the browser while reviewing (localStorage, keyed by pipeline, run and the page's path), so
- *   a reload keeps them; a tally ("2 rejected, 5 approved, 9 to review") and a filter by decision.
+ * - Kept in the browser while reviewing (localStorage, keyed by pipeline and run), so a reload, or the
+ *   same run's report opened from elsewhere, keeps them; a tally ("2 rejected, 5 approved, 9 to review") and a filter by decision.
  * - Exported as a decisions file and imported back from one (`report-page-review-file.ts`); that file
  *   is what `runner apply FILE --run ID --replace-from decisions.json` re-generates from.
  * - Results a later attempt replaced show beside the new ones: "rejected → replaced by attempt N" with
  *   the reviewer's note.
  */
 export const REPORT_PAGE_REVIEW_SCRIPT = String.raw`
-var REVIEW_KEY = 'runner-review:v1:' + data.pipeline + ':' + data.runId + ':' + location.pathname;
+// Keyed by the run, not the page's path (#33.3): the same run's report in another folder, a CI
+// artifact or another machine's copy shows the decisions made on it (each stays tied to the attempt
+// and payload hash it was made on). The first key (with the path) is read once, when the run has none.
+var REVIEW_KEY = 'runner-review:v2:' + JSON.stringify([data.pipeline, data.runId]);
+var REVIEW_KEY_BY_PATH = 'runner-review:v1:' + data.pipeline + ':' + data.runId + ':' + location.pathname;
 // jobId + NUL + file (0: the whole job) → { jobId, file?, decision, note?, attempt, payloadHash, decidedAt }
 var decisionStore = {};
 var reviewIndex = new Map();
@@ -30,7 +34,7 @@ function canReview(entry) {
 }
 function loadDecisions() {
   try {
-    var stored = JSON.parse(localStorage.getItem(REVIEW_KEY) || '{}');
+    var stored = JSON.parse(localStorage.getItem(REVIEW_KEY) || localStorage.getItem(REVIEW_KEY_BY_PATH) || '{}');
     if (stored && typeof stored === 'object') decisionStore = stored;
     reviewAny = Object.keys(decisionStore).length > 0;
   } catch (error) { decisionStore = {}; }
@@ -345,7 +349,7 @@ function setupReview() {
     var file = input.files && input.files[0];
     if (!file) return;
     var reader = new FileReader();
-    reader.onload = function () { importDecisions(String(reader.result)); input.value = ''; };
+    reader.onload = function () { importDecisions(String(reader.result), file.name); input.value = ''; };
     reader.readAsText(file);
   });
   var importButton = el('button', '', 'Import…');
@@ -361,6 +365,11 @@ function setupReview() {
   bar.appendChild(message);
   controls.insertBefore(label, byId('shown'));
   controls.appendChild(bar);
+  var next = el('div', 'next-step');
+  next.id = 'next-step';
+  next.hidden = true;
+  next.setAttribute('aria-live', 'polite');
+  controls.parentNode.insertBefore(next, controls.nextSibling);
   document.addEventListener('keydown', onReviewKey);
   byId('grid').addEventListener('pointerover', tileReviewOn);
   byId('grid').addEventListener('focusin', tileReviewOn);

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -168,6 +168,89 @@ describe.skipIf(!HAVE_CHROMIUM && process.env.CI !== 'true')('the morning review
     expect(await page.$$('#grid .card')).toHaveLength(5);
     await page.selectOption('#view', 'gallery');
     expect(await page.textContent('#shown')).toBe('8 of 8 shown');
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  it('#33.3: decisions follow the run to its report in another folder; an import says what it applied and skipped; the next command with a copy button', async () => {
+    const png = join(dir, 'a.png');
+    await writeFile(png, renderPng({ label: 'a', prompt: 'a', aspectRatio: '4:3' }));
+    const reviewed = (id: string, attempt: number): ReportEntry => ({
+      ...job(id, {}, [{ index: 1, url: `https://r/${id}.png`, path: png, mediaType: 'image' }]),
+      attempt,
+      payloadHash: `hash-${id}-${attempt}`,
+    });
+    const entries = [
+      reviewed('a', 1),
+      reviewed('b', 2),
+      reviewed('c', 1),
+      { ...job('waiting', {}), status: 'pending' as const },
+    ];
+    const errors: string[] = [];
+    const { page } = await open('review', entries, [], errors);
+    await page.click('#gallery [data-id="a"] .review-rejected');
+    expect(await page.textContent('#review-tally')).toBe('1 rejected, 0 approved, 2 to review');
+
+    // The same run's report written to another folder (a CI artifact, another machine's copy).
+    const elsewhere = join(dir, 'artifact');
+    await mkdir(elsewhere, { recursive: true });
+    const other = await page.context().newPage();
+    other.on('pageerror', (error) => errors.push(error.message));
+    await writeFile(join(elsewhere, 'report.html'), await readFile(join(dir, 'review.html')));
+    await other.goto(pathToFileURL(join(elsewhere, 'report.html')).href);
+    await other.waitForSelector('body[data-ready="true"]');
+    expect(await other.textContent('#review-tally')).toBe('1 rejected, 0 approved, 2 to review');
+    expect(await other.getAttribute('#gallery [data-id="a"] .review-rejected', 'aria-pressed')).toBe('true');
+
+    // An import names what it applied and, by reason, what it skipped.
+    const file = join(dir, 'colleague decisions.json');
+    const decision = (jobId: unknown, decision: string, attempt: number, payloadHash: string) => ({
+      jobId,
+      decision,
+      attempt,
+      payloadHash,
+      decidedAt: '2026-11-26T08:00:00.000Z',
+    });
+    await writeFile(
+      file,
+      JSON.stringify({
+        kind: 'runner-review-decisions',
+        schemaVersion: 1,
+        pipeline: 'night',
+        runId: '2026-11-26',
+        exportedAt: '2026-11-26T08:00:00.000Z',
+        report: { generatedAt: '2026-11-26T07:00:00.000Z', manifestFile: 'night.yaml' },
+        decisions: [
+          decision('c', 'rejected', 1, 'hash-c-1'),
+          decision('a', 'approved', 1, 'hash-a-1'),
+          decision('b', 'rejected', 1, 'hash-b-1'),
+          decision('c', 'approved', 1, 'hash-of-another-state'),
+          decision('ghost', 'rejected', 1, 'x'),
+          decision('waiting', 'rejected', 1, 'x'),
+          decision(7, 'rejected', 1, 'x'),
+        ],
+      }),
+    );
+    await other.setInputFiles('#import-decisions-file', file);
+    await other.waitForSelector('#review-message:not(:empty)');
+    expect(await other.textContent('#review-message')).toBe(
+      '2 decision(s) imported (1 rejected, 1 approved); 5 skipped: 1 made on an earlier attempt than the job’s latest: b (attempt 1, now 2); 1 made on another state’s job (its payload differs): c; 1 of jobs this report does not have: ghost; 1 of jobs with nothing to review: waiting (pending); 1 not decisions (no job id, or neither approved nor rejected): #7.',
+    );
+    // The next step names the imported file, quoted for the shell, after this run's own commands.
+    expect(
+      await other.$$eval('#next-step code', (nodes: DomNode[]) => nodes.map((node) => node.textContent)),
+    ).toEqual([
+      `${COMMANDS.plan} --replace-from 'colleague decisions.json'`,
+      `${COMMANDS.apply} --replace-from 'colleague decisions.json'`,
+    ]);
+    await other.evaluate(
+      "navigator.clipboard.writeText = (text) => { document.body.setAttribute('data-copied', text); return Promise.resolve(); }",
+    );
+    await other.locator('#next-step button').nth(1).click();
+    expect(await other.getAttribute('body', 'data-copied')).toBe(
+      `${COMMANDS.apply} --replace-from 'colleague decisions.json'`,
+    );
+    await other.screenshot({ path: join(ARTIFACTS, 'report-next-step.png') });
     expect(errors).toEqual([]);
     await page.context().close();
   });

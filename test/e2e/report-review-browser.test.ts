@@ -43,6 +43,7 @@ describe.skipIf(!HAVE_CHROMIUM && process.env.CI !== 'true')(
     let reportFile = '';
     let env: Record<string, string> = {};
     let exported = '';
+    let nextApply = '';
 
     beforeAll(async () => {
       if (!HAVE_CHROMIUM)
@@ -203,6 +204,17 @@ jobs:
     it('exports a decisions file that validates against its schema', async () => {
       const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-decisions')]);
       expect(download.suggestedFilename()).toBe('review-default-decisions.json');
+      // What to run next, with this run's state and output folders (#33.3): plan, then apply.
+      const next = await page.$$eval('#next-step code', (nodes: DomNode[]) =>
+        nodes.map((node) => node.textContent),
+      );
+      const flags = `--state-dir ${join(dir, 'state')} --output ${join(dir, 'out')}`;
+      expect(next).toEqual([
+        `runner plan ${manifest} ${flags} --replace-from review-default-decisions.json`,
+        `runner apply ${manifest} ${flags} --replace-from review-default-decisions.json`,
+      ]);
+      expect(await page.textContent('#next-step')).toContain('re-generating the 2 rejected jobs');
+      nextApply = next[1] ?? '';
       exported = join(dir, 'decisions.json');
       await download.saveAs(exported);
       const decisions = JSON.parse(await readFile(exported, 'utf8')) as {
@@ -235,8 +247,11 @@ jobs:
     });
 
     it('re-generates exactly the rejected jobs from the exported file, and the next report shows old beside new', async () => {
-      const where = ['--state-dir', join(dir, 'state'), '--output', join(dir, 'out')];
-      const again = await runCli(['apply', manifest, ...where, '--replace-from', exported, ...FAST], {
+      // The command the page showed, with the file where it was saved.
+      const words = nextApply.split(' ');
+      expect(words.slice(0, 2)).toEqual(['runner', 'apply']);
+      expect(words.at(-1)).toBe('review-default-decisions.json');
+      const again = await runCli([...words.slice(1, -1), exported, ...FAST], {
         env,
         timeoutMs: 60_000,
       });
@@ -293,7 +308,7 @@ jobs:
       await page.setInputFiles('#import-decisions-file', exported);
       await page.waitForSelector('#review-message:not(:empty)');
       expect(await page.textContent('#review-message')).toBe(
-        '2 decision(s) imported; 2 made on an earlier attempt left out.',
+        '2 decision(s) imported (0 rejected, 2 approved); 2 skipped: 2 made on an earlier attempt than the job’s latest: ad-latte-watercolor (attempt 1, now 2), pair (attempt 1, now 2).',
       );
       expect(await page.textContent('#review-tally')).toBe('0 rejected, 2 approved, 3 to review');
       expect(await pressed('ad-mocha-watercolor', 0, 'approved')).toBe('true');
