@@ -2,7 +2,7 @@ import type { MatrixValue } from '../manifest/types.js';
 import { roundCredits } from '../plan/credits.js';
 import type { PlanCatalog, PlanSchedule } from '../plan/cost-report.js';
 import { axisValueLabel } from './axis-label.js';
-import { changedPaths } from './changed-paths.js';
+import { changedFields } from './changed-paths.js';
 import {
   COST_DIFF_KIND,
   COST_DIFF_VERSION,
@@ -84,12 +84,14 @@ function diffManifest(path: string, base: DiffPlan | undefined, head: DiffPlan |
       continue;
     }
     if (samePayload) priceDelta += now.credits - job.credits;
+    const fields = samePayload ? [] : changedFields(job, now);
     changed.push({
       id: job.id,
       baseModel: job.model,
       headModel: now.model,
       credits: delta(job.credits, now.credits),
-      changed: samePayload ? [] : changedPaths(job, now),
+      changed: fields.map((field) => field.path),
+      ...(fields.length === 0 ? {} : { changes: fields }),
     });
   }
   const fresh = headJobs.filter((job) => !baseIds.has(job.id));

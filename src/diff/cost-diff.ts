@@ -76,6 +76,20 @@ export interface ChangedJob {
    * the price changed (a catalog price change with the same payload).
    */
   changed: string[];
+  /**
+   * (Added with #33.8.) Each changed path with its value on both sides, as short text (`1` → `3`, `a` → `b`;
+   * long values cut with `…` around where they differ; `null`: absent on that side). Values are the plan
+   * reports', where a secret was already replaced by `[REDACTED]`. Absent when only the price changed,
+   * and in older diffs.
+   */
+  changes?: FieldChange[];
+}
+
+/** One changed field of a job's payload, with its values shortened for people. */
+export interface FieldChange {
+  path: string;
+  base: string | null;
+  head: string | null;
 }
 
 /** A job whose id changed but whose payload is the same: shown as a rename, not removed + added. */

@@ -66,6 +66,14 @@ export function codeSpan(text: string, max = MAX_SHOWN_CHARS): string {
   return `${fence}${pad}${shown}${pad}${fence}`;
 }
 
+/**
+ * {@link codeSpan} inside a GFM table cell: a `|` would end the cell even in a code span, so it is
+ * escaped (`\|`), which GFM reads as a pipe inside any inline span of a cell.
+ */
+export function tableCodeSpan(text: string, max = MAX_SHOWN_CHARS): string {
+  return codeSpan(text, max).replace(/\|/g, '\\|');
+}
+
 let credits: Intl.NumberFormat | undefined;
 
 /**

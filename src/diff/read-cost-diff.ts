@@ -115,6 +115,7 @@ const manifest = object({
         headModel: string,
         credits: object(creditDelta),
         changed: list(string),
+        changes: optional(list(object({ path: string, base: nullable(string), head: nullable(string) }))),
       }),
     ),
     renamed: list(object({ from: string, to: string, credits: object(creditDelta) })),

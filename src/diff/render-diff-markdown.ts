@@ -1,8 +1,10 @@
 import type { CostDiff, CreditDelta, ManifestDiff } from './cost-diff.js';
 import { fitSections, type CuttableSection, type SectionGroup } from './fit-sections.js';
+import { describeChanges } from './describe-changes.js';
 import { runUnit } from './run-unit.js';
 import {
   codeSpan,
+  tableCodeSpan,
   escapeHtmlText,
   escapeMarkdownText as md,
   formatCountChange,
@@ -250,7 +252,7 @@ function manifestDetails(m: ManifestDiff): SectionGroup {
         formatCredits(j.credits.base),
         formatCredits(j.credits.head),
         formatDelta(j.credits),
-        j.changed.length === 0 ? 'price only' : md(j.changed.join(', '), 300),
+        describeChanges(j, changeInMarkdown, (path) => md(path, 100)),
       ]),
       'changed jobs',
     ),
@@ -403,4 +405,10 @@ function safeLink(url: string | undefined): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** A changed field in a table cell: its path as text, its values as code spans (#33.8, #32.6). */
+function changeInMarkdown(path: string, base: string | null, head: string | null): string {
+  const value = (text: string | null) => (text === null ? '(none)' : tableCodeSpan(text));
+  return `${md(path, 100)} ${value(base)} → ${value(head)}`;
 }

@@ -2,6 +2,7 @@ import { formatCredits } from '../plan/credits.js';
 import { formatTable, type Align } from '../plan/text-table.js';
 import { createStyle, type Style } from '../text-style.js';
 import type { CatalogSource, CostDiff, CreditDelta, ManifestDiff, Schedule } from './cost-diff.js';
+import { describeChanges } from './describe-changes.js';
 
 /** Jobs listed per kind of change (added, removed, changed, renamed); the rest are counted. */
 export const MAX_LISTED_DIFF_JOBS = 20;
@@ -194,7 +195,11 @@ function renderManifest(
       formatCredits(job.credits.base),
       formatCredits(job.credits.head),
       signed(job.credits.delta),
-      job.changed.length === 0 ? 'price only' : job.changed.join(', '),
+      describeChanges(
+        job,
+        (path, base, head) => `${path} ${base ?? '(none)'} → ${head ?? '(none)'}`,
+        (path) => path,
+      ),
     ]),
     ['left', 'left', 'right', 'right', 'right', 'left'],
   );

@@ -68,6 +68,11 @@ describe('computeCostDiff', () => {
         headModel: 'a',
         credits: { base: 1, head: 2, delta: 1, percent: 100 },
         changed: ['params.numImages', 'params.style.palette'],
+        // Each with its values (#33.8).
+        changes: [
+          { path: 'params.numImages', base: '1', head: '2' },
+          { path: 'params.style.palette', base: 'warm', head: 'cold' },
+        ],
       },
     ]);
     expect(manifest?.jobs.renamed).toEqual([
