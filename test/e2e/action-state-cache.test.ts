@@ -251,4 +251,63 @@ describe("the action's scripts", () => {
       expect(await said({ STATE_URL: '' })).toContain('--state-dir .runner');
     }
   });
+
+  it('re-sends the failed jobs on a re-run attempt, by the retry-failed input (#33.15)', async () => {
+    const { doc } = await readWorkflow('action.yml');
+    expect(doc.inputs?.['retry-failed']?.default).toBe('on-rerun');
+    const bin = join(dir, 'bin-retry');
+    await mkdir(bin, { recursive: true });
+    await writeFile(join(bin, 'fake-runner'), '#!/bin/sh\necho "runner $*"\n');
+    await chmod(join(bin, 'fake-runner'), 0o755);
+    for (const name of ['Plan', 'Apply']) {
+      const step = steps.find((candidate) => candidate.name === name) ?? {};
+      expect(step.env?.RETRY_FAILED).toBe('${{ inputs.retry-failed }}');
+      expect(step.env?.RUN_ATTEMPT).toBe('${{ github.run_attempt }}');
+      const said = async (retry: string, attempt: string) =>
+        (
+          await runStep(step, {
+            cwd: dir,
+            env: {
+              PATH: `${bin}:${process.env.PATH ?? ''}`,
+              RUNNER: 'fake-runner',
+              MANIFEST: 'm.yaml',
+              RUN_ID: '42',
+              OUTPUT: 'out',
+              STATE: '.runner',
+              MEDIAGEN_BASE_URL: '',
+              RETRY_FAILED: retry,
+              RUN_ATTEMPT: attempt,
+            },
+          })
+        ).stdout.trim();
+      expect(await said('on-rerun', '1')).not.toContain('--retry-failed');
+      expect(await said('on-rerun', '2')).toMatch(/ --retry-failed$/);
+      expect(await said('true', '1')).toMatch(/ --retry-failed$/);
+      expect(await said('false', '3')).not.toContain('--retry-failed');
+      await expect(said('sometimes', '2')).rejects.toMatchObject({
+        code: 2,
+        stdout: expect.stringContaining('retry-failed must be on-rerun, true or false') as unknown,
+      });
+    }
+  });
+});
+
+describe('Node.js and permissions (#33.15)', () => {
+  it('the action sets up Node.js 22, the active LTS, by default', async () => {
+    const { doc, steps } = await readWorkflow('action.yml');
+    expect(doc.inputs?.['node-version']?.default).toBe('22');
+    const setup = steps.find((step) => step.uses?.startsWith('actions/setup-node@') === true);
+    expect(setup?.with?.['node-version']).toBe('${{ inputs.node-version }}');
+  });
+
+  it('the nightly workflow declares only the permissions its steps use', async () => {
+    const doc = parse(await readFile(join(root, 'docs/github-nightly.yml'), 'utf8')) as {
+      permissions?: Record<string, string>;
+      jobs: Record<string, { steps: Step[] }>;
+    };
+    const uses = Object.values(doc.jobs).flatMap((job) => job.steps.map((step) => step.uses ?? ''));
+    expect(uses.some((action) => action.startsWith('mikepenz/action-junit-report@'))).toBe(true);
+    // checks: write for the JUnit report's check run; contents: read to check out; no OIDC token.
+    expect(doc.permissions).toEqual({ contents: 'read', checks: 'write' });
+  });
 });
