@@ -1,7 +1,12 @@
 import { UsageError } from '../errors.js';
 import type { ValidationIssue } from '../manifest/types.js';
 import { readDecisionsFile } from '../review/read-decisions.js';
-import { selectDueRejections, type Rejection, type StateAttempts } from '../review/select-rejected.js';
+import {
+  collectRejections,
+  selectDueRejections,
+  type Rejection,
+  type StateAttempts,
+} from '../review/select-rejected.js';
 import type { PrepareOptions } from './prepare-plan.js';
 import type { Targeting } from '../plan/select-jobs.js';
 
@@ -40,6 +45,17 @@ export async function readReplaceFrom(
   const read = await readDecisionsFile(file);
   if (!read.ok) return { given: true, ok: false, file, issues: read.issues };
   const rejected = read.decisions.decisions.filter((decision) => decision.decision === 'rejected').length;
+  if (rejected === 0) {
+    // Nothing to create, so the manifest is not read (the plan checks a file that rejects jobs against
+    // its pipeline and job ids); what the file says of itself is checked all the same: decisions of
+    // another run, or a job or result decided twice, are refused (exit 2), not "nothing to do" (#32.7).
+    const { issues } = collectRejections(read, {
+      runId,
+      pipeline: read.decisions.pipeline,
+      jobIds: read.decisions.decisions.map((decision) => decision.jobId),
+    });
+    if (issues.length > 0) return { given: true, ok: false, file, issues };
+  }
   return { given: true, ok: true, rejected, prepare: { read, runId } };
 }
 

@@ -43,7 +43,7 @@ export function declareSharedFlags(cli: CAC): void {
         );
         command.option(
           '--replace-from <file>',
-          "Run again exactly the jobs a review rejected: a decisions file exported from the run's report.html",
+          "Run again exactly the jobs a review rejected: a decisions file exported from the run's report.html (at most 16 MiB)",
           { type: [String] },
         );
       }

@@ -270,4 +270,28 @@ jobs:
     expect(result.stderr).toContain('The decisions reject no job: nothing to re-generate.');
     expect(simulator.stats().jobsCreated).toBe(6);
   });
+
+  it('refuses decisions that reject nothing but are of another run or decide a job twice (exit 2, #32.7)', async () => {
+    // Before: exit 0, "The decisions reject no job", where bad decisions are refused.
+    const file = await decisionsFile(
+      'approvals-elsewhere.json',
+      decisions([decide('img-fox-oil', 'approved'), decide('img-fox-oil', 'approved')], { runId: 'night-9' }),
+    );
+    for (const command of ['plan', 'apply']) {
+      const args = [
+        command,
+        manifest,
+        ...where,
+        '--replace-from',
+        file,
+        ...(command === 'apply' ? FAST : []),
+      ];
+      const result = await runCli(args, { env });
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toContain('the decisions were made on run "night-9", not on run "night-1"');
+      expect(result.stderr).toContain('decisions[1] decides job "img-fox-oil" a second time');
+      expect(result.stderr).not.toContain('reject no job');
+    }
+    expect(simulator.stats().jobsCreated).toBe(6);
+  });
 });

@@ -1,5 +1,12 @@
-import { describe, expect, it } from 'vitest';
-import { readDecisionsText } from '../../../src/review/read-decisions.js';
+import { mkdtemp, rm, truncate, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  MAX_DECISIONS_BYTES,
+  readDecisionsFile,
+  readDecisionsText,
+} from '../../../src/review/read-decisions.js';
 
 const GOOD = {
   kind: 'runner-review-decisions',
@@ -73,5 +80,45 @@ describe('readDecisionsText', () => {
       issues: [{ severity: 'error', location: { file: 'd.json' } }],
     });
     if (!result.ok) expect(result.issues[0]?.message).toMatch(/^not JSON: /);
+  });
+});
+
+/** Issue #32.7: a 100 MB decisions file took 15–30 s and 3.6 GB before it was refused. */
+describe('readDecisionsFile: a file too large to be decisions', () => {
+  let dir: string | undefined;
+  afterEach(async () => {
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+    dir = undefined;
+  });
+
+  it('refuses a 100 MB file by its size, before reading it', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'runner-decisions-'));
+    const file = join(dir, 'huge.json');
+    await writeFile(file, JSON.stringify(GOOD));
+    // Sparse: 100 MB long for stat, no disk used; reading it would parse 100 MB of zero bytes.
+    await truncate(file, 100 * 1024 * 1024);
+    const result = await readDecisionsFile(file);
+    expect(result).toEqual({
+      ok: false,
+      issues: [
+        expect.objectContaining({
+          code: 'decisions-too-large',
+          message: `--replace-from ${file} is 100 MiB; a decisions file may be at most 16 MiB`,
+          location: { file, line: 1, col: 1 },
+        }),
+      ],
+    });
+    expect(MAX_DECISIONS_BYTES).toBe(16 * 1024 * 1024);
+  });
+
+  it('reads a file of the cap exactly, and refuses one byte more', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'runner-decisions-'));
+    const file = join(dir, 'decisions.json');
+    const text = JSON.stringify(GOOD);
+    await writeFile(file, text);
+    expect((await readDecisionsFile(file, text.length)).ok).toBe(true);
+    const over = await readDecisionsFile(file, text.length - 1);
+    expect(over.ok).toBe(false);
+    if (!over.ok) expect(over.issues[0]?.code).toBe('decisions-too-large');
   });
 });
