@@ -13,6 +13,7 @@ import { resolveStateDir, resolveStateRoot, toSafeSegment, uploadCachePathFor } 
 import { UPLOAD_CACHE_FILE } from '../state/upload-cache.js';
 import { hostOf } from '../state/machine-name.js';
 import { OUTPUT_ROOT_ENV } from './output-root.js';
+import { isS3Output, joinOutputLocation, resolveOutputLocation } from './output-location.js';
 
 /** What `runner apply` is asked, besides what plan is asked too (RunPlanOptions). */
 export interface ApplyOptions extends RunPlanOptions {
@@ -198,24 +199,26 @@ export function resolveOutputDir(
   flag: string | undefined,
   run: OutputDirInput,
 ): string {
-  if (flag !== undefined) return resolve(ctx.cwd, flag);
+  if (flag !== undefined) return resolveOutputLocation(ctx.cwd, flag);
   if (run.recordedOutputDir !== undefined && run.recordedHere === true) return run.recordedOutputDir;
+  // A bucket is the same place from every machine: the run stays in the one it recorded (#30.3).
+  if (run.recordedOutputDir !== undefined && isS3Output(run.recordedOutputDir)) return run.recordedOutputDir;
   const envRoot = ctx.global?.simulate === true ? undefined : ctx.env?.[OUTPUT_ROOT_ENV];
   const defaultRoot =
-    envRoot === undefined ? join(run.manifestDir, 'runner-output') : resolve(ctx.cwd, envRoot);
+    envRoot === undefined ? join(run.manifestDir, 'runner-output') : resolveOutputLocation(ctx.cwd, envRoot);
   const root =
     run.manifestOutput === undefined
-      ? join(defaultRoot, toSafeSegment(run.pipeline))
+      ? joinOutputLocation(defaultRoot, toSafeSegment(run.pipeline))
       : isAbsolute(run.manifestOutput)
         ? run.manifestOutput
-        : join(run.manifestDir, run.manifestOutput);
-  return join(root, toSafeSegment(run.runId));
+        : resolveOutputLocation(run.manifestDir, run.manifestOutput);
+  return joinOutputLocation(root, toSafeSegment(run.runId));
 }
 
 /**
  * Where apply's HTML report goes: `--no-report` or manifest `report: false` turn it off; `--report FILE`
  * (relative to the working folder) or manifest `report: PATH` (relative to the manifest) move it; by
- * default `report.html` in the run's output folder.
+ * default `report.html` in the run's output folder (in a bucket output: its `report.html` object).
  */
 export function resolveReportFile(
   ctx: Pick<CommandContext, 'cwd'>,
@@ -229,7 +232,7 @@ export function resolveReportFile(
   if (typeof manifest.report === 'string') {
     return isAbsolute(manifest.report) ? manifest.report : join(where.manifestDir, manifest.report);
   }
-  return join(where.resultsDir, 'report.html');
+  return joinOutputLocation(where.resultsDir, 'report.html');
 }
 
 /**
@@ -260,7 +263,9 @@ export function applyWriteTargets(
   const { stateDir } = options.state;
   if (run === undefined) {
     const { output } = options;
-    if (output !== undefined) targets.push({ path: output, kind: 'dir', what: '--output' });
+    // A bucket is checked by the store's preflight (a probe object), once the run's output is known.
+    if (output !== undefined && !isS3Output(output))
+      targets.push({ path: output, kind: 'dir', what: '--output' });
     const report = typeof options.report === 'string' ? options.report : undefined;
     if (report !== undefined) targets.push({ path: report, kind: 'file', what: '--report', replaced: true });
     if (stateDir !== undefined) targets.push({ path: stateDir, kind: 'dir', what: '--state-dir' });
@@ -268,15 +273,20 @@ export function applyWriteTargets(
   }
   // The results index goes to the output folder with --no-download too.
   const outputDir = resolveOutputDir(ctx, options.output, run);
-  targets.push({ path: outputDir, kind: 'dir', what: 'output folder' });
+  const inBucket = isS3Output(outputDir);
+  if (!inBucket) targets.push({ path: outputDir, kind: 'dir', what: 'output folder' });
   const report = resolveReportFile(
     ctx,
     options,
     { report: run.manifestReport },
     { manifestDir: run.manifestDir, resultsDir: outputDir },
   );
-  // The default report.html lies in the output folder, checked above.
-  if (report !== undefined && dirname(report) !== outputDir)
+  // The default report.html lies in the output folder (or bucket), checked above.
+  if (
+    report !== undefined &&
+    dirname(report) !== outputDir &&
+    !(inBucket && report.startsWith(`${outputDir}/`))
+  )
     targets.push({ path: report, kind: 'file', what: 'report', replaced: true });
   if (stateDir !== undefined || !run.simulated) {
     targets.push({

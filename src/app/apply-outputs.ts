@@ -1,6 +1,7 @@
-import { appendFile } from 'node:fs/promises';
+import { appendFile, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { PRIVATE_FILE_MODE } from '../file-modes.js';
-import { isAbsolute, relative, resolve } from 'node:path';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { ExecutionSummary } from '../execute/events.js';
 import type { AdviceCommands } from '../execute/job-advice.js';
 import type { LoadedManifest } from '../manifest/types.js';
@@ -10,16 +11,19 @@ import { renderApplyMarkdown } from '../report/render-apply-markdown.js';
 import {
   buildReportData,
   type ReportCommands,
+  type ReportData,
   type ReportJobList,
   type ResultsHere,
 } from '../report/report-data.js';
 import { createFolderResultsStore } from '../results/backends/folder/folder-results-store.js';
 import { createResultFiles } from '../results/result-files.js';
+import type { ResultsStore } from '../results/results-store.js';
 import { viewJobState } from '../state/stored-job.js';
 import { writeReportFiles, type ReportFiles } from '../report/write-report-files.js';
 import type { JobState } from '../state/job-state.js';
 import type { CommandContext } from './context.js';
 import { describeSystemError } from './system-errors.js';
+import { isS3Output } from './output-location.js';
 
 export { resolveReportFile } from './apply-options.js';
 
@@ -48,8 +52,122 @@ export async function writeApplyOutputs(
     adviceCommands?: AdviceCommands;
     /** The commands the report page names, with the run's flags. */
     runCommands?: ReportCommands;
+    /** A bucket output's store: the files are written in a temporary folder, then put there (#30.3). */
+    bucket?: ResultsStore;
   },
 ): Promise<ReportFiles> {
+  const { bucket } = run;
+  const { files, data } =
+    bucket === undefined
+      ? await writeApplyFiles(ctx, options, run)
+      : await writeToBucket(ctx, options, run, bucket);
+  // GitHub Actions shows this file on the run's summary page (like `runner plan`).
+  const summaryFile = ctx.env.GITHUB_STEP_SUMMARY;
+  if (summaryFile !== undefined && summaryFile !== '') {
+    try {
+      await appendFile(
+        summaryFile,
+        renderApplyMarkdown(run.summary, data, {
+          ...(files.report === undefined ? {} : { report: files.report }),
+          results: files.resultsJson,
+        }),
+        // Private when the runner creates it (an existing file keeps its mode).
+        { mode: PRIVATE_FILE_MODE },
+      );
+    } catch (error) {
+      files.failures.push({ file: summaryFile, message: errorText(error) });
+    }
+  }
+  return files;
+}
+
+/** {@link writeApplyOutputs} for a bucket output: written in a temporary folder, then put there. */
+async function writeToBucket(
+  ctx: Parameters<typeof writeApplyOutputs>[0],
+  options: Parameters<typeof writeApplyOutputs>[1],
+  run: Parameters<typeof writeApplyOutputs>[2],
+  bucket: ResultsStore,
+): Promise<{ files: ReportFiles; data: ReportData }> {
+  // The page links each result by its path relative to the page: from a folder laid out as the bucket
+  // prefix is, that is the result's key, so the prefix can be served as a static site as it is.
+  const staging = await mkdtemp(join(tmpdir(), 'runner-bucket-files-'));
+  try {
+    const reportFile = resolveReportFile(ctx, options, run.loaded.manifest, {
+      manifestDir: run.loaded.dir,
+      resultsDir: run.outputDir,
+    });
+    const inBucket = (file: string | undefined) =>
+      file !== undefined && file.startsWith(`${run.outputDir}/`)
+        ? file.slice(run.outputDir.length + 1)
+        : undefined;
+    const pageKey = inBucket(reportFile);
+    const { files, data } = await writeApplyFiles(
+      ctx,
+      {
+        ...options,
+        ...(pageKey === undefined ? {} : { report: join(staging, ...pageKey.split('/')) }),
+      },
+      { ...run, outputDir: staging },
+    );
+    return { files: await putStagedFiles(bucket, staging, run.outputDir, files), data };
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Puts the files written in `staging` into the bucket under the same keys, and names them by their
+ * `s3://` location; one that cannot be put is a failure of the run, as a file that cannot be written.
+ */
+async function putStagedFiles(
+  bucket: ResultsStore,
+  staging: string,
+  location: string,
+  files: ReportFiles,
+): Promise<ReportFiles> {
+  const failed = new Set(files.failures.map((failure) => failure.file));
+  const moved: ReportFiles = { ...files, failures: [] };
+  const put = async (file: string): Promise<string> => {
+    const key = relative(staging, file).split(sep).join('/');
+    if (key.startsWith('..') || isAbsolute(key)) return file;
+    const shown = `${location}/${key}`;
+    if (failed.has(file)) return shown;
+    try {
+      await bucket.writeWhole(key, await readFile(file), contentTypeOf(key));
+    } catch (error) {
+      moved.failures.push({ file: shown, message: errorText(error) });
+    }
+    return shown;
+  };
+  moved.resultsJson = await put(files.resultsJson);
+  moved.resultsCsv = await put(files.resultsCsv);
+  if (files.report !== undefined) moved.report = await put(files.report);
+  if (files.junit !== undefined) moved.junit = await put(files.junit);
+  for (const failure of files.failures)
+    moved.failures.push({
+      ...failure,
+      file: failure.file.startsWith(staging)
+        ? `${location}/${relative(staging, failure.file).split(sep).join('/')}`
+        : failure.file,
+    });
+  return moved;
+}
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.json': 'application/json',
+  '.csv': 'text/csv; charset=utf-8',
+  '.xml': 'application/xml',
+};
+const contentTypeOf = (key: string): string =>
+  CONTENT_TYPES[/\.[a-z]+$/.exec(key)?.[0] ?? ''] ?? 'application/octet-stream';
+
+/** {@link writeApplyOutputs} into a folder: the run's output folder, or a bucket's staging folder. */
+async function writeApplyFiles(
+  ctx: Parameters<typeof writeApplyOutputs>[0],
+  options: Parameters<typeof writeApplyOutputs>[1],
+  run: Parameters<typeof writeApplyOutputs>[2],
+): Promise<{ files: ReportFiles; data: ReportData }> {
   const data = buildReportData({
     pipeline: run.plan.pipeline,
     runId: run.runId,
@@ -73,24 +191,7 @@ export async function writeApplyOutputs(
     },
     (Date.now() - run.startedAt) / 1000,
   );
-  // GitHub Actions shows this file on the run's summary page (like `runner plan`).
-  const summaryFile = ctx.env.GITHUB_STEP_SUMMARY;
-  if (summaryFile !== undefined && summaryFile !== '') {
-    try {
-      await appendFile(
-        summaryFile,
-        renderApplyMarkdown(run.summary, data, {
-          ...(files.report === undefined ? {} : { report: files.report }),
-          results: files.resultsJson,
-        }),
-        // Private when the runner creates it (an existing file keeps its mode).
-        { mode: PRIVATE_FILE_MODE },
-      );
-    } catch (error) {
-      files.failures.push({ file: summaryFile, message: errorText(error) });
-    }
-  }
-  return files;
+  return { files, data };
 }
 
 /**
@@ -149,6 +250,7 @@ export async function reportApplyOutputs(
   run: Parameters<typeof writeApplyOutputs>[2],
 ): Promise<{ note: string; failed: boolean }> {
   const show = (file: string) => {
+    if (isS3Output(file)) return file;
     const near = relative(ctx.cwd, file);
     return near.startsWith('..') || isAbsolute(near) ? file : near;
   };

@@ -25,6 +25,7 @@ import {
   type ApplyOptions,
 } from './apply-options.js';
 import { claimOutputDir } from '../state/output-claim.js';
+import { createResultFiles } from '../results/result-files.js';
 import { checkRunOutputDir } from './check-output-dir.js';
 import { recordedOutputDir, recordedOutputHost } from '../state/run-output-dir.js';
 import { preflightTargets } from './preflight.js';
@@ -219,6 +220,8 @@ export async function runApply(
     });
     // Until the executor starts, a refusal (invalid input, over the budget, declined) leaves no run.
     let executing = false;
+    /** A bucket output's store: its connections end with the command. */
+    let bucket: { close?(): void } | undefined;
     try {
       for (const warning of state.warnings)
         ctx.output.err(`${ctx.output.style.yellow('warning')} ${warning}`);
@@ -253,6 +256,7 @@ export async function runApply(
         location,
         preflighted: peeked?.outputDir,
       });
+      bucket = outputs.bucket;
       const { maxCredits } = options;
       let { targeting } = options;
       // A saved plan's --replace is done once: applying the same plan again must not pay again.
@@ -328,8 +332,9 @@ export async function runApply(
       if (downloadOnly) executeOptions.downloadOnly = true;
       if (due !== undefined) executeOptions.rejections = due.rejections;
       await state.lock.verify();
-      // Its warning, if any, was given when the folder was checked (above).
-      await claimOutputDir(outputs.dir, outputs.owner);
+      // Its warning, if any, was given when the folder was checked (above). A bucket has no claim
+      // file: the run's lease fences its writers (see checkRunOutputDir).
+      if (outputs.bucket === undefined) await claimOutputDir(outputs.dir, outputs.owner);
       const startedAt = clock.now();
       const hints = {
         // A saved plan resumes as itself (it carries every option); the rest as the manifest with its flags.
@@ -360,7 +365,10 @@ export async function runApply(
         // A lost create never adopts a job another run of the pipeline holds (issue #24.8).
         readOtherRuns: () =>
           store.otherRunsJobs({ manifestFile, pipeline: plan.pipeline, runId, ...location }),
-        afterDownload: thumbnailOnDownload(outputs.dir),
+        // Thumbnails need a file for sharp: made for a folder output (a bucket's page shows the results).
+        ...(outputs.bucket === undefined
+          ? { afterDownload: thumbnailOnDownload(outputs.dir) }
+          : { results: createResultFiles(outputs.bucket, outputs.recorded) }),
         machine: state.coordination?.machine ?? machineName(ctx.env),
         onEvent: (event) => logger.info({ event }, event.type),
       });
@@ -376,6 +384,7 @@ export async function runApply(
         startedAt,
         outputDir: outputs.dir,
         recordedOutputDir: outputs.recorded,
+        ...(outputs.bucket === undefined ? {} : { bucket: outputs.bucket }),
         // --replace-from runs the rejected jobs; its report shows the whole run, old results beside new.
         ...(prepared.runJobs === undefined ? {} : { reportJobs: prepared.runJobs }),
         // The advice `runner status` gives, with the same commands (#33.11).
@@ -433,6 +442,7 @@ export async function runApply(
       // A result file that could not be written is a failure of the run (docs/cli-reference.md "Exit codes").
       return written.failed && outcome === 'done' ? 'outputs-unwritten' : outcome;
     } finally {
+      bucket?.close?.();
       await state.close({ discardIfUnused: !executing });
     }
   } finally {

@@ -1,5 +1,8 @@
 import { readdir } from 'node:fs/promises';
 import { RunnerError } from '../errors.js';
+import { openResultsStore } from '../results/open-results-store.js';
+import type { ResultsStore } from '../results/results-store.js';
+import { isS3Output } from './output-location.js';
 import {
   checkOutputClaim,
   OUTPUT_CLAIM_FILE,
@@ -13,7 +16,10 @@ import { preflightTargets } from './preflight.js';
 
 /** The run's output folder as apply decided it, and the owner it claims it for. */
 export interface RunOutputDir {
+  /** A folder's absolute path, or `s3://bucket/prefix`. */
   dir: string;
+  /** The bucket's results store, opened and preflighted (absent for a folder: opened when used). */
+  bucket?: ResultsStore & { close?(): void };
   /** The folder the run's state recorded, if any. */
   recorded: string | undefined;
   owner: OutputOwner;
@@ -45,14 +51,6 @@ export async function checkRunOutputDir(
   },
 ): Promise<RunOutputDir> {
   const dir = resolveOutputDir(ctx, outputFlag, run);
-  if (run.recordedOutputDir !== run.preflighted)
-    await preflightTargets([{ path: dir, kind: 'dir', what: 'output folder' }], ctx.cwd);
-  const warn = (message: string) => ctx.output.err(`${ctx.output.style.yellow('warning')} ${message}`);
-  if (run.recordedOutputDir !== undefined && run.recordedOutputDir !== dir) {
-    warn(
-      `run "${run.runId}" recorded the output folder ${run.recordedOutputDir}; this machine uses ${dir} (resolved here: --output, RUNNER_OUTPUT, runner.config.yaml or beside the manifest). Results missing there are fetched again while their links live.`,
-    );
-  }
   const owner: OutputOwner = {
     pipeline: run.pipeline,
     runId: run.runId,
@@ -60,10 +58,38 @@ export async function checkRunOutputDir(
     ...(run.location.stateUrl === undefined ? {} : { stateUrl: run.location.stateUrl }),
     ...(run.simulated ? { simulated: true } : {}),
   };
+  const warn = (message: string) => ctx.output.err(`${ctx.output.style.yellow('warning')} ${message}`);
+  if (run.recordedOutputDir !== undefined && run.recordedOutputDir !== dir) {
+    warn(
+      `run "${run.runId}" recorded the output folder ${run.recordedOutputDir}; this machine uses ${dir} (resolved here: --output, RUNNER_OUTPUT, runner.config.yaml or beside the manifest). Results missing there are fetched again while their links live.`,
+    );
+  }
+  if (isS3Output(dir))
+    return { dir, bucket: await preflightBucket(dir), recorded: run.recordedOutputDir, owner };
+  if (run.recordedOutputDir !== run.preflighted)
+    await preflightTargets([{ path: dir, kind: 'dir', what: 'output folder' }], ctx.cwd);
   const warning = await checkOutputClaim(dir, owner);
   if (warning !== undefined) warn(warning);
   if (!run.simulated) await refuseFolderOfOtherRuns(dir, run);
   return { dir, recorded: run.recordedOutputDir, owner };
+}
+
+/**
+ * A bucket output (#30.3): its store's preflight puts then deletes a probe object, before the plan is
+ * shown and before anything is paid (a bucket that does not exist, denied, an endpoint that does not
+ * answer: exit 1, naming the bucket). No claim is written there: a bucket prefix is fenced by the
+ * run's lease (one run's writers hold it, the state refuses the others), and two runs get two prefixes
+ * unless `--output` names one for both (the state of each then records only its own keys).
+ */
+async function preflightBucket(dir: string): Promise<NonNullable<RunOutputDir['bucket']>> {
+  const bucket = (await openResultsStore(dir, '/')) as NonNullable<RunOutputDir['bucket']>;
+  try {
+    await bucket.preflight();
+  } catch (error) {
+    bucket.close?.();
+    throw error;
+  }
+  return bucket;
 }
 
 /**

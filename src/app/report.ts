@@ -6,6 +6,11 @@ import { makeMissingThumbnails, readThumbnails } from '../report/thumbnails.js';
 import { writeWholeInPieces } from '../report/write-report-files.js';
 import { createFolderResultsStore } from '../results/backends/folder/folder-results-store.js';
 import { createResultFiles } from '../results/result-files.js';
+import { openResultsStore } from '../results/open-results-store.js';
+import type { ResultsStore } from '../results/results-store.js';
+import { isS3Output } from './output-location.js';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { resolveOutputDir } from './apply-options.js';
 import { findResultsHere } from './results-here.js';
 import type { CommandContext } from './context.js';
@@ -63,48 +68,78 @@ export async function runReport(
       `${ctx.output.style.yellow('warning')} run "${run.runId}" recorded the output folder ${recorded}; this machine reads ${resultsDir}.`,
     );
   }
-  const results = createResultFiles(createFolderResultsStore(resultsDir), recorded);
-  const { here, missingCount } = await findResultsHere(results, run.state, Date.now());
-  if (missingCount > 0) {
-    ctx.output.err(
-      `${ctx.output.style.yellow('warning')} ${missingCount} result(s) the state records as saved are not in ${resultsDir}: the page says why for each; \`runner apply --download-only\` fetches them again while their links live.`,
+  // A bucket output (#30.3): its objects are checked there, and the page is written in a temporary
+  // folder laid out as the prefix (each result linked by its key), then put beside them.
+  const writeReport = async (store: ResultsStore, staging: string | undefined): Promise<Outcome> => {
+    const pageDir = staging ?? resultsDir;
+    const results = createResultFiles(store, recorded);
+    const found = await findResultsHere(results, run.state, Date.now());
+    const { missingCount } = found;
+    const here =
+      staging === undefined
+        ? found.here
+        : {
+            ...found.here,
+            pathOf: (recordedFile: string) => join(staging, ...results.keyOf(recordedFile).split('/')),
+          };
+    if (missingCount > 0) {
+      ctx.output.err(
+        `${ctx.output.style.yellow('warning')} ${missingCount} result(s) the state records as saved are not in ${resultsDir}: the page says why for each; \`runner apply --download-only\` fetches them again while their links live.`,
+      );
+    }
+    const { out } = options;
+    const file = out === undefined ? join(pageDir, 'report.html') : resolve(ctx.cwd, out);
+    const data = buildReportData({
+      pipeline: loaded.manifest.name,
+      runId: run.runId,
+      manifestFile,
+      jobs: run.jobs,
+      state: run.state,
+      now: new Date(),
+      here,
+      ...(run.machines === undefined ? {} : { machines: run.machines }),
+      // The advice `runner status` gives, with the same commands (#33.11).
+      commands: {
+        resend: rerunCommand('apply', manifestFile, options.repeat, ctx.global, ['--resend-uncertain']),
+        retryFailed: rerunCommand('apply', manifestFile, options.repeat, ctx.global, ['--retry-failed']),
+      },
+      // What the page tells its reviewer to run next, with this run's flags (#33.3).
+      runCommands: reportCommands(manifestFile, options.repeat, ctx.global),
+    });
+    // Results downloaded before the runner made thumbnails get theirs now (sharp needs a file: not in a bucket).
+    const made =
+      staging === undefined ? await makeMissingThumbnails(data.entries, resultsDir) : { failed: 0 };
+    if ('firstError' in made && made.firstError !== undefined) {
+      ctx.output.err(
+        `${ctx.output.style.yellow('warning')} ${made.failed} thumbnail(s) could not be written (${made.firstError}): the page shows those files full size.`,
+      );
+    }
+    const thumbnails = await readThumbnails(pageDir);
+    const gridImages = await writeGridImages(data, pageDir, thumbnails).catch((error: unknown) => {
+      ctx.output.err(
+        `${ctx.output.style.yellow('warning')} the grid image could not be written: ${error instanceof Error ? error.message : String(error)}.`,
+      );
+      return [];
+    });
+    await writeWholeInPieces(
+      file,
+      renderReportHtmlPieces({ ...data, gridImages }, dirname(file), thumbnails),
     );
+    if (staging !== undefined && out === undefined) {
+      await store.writeWhole('report.html', await readFile(file), 'text/html; charset=utf-8');
+      ctx.output.out(`Report: ${resultsDir}/report.html`);
+      return 'done';
+    }
+    const near = relative(ctx.cwd, file);
+    ctx.output.out(`Report: ${near.startsWith('..') || isAbsolute(near) ? file : near}`);
+    return 'done';
+  };
+  const bucket = isS3Output(resultsDir) ? await openResultsStore(resultsDir, ctx.cwd) : undefined;
+  const staging = bucket === undefined ? undefined : await mkdtemp(join(tmpdir(), 'runner-bucket-page-'));
+  try {
+    return await writeReport(bucket ?? createFolderResultsStore(resultsDir), staging);
+  } finally {
+    if (staging !== undefined) await rm(staging, { recursive: true, force: true });
+    (bucket as { close?(): void } | undefined)?.close?.();
   }
-  const { out } = options;
-  const file = out === undefined ? join(resultsDir, 'report.html') : resolve(ctx.cwd, out);
-  const data = buildReportData({
-    pipeline: loaded.manifest.name,
-    runId: run.runId,
-    manifestFile,
-    jobs: run.jobs,
-    state: run.state,
-    now: new Date(),
-    here,
-    ...(run.machines === undefined ? {} : { machines: run.machines }),
-    // The advice `runner status` gives, with the same commands (#33.11).
-    commands: {
-      resend: rerunCommand('apply', manifestFile, options.repeat, ctx.global, ['--resend-uncertain']),
-      retryFailed: rerunCommand('apply', manifestFile, options.repeat, ctx.global, ['--retry-failed']),
-    },
-    // What the page tells its reviewer to run next, with this run's flags (#33.3).
-    runCommands: reportCommands(manifestFile, options.repeat, ctx.global),
-  });
-  // Results downloaded before the runner made thumbnails get theirs now.
-  const made = await makeMissingThumbnails(data.entries, resultsDir);
-  if (made.firstError !== undefined) {
-    ctx.output.err(
-      `${ctx.output.style.yellow('warning')} ${made.failed} thumbnail(s) could not be written (${made.firstError}): the page shows those files full size.`,
-    );
-  }
-  const thumbnails = await readThumbnails(resultsDir);
-  const gridImages = await writeGridImages(data, resultsDir, thumbnails).catch((error: unknown) => {
-    ctx.output.err(
-      `${ctx.output.style.yellow('warning')} the grid image could not be written: ${error instanceof Error ? error.message : String(error)}.`,
-    );
-    return [];
-  });
-  await writeWholeInPieces(file, renderReportHtmlPieces({ ...data, gridImages }, dirname(file), thumbnails));
-  const near = relative(ctx.cwd, file);
-  ctx.output.out(`Report: ${near.startsWith('..') || isAbsolute(near) ? file : near}`);
-  return 'done';
 }

@@ -1,4 +1,4 @@
-import { createFolderResultsStore } from '../results/backends/folder/folder-results-store.js';
+import { openResultsStore } from '../results/open-results-store.js';
 import { createResultFiles } from '../results/result-files.js';
 import { judgeRun, type RunVerdict } from '../state/run-verdict.js';
 import { buildStatusView } from '../state/status-view.js';
@@ -58,8 +58,12 @@ export async function runStatus(
     recordedOutputDir: run.recordedOutputDir,
     recordedHere: run.recordedHere,
   });
-  const results = createResultFiles(createFolderResultsStore(outputDir), run.recordedOutputDir);
-  const { here, missingCount } = await findResultsHere(results, run.state, Date.now());
+  // A bucket output (#30.3) is looked up there: the same objects from every machine.
+  const store = await openResultsStore(outputDir, ctx.cwd);
+  const results = createResultFiles(store, run.recordedOutputDir);
+  const { here, missingCount } = await findResultsHere(results, run.state, Date.now()).finally(() =>
+    (store as { close?(): void }).close?.(),
+  );
   for (const job of view.jobs) {
     const notes = here.missing.get(job.id);
     job.files = job.files.map((file) => {

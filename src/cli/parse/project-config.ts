@@ -1,3 +1,4 @@
+import { isS3Output } from '../../app/output-location.js';
 import { readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { RunnerError } from '../../errors.js';
@@ -70,7 +71,9 @@ export async function readProjectConfig(manifestFile: string): Promise<ProjectCo
         );
         continue;
       }
-      config[KEYS[key as Key]] = resolve(dirname(file), value);
+      // outputRoot may name a bucket (s3://bucket/prefix, #30.3): a URL, not a folder relative to the file.
+      config[KEYS[key as Key]] =
+        key === 'outputRoot' && isS3Output(value) ? value : resolve(dirname(file), value);
     }
   }
   if (problems.length > 0) {

@@ -1,0 +1,185 @@
+import { createHash } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ResultsIndex } from '../../src/report/results-index.js';
+import { startSimulator } from '../../src/simulator/index.js';
+import type { Simulator } from '../../src/simulator/types.js';
+import { startFaultProxy } from '../s3-fault-proxy.js';
+import { useS3Server } from '../s3-server.js';
+import { IMAGE_MODEL, makeWorkDir, simulatorEnv } from './apply-fixtures.js';
+import { runCli } from './run-cli.js';
+
+/**
+ * `runner apply --output s3://bucket/prefix` (#30.3) against the simulator and a real S3 server
+ * (s3rver), no nock: every result in the bucket once with the service's bytes, read back through the
+ * SDK and from s3rver's own folder; status reads the bucket; a bucket that cannot be written is refused
+ * before anything is paid; a URL with credentials is refused as a usage error.
+ */
+const s3 = useS3Server();
+// This test's own SDK client (reading the bucket back) would warn too; the CLI's stderr is checked.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+const FAST = ['--poll-interval', '15-25', '--first-poll', '50', '--yes'];
+const SUBJECTS = ['fox', 'owl', 'heron'];
+const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+
+async function checkout(dir: string): Promise<string> {
+  await mkdir(dir, { recursive: true });
+  const file = join(dir, 'nightly.yaml');
+  await writeFile(
+    file,
+    [
+      'version: 1',
+      'name: nightly',
+      'defaults:',
+      '  kind: image',
+      `  model: ${IMAGE_MODEL}`,
+      '  params: { format: png }',
+      'jobs:',
+      ...SUBJECTS.flatMap((subject) => [
+        `  - id: ${subject}`,
+        `    prompt: A detailed ink picture of a ${subject} in a misty forest at dawn [[one-image]]`,
+      ]),
+      '',
+    ].join('\n'),
+  );
+  return file;
+}
+
+function awsEnv(dir: string): Record<string, string> {
+  return {
+    ...s3().env,
+    AWS_ENDPOINT_URL_S3: s3().endpoint,
+    AWS_CONFIG_FILE: join(dir, 'aws-config'),
+    AWS_SHARED_CREDENTIALS_FILE: join(dir, 'aws-credentials'),
+    AWS_EC2_METADATA_DISABLED: 'true',
+  };
+}
+
+async function withClient<T>(use: (client: S3Client) => Promise<T>): Promise<T> {
+  const client = new S3Client({
+    forcePathStyle: true,
+    endpoint: s3().endpoint,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+  });
+  try {
+    return await use(client);
+  } finally {
+    client.destroy();
+  }
+}
+
+const listKeys = (prefix: string) =>
+  withClient(async (client) => {
+    const answer = await client.send(new ListObjectsV2Command({ Bucket: s3().bucket, Prefix: `${prefix}/` }));
+    return (answer.Contents ?? []).map((object) => object.Key ?? '').sort();
+  });
+
+const readObject = (key: string) =>
+  withClient(async (client) => {
+    const answer = await client.send(new GetObjectCommand({ Bucket: s3().bucket, Key: key }));
+    return Buffer.from((await answer.Body?.transformToByteArray()) ?? []);
+  });
+
+const quiet = (stderr: string) => {
+  expect(stderr).not.toMatch(/end of support|NodeDeprecation/i);
+};
+
+describe('apply --output s3://bucket/prefix (#30.3)', () => {
+  let simulator: Simulator | undefined;
+  afterEach(async () => {
+    await simulator?.close();
+    simulator = undefined;
+  });
+
+  it(
+    'puts every result in the bucket once with the service bytes; status reads it; a resume stores nothing again',
+    { timeout: 120_000 },
+    async () => {
+      simulator = await startSimulator({ timeScale: 0.005 });
+      const dir = await makeWorkDir('results-s3-apply');
+      const env = { ...simulatorEnv(simulator), ...awsEnv(dir) };
+      const file = await checkout(join(dir, 'a'));
+      const output = `s3://${s3().bucket}/night`;
+      const one = await runCli(['apply', file, '--run', 'night-1', '--output', output, ...FAST], { env });
+      expect(one.code, one.stderr).toBe(0);
+      quiet(one.stderr);
+      expect(simulator.stats().jobsCreated).toBe(3);
+      expect(one.stdout).toContain(`${output}/report.html`);
+
+      const keys = await listKeys('night');
+      const results = SUBJECTS.map((subject) => `night/${subject}.png`);
+      expect(keys).toEqual(
+        ['night/report.html', 'night/results.csv', 'night/results.json', ...results].sort(),
+      );
+      const index = JSON.parse((await readObject('night/results.json')).toString('utf8')) as ResultsIndex;
+      expect(index.results).toHaveLength(3);
+      for (const row of index.results) {
+        const served = Buffer.from(await (await fetch(row.resultUrl ?? '')).arrayBuffer());
+        const key = `night/${row.id}.png`;
+        expect((await readObject(key)).equals(served), key).toBe(true);
+        expect((await s3().storedBytes(key))?.equals(served), key).toBe(true);
+        expect(row.sha256).toBe(sha256(served));
+      }
+      // The page links each result by its key, relative to the page.
+      const page = (await readObject('night/report.html')).toString('utf8');
+      for (const subject of SUBJECTS) expect(page).toContain(`"${subject}.png"`);
+
+      // status reads the bucket: every recorded result is there (HEAD), nothing missing.
+      const status = await runCli(['status', file, '--run', 'night-1', '--json'], { env });
+      expect(status.code, status.stderr).toBe(0);
+      quiet(status.stderr);
+      expect(JSON.parse(status.stdout)).toMatchObject({ outputDir: output, missingHere: 0 });
+
+      // Applied again through a proxy that records what reaches the store: every result is found in
+      // the bucket (HEAD), none is put again, nothing is created.
+      const proxy = await startFaultProxy(s3().endpoint, () => 'pass');
+      try {
+        const again = await runCli(['apply', file, '--run', 'night-1', '--output', output, ...FAST], {
+          env: { ...env, AWS_ENDPOINT_URL_S3: proxy.endpoint },
+        });
+        expect(again.code, again.stderr).toBe(0);
+        quiet(again.stderr);
+        for (const key of results) {
+          expect(proxy.seen).toContain(`HEAD /${s3().bucket}/${key}`);
+          expect(proxy.seen.filter((line) => line.startsWith(`PUT /${s3().bucket}/${key}`))).toEqual([]);
+        }
+      } finally {
+        await proxy.close();
+      }
+      expect(simulator.stats().jobsCreated).toBe(3);
+    },
+  );
+
+  it(
+    'refuses a bucket that does not exist before anything is paid (exit 1), and a URL with credentials (exit 2)',
+    {
+      timeout: 60_000,
+    },
+    async () => {
+      simulator = await startSimulator({ timeScale: 0.005 });
+      const dir = await makeWorkDir('results-s3-refused');
+      const env = { ...simulatorEnv(simulator), ...awsEnv(dir) };
+      const file = await checkout(join(dir, 'a'));
+      const missing = await runCli(['apply', file, '--output', 's3://no-such-bucket/night', ...FAST], {
+        env,
+      });
+      expect(missing.code, missing.stderr).toBe(1);
+      expect(missing.stderr).toContain('no-such-bucket');
+      quiet(missing.stderr);
+      expect(simulator.stats().jobsCreated).toBe(0);
+
+      const secret = await runCli(
+        ['apply', file, '--output', 's3://AKIDEXAMPLE:s3cr3t@results/night', ...FAST],
+        {
+          env,
+        },
+      );
+      expect(secret.code).toBe(2);
+      expect(secret.stderr).not.toContain('s3cr3t');
+      expect(simulator.stats().jobsCreated).toBe(0);
+    },
+  );
+});
