@@ -205,6 +205,7 @@ function drawThumb(img) {
   var context = canvas.getContext('bitmaprenderer');
   if (!context) { img.classList.remove('source'); canvas.remove(); return; }
   var box = img.parentNode;
+  canvas.removeAttribute('data-drawn');
   var ratio = window.devicePixelRatio || 1;
   var scale = box.clientWidth > 0 && box.clientHeight > 0 ? Math.min(box.clientWidth / img.naturalWidth, box.clientHeight / img.naturalHeight) * ratio : 1;
   var width = Math.max(1, Math.round(img.naturalWidth * scale));
@@ -213,6 +214,10 @@ function drawThumb(img) {
   // the canvases' cache of decoded images, as painting it does.
   var drawn = createImageBitmap(img, { resizeWidth: width, resizeHeight: height, resizeQuality: 'high' }).then(function (bitmap) {
     if (!canvas.isConnected) { bitmap.close(); return; }
+    // The canvas' own size is the bitmap's: left 0 × 0, object-fit had no ratio to keep and every
+    // result was stretched to its box (#33.1).
+    canvas.width = bitmap.width;
+    canvas.height = bitmap.height;
     context.transferFromImageBitmap(bitmap);
     canvas.setAttribute('data-drawn', '');
   }, function () {

@@ -37,7 +37,7 @@ main { padding: 16px; }
 .thumb a:focus-visible::after { content: ""; position: absolute; inset: 0; border: 3px solid var(--focus);
   box-shadow: inset 0 0 0 2px var(--card); pointer-events: none; }
 .thumb img, .thumb video { width: 100%; height: 100%; object-fit: contain; display: block; }
-.thumb img.source { visibility: hidden; }
+.thumb img.source { visibility: hidden; position: absolute; inset: 0; }
 .thumb canvas { position: absolute; inset: 0; width: 100%; height: 100%; object-fit: contain; display: block; }
 .thumb .play { position: absolute; left: 8px; bottom: 8px; background: #000a; color: #fff; border-radius: 12px;
   padding: 0 8px; font-size: 12px; pointer-events: none; }

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderReportHtml } from '../../src/report/render-html.js';
 import type { ReportData, ReportEntry } from '../../src/report/report-data.js';
@@ -43,6 +44,33 @@ function job(id: string, matrix: ReportEntry['matrix'], files: ReportEntry['file
     credits: 4,
     files,
   };
+}
+
+/** A circle of `RED` on a white picture of `width` × `height`: its drawn box tells the drawn ratio. */
+function circleImage(width: number, height: number): Promise<Buffer> {
+  const r = Math.round(Math.min(width, height) * 0.4);
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"><rect width="100%" height="100%" fill="#fff"/><circle cx="${width / 2}" cy="${height / 2}" r="${r}" fill="#f00"/></svg>`;
+  return sharp(Buffer.from(svg)).png().toBuffer();
+}
+
+/** The bounding box of the red pixels of a PNG screenshot (width / height is the circle's drawn ratio). */
+async function redBox(png: Buffer): Promise<{ width: number; height: number; ratio: number }> {
+  const { data, info } = await sharp(png).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+  let [left, top, right, bottom] = [info.width, info.height, -1, -1];
+  for (let y = 0; y < info.height; y++) {
+    for (let x = 0; x < info.width; x++) {
+      const at = (y * info.width + x) * 3;
+      if (data[at]! > 200 && data[at + 1]! < 90 && data[at + 2]! < 90) {
+        left = Math.min(left, x);
+        right = Math.max(right, x);
+        top = Math.min(top, y);
+        bottom = Math.max(bottom, y);
+      }
+    }
+  }
+  const width = right - left + 1;
+  const height = bottom - top + 1;
+  return { width, height, ratio: height > 0 ? width / height : 0 };
 }
 
 describe.skipIf(!HAVE_CHROMIUM && process.env.CI !== 'true')('the morning review (#33) in Chromium', () => {
@@ -254,4 +282,82 @@ describe.skipIf(!HAVE_CHROMIUM && process.env.CI !== 'true')('the morning review
     expect(errors).toEqual([]);
     await page.context().close();
   });
+
+  it('#33.1: every view shows each result at its own aspect ratio, letterboxed (16:9, 4:3, 1:1, 9:16)', async () => {
+    const shapes = [
+      { ratio: '16:9', width: 320, height: 180 },
+      { ratio: '4:3', width: 320, height: 240 },
+      { ratio: '1:1', width: 256, height: 256 },
+      { ratio: '9:16', width: 180, height: 320 },
+    ];
+    const entries: ReportEntry[] = [];
+    for (const shape of shapes) {
+      const id = `circle-${shape.ratio.replace(':', 'x')}`;
+      const path = join(dir, `${id}.png`);
+      await writeFile(path, await circleImage(shape.width, shape.height));
+      entries.push(
+        job(id, { ratio: shape.ratio, set: 'circles' }, [
+          { index: 1, url: `https://r/${id}.png`, path, mediaType: 'image' },
+        ]),
+      );
+    }
+    const errors: string[] = [];
+    const { page } = await open('shapes', entries, ['set', 'ratio'], errors);
+    const drawn = (root: string) => `document.querySelectorAll('${root} canvas[data-drawn]').length === 4`;
+    const ratios = async (root: string) => {
+      const found: Record<string, number> = {};
+      for (const entry of entries) {
+        const shot = await page.locator(`${root} [data-id="${entry.id}"] .thumb`).screenshot();
+        found[entry.id] = Math.round((await redBox(shot)).ratio * 100) / 100;
+      }
+      return found;
+    };
+    const round = (ratios: Record<string, number>) =>
+      Object.fromEntries(Object.entries(ratios).map(([id, ratio]) => [id, Math.abs(ratio - 1) <= 0.08]));
+    const allRound = Object.fromEntries(entries.map((entry) => [entry.id, true]));
+
+    await waitFor(page, drawn('#gallery'));
+    const gallery = await ratios('#gallery');
+    await page.screenshot({ path: join(ARTIFACTS, 'report-shapes-gallery.png') });
+    expect(round(gallery), JSON.stringify(gallery)).toEqual(allRound);
+
+    await page.selectOption('#view', 'grid');
+    for (const size of [64, 160, 320]) {
+      await page.fill('#grid-size', String(size));
+      await page.dispatchEvent('#grid-size', 'change');
+      await waitFor(page, drawn('#grid'));
+      const grid = await ratios('#grid');
+      await page.locator('#grid').screenshot({ path: join(ARTIFACTS, `report-shapes-grid-${size}.png`) });
+      expect(round(grid), `${size}: ${JSON.stringify(grid)}`).toEqual(allRound);
+    }
+    await page.selectOption('#view', 'gallery');
+
+    // The lightbox: the file itself, full size.
+    for (const entry of entries) {
+      await page.click(`#gallery [data-id="${entry.id}"] .thumb a`);
+      await waitFor(page, "document.querySelector('#lightbox .lb-stage img')?.complete === true");
+      const box = await redBox(await page.locator('#lightbox .lb-stage').screenshot());
+      expect(Math.abs(box.ratio - 1), `${entry.id}: ${JSON.stringify(box)}`).toBeLessThanOrEqual(0.08);
+      await page.keyboard.press('Escape');
+      await waitFor(page, "!location.hash.includes('open=')");
+    }
+
+    // Print: the cards as the printed page lays them out.
+    await page.emulateMedia({ media: 'print' });
+    await waitFor(page, drawn('#gallery'));
+    const printed = await ratios('#gallery');
+    expect(round(printed), JSON.stringify(printed)).toEqual(allRound);
+    await page.emulateMedia({ media: 'screen' });
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
 });
+
+/** Polls an expression in the page until it is truthy (the page's CSP refuses waitForFunction's). */
+async function waitFor(page: Page, expression: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!(await page.evaluate(expression))) {
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${expression}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
