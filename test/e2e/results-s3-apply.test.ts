@@ -9,7 +9,7 @@ import type { Simulator } from '../../src/simulator/types.js';
 import { startFaultProxy } from '../s3-fault-proxy.js';
 import { useS3Server } from '../s3-server.js';
 import { IMAGE_MODEL, makeWorkDir, simulatorEnv } from './apply-fixtures.js';
-import { runCli } from './run-cli.js';
+import { runCli, startCli } from './run-cli.js';
 
 /**
  * `runner apply --output s3://bucket/prefix` (#30.3) against the simulator and a real S3 server
@@ -150,6 +150,52 @@ describe('apply --output s3://bucket/prefix (#30.3)', () => {
         await proxy.close();
       }
       expect(simulator.stats().jobsCreated).toBe(3);
+    },
+  );
+
+  it(
+    'resumed after a SIGKILL mid-run: 0 extra creates, every result once, none stored put again',
+    { timeout: 120_000 },
+    async () => {
+      simulator = await startSimulator({ timeScale: 0.005 });
+      const dir = await makeWorkDir('results-s3-kill');
+      const env = { ...simulatorEnv(simulator), ...awsEnv(dir) };
+      const file = await checkout(join(dir, 'a'));
+      const output = `s3://${s3().bucket}/killed`;
+      const args = ['apply', file, '--run', 'night-1', '--output', output, ...FAST];
+      const results = SUBJECTS.map((subject) => `killed/${subject}.png`);
+      const first = startCli(args, { env });
+      // Killed as soon as the first result is in the bucket (usually before the run's end: the others
+      // are still downloading; if the run won the race, the resume below is still checked the same way).
+      let before: string[] = [];
+      for (let tries = 0; tries < 600 && before.length === 0; tries++) {
+        before = (await listKeys('killed')).filter((key) => results.includes(key));
+        if (before.length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      first.kill();
+      await first.result;
+      expect(before.length).toBeGreaterThan(0);
+
+      const proxy = await startFaultProxy(s3().endpoint, () => 'pass');
+      try {
+        const again = await runCli(args, { env: { ...env, AWS_ENDPOINT_URL_S3: proxy.endpoint } });
+        expect(again.code, again.stderr).toBe(0);
+        quiet(again.stderr);
+        // What was stored before the kill is found (HEAD), never put again.
+        for (const key of before)
+          expect(proxy.seen.filter((line) => line.startsWith(`PUT /${s3().bucket}/${key}`))).toEqual([]);
+      } finally {
+        await proxy.close();
+      }
+      expect(simulator.stats().jobsCreated).toBe(3);
+      const keys = await listKeys('killed');
+      expect(keys.filter((key) => key.endsWith('.png')).sort()).toEqual([...results].sort());
+      const index = JSON.parse((await readObject('killed/results.json')).toString('utf8')) as ResultsIndex;
+      for (const row of index.results) {
+        const served = Buffer.from(await (await fetch(row.resultUrl ?? '')).arrayBuffer());
+        expect((await s3().storedBytes(`killed/${row.id}.png`))?.equals(served), row.id).toBe(true);
+      }
+      expect(await s3().unfinishedUploads()).toEqual([]);
     },
   );
 
