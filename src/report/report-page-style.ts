@@ -91,7 +91,7 @@ a.grid-image { display: inline-block; margin-bottom: 8px; }
 .note { color: var(--muted); }
 dialog.lightbox { width: 100vw; height: 100vh; max-width: none; max-height: none; margin: 0; padding: 0; border: 0;
   background: #111; color: #eee; color-scheme: dark; --muted: #a0a0a8; --bad: #ff8a80; --warn: #ffd180; --ok: #8fd19e;
-  --focus: #8ab4f8; }
+  --focus: #8ab4f8; --fg: #eee; --card: #1c1c1f; --line: #444; --shade: #ffffff12; }
 dialog.lightbox[open] { display: grid; grid-template-columns: minmax(0, 1fr) 360px; }
 dialog.lightbox::backdrop { background: #000c; }
 .lb-stage { position: relative; overflow: auto; display: flex; align-items: center; justify-content: center; min-height: 0; height: 100vh; }

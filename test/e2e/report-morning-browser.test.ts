@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import axe from 'axe-core';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderReportHtml } from '../../src/report/render-html.js';
@@ -351,7 +352,79 @@ describe.skipIf(!HAVE_CHROMIUM && process.env.CI !== 'true')('the morning review
     expect(errors).toEqual([]);
     await page.context().close();
   });
+
+  it('#33.2: text has enough contrast (axe-core) in the gallery, the grid and the lightbox with a note shown, light and dark', async () => {
+    const png = join(dir, 'a.png');
+    await writeFile(png, renderPng({ label: 'a', prompt: 'a', aspectRatio: '4:3' }));
+    const file = (id: string) => [
+      { index: 1, url: `https://r/${id}.png`, path: png, mediaType: 'image' as const },
+    ];
+    const entries: ReportEntry[] = [
+      {
+        ...job('ad-latte-watercolor', { product: 'latte', style: 'watercolor' }, file('new')),
+        attempt: 2,
+        payloadHash: 'h2',
+        attempts: 2,
+        replaced: [
+          {
+            attempt: 1,
+            replacedBy: 2,
+            rejected: true,
+            note: 'The cup is blurry and the logo is cut off',
+            files: file('old'),
+          },
+        ],
+      },
+      {
+        ...job('ad-mocha-watercolor', { product: 'mocha', style: 'watercolor' }, file('b')),
+        attempt: 1,
+        payloadHash: 'h1',
+      },
+      job('elsewhere', { product: 'mocha', style: 'film' }, [
+        { index: 1, url: 'https://r/e.png', missing: 'saved on machine b at 08:00', mediaType: 'image' },
+      ]),
+      {
+        ...job('busy', { product: 'latte', style: 'film' }),
+        status: 'deferred',
+        failureKind: 'QUOTA_EXHAUSTED',
+        notBefore: '2026-11-27T12:00:00.000Z',
+        advice: 'The service is busy: retry after a few hours.',
+      },
+      {
+        ...job('timed-out', {}),
+        status: 'failed',
+        failureKind: 'GENERATION_TIMEOUT',
+        error: 'gave up after 3 polls',
+        advice: `The generation timed out. \`${RETRY}\` re-sends it.`,
+      },
+    ];
+    for (const colorScheme of ['light', 'dark'] as const) {
+      const errors: string[] = [];
+      const { page } = await open(`contrast-${colorScheme}`, entries, ['product', 'style'], errors);
+      await page.emulateMedia({ colorScheme });
+      await page.click('#gallery [data-id="ad-mocha-watercolor"] .review-rejected');
+      expect(await contrastProblems(page), `${colorScheme} gallery`).toEqual([]);
+      await page.selectOption('#view', 'grid');
+      await page.hover('#grid [data-id="ad-latte-watercolor"]');
+      expect(await contrastProblems(page), `${colorScheme} grid`).toEqual([]);
+      await page.selectOption('#view', 'gallery');
+      await page.click('#gallery [data-id="ad-latte-watercolor"] .thumb a');
+      await page.waitForSelector('#lightbox .replaced-note');
+      await page.screenshot({ path: join(ARTIFACTS, `report-contrast-lightbox-${colorScheme}.png`) });
+      expect(await contrastProblems(page), `${colorScheme} lightbox`).toEqual([]);
+      expect(errors).toEqual([]);
+      await page.context().close();
+    }
+  });
 });
+
+/** Contrast problems axe-core finds in the page as it is now: `selector: summary` per element. */
+async function contrastProblems(page: Page): Promise<string[]> {
+  if (!(await page.evaluate("typeof window.axe === 'object'"))) await page.evaluate(axe.source);
+  return page.evaluate<string[]>(
+    "axe.run(document, { runOnly: { type: 'rule', values: ['color-contrast'] } }).then((result) => result.violations.flatMap((rule) => rule.nodes.map((node) => node.target.join(' ') + ': ' + node.any.map((check) => check.message).join(' '))))",
+  );
+}
 
 /** Polls an expression in the page until it is truthy (the page's CSP refuses waitForFunction's). */
 async function waitFor(page: Page, expression: string): Promise<void> {
