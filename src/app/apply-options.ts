@@ -39,6 +39,11 @@ export interface ApplyOptions extends RunPlanOptions {
   report?: string | false;
   /** `--junit FILE`. */
   junit?: string;
+  /**
+   * `project:` of runner.config.yaml beside the manifest: which repository's pipeline the run is, in
+   * place of the one derived from the repository (#31.13).
+   */
+  project?: string;
 }
 
 /**

@@ -36,6 +36,7 @@ import type { ServiceClientOptions } from '../service/client.js';
 import type { ClientEvent } from '../service/service-client.js';
 import type { ServiceConnection } from './connection.js';
 import { refuseOtherAccount } from './run-account.js';
+import { projectIdentity, refuseOtherProject } from './run-project.js';
 import type { Style } from '../text-style.js';
 import type { UnfinishedRunsRenderer } from './warn-unfinished-runs.js';
 import { readSavedPlanIfAny, refuseChangedPlan, refuseStalePlan, savedPlanInputs } from './saved-plan-io.js';
@@ -240,6 +241,9 @@ export async function runApply(
         runId,
         where: state.dir,
       });
+      // One repository per run (#31.13): another repository's pipeline of the same name is refused.
+      const project = await projectIdentity(manifestFile, options.project);
+      refuseOtherProject(state.runs, project, { pipeline: prepared.plan.pipeline, runId, where: state.dir });
       if (saved !== undefined) await refuseChangedPlan(target, saved, { manifestFile, ...prepared });
       const { plan, loaded } = prepared;
       sharePlanStrings(state.jobs, plan.jobs);
@@ -329,6 +333,7 @@ export async function runApply(
         },
       );
       if (connection.account !== undefined) executeOptions.account = connection.account;
+      if (project !== undefined) executeOptions.project = project;
       if (downloadOnly) executeOptions.downloadOnly = true;
       if (due !== undefined) executeOptions.rejections = due.rejections;
       await state.lock.verify();

@@ -105,6 +105,7 @@ export async function executePlan(
     plannedJobs: resolved.runJobs ?? plan.jobs.length,
     ...(resolved.download ? {} : { download: false }),
     ...(resolved.account === undefined ? {} : { account: resolved.account }),
+    ...(resolved.project === undefined ? {} : { project: resolved.project }),
   });
   if (resolved.download) await sweepUnfinished(ctx);
   const downloadLimit = pLimit(4);

@@ -104,6 +104,8 @@ export interface ExecuteOptions {
   download?: boolean;
   /** The account this apply pays from (`accountOfKey`), recorded with its `run` record (#31.7). */
   account?: string;
+  /** Which repository's pipeline the run is (`projectIdentity`), recorded with its `run` record (#31.13). */
+  project?: string;
   /** Where results go on this machine; required with `download`. */
   outputDir?: string;
   /**
@@ -140,6 +142,7 @@ export interface ResolvedOptions {
   rejections: ReadonlyMap<string, { attempt: number; note?: string }>;
   download: boolean;
   account: string | undefined;
+  project: string | undefined;
   outputDir: string | undefined;
   recordedOutputDir: string | undefined;
   host: string | undefined;
@@ -183,6 +186,7 @@ export function resolveExecuteOptions(options: ExecuteOptions, budget: number | 
     rejections: options.rejections ?? new Map(),
     download: options.download ?? false,
     account: options.account,
+    project: options.project,
     outputDir: options.outputDir,
     recordedOutputDir: options.recordedOutputDir,
     host: options.host,

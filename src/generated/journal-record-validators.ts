@@ -96,7 +96,7 @@ return errors === 0;
 }
 
 export const run = validate11;
-const schema12 = {"$schema":"http://json-schema.org/draft-07/schema#","type":"object","required":["type","at","runId","pipeline"],"properties":{"host":{"type":"string"},"type":{"const":"run"},"at":{"type":"number"},"runId":{"type":"string"},"pipeline":{"type":"string"},"pid":{"type":"integer"},"manifestFile":{"type":"string"},"account":{"type":"string"}}};
+const schema12 = {"$schema":"http://json-schema.org/draft-07/schema#","type":"object","required":["type","at","runId","pipeline"],"properties":{"host":{"type":"string"},"type":{"const":"run"},"at":{"type":"number"},"runId":{"type":"string"},"pipeline":{"type":"string"},"pid":{"type":"integer"},"manifestFile":{"type":"string"},"account":{"type":"string"},"project":{"type":"string"}}};
 
 function validate11(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -205,6 +205,19 @@ var valid0 = _errs14 === errors;
 }
 else {
 var valid0 = true;
+}
+if(valid0){
+if(data.project !== undefined){
+const _errs16 = errors;
+if(typeof data.project !== "string"){
+validate11.errors = [{instancePath:instancePath+"/project",schemaPath:"#/properties/project/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs16 === errors;
+}
+else {
+var valid0 = true;
+}
 }
 }
 }

@@ -55,6 +55,11 @@ export interface RunRecord {
   download?: boolean;
   /** The account this apply paid from (`accountOfKey`: a hash, never the key); #31.7. */
   account?: string;
+  /**
+   * Which repository's pipeline this is (`projectIdentity`: runner.config.yaml's `project:`, else the
+   * `origin` remote and the manifest's path in the repository); #31.13. Absent in earlier releases.
+   */
+  project?: string;
 }
 
 /** Written and fsynced BEFORE the create request is sent. */

@@ -32,5 +32,7 @@ export function parseApplyOptions(flags: Flags): ApplyOptions {
     json: flags.json === true,
     ...(report === undefined ? {} : { report }),
     ...(junit === undefined ? {} : { junit }),
+    // Set from runner.config.yaml (./project-config.ts), never a flag of its own.
+    ...(typeof flags.project === 'string' ? { project: flags.project } : {}),
   };
 }

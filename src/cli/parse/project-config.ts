@@ -14,6 +14,11 @@ const KEYS = {
   stateDir: 'stateDir',
   /** The root of default download folders, as RUNNER_OUTPUT (below the variable). */
   outputRoot: 'outputRoot',
+  /**
+   * Which repository's pipelines these are in shared state (#31.13), in place of the `origin` remote
+   * and the manifest's path: a name, not a folder.
+   */
+  project: 'project',
 } as const;
 type Key = keyof typeof KEYS;
 
@@ -22,11 +27,12 @@ export interface ProjectConfig {
   file: string;
   stateDir?: string;
   outputRoot?: string;
+  project?: string;
 }
 
 /**
  * Reads `runner.config.yaml` beside the manifest, if there is one: a YAML map of `stateDir` and
- * `outputRoot`, each a folder (relative to the file's folder). Every mistake (YAML syntax, an unknown
+ * `outputRoot`, each a folder (relative to the file's folder), and `project`, a name. Every mistake (YAML syntax, an unknown
  * key with the one meant, a value that is not a non-empty string) is reported at once with its
  * `file:line:col` (exit 2). The YAML parser is loaded only when the file exists.
  */
@@ -67,13 +73,15 @@ export async function readProjectConfig(manifestFile: string): Promise<ProjectCo
       if (typeof value !== 'string' || value.trim() === '') {
         const valueAt = isScalar(pair.value) ? at(pair.value.range?.[0]) : keyAt;
         problems.push(
-          `${valueAt} ${key} expects a folder (a non-empty string); received ${JSON.stringify(value ?? null)}`,
+          `${valueAt} ${key} expects ${key === 'project' ? 'a name' : 'a folder'} (a non-empty string); received ${JSON.stringify(value ?? null)}`,
         );
         continue;
       }
+      if (key === 'project') config.project = value.trim();
       // outputRoot may name a bucket (s3://bucket/prefix, #30.3): a URL, not a folder relative to the file.
-      config[KEYS[key as Key]] =
-        key === 'outputRoot' && isS3Output(value) ? value : resolve(dirname(file), value);
+      else
+        config[KEYS[key as Exclude<Key, 'project'>]] =
+          key === 'outputRoot' && isS3Output(value) ? value : resolve(dirname(file), value);
     }
   }
   if (problems.length > 0) {
@@ -81,7 +89,7 @@ export async function readProjectConfig(manifestFile: string): Promise<ProjectCo
       'INVALID_INPUT',
       `${PROJECT_CONFIG_FILE} is not valid:\n${problems.map((line) => `  ${line}`).join('\n')}`,
       {
-        hint: `It may set ${Object.keys(KEYS).join(' and ')}, each a folder relative to it, e.g. \`stateDir: .runner-state\`.`,
+        hint: 'It may set stateDir and outputRoot, each a folder relative to it (e.g. `stateDir: .runner-state`), and project, a name.',
       },
     );
   }
@@ -108,6 +116,7 @@ export async function applyProjectConfig(
     return input.env;
   const config = await readProjectConfig(input.manifestFile);
   if (config === undefined) return input.env;
+  if (input.takes.has('state-dir') && config.project !== undefined) options.project = config.project;
   if (
     input.takes.has('state-dir') &&
     options.stateDir === undefined &&
