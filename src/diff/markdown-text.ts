@@ -16,8 +16,20 @@ const NO_MENTION = '@&#8203;';
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
 
+/**
+ * Bidirectional controls (embeddings, overrides, isolates, marks): a right-to-left override makes
+ * `gpj.exe` read as `exe.jpg`, so a value shows other than it is (issue #32.6). They are dropped.
+ */
+const BIDI = /[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/g;
+
+/**
+ * What GFM turns into a link by itself in text (its extended autolinks: a scheme it knows, or `www.`):
+ * a value from a manifest or a catalog that looks like one is shown as a code span instead (#32.6).
+ */
+const AUTOLINK = /(?:https?|ftp|mailto|xmpp):|www\./i;
+
 function cut(text: string, max: number): string {
-  const chars = [...text.replace(CONTROL, ' ')];
+  const chars = [...text.replace(BIDI, '').replace(CONTROL, ' ')];
   return chars.length <= max ? chars.join('') : `${chars.slice(0, max - 1).join('')}…`;
 }
 
@@ -25,9 +37,11 @@ function cut(text: string, max: number): string {
  * A user string as Markdown text (a table cell or a paragraph): `&`, `<`, `>` as entities (no HTML, no
  * entity smuggled in), every other ASCII punctuation that Markdown reads backslash-escaped (CommonMark
  * allows escaping any of them; in a GFM table `\|` is the escaped pipe), `@` defused, control characters
- * as spaces, cut at {@link MAX_SHOWN_CHARS}.
+ * as spaces, bidirectional controls dropped, cut at {@link MAX_SHOWN_CHARS}. A value GFM would link by
+ * itself (`https://…`, `www.…`) is a {@link tableCodeSpan} instead: escapes do not stop an autolink.
  */
 export function escapeMarkdownText(text: string, max = MAX_SHOWN_CHARS): string {
+  if (AUTOLINK.test(text.replace(BIDI, ''))) return tableCodeSpan(text, max);
   return cut(text, max).replace(/[&<>@\\`*_[\]{}()#+\-.!|~:"']/g, (c) => {
     if (c === '&') return '&amp;';
     if (c === '<') return '&lt;';

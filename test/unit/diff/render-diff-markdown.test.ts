@@ -69,8 +69,7 @@ describe('renderDiffMarkdown', () => {
   });
 
   it('escapes job ids, paths, models and axis values for tables and HTML', () => {
-    const hostile =
-      'a|b <img src=x onerror=alert(1)> `code` *bold* _it_ [link](http://x) @octocat\nnext&amp;';
+    const hostile = 'a|b <img src=x onerror=alert(1)> `code` *bold* _it_ [link](x) @octocat\nnext&amp;';
     const manifest = manyJobsManifest(`pipelines/${hostile}.yaml`, 1, () => hostile);
     manifest.jobs.changed[0]!.headModel = hostile;
     manifest.byAxisValue = [{ ...delta(0, 5), jobs: { base: 0, head: 1 }, axis: hostile, value: hostile }];
@@ -80,7 +79,7 @@ describe('renderDiffMarkdown', () => {
     expect(text).not.toMatch(/[^\\]`code/);
     expect(text).toContain('@&#8203;octocat');
     expect(text).toContain(
-      'a\\|b &lt;img src=x onerror=alert\\(1\\)&gt; \\`code\\` \\*bold\\* \\_it\\_ \\[link\\]\\(http://x\\)',
+      'a\\|b &lt;img src=x onerror=alert\\(1\\)&gt; \\`code\\` \\*bold\\* \\_it\\_ \\[link\\]\\(x\\)',
     );
     expect(text).toContain('&amp;amp;');
     // Each table row stays one row: the newline became a space, and every unescaped pipe is a cell edge.
@@ -90,6 +89,27 @@ describe('renderDiffMarkdown', () => {
     const summary = text.split('\n').find((line) => line.startsWith('<details><summary>pipelines/'));
     expect(summary).toContain('a&#124;b &#60;img');
     expect(summary).not.toContain('\\');
+  });
+
+  it('shows values GFM would link as code spans, and drops bidirectional controls (#32.6)', () => {
+    // Before: 7 autolinks (the job id, both models, the axis and its value, a rename) and U+202E kept.
+    const url = 'https://evil.example/x|y';
+    const www = 'www.evil.example';
+    const manifest = manyJobsManifest('pipelines/a.yaml', 1, () => url);
+    manifest.jobs.changed[0]!.baseModel = www;
+    manifest.jobs.changed[0]!.headModel = 'ftp://m.example';
+    manifest.jobs.renamed = [{ from: www, to: 'mailto:x@y.example', credits: delta(4, 4) }];
+    manifest.byAxisValue = [
+      { ...delta(0, 5), jobs: { base: 0, head: 1 }, axis: 'http://axis.example', value: 'fig\u202egpj.exe' },
+    ];
+    const text = renderDiffMarkdown(diffOf([manifest]));
+    expect(text).toContain('| `https://evil.example/x\\|y` | `www.evil.example` → `ftp://m.example` |');
+    expect(text).toContain('| `www.evil.example` | `mailto:x@y.example` |');
+    expect(text).toContain('| `http://axis.example` | figgpj.exe |');
+    // Outside code spans, nothing a GFM renderer links by itself is left.
+    const outside = text.replace(/`[^`]*`/g, '');
+    expect(outside).not.toMatch(/(?:https?|ftp|mailto|xmpp):|www\./i);
+    expect(text).not.toMatch(/[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/);
   });
 
   it('cuts whole rows to stay under 65,536 characters, saying how many and where the full report is', () => {
