@@ -12,6 +12,8 @@ import { isS3Output } from './output-location.js';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { resolveOutputDir } from './apply-options.js';
+import { formatBytes } from '../service/http.js';
+import { copyResultsHere } from './copy-results-here.js';
 import { findResultsHere } from './results-here.js';
 import type { CommandContext } from './context.js';
 import type { Outcome } from './outcome.js';
@@ -71,7 +73,12 @@ export async function runReport(
   // A bucket output (#30.3): its objects are checked there, and the page is written in a temporary
   // folder laid out as the prefix (each result linked by its key), then put beside them.
   const writeReport = async (store: ResultsStore, staging: string | undefined): Promise<Outcome> => {
-    const pageDir = staging ?? resultsDir;
+    const { out } = options;
+    const file = out === undefined ? join(staging ?? resultsDir, 'report.html') : resolve(ctx.cwd, out);
+    // `--out` for a bucket: the page goes to a folder of this machine with the results beside it, for
+    // a review that works offline; without `--out` it is put in the bucket beside the results.
+    const offline = staging !== undefined && out !== undefined;
+    const pageDir = offline ? dirname(file) : (staging ?? resultsDir);
     const results = createResultFiles(store, recorded);
     const found = await findResultsHere(results, run.state, Date.now());
     const { missingCount } = found;
@@ -80,15 +87,24 @@ export async function runReport(
         ? found.here
         : {
             ...found.here,
-            pathOf: (recordedFile: string) => join(staging, ...results.keyOf(recordedFile).split('/')),
+            pathOf: (recordedFile: string) => join(pageDir, ...results.keyOf(recordedFile).split('/')),
           };
+    if (offline) {
+      const copied = await copyResultsHere(
+        results,
+        createFolderResultsStore(pageDir),
+        run.state,
+        found.here.missing,
+      );
+      ctx.output.err(
+        `Copied ${copied.copied} result(s) (${formatBytes(copied.bytes)}) from ${resultsDir} into ${pageDir} for an offline review.`,
+      );
+    }
     if (missingCount > 0) {
       ctx.output.err(
         `${ctx.output.style.yellow('warning')} ${missingCount} result(s) the state records as saved are not in ${resultsDir}: the page says why for each; \`runner apply --download-only\` fetches them again while their links live.`,
       );
     }
-    const { out } = options;
-    const file = out === undefined ? join(pageDir, 'report.html') : resolve(ctx.cwd, out);
     const data = buildReportData({
       pipeline: loaded.manifest.name,
       runId: run.runId,
@@ -108,7 +124,7 @@ export async function runReport(
     });
     // Results downloaded before the runner made thumbnails get theirs now (sharp needs a file: not in a bucket).
     const made =
-      staging === undefined ? await makeMissingThumbnails(data.entries, resultsDir) : { failed: 0 };
+      staging === undefined || offline ? await makeMissingThumbnails(data.entries, pageDir) : { failed: 0 };
     if ('firstError' in made && made.firstError !== undefined) {
       ctx.output.err(
         `${ctx.output.style.yellow('warning')} ${made.failed} thumbnail(s) could not be written (${made.firstError}): the page shows those files full size.`,

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -132,6 +132,30 @@ describe('apply --output s3://bucket/prefix (#30.3)', () => {
       expect(status.code, status.stderr).toBe(0);
       quiet(status.stderr);
       expect(JSON.parse(status.stdout)).toMatchObject({ outputDir: output, missingHere: 0 });
+
+      // `report --out DIR` on another machine: the page and every result (with its thumbnail) copied
+      // into a folder of this machine, the page linking them by key, for a review that works offline.
+      // Before, the page linked into a temporary folder deleted when the command ended.
+      const review = join(dir, 'review');
+      const reported = await runCli(
+        ['report', file, '--run', 'night-1', '--out', join(review, 'report.html')],
+        {
+          env,
+        },
+      );
+      expect(reported.code, reported.stderr).toBe(0);
+      quiet(reported.stderr);
+      expect(reported.stderr).toMatch(/Copied 3 result\(s\) .* from s3:\/\/.* for an offline review/);
+      const offlinePage = await readFile(join(review, 'report.html'), 'utf8');
+      for (const row of index.results) {
+        const served = Buffer.from(await (await fetch(row.resultUrl ?? '')).arrayBuffer());
+        expect((await readFile(join(review, `${row.id}.png`))).equals(served), row.id).toBe(true);
+        expect(offlinePage).toContain(`"${row.id}.png"`);
+      }
+      expect(
+        (await readdir(join(review, 'thumbnails'))).filter((name) => name.endsWith('.webp')),
+      ).toHaveLength(3);
+      expect(offlinePage).not.toContain('runner-bucket-page-');
 
       // Applied again through a proxy that records what reaches the store: every result is found in
       // the bucket (HEAD), none is put again, nothing is created.
