@@ -130,7 +130,10 @@ jobs:
     expect(again.code).toBe(1);
     expect(sim.stats().jobsCreated).toBe(4);
     const text = await runCli(['status', file], { env });
-    expect(text.stdout).toContain('PROMPT_UNCLEAR: The description is too vague: change the prompt.');
+    // The job's line names the kind, the advice under it what to do (#33.11, 0aa007d).
+    expect(text.stdout).toMatch(
+      /vague \(failed, PROMPT_UNCLEAR\): .*\n\s+The description is too vague: change the prompt\./,
+    );
   });
 
   it('follows the manifest retry block: a kind made retryable is retried, maxAttempts bounds it', async () => {

@@ -189,23 +189,28 @@ describe('apply --output s3://bucket/prefix (#30.3)', () => {
       const args = ['apply', file, '--run', 'night-1', '--output', output, ...FAST];
       const results = SUBJECTS.map((subject) => `killed/${subject}.png`);
       const first = startCli(args, { env });
-      // Killed as soon as the first result is in the bucket (usually before the run's end: the others
-      // are still downloading; if the run won the race, the resume below is still checked the same way).
+      // Killed as soon as the journal records a first result stored (usually before the run's end: the
+      // others are still downloading; if the run won the race, the resume below is checked the same way).
+      // Only what was RECORDED is known to be stored: an object put but not yet journaled when the kill
+      // came is put again on resume (nothing proves it is the result until it is downloaded again).
+      const journal = join(dir, 'a', '.runner', 'nightly', 'night-1', 'journal.jsonl');
       let before: string[] = [];
       for (let tries = 0; tries < 600 && before.length === 0; tries++) {
-        before = (await listKeys('killed')).filter((key) => results.includes(key));
+        before = await recordedKeys(journal);
         if (before.length === 0) await new Promise((resolve) => setTimeout(resolve, 20));
       }
       first.kill();
       await first.result;
+      before = (await recordedKeys(journal)).map((key) => `killed/${key}`);
       expect(before.length).toBeGreaterThan(0);
+      for (const key of before) expect(results).toContain(key);
 
       const proxy = await startFaultProxy(s3().endpoint, () => 'pass');
       try {
         const again = await runCli(args, { env: { ...env, AWS_ENDPOINT_URL_S3: proxy.endpoint } });
         expect(again.code, again.stderr).toBe(0);
         quiet(again.stderr);
-        // What was stored before the kill is found (HEAD), never put again.
+        // What was recorded as stored before the kill is found (HEAD), never put again.
         for (const key of before)
           expect(proxy.seen.filter((line) => line.startsWith(`PUT /${s3().bucket}/${key}`))).toEqual([]);
       } finally {
@@ -253,3 +258,19 @@ describe('apply --output s3://bucket/prefix (#30.3)', () => {
     },
   );
 });
+
+/** The keys the journal records as stored (`downloaded` records), as far as it was written. */
+async function recordedKeys(journal: string): Promise<string[]> {
+  const text = await readFile(journal, 'utf8').catch(() => '');
+  const keys: string[] = [];
+  for (const line of text.split('\n')) {
+    if (!line.includes('"downloaded"')) continue;
+    try {
+      const record = JSON.parse(line) as { type?: string; file?: string };
+      if (record.type === 'downloaded' && typeof record.file === 'string') keys.push(record.file);
+    } catch {
+      // A line cut by the kill: not a record.
+    }
+  }
+  return keys;
+}
