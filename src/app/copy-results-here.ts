@@ -1,7 +1,7 @@
 import type { ResultsStore } from '../results/results-store.js';
 import type { ResultFiles } from '../results/result-files.js';
 import type { JobState } from '../state/job-state.js';
-import { viewJobState } from '../state/stored-job.js';
+import { holdsRecorded, recordedResults } from './results-here.js';
 
 /**
  * Copies a run's recorded results from its store (a bucket) into a folder of this machine, each under
@@ -18,27 +18,20 @@ export async function copyResultsHere(
 ): Promise<{ copied: number; bytes: number }> {
   let copied = 0;
   let bytes = 0;
-  for (const [id, known] of state) {
-    if (known.status !== 'done') continue;
-    const job = viewJobState(known);
-    const last = job.attempts.at(-1);
-    if (last === undefined) continue;
-    for (const download of job.downloads) {
-      if (!last.resultUrls.includes(download.url) || missing.get(id)?.has(download.file) === true) continue;
-      const key = from.keyOf(download.file);
-      const there = await to.stat(key);
-      if (there !== undefined && there.bytes === download.bytes && there.sha256 === download.sha256) continue;
-      const body = await from.store.get(key);
-      if (body === undefined) continue;
-      const stored = await to.put(key, body, { sizeHint: download.bytes });
-      if (stored.sha256 !== download.sha256) {
-        throw new Error(
-          `${key} read from ${from.store.location} is not the recorded result (SHA-256 ${stored.sha256}, recorded ${download.sha256})`,
-        );
-      }
-      copied++;
-      bytes += stored.bytes;
+  for (const { id, download } of recordedResults(state)) {
+    if (missing.get(id)?.has(download.file) === true) continue;
+    const key = from.keyOf(download.file);
+    if (holdsRecorded(await to.stat(key), download)) continue;
+    const body = await from.store.get(key);
+    if (body === undefined) continue;
+    const stored = await to.put(key, body, { sizeHint: download.bytes });
+    if (stored.sha256 !== download.sha256) {
+      throw new Error(
+        `${key} read from ${from.store.location} is not the recorded result (SHA-256 ${stored.sha256}, recorded ${download.sha256})`,
+      );
     }
+    copied++;
+    bytes += stored.bytes;
   }
   return { copied, bytes };
 }

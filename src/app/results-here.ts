@@ -1,5 +1,6 @@
 import type { ResultsHere } from '../report/report-data.js';
 import type { ResultFiles } from '../results/result-files.js';
+import type { StoredResult } from '../results/results-store.js';
 import { RESULT_RETENTION_MS } from '../service/job-status.js';
 import type { DownloadState, JobState } from '../state/job-state.js';
 import { viewJobState } from '../state/stored-job.js';
@@ -17,22 +18,35 @@ export async function findResultsHere(
 ): Promise<{ here: ResultsHere; missingCount: number }> {
   const missing = new Map<string, Map<string, string>>();
   let missingCount = 0;
+  for (const { id, download, completedAt } of recordedResults(state)) {
+    const found = await files.store.stat(files.keyOf(download.file));
+    if (holdsRecorded(found, download)) continue;
+    let notes = missing.get(id);
+    if (notes === undefined) missing.set(id, (notes = new Map<string, string>()));
+    notes.set(download.file, describeMissing(files, download, completedAt, now, found !== undefined));
+    missingCount++;
+  }
+  return { here: { pathOf: (file) => files.pathOf(file), missing }, missingCount };
+}
+
+/** Each recorded result of a done job's latest attempt: what a store should hold for the run. */
+export function* recordedResults(
+  state: ReadonlyMap<string, JobState>,
+): Generator<{ id: string; download: DownloadState; completedAt: number | undefined }> {
   for (const [id, known] of state) {
     if (known.status !== 'done') continue;
     const job = viewJobState(known);
     const last = job.attempts.at(-1);
     if (last === undefined) continue;
     for (const download of job.downloads) {
-      if (!last.resultUrls.includes(download.url)) continue;
-      const found = await files.store.stat(files.keyOf(download.file));
-      if (found !== undefined && found.bytes === download.bytes && found.sha256 === download.sha256) continue;
-      let notes = missing.get(id);
-      if (notes === undefined) missing.set(id, (notes = new Map<string, string>()));
-      notes.set(download.file, describeMissing(files, download, last.completedAt, now, found !== undefined));
-      missingCount++;
+      if (last.resultUrls.includes(download.url)) yield { id, download, completedAt: last.completedAt };
     }
   }
-  return { here: { pathOf: (file) => files.pathOf(file), missing }, missingCount };
+}
+
+/** True when what a store holds under a result's key is the recorded result (same size and SHA-256). */
+export function holdsRecorded(found: StoredResult | undefined, download: DownloadState): boolean {
+  return found !== undefined && found.bytes === download.bytes && found.sha256 === download.sha256;
 }
 
 function describeMissing(
