@@ -15,6 +15,9 @@ import {
   type ReportJobList,
   type ResultsHere,
 } from '../report/report-data.js';
+import { mayMakeGridImages } from '../report/grid-image.js';
+import { stageStoreThumbnails } from '../report/store-thumbnails.js';
+import type { ThumbnailLookup } from '../report/thumbnails.js';
 import { createFolderResultsStore } from '../results/backends/folder/folder-results-store.js';
 import { createResultFiles } from '../results/result-files.js';
 import type { ResultsStore } from '../results/results-store.js';
@@ -101,6 +104,15 @@ async function writeToBucket(
         ? file.slice(run.outputDir.length + 1)
         : undefined;
     const pageKey = inBucket(reportFile);
+    // The page's thumbnails are in the bucket beside the results: those the bucket lacks are made
+    // there (one listing, not a HEAD per result); the page links them by key. A thumbnail that cannot
+    // be made is not worth failing the run for: the page shows that result itself.
+    const thumbnails = async (data: ReportData) =>
+      (
+        await stageStoreThumbnails(data.entries, bucket, staging, {
+          stageAll: mayMakeGridImages(data),
+        })
+      ).lookup;
     const { files, data } = await writeApplyFiles(
       ctx,
       {
@@ -108,6 +120,7 @@ async function writeToBucket(
         ...(pageKey === undefined ? {} : { report: join(staging, ...pageKey.split('/')) }),
       },
       { ...run, outputDir: staging },
+      pageKey === undefined ? undefined : thumbnails,
     );
     return { files: await putStagedFiles(bucket, staging, run.outputDir, files), data };
   } finally {
@@ -143,6 +156,7 @@ async function putStagedFiles(
   moved.resultsCsv = await put(files.resultsCsv);
   if (files.report !== undefined) moved.report = await put(files.report);
   if (files.junit !== undefined) moved.junit = await put(files.junit);
+  if (files.gridImages !== undefined) moved.gridImages = await Promise.all(files.gridImages.map(put));
   for (const failure of files.failures)
     moved.failures.push({
       ...failure,
@@ -158,6 +172,7 @@ const CONTENT_TYPES: Record<string, string> = {
   '.json': 'application/json',
   '.csv': 'text/csv; charset=utf-8',
   '.xml': 'application/xml',
+  '.png': 'image/png',
 };
 const contentTypeOf = (key: string): string =>
   CONTENT_TYPES[/\.[a-z]+$/.exec(key)?.[0] ?? ''] ?? 'application/octet-stream';
@@ -167,6 +182,8 @@ async function writeApplyFiles(
   ctx: Parameters<typeof writeApplyOutputs>[0],
   options: Parameters<typeof writeApplyOutputs>[1],
   run: Parameters<typeof writeApplyOutputs>[2],
+  /** The page's thumbnails when not those of the output folder (a bucket's, made beside its results). */
+  thumbnailsOf?: (data: ReportData) => Promise<ThumbnailLookup>,
 ): Promise<{ files: ReportFiles; data: ReportData }> {
   const data = buildReportData({
     pipeline: run.plan.pipeline,
@@ -182,12 +199,16 @@ async function writeApplyFiles(
   const { manifest, dir: manifestDir } = run.loaded;
   const resultsDir = run.outputDir;
   const { junit } = options;
+  const reportFile = resolveReportFile(ctx, options, manifest, { manifestDir, resultsDir });
   const files = await writeReportFiles(
     data,
     {
       resultsDir,
-      reportFile: resolveReportFile(ctx, options, manifest, { manifestDir, resultsDir }),
+      reportFile,
       junitFile: junit === undefined ? undefined : resolve(ctx.cwd, junit),
+      ...(thumbnailsOf === undefined || reportFile === undefined
+        ? {}
+        : { thumbnails: await thumbnailsOf(data) }),
     },
     (Date.now() - run.startedAt) / 1000,
   );

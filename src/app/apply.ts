@@ -7,6 +7,7 @@ import type { ExecuteDeps, ExecuteOptions } from '../execute/options.js';
 import type { CostReportView } from '../plan/job-table.js';
 import type { Plan } from '../plan/types.js';
 import { renderReportText } from '../plan/render-report.js';
+import { thumbnailOnStore } from '../report/store-thumbnails.js';
 import { thumbnailOnDownload } from '../report/thumbnails.js';
 import { stateStoreFor } from '../state/select-state-store.js';
 import { sharePlanStrings } from '../state/share-plan-strings.js';
@@ -370,10 +371,14 @@ export async function runApply(
         // A lost create never adopts a job another run of the pipeline holds (issue #24.8).
         readOtherRuns: () =>
           store.otherRunsJobs({ manifestFile, pipeline: plan.pipeline, runId, ...location }),
-        // Thumbnails need a file for sharp: made for a folder output (a bucket's page shows the results).
+        // Each image's thumbnail made as it is stored: in the output folder, or read back from the
+        // bucket and put beside the results there (sharp needs a file or the bytes).
         ...(outputs.bucket === undefined
           ? { afterDownload: thumbnailOnDownload(outputs.dir) }
-          : { results: createResultFiles(outputs.bucket, outputs.recorded) }),
+          : {
+              afterDownload: thumbnailOnStore(outputs.bucket),
+              results: createResultFiles(outputs.bucket, outputs.recorded),
+            }),
         machine: state.coordination?.machine ?? machineName(ctx.env),
         onEvent: (event) => logger.info({ event }, event.type),
       });

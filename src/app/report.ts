@@ -1,6 +1,7 @@
-import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { renderReportHtmlPieces } from '../report/render-html.js';
-import { writeGridImages } from '../report/grid-image.js';
+import { mayMakeGridImages, writeGridImages } from '../report/grid-image.js';
+import { stageStoreThumbnails } from '../report/store-thumbnails.js';
 import { buildReportData } from '../report/report-data.js';
 import { makeMissingThumbnails, readThumbnails } from '../report/thumbnails.js';
 import { writeWholeInPieces } from '../report/write-report-files.js';
@@ -122,15 +123,19 @@ export async function runReport(
       // What the page tells its reviewer to run next, with this run's flags (#33.3).
       runCommands: reportCommands(manifestFile, options.repeat, ctx.global),
     });
-    // Results downloaded before the runner made thumbnails get theirs now (sharp needs a file: not in a bucket).
-    const made =
-      staging === undefined || offline ? await makeMissingThumbnails(data.entries, pageDir) : { failed: 0 };
-    if ('firstError' in made && made.firstError !== undefined) {
+    // Results downloaded before the runner made thumbnails get theirs now: in the folder, or in the
+    // bucket beside the results (listed once; those it holds are not put again).
+    const inBucket = staging !== undefined && !offline;
+    const staged = inBucket
+      ? await stageStoreThumbnails(data.entries, store, staging, { stageAll: mayMakeGridImages(data) })
+      : undefined;
+    const made = staged ?? (await makeMissingThumbnails(data.entries, pageDir));
+    if (made.firstError !== undefined) {
       ctx.output.err(
         `${ctx.output.style.yellow('warning')} ${made.failed} thumbnail(s) could not be written (${made.firstError}): the page shows those files full size.`,
       );
     }
-    const thumbnails = await readThumbnails(pageDir);
+    const thumbnails = staged?.lookup ?? (await readThumbnails(pageDir));
     const gridImages = await writeGridImages(data, pageDir, thumbnails).catch((error: unknown) => {
       ctx.output.err(
         `${ctx.output.style.yellow('warning')} the grid image could not be written: ${error instanceof Error ? error.message : String(error)}.`,
@@ -141,7 +146,11 @@ export async function runReport(
       file,
       renderReportHtmlPieces({ ...data, gridImages }, dirname(file), thumbnails),
     );
-    if (staging !== undefined && out === undefined) {
+    if (inBucket) {
+      for (const image of gridImages) {
+        const key = relative(staging, image.file).split(sep).join('/');
+        await store.writeWhole(key, await readFile(image.file), 'image/png');
+      }
       await store.writeWhole('report.html', await readFile(file), 'text/html; charset=utf-8');
       ctx.output.out(`Report: ${resultsDir}/report.html`);
       return 'done';

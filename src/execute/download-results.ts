@@ -95,7 +95,13 @@ export async function downloadResults(
     const shown = results.pathOf(saved.file) ?? `${location}/${saved.file}`;
     ctx.emit({ type: 'downloaded', id: job.id, url, ...saved, file: shown });
     files.push(saved.file);
-    await afterDownload(ctx, { id: job.id, kind: job.kind, file: shown, sha256: saved.sha256 });
+    await afterDownload(ctx, {
+      id: job.id,
+      kind: job.kind,
+      file: shown,
+      key: saved.file,
+      sha256: saved.sha256,
+    });
   }
   return {
     files,

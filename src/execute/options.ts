@@ -18,7 +18,10 @@ import { UsageError } from '../errors.js';
 export interface SavedResult {
   id: string;
   kind: JobKind;
+  /** Where it is, as shown: a path on this machine, or `s3://bucket/prefix/key`. */
   file: string;
+  /** Its key in the run's results store (relative to the output root). */
+  key: string;
   sha256: string;
 }
 

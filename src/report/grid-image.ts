@@ -36,7 +36,7 @@ export async function writeGridImages(
   thumbnails: ThumbnailLookup,
 ): Promise<GridImage[]> {
   const axes = data.axes.slice(0, 3);
-  if (axes.length < 2 || data.entries.length > GRID_IMAGE_MAX_JOBS) return [];
+  if (!mayMakeGridImages(data)) return [];
   const jobs: GridJob[] = [];
   for (const entry of data.entries) jobs.push(gridJobOf(entry, thumbnails, outputDir));
   if (!mostlyHere(jobs)) return [];
@@ -64,6 +64,11 @@ export async function writeGridImages(
   const file = await writeThumbnailFile(outputDir, name, png);
   const images: GridImage[] = [{ rows, cols, ...(split === undefined ? {} : { split }), file }];
   return images;
+}
+
+/** Whether a run's report may have a grid image (two axes or more, at most {@link GRID_IMAGE_MAX_JOBS} jobs). */
+export function mayMakeGridImages(data: Pick<ReportData, 'axes' | 'entries'>): boolean {
+  return data.axes.length >= 2 && data.entries.length <= GRID_IMAGE_MAX_JOBS;
 }
 
 /**

@@ -53,10 +53,21 @@ export async function makeThumbnail(
 ): Promise<string | undefined> {
   const folder = await openThumbnailFolder(outputDir);
   const target = join(folder, thumbnailNameOf(file, sha256));
+  const image = await encodeThumbnail(file);
+  if (image === undefined) return undefined;
+  await writeNewFile(folder, target, image);
+  return target;
+}
+
+/**
+ * The thumbnail of an image (a file, or its bytes read from a bucket): WebP, at most
+ * {@link THUMBNAIL_SIZE} px a side, never enlarged, turned as its EXIF says; undefined when sharp
+ * cannot read it as an image (a video, a damaged file).
+ */
+export async function encodeThumbnail(image: string | Buffer): Promise<Buffer | undefined> {
   const sharp = loadSharp();
-  let image: Buffer;
   try {
-    image = await sharp(file, { failOn: 'error', limitInputPixels: 100_000_000 })
+    return await sharp(image, { failOn: 'error', limitInputPixels: 100_000_000 })
       .rotate()
       .resize({ width: THUMBNAIL_SIZE, height: THUMBNAIL_SIZE, fit: 'inside', withoutEnlargement: true })
       .webp({ quality: 72 })
@@ -64,8 +75,6 @@ export async function makeThumbnail(
   } catch {
     return undefined;
   }
-  await writeNewFile(folder, target, image);
-  return target;
 }
 
 /**
@@ -131,6 +140,15 @@ export async function readThumbnails(outputDir: string): Promise<ThumbnailLookup
   } catch {
     // No thumbnails yet.
   }
+  return thumbnailLookupOf(folder, names);
+}
+
+/**
+ * A lookup over the thumbnail names known to exist (a folder's listing, a bucket's): each image's
+ * thumbnail as a path in `folder`, which for a bucket is the staging folder laid out as its prefix,
+ * so the page links it by its key.
+ */
+export function thumbnailLookupOf(folder: string, names: ReadonlySet<string>): ThumbnailLookup {
   return (file) => {
     if (file.path === undefined || file.sha256 === undefined || file.mediaType !== 'image') return undefined;
     const name = thumbnailNameOf(file.path, file.sha256);

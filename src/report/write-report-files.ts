@@ -5,7 +5,12 @@ import { reportHtmlFormat } from './render-html.js';
 import { junitFormat } from './render-junit.js';
 import type { PiecewiseFormat } from './piecewise-text.js';
 import { writeGridImages } from './grid-image.js';
-import { readThumbnails, removeThumbnailTemporaries, THUMBNAIL_FOLDER } from './thumbnails.js';
+import {
+  readThumbnails,
+  removeThumbnailTemporaries,
+  THUMBNAIL_FOLDER,
+  type ThumbnailLookup,
+} from './thumbnails.js';
 import type { ReportData, ReportEntry } from './report-data.js';
 import {
   resultRowsOf,
@@ -20,6 +25,8 @@ export interface ReportFiles {
   resultsCsv: string;
   report?: string;
   junit?: string;
+  /** The grid images written beside the page (in `thumbnails/`), which it links. */
+  gridImages?: string[];
   /**
    * The files that could not be written, each with the reason (their temporary files removed, any
    * earlier version left as it was). The others are written all the same.
@@ -39,7 +46,13 @@ export interface ReportFiles {
  */
 export async function writeReportFiles(
   data: ReportData,
-  where: { resultsDir: string; reportFile?: string | undefined; junitFile?: string | undefined },
+  where: {
+    resultsDir: string;
+    reportFile?: string | undefined;
+    junitFile?: string | undefined;
+    /** The thumbnails the page shows, when not those in `<resultsDir>/thumbnails/` (a bucket's). */
+    thumbnails?: ThumbnailLookup | undefined;
+  },
   durationSeconds = 0,
 ): Promise<ReportFiles> {
   const { entries, ...header } = data;
@@ -53,12 +66,16 @@ export async function writeReportFiles(
     [files.resultsCsv, ofRows(resultsCsvFormat(data.axes))],
   ]);
   if (where.reportFile !== undefined) {
-    await removeThumbnailTemporaries(where.resultsDir);
-    const thumbnails = await readThumbnails(where.resultsDir);
+    let thumbnails = where.thumbnails;
+    if (thumbnails === undefined) {
+      await removeThumbnailTemporaries(where.resultsDir);
+      thumbnails = await readThumbnails(where.resultsDir);
+    }
     const gridImages = await writeGridImages(data, where.resultsDir, thumbnails).catch((error: unknown) => {
       files.failures.push({ file: join(where.resultsDir, THUMBNAIL_FOLDER), message: errorText(error) });
       return [];
     });
+    if (gridImages.length > 0) files.gridImages = gridImages.map((image) => image.file);
     const page = gridImages.length === 0 ? header : { ...header, gridImages };
     formats.set(where.reportFile, ofEntries(reportHtmlFormat(page, dirname(where.reportFile), thumbnails)));
   }

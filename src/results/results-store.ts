@@ -62,6 +62,12 @@ export interface ResultsStore {
    * `key` as it was, and the error is rethrown as the body threw it. An existing object is replaced.
    */
   put(key: string, body: AsyncIterable<Uint8Array>, options?: PutOptions): Promise<StoredResult>;
+  /**
+   * The names of the objects directly in the key folder `folder` (`thumbnails`), not in its
+   * sub-folders: one listing (S3: ListObjectsV2 pages of 1,000) instead of a `stat` per key, so a
+   * report of 5,000 results learns which thumbnails exist in a few requests. Empty when none.
+   */
+  list(folder: string): Promise<string[]>;
   /** Reads a stored object (thumbnails, the report, `report --out DIR`); undefined when absent. */
   get(key: string): Promise<AsyncIterable<Uint8Array> | undefined>;
   /**

@@ -111,8 +111,12 @@ describe('apply --output s3://bucket/prefix (#30.3)', () => {
 
       const keys = await listKeys('night');
       const results = SUBJECTS.map((subject) => `night/${subject}.png`);
-      expect(keys).toEqual(
+      // Beside them, each result's thumbnail under thumbnails/ (results-s3-thumbnails.test.ts).
+      expect(keys.filter((key) => !key.startsWith('night/thumbnails/'))).toEqual(
         ['night/report.html', 'night/results.csv', 'night/results.json', ...results].sort(),
+      );
+      expect(keys.filter((key) => key.startsWith('night/thumbnails/') && key.endsWith('.webp'))).toHaveLength(
+        3,
       );
       const index = JSON.parse((await readObject('night/results.json')).toString('utf8')) as ResultsIndex;
       expect(index.results).toHaveLength(3);

@@ -172,6 +172,18 @@ describe('the S3 results store against a real S3 server (s3rver)', () => {
     expect(await store.get('missing.json')).toBeUndefined();
   });
 
+  it('lists the objects directly in a key folder of its prefix: not deeper, not another prefix', async () => {
+    const store = await openStore({ output: `s3://${s3().bucket}/listed/run-1` });
+    const other = await openStore({ output: `s3://${s3().bucket}/listed/run-2` });
+    expect(await store.list('thumbnails')).toEqual([]);
+    await store.writeWhole('thumbnails/a.webp', 'a', 'image/webp');
+    await store.writeWhole('thumbnails/b.webp', 'b', 'image/webp');
+    await store.writeWhole('thumbnails/deeper/c.webp', 'c', 'image/webp');
+    await store.writeWhole('thumbnails.webp', 'not in the folder', 'image/webp');
+    await other.writeWhole('thumbnails/d.webp', 'd', 'image/webp');
+    expect((await store.list('thumbnails')).sort()).toEqual(['a.webp', 'b.webp']);
+  });
+
   it('stat measures an object stored without the SHA-256 metadata (a process killed before it wrote it)', async () => {
     const store = await openStore();
     const data = randomBytes(1000);

@@ -138,8 +138,14 @@ describe('thumbnails', () => {
   it('on download, makes the thumbnail of an image result and leaves a video alone', async () => {
     const { path, sha256 } = await bigImage('job.png');
     const after = thumbnailOnDownload(dir);
-    await after({ id: 'job', kind: 'image', file: path, sha256 });
-    await after({ id: 'clip', kind: 'voiceover-video', file: join(dir, 'clip.mp4'), sha256 });
+    await after({ id: 'job', kind: 'image', file: path, key: 'job.png', sha256 });
+    await after({
+      id: 'clip',
+      kind: 'voiceover-video',
+      file: join(dir, 'clip.mp4'),
+      key: 'clip.mp4',
+      sha256,
+    });
     expect(await readdir(join(dir, THUMBNAIL_FOLDER))).toEqual([thumbnailNameOf(path, sha256)]);
   });
 });

@@ -127,6 +127,16 @@ describe('the folder results store', () => {
     expect(await readFile(join(root, 'report.html'), 'utf8')).toBe('<p>two</p>');
   });
 
+  it('lists the files directly in a key folder: not its sub-folders, nothing for a missing folder', async () => {
+    const store = createFolderResultsStore(join(root, 'out'));
+    expect(await store.list('thumbnails')).toEqual([]);
+    await store.writeWhole('thumbnails/a.webp', 'a');
+    await store.writeWhole('thumbnails/b.webp', 'b');
+    await store.writeWhole('thumbnails/deeper/c.webp', 'c');
+    await store.writeWhole('hero.png', 'hero');
+    expect((await store.list('thumbnails')).sort()).toEqual(['a.webp', 'b.webp']);
+  });
+
   it('sweeps the temporaries a killed writer left, and nothing else', async () => {
     const store = createFolderResultsStore(root);
     await mkdir(join(root, 'sub'));

@@ -101,6 +101,14 @@ export function createFolderResultsStore(
 
     put,
 
+    async list(folder) {
+      const path = pathOf(folder);
+      const found = await lstatIfAny(path);
+      if (found === undefined || !found.isDirectory()) return [];
+      const entries = await readdir(path, { withFileTypes: true });
+      return entries.filter((entry) => entry.isFile()).map((entry) => entry.name);
+    },
+
     async get(key) {
       const path = pathOf(key);
       const found = await lstatIfAny(path);

@@ -9,6 +9,7 @@ import {
   DeleteObjectCommand,
   GetObjectCommand,
   HeadObjectCommand,
+  ListObjectsV2Command,
   PutObjectCommand,
   type S3Client,
 } from '@aws-sdk/client-s3';
@@ -226,6 +227,32 @@ export function createS3ResultsStore(location: S3Location, options: S3StoreOptio
         if (bodyError !== undefined) throw bodyError.error as Error;
         throw fail(`store ${key}`, error);
       }
+    },
+
+    async list(folder) {
+      const Prefix = `${objectKeyOf(location, folder)}/`;
+      const names: string[] = [];
+      let ContinuationToken: string | undefined;
+      try {
+        do {
+          const page = await client.send(
+            new ListObjectsV2Command({
+              Bucket,
+              Prefix,
+              Delimiter: '/',
+              ...(ContinuationToken === undefined ? {} : { ContinuationToken }),
+            }),
+          );
+          for (const object of page.Contents ?? []) {
+            const name = object.Key?.slice(Prefix.length);
+            if (name !== undefined && name !== '' && !name.includes('/')) names.push(name);
+          }
+          ContinuationToken = page.IsTruncated === true ? page.NextContinuationToken : undefined;
+        } while (ContinuationToken !== undefined);
+      } catch (error) {
+        throw fail(`list ${folder}/`, error);
+      }
+      return names;
     },
 
     async get(key) {
