@@ -151,6 +151,8 @@ describe("the action's scripts", () => {
       // Each run its own folder: a kept workspace's next night is not refused by last night's claim.
       dir: 'runner-output/9876543210',
       report: 'runner-output/9876543210/report.html',
+      // plan.md, junit.xml and apply.log beside the results (a bucket output: action-s3-output.test.ts).
+      files: 'runner-output/9876543210',
     });
     expect((await resolvePaths('night-7')).run).toBe('night-7');
   });
