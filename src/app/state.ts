@@ -10,6 +10,7 @@ import type { Outcome } from './outcome.js';
 import type { RenderIssues } from './views.js';
 import type { StateOptions } from './run-options.js';
 import { runStateMove, STATE_MOVE_ACTIONS } from './state-move.js';
+import { runStatePrune, type PruneOptions } from './state-prune.js';
 
 /** What `runner state` is asked. */
 export interface StateCommandOptions {
@@ -24,8 +25,10 @@ export interface StateCommandOptions {
   repair: boolean;
   /** `--break` (lease): end the lease now. */
   break: boolean;
-  /** `--json` (lease). */
+  /** `--json` (lease, prune). */
   json: boolean;
+  /** prune: which runs, and how. */
+  prune: PruneOptions;
 }
 
 /**
@@ -43,13 +46,16 @@ export async function runState(
   options: StateCommandOptions,
   view: { issues: RenderIssues },
 ): Promise<Outcome> {
-  if (STATE_MOVE_ACTIONS.has(action)) return runStateMove(ctx, action, manifestFile, options, view);
-  if (action !== 'check') {
+  if (action === 'prune') return runStatePrune(ctx, manifestFile, options, view);
+  if (!STATE_MOVE_ACTIONS.has(action) && action !== 'check') {
     throw new UsageError(
-      `Unknown action "${action}" of \`runner state\`; the actions are check, push, pull and lease.`,
+      `Unknown action "${action}" of \`runner state\`; the actions are check, push, pull, lease and prune.`,
       { hint: 'runner state check FILE [--run ID] [--state-dir DIR] [--repair]' },
     );
   }
+  if (manifestFile === '')
+    throw new UsageError(`runner state ${action} needs a manifest: runner state ${action} FILE --run ID.`);
+  if (STATE_MOVE_ACTIONS.has(action)) return runStateMove(ctx, action, manifestFile, options, view);
   const { loaded, issues } = await loadManifest(manifestFile);
   if (loaded === undefined) {
     ctx.output.err(view.issues(issues, manifestFile, ctx.output.style));

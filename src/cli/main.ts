@@ -404,20 +404,40 @@ function declareCommands(
 
   cli
     .command(
-      'state <action> <manifest>',
-      "A run's state: check its journal (check), move it between its folder and PostgreSQL (push, pull), show or break its lease (lease)",
+      'state <action> [manifest]',
+      "A run's state: check its journal (check), move it between its folder and PostgreSQL (push, pull), show or break its lease (lease), delete old runs' state (prune: never their results)",
     )
     .option('--run <id>', 'Run id (default: "default")', { type: [String] })
     .option('--state-dir <dir>', STATE_DIR_HELP)
     .option('--state <url>', STATE_URL_HELP)
     .option('--repair', 'With check: cut the journal at its first bad line, keeping a copy of it whole')
     .option('--break', 'With lease: end the lease now (its holder stops before its next create)')
-    .option('--json', 'With lease: print JSON')
+    .option('--json', 'With lease, prune: print JSON')
+    .option(
+      '--keep-runs <n>',
+      "With prune: keep the pipeline's n newest runs (by start); prune deletes state only, never results",
+    )
+    .option(
+      '--older-than <age>',
+      'With prune: only runs last applied longer ago than this: 30d, 12h, 2w, or a date',
+    )
+    .option('--pipeline <name>', "With prune: this pipeline's runs (default: the manifest's)", {
+      type: [String],
+    })
+    .option(
+      '--dry-run',
+      'With prune: list what would be deleted (run, start, last apply, jobs, size); delete nothing',
+    )
+    .option(
+      '--force',
+      'With prune: also delete runs with paid jobs unfinished (their results then cannot be followed); never a live one',
+    )
     .example('runner state check pipelines/nightly-social.yaml --run 2026-11-23 --repair')
     .example(
       'runner state push pipelines/nightly-social.yaml --run 2026-11-23 --state postgres://ci@db/runner',
     )
     .example('runner state lease pipelines/nightly-social.yaml --run 2026-11-23 --break')
+    .example('runner state prune pipelines/nightly-social.yaml --keep-runs 7 --dry-run')
     .action(capture('state'));
 
   cli

@@ -84,6 +84,8 @@ export async function listRuns(input: ListRunsInput & { exceptDir?: string }): P
   try {
     for (const entry of await readdir(pipelineDir, { withFileTypes: true })) {
       const dir = join(pipelineDir, entry.name);
+      // No run's folder starts with a dot: one that does is a pruned run's, set aside (delete-run-folder.ts).
+      if (entry.name.startsWith('.')) continue;
       if (entry.isDirectory() && dir !== input.exceptDir && existsSync(join(dir, JOURNAL_FILE)))
         dirs.push(dir);
     }

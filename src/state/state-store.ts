@@ -5,6 +5,7 @@ import type { AcquireLockOptions } from './lock.js';
 import type { ListRunsInput, RunsView } from './list-runs.js';
 import type { RunStateReading } from './read-run-state.js';
 import type { OtherRunsJobs } from './other-runs-jobs.js';
+import type { DeleteRunOptions, DeleteRunResult } from './prune-runs.js';
 import type { FirstRunRecord } from './read-run-start.js';
 import type { ReplayResult } from './replay.js';
 import type { StateSnapshots } from './snapshot-schedule.js';
@@ -208,4 +209,16 @@ export interface StateStore {
    * run whose answer was lost never adopts one of their jobs (issue #24.8).
    */
   otherRunsJobs(where: RunAddress): Promise<OtherRunsJobs>;
+  /**
+   * Deletes a run's state, all of it or none (`runner state prune`): kept, and said why, while an apply
+   * holds its lock or lease (always), or while it has paid work unfinished (open jobs, a lost create's
+   * answer, results not saved) unless `force`. State only: results are never touched. A crash midway
+   * leaves the run whole or reading as gone, never half of it.
+   */
+  deleteRun(where: RunAddress, options?: DeleteRunOptions): Promise<DeleteRunResult>;
+  /**
+   * Removes what deletions of the pipeline's runs stopped midway left (the folder: run folders set
+   * aside, which no command reads). PostgreSQL deletes in one transaction and leaves nothing.
+   */
+  removeDeletionLeftovers?(where: Omit<RunAddress, 'runId'>): Promise<void>;
 }

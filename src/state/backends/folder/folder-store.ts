@@ -1,3 +1,4 @@
+import { deleteFolderRun, removeSetAsideRuns } from '../../delete-run-folder.js';
 import { listRuns } from '../../list-runs.js';
 import { locateRunState } from '../../locate-run-state.js';
 import { openRunState } from '../../open-run-state.js';
@@ -24,4 +25,6 @@ export const folderStateStore: StateStore = {
   readRunStart,
   readFirstRunRecord,
   otherRunsJobs: readOtherRunsJobs,
+  deleteRun: deleteFolderRun,
+  removeDeletionLeftovers: removeSetAsideRuns,
 };

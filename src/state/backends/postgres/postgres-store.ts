@@ -22,6 +22,7 @@ import { readMoved } from './run-records.js';
 import { moveCommand, movedRunError } from '../../moved-run.js';
 import { replayPostgresRun, type PostgresRunReading } from './replay-run.js';
 import { writePostgresSnapshot } from './snapshots.js';
+import { deletePostgresRun } from './delete-run.js';
 import { migrateSchema, readSchemaVersion } from './schema.js';
 import { parseStateUrl, type StateUrl } from './state-url.js';
 
@@ -49,6 +50,7 @@ export function createPostgresStore(text: string): StateStore {
           return (await replayPostgresRun(db.client, run, describeRun(url, run))).replay.jobs.values();
         });
       }),
+    deleteRun: (where, options) => deletePostgresRun(url, keyOf(where), where, options),
   };
 }
 
