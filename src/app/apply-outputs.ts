@@ -26,7 +26,7 @@ import { writeReportFiles, type ReportFiles } from '../report/write-report-files
 import type { JobState } from '../state/job-state.js';
 import type { CommandContext } from './context.js';
 import { describeSystemError } from './system-errors.js';
-import { isS3Output } from './output-location.js';
+import { describeOutput, isS3Output } from './output-location.js';
 
 export { resolveReportFile } from './apply-options.js';
 
@@ -225,6 +225,8 @@ function resultsHereAfterApply(run: {
   summary: ExecutionSummary;
   outputDir: string;
   recordedOutputDir?: string | undefined;
+  /** A bucket output's store (`outputDir` is then the staging folder laid out as its prefix). */
+  bucket?: ResultsStore;
 }): ResultsHere {
   const files = createResultFiles(createFolderResultsStore(run.outputDir), run.recordedOutputDir);
   const missing = new Map<string, Map<string, string>>();
@@ -239,7 +241,10 @@ function resultsHereAfterApply(run: {
       if (notes === undefined) missing.set(job.id, (notes = new Map<string, string>()));
       notes.set(
         download.file,
-        (job.error ?? "not in this machine's output folder").replace(/^result not saved: /, ''),
+        (job.error ?? `not in ${describeOutput(run.bucket?.location ?? run.outputDir)}`).replace(
+          /^result not saved: /,
+          '',
+        ),
       );
     }
   }

@@ -2,7 +2,7 @@ import { readdir } from 'node:fs/promises';
 import { RunnerError } from '../errors.js';
 import { openResultsStore } from '../results/open-results-store.js';
 import type { ResultsStore } from '../results/results-store.js';
-import { isS3Output } from './output-location.js';
+import { describeOutput, isS3Output } from './output-location.js';
 import {
   checkOutputClaim,
   OUTPUT_CLAIM_FILE,
@@ -61,7 +61,7 @@ export async function checkRunOutputDir(
   const warn = (message: string) => ctx.output.err(`${ctx.output.style.yellow('warning')} ${message}`);
   if (run.recordedOutputDir !== undefined && run.recordedOutputDir !== dir) {
     warn(
-      `run "${run.runId}" recorded the output folder ${run.recordedOutputDir}; this machine uses ${dir} (resolved here: --output, RUNNER_OUTPUT, runner.config.yaml or beside the manifest). Results missing there are fetched again while their links live.`,
+      `run "${run.runId}" recorded ${describeOutput(run.recordedOutputDir)}; this machine uses ${describeOutput(dir)} (resolved here: --output, RUNNER_OUTPUT, runner.config.yaml or beside the manifest). Results missing there are fetched again while their links live.`,
     );
   }
   if (isS3Output(dir))

@@ -19,3 +19,11 @@ export function resolveOutputLocation(base: string, given: string): string {
 export function joinOutputLocation(root: string, ...segments: string[]): string {
   return isS3Output(root) ? [parseS3Location(root).display, ...segments].join('/') : join(root, ...segments);
 }
+
+/**
+ * A run's output location named for a message: "the output folder /path" or "the bucket s3://b/p", so
+ * a bucket output is never called a folder (#30.3).
+ */
+export function describeOutput(location: string): string {
+  return isS3Output(location) ? `the bucket ${location}` : `the output folder ${location}`;
+}

@@ -9,7 +9,7 @@ import { createFolderResultsStore } from '../results/backends/folder/folder-resu
 import { createResultFiles } from '../results/result-files.js';
 import { openResultsStore } from '../results/open-results-store.js';
 import type { ResultsStore } from '../results/results-store.js';
-import { isS3Output } from './output-location.js';
+import { describeOutput, isS3Output } from './output-location.js';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { resolveOutputDir } from './apply-options.js';
@@ -68,7 +68,7 @@ export async function runReport(
   });
   if (recorded !== undefined && recorded !== resultsDir) {
     ctx.output.err(
-      `${ctx.output.style.yellow('warning')} run "${run.runId}" recorded the output folder ${recorded}; this machine reads ${resultsDir}.`,
+      `${ctx.output.style.yellow('warning')} run "${run.runId}" recorded ${describeOutput(recorded)}; this machine reads ${describeOutput(resultsDir)}.`,
     );
   }
   // A bucket output (#30.3): its objects are checked there, and the page is written in a temporary

@@ -3,6 +3,7 @@ import { createResultFiles } from '../results/result-files.js';
 import { judgeRun, type RunVerdict } from '../state/run-verdict.js';
 import { buildStatusView } from '../state/status-view.js';
 import { resolveOutputDir } from './apply-options.js';
+import { isS3Output } from './output-location.js';
 import { findResultsHere } from './results-here.js';
 import type { CommandContext } from './context.js';
 import type { Outcome } from './outcome.js';
@@ -88,10 +89,12 @@ export async function runStatus(
           retryFailed: rerunCommand('apply', manifestFile, options.repeat, ctx.global, ['--retry-failed']),
           downloadOnly,
         }) +
-          (run.recordedOutputDir === undefined ? '' : `\nOutput folder: ${outputDir}`) +
+          (run.recordedOutputDir === undefined
+            ? ''
+            : `\n${isS3Output(outputDir) ? 'Output' : 'Output folder'}: ${outputDir}`) +
           (missingCount === 0
             ? ''
-            : `\n${missingCount} result(s) recorded as saved are not in this folder (saved on another machine, moved or expired): ${downloadOnly} fetches them while their links live.`),
+            : `\n${missingCount} result(s) recorded as saved are not in ${isS3Output(outputDir) ? 'this bucket' : 'this folder'} (saved on another machine, moved or expired): ${downloadOnly} fetches them while their links live.`),
   );
   // The verdict apply gives (#33.11): a failed, deferred, uncertain or unsent job is an unfinished run
   // (exit 1, as apply's); results owed by done jobs, or not here, are not saved yet (#20.8, #30.2).
