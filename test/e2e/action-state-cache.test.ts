@@ -294,6 +294,94 @@ describe("the action's scripts", () => {
   });
 });
 
+describe("the action's keep-runs input (#33.14)", () => {
+  let dir: string;
+  let steps: Step[];
+  let doc: Workflow;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'runner-e2e-action-prune-'));
+    ({ doc, steps } = await readWorkflow('action.yml'));
+  });
+  afterAll(async () => {
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+  });
+
+  const prune = () => steps.find((step) => step.name === "Prune old runs' state") ?? {};
+
+  it('keeps every run by default, and prunes after apply, before the state is saved, on every outcome', () => {
+    expect(doc.inputs?.['keep-runs']?.default).toBe('');
+    const at = (name: string) => steps.findIndex((step) => step.name === name);
+    const save = steps.findIndex((step) => step.uses?.startsWith('actions/cache/save@') === true);
+    expect(at('Apply')).toBeLessThan(at("Prune old runs' state"));
+    expect(at("Prune old runs' state")).toBeLessThan(save);
+    expect(prune().if).toBe(
+      "always() && inputs.command == 'apply' && inputs.keep-runs != '' && steps.paths.outputs.state != ''",
+    );
+    expect(prune().env?.KEEP_RUNS).toBe('${{ inputs.keep-runs }}');
+  });
+
+  async function runPrune(env: Record<string, string>, runner = 'fake-runner') {
+    const bin = join(dir, 'bin');
+    await mkdir(bin, { recursive: true });
+    await writeFile(join(bin, 'fake-runner'), '#!/bin/sh\necho "runner $*"\n');
+    await writeFile(join(bin, 'failing-runner'), '#!/bin/sh\necho "runner $*"\nexit 1\n');
+    await chmod(join(bin, 'fake-runner'), 0o755);
+    await chmod(join(bin, 'failing-runner'), 0o755);
+    const result = await runStep(prune(), {
+      cwd: dir,
+      env: {
+        PATH: `${bin}:${process.env.PATH ?? ''}`,
+        RUNNER: runner,
+        MANIFEST: 'pipelines/nightly.yaml',
+        STATE: 'pipelines/.runner',
+        STATE_URL: '',
+        ...env,
+      },
+    });
+    return result.stdout.trim();
+  }
+
+  it('runs state prune on the state folder, or on the database the night used', async () => {
+    expect(await runPrune({ KEEP_RUNS: '14' })).toBe(
+      'runner state prune pipelines/nightly.yaml --state-dir pipelines/.runner --keep-runs 14',
+    );
+    const url = 'postgres://runner@db.example:5432/runner';
+    expect(await runPrune({ KEEP_RUNS: '3', STATE_URL: url })).toBe(
+      `runner state prune pipelines/nightly.yaml --state ${url} --keep-runs 3`,
+    );
+    expect(await runPrune({ KEEP_RUNS: '3', RUNNER_STATE_URL: url })).toBe(
+      'runner state prune pipelines/nightly.yaml --keep-runs 3',
+    );
+  });
+
+  it('refuses 0 and what is not a whole number: tonight is the newest run, and a re-run resumes from it', async () => {
+    for (const value of ['0', '07', '-1', 'all', '2.5']) {
+      await expect(runPrune({ KEEP_RUNS: value })).rejects.toMatchObject({
+        code: 2,
+        stdout: expect.stringContaining('keep-runs must be a whole number of at least 1') as unknown,
+      });
+    }
+  });
+
+  it('a prune that fails warns, and the state is still saved', async () => {
+    const said = await runPrune({ KEEP_RUNS: '2' }, 'failing-runner');
+    expect(said).toMatch(/::warning::runner state prune failed \(exit 1\); the state is saved unpruned\./);
+  });
+
+  it("the built runner takes the step's command line", async () => {
+    await mkdir(join(dir, 'pipelines'), { recursive: true });
+    await writeFile(
+      join(dir, 'pipelines', 'nightly.yaml'),
+      'version: 1\nname: nightly\njobs:\n  - id: one\n    kind: image\n    model: chatgpt-image-sangtao\n    prompt: A lighthouse on a cliff at dusk, painted in thick oil strokes\n',
+    );
+    const bin = fileURLToPath(new URL('../../dist/bundle/runner.js', import.meta.url));
+    const said = await runPrune({ KEEP_RUNS: '2', NO_COLOR: '1' }, `node ${bin}`);
+    expect(said).toBe(
+      `Nothing was pruned of pipeline "nightly" in ${join(dir, 'pipelines', '.runner')}: 0 runs kept.`,
+    );
+  });
+});
+
 describe('Node.js and permissions (#33.15)', () => {
   it('the action sets up Node.js 22, the active LTS, by default', async () => {
     const { doc, steps } = await readWorkflow('action.yml');

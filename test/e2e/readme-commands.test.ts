@@ -95,6 +95,22 @@ const RUN = new Map<string, RunSpec>([
   ],
   ['npx --no-install runner apply pipelines/nightly-social.yaml --run 2026-11-22', { env: 'service' }],
   [
+    'npx --no-install runner state prune pipelines/nightly-social.yaml --keep-runs 14 --dry-run   # what would go',
+    {
+      // Prune reads and deletes state only: no service, no key. A night applied first, so there is a run.
+      env: 'offline',
+      substitute: async (workspace) => {
+        const night = await sh(
+          'runner apply pipelines/nightly-social.yaml --run 2026-11-22 --yes',
+          workspace,
+          simulatorEnv(),
+        );
+        expect(night.code, night.stderr).toBe(0);
+        return [];
+      },
+    },
+  ],
+  [
     'RUN="${GITHUB_RUN_ID:-$(date -u +%F)}"  # one run per night; a re-run keeps the id and resumes it, paying nothing twice',
     { env: 'service' },
   ],

@@ -57,12 +57,14 @@ describe('the GitHub Action and the nightly workflow', () => {
   });
 
   it('call the runner commands a night and a pull request need', () => {
-    // The workflows run none themselves: the action validates (strict: 'true'), plans and applies; with
+    // The workflows run none themselves: the action validates (strict: 'true'), plans, applies and prunes; with
     // `command: pr-cost` it fetches the catalog (with a key), plans both sides, diffs and comments.
     expect(invocations.map((call) => `${call.file}: ${call.command}`)).toEqual([
       'action.yml: validate',
       'action.yml: plan',
       'action.yml: apply',
+      // keep-runs (#33.14): old nights' state pruned before it is saved.
+      'action.yml: state',
       'action.yml: models',
       'action.yml: plan',
       'action.yml: plan',
