@@ -1,6 +1,6 @@
 import { createFileInfoReader } from '../catalog/read-file-info.js';
 import { loadCatalog } from '../catalog/load-catalog.js';
-import { streamJobs } from '../manifest/expand-jobs.js';
+import { replayJobs, streamJobs, type ExpandContext } from '../manifest/expand-jobs.js';
 import { loadManifest } from '../manifest/load-manifest.js';
 import type { ValidationIssue } from '../manifest/types.js';
 import type { CostReportView } from '../plan/job-table.js';
@@ -70,14 +70,17 @@ export async function planByStreaming(
   const targeting = prepare.targeting ?? NO_TARGETING;
   const targetingFlags = options.targeting;
   const stateJobs = replay?.jobs ?? new Map();
+  const expandContext: ExpandContext = {
+    env: ctx.env,
+    date,
+    varOverrides: varInput.overrides,
+    ...(secrets === undefined ? {} : { secrets }),
+    ...(prepare.maxJobs === undefined ? {} : { maxJobs: prepare.maxJobs }),
+  };
   const result = await streamPlan({
-    stream: streamJobs(loaded, {
-      env: ctx.env,
-      date,
-      varOverrides: varInput.overrides,
-      ...(secrets === undefined ? {} : { secrets }),
-      ...(prepare.maxJobs === undefined ? {} : { maxJobs: prepare.maxJobs }),
-    }),
+    stream: streamJobs(loaded, expandContext),
+    // The report's prompts (`--format json`, `--compare-to`) come from a second expansion, not the heap.
+    replay: replayJobs(loaded, expandContext),
     loadIssues,
     varIssues: varInput.issues,
     targeting,

@@ -88,7 +88,12 @@ export interface JobStream {
  * next one, so a 1,000,000-job matrix costs one job at a time plus the small {@link JobIndex}. The
  * same jobs and issues, in the same order, as `expandJobs`.
  */
-export function streamJobs(loaded: LoadedManifest, context: ExpandContext): JobStream {
+export function streamJobs(
+  loaded: LoadedManifest,
+  context: ExpandContext,
+  /** `false`: index no job (see {@link replayJobs}); the index then stays empty. @default true */
+  indexJobs = true,
+): JobStream {
   const { manifest } = loaded;
   const maxJobs = context.maxJobs ?? manifest.maxJobs ?? DEFAULT_MAX_JOBS;
   const issues = [...checkReservedNames(loaded), ...checkJobCount(loaded, maxJobs)];
@@ -118,10 +123,18 @@ export function streamJobs(loaded: LoadedManifest, context: ExpandContext): JobS
         specIndex,
         { ...context, vars: resolved.vars, ...(sampleSize === undefined ? {} : { sampleSize }) },
         issues,
-        (id, values) => ids.noteUnexpanded(id, specIndex, values),
+        (id, values) => {
+          if (indexJobs) ids.noteUnexpanded(id, specIndex, values);
+        },
       );
       for (const { job, rawIndex, combination } of expanded) {
-        ids.add(job.id, specIndex, rawIndex, job.matrixValues === combination ? undefined : job.matrixValues);
+        if (indexJobs)
+          ids.add(
+            job.id,
+            specIndex,
+            rawIndex,
+            job.matrixValues === combination ? undefined : job.matrixValues,
+          );
         yield job;
       }
     }
@@ -129,6 +142,15 @@ export function streamJobs(loaded: LoadedManifest, context: ExpandContext): JobS
     for (const issue of ids.reportIds()) issues.push(issue);
   }
   return { jobs: generate(), issues, index: ids.index };
+}
+
+/**
+ * The jobs {@link streamJobs} yields for the same manifest and context, again and in the same order
+ * (expansion is deterministic), without indexing them: a plan that keeps no prompt reads them back
+ * from here while it writes its report, at the cost of expanding the manifest twice.
+ */
+export function replayJobs(loaded: LoadedManifest, context: ExpandContext): Iterable<ExpandedJob> {
+  return { [Symbol.iterator]: () => streamJobs(loaded, context, false).jobs };
 }
 
 /** A job entry with its templates compiled, ready to render once per matrix combination. */

@@ -13,6 +13,7 @@ import {
   type CostReportView,
   type JobTable,
   type JobTableEntry,
+  type ReplayJobs,
   type ShownPayload,
 } from './job-table.js';
 import { createQuotaLedger } from './quota-ledger.js';
@@ -54,13 +55,15 @@ export interface CostTally {
 
 /**
  * The cost report of a plan built as running sums: per state, per model, per matrix axis value and in
- * total, with each job kept as a compact row of a {@link JobTable}. The account (balance and
- * subscription) is needed only at the end, so a plan can be priced before the account is read. Pure.
+ * total, with each job kept as a compact row of a {@link JobTable} (its prompt read back from `replay`
+ * when given). The account (balance and subscription) is needed only at the end, so a plan can be
+ * priced before the account is read. Pure.
  */
 export function createCostTally(
   catalog: readonly Model[],
   options: CostOptions,
   matrixValuesOf: (ref: number) => Record<string, MatrixValue>,
+  replay?: ReplayJobs,
 ): CostTally {
   const bySlug = new Map(catalog.map((model) => [model.slug, model] as const));
   const byState: Record<JobStateClass, number> = {
@@ -74,7 +77,7 @@ export function createCostTally(
   let unanswered = 0;
   const models = new Map<string, ModelSubtotal>();
   const axes = new Map<string, Map<string, AxisSubtotal['values'][number]>>();
-  const table = createJobTable(matrixValuesOf);
+  const table = createJobTable(matrixValuesOf, replay);
   let total = 0;
   let toRun = 0;
   let jobsToRun = 0;

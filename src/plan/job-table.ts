@@ -1,8 +1,10 @@
 import { createGrowableArray } from '../growable-array.js';
+import { RunnerError } from '../errors.js';
 import type { MatrixValue } from '../manifest/types.js';
 import type { CostReport, JobCost } from './cost-report.js';
 import { JOB_STATE_CLASSES } from './cost-report.js';
 import { roundCredits } from './credits.js';
+import { createHashColumn } from './hash-column.js';
 
 /**
  * The report's job list as the renderers read it: its length and its jobs in plan order. A
@@ -37,25 +39,20 @@ export interface ShownPayload {
   paramsJson: string;
 }
 
-/** A job's diff parts as the table keeps them: the params interned (many jobs share the same). */
-export interface ShownAt {
-  payloadHash: string;
-  prompt: string | undefined;
-  /** The same number for the same params within one table: their index in `paramSets()`. */
-  paramsKey: number;
-  /** Parsed once per distinct params; shared between jobs, so never to be changed. */
-  params: Record<string, unknown>;
-}
+/**
+ * The plan's jobs again, in the order their `ref`s count from 0 (every job the refs count, kept in the
+ * table or not), iterable more than once: given to {@link createJobTable}, the table keeps no prompt
+ * and reads each back from a fresh iteration whenever its lines are read.
+ */
+export type ReplayJobs = Iterable<{ id: string; prompt?: string }>;
 
-/** The per-job part of a cost report, ~20 bytes a job plus its id (see {@link createJobTable}). */
+/** The per-job part of a cost report, ~20 bytes a job plus its id (33 more with the diff parts; see {@link createJobTable}). */
 export interface JobTable extends JobListView {
   push(entry: JobTableEntry): void;
   kindAt(index: number): string;
   modelAt(index: number): string;
   creditsAt(index: number): number;
   toRunAt(index: number): boolean;
-  /** The job's diff parts; `undefined` when the table was not given them. */
-  shownAt(index: number): ShownAt | undefined;
   /** The distinct params of the jobs given diff parts, by `ShownAt.paramsKey` (the report's `paramSets`). */
   paramSets(): Record<string, unknown>[];
   /** Marks a job to run as covered by the subscription's image allowance. */
@@ -69,9 +66,14 @@ const STATE_MASK = 7;
 /**
  * A job list kept as columns: the id, interned kind and model indexes, credits and a flag byte per
  * job. Matrix values are not kept: `matrixValuesOf(ref)` gives them back when a job is read, so a
- * 1,000,000-job plan does not hold a million matrix-value objects.
+ * 1,000,000-job plan does not hold a million matrix-value objects. Nor, given `replay`, are prompts:
+ * a prompt is the largest part of a job's line (~200 MB of a 1,000,000-job plan's heap), and the
+ * jobs' expansion gives it back (the refs must then grow, as they do in the order jobs expand).
  */
-export function createJobTable(matrixValuesOf: (ref: number) => Record<string, MatrixValue>): JobTable {
+export function createJobTable(
+  matrixValuesOf: (ref: number) => Record<string, MatrixValue>,
+  replay?: ReplayJobs,
+): JobTable {
   const ids: string[] = [];
   const names: string[] = [];
   const nameIndexes = new Map<string, number>();
@@ -90,7 +92,8 @@ export function createJobTable(matrixValuesOf: (ref: number) => Record<string, M
   const flags = createGrowableArray(Uint8Array);
   const refs = createGrowableArray(Uint32Array);
   // The diff parts (only when given): params are interned, as jobs of one entry mostly share them.
-  const hashes: string[] = [];
+  const hashes = createHashColumn();
+  /** Without `replay`; with it, each line's prompt is read back from the replayed job. */
   const prompts: (string | undefined)[] = [];
   const paramKeys = createGrowableArray(Uint32Array);
   const paramTexts = new Map<string, number>();
@@ -104,14 +107,10 @@ export function createJobTable(matrixValuesOf: (ref: number) => Record<string, M
     }
     return key;
   };
-  const shownAt = (index: number): ShownAt | undefined => {
-    const payloadHash = hashes[index];
-    if (payloadHash === undefined) return undefined;
-    const paramsKey = paramKeys.at(index);
-    return { payloadHash, prompt: prompts[index], paramsKey, params: paramObjects[paramsKey]! };
-  };
+  let shownRows = 0;
 
-  const jobAt = (index: number): JobCost => {
+  /** The line of row `index`; `prompt`: the row's prompt when the table does not keep it. */
+  const jobAt = (index: number, prompt = prompts[index]): JobCost => {
     const flag = flags.at(index);
     const job: JobCost = {
       id: ids[index]!,
@@ -123,10 +122,9 @@ export function createJobTable(matrixValuesOf: (ref: number) => Record<string, M
       coveredBySubscription: (flag & COVERED) !== 0,
       matrixValues: matrixValuesOf(refs.at(index)),
     };
-    const payloadHash = hashes[index];
+    const payloadHash = hashes.at(index);
     if (payloadHash !== undefined) {
       job.payloadHash = payloadHash;
-      const prompt = prompts[index];
       if (prompt !== undefined) job.prompt = prompt;
       job.paramsRef = paramKeys.at(index);
     }
@@ -137,18 +135,43 @@ export function createJobTable(matrixValuesOf: (ref: number) => Record<string, M
       return ids.length;
     },
     *[Symbol.iterator]() {
-      for (let index = 0; index < ids.length; index++) yield jobAt(index);
+      // Only the diff parts show a prompt: a table without them needs no second expansion.
+      if (replay === undefined || shownRows === 0) {
+        for (let index = 0; index < ids.length; index++) yield jobAt(index);
+        return;
+      }
+      const jobs = replay[Symbol.iterator]();
+      let position = -1;
+      let job: { id: string; prompt?: string } | undefined;
+      for (let index = 0; index < ids.length; index++) {
+        const ref = refs.at(index);
+        while (position < ref) {
+          const next = jobs.next();
+          if (next.done === true) throw replayMismatch(ids[index]!, undefined);
+          job = next.value;
+          position++;
+        }
+        if (job === undefined || job.id !== ids[index]) throw replayMismatch(ids[index]!, job?.id);
+        yield jobAt(index, job.prompt);
+      }
     },
     push(entry) {
+      if (replay !== undefined && ids.length > 0 && entry.ref <= refs.at(ids.length - 1)) {
+        throw new RunnerError(
+          'INTERNAL',
+          `job "${entry.id}" came out of plan order into a replayed job table`,
+        );
+      }
       ids.push(entry.id);
       kinds.push(intern(entry.kind));
       models.push(intern(entry.model));
       credits.push(entry.credits);
       flags.push(JOB_STATE_CLASSES.indexOf(entry.state) | (entry.toRun ? TO_RUN : 0));
       refs.push(entry.ref);
+      hashes.push(entry.shown?.payloadHash);
       if (entry.shown !== undefined) {
-        hashes[ids.length - 1] = entry.shown.payloadHash;
-        prompts[ids.length - 1] = entry.shown.prompt;
+        shownRows++;
+        if (replay === undefined) prompts[ids.length - 1] = entry.shown.prompt;
         while (paramKeys.length < ids.length - 1) paramKeys.push(0);
         paramKeys.push(internParams(entry.shown.paramsJson));
       }
@@ -157,12 +180,21 @@ export function createJobTable(matrixValuesOf: (ref: number) => Record<string, M
     modelAt: (index) => names[models.at(index)]!,
     creditsAt: (index) => credits.at(index),
     toRunAt: (index) => (flags.at(index) & TO_RUN) !== 0,
-    shownAt,
     paramSets: () => paramObjects,
     setCovered: (index) => flags.set(index, flags.at(index) | COVERED),
   };
   jobTables.add(table);
   return table;
+}
+
+/** The second expansion did not give the jobs the first one did: a bug, never a manifest's fault. */
+function replayMismatch(expected: string, found: string | undefined): RunnerError {
+  const what = found === undefined ? 'ended before it' : `gave "${found}" in its place`;
+  return new RunnerError(
+    'INTERNAL',
+    `The plan's jobs expanded a second time did not match the first: job "${expected}" was expected, the second expansion ${what}.`,
+    { hint: 'this is a bug in the runner: please report it with the manifest' },
+  );
 }
 
 /** Tables made by {@link createJobTable}: their lines have exactly the report's keys, in its order. */

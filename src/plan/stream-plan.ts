@@ -32,6 +32,11 @@ export interface StreamPlanInput {
   costOptions: CostOptions;
   /** The payload each job of the state last asked for; present when a state was read. */
   lastPayloads?: LastPayloads;
+  /**
+   * The jobs of `stream` again, in the same order (`replayJobs`): the report's job list then keeps no
+   * prompt and reads each back from them when it is written (see `createJobTable`).
+   */
+  replay?: Iterable<ExpandedJob>;
 }
 
 /** Either every issue (some are errors), or the running sums of a valid plan. */
@@ -80,7 +85,12 @@ export async function streamPlan(input: StreamPlanInput): Promise<StreamPlanResu
         continue;
       }
       validator = createJobValidator(catalog, input.catalogContext);
-      tally = createCostTally(catalog, input.costOptions, (ref) => stream.index.matrixValuesAt(ref));
+      tally = createCostTally(
+        catalog,
+        input.costOptions,
+        (ref) => stream.index.matrixValuesAt(ref),
+        input.replay,
+      );
     }
     const checked = validator.check(job);
     if (checked === undefined) continue;
