@@ -160,7 +160,7 @@ async function sendAttempt(
   try {
     const answer = await ctx.client.createJob(
       {
-        kind: job.kind,
+        endpoint: adapter,
         body,
         ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
         ...(earlierSendAt === undefined ? {} : { earlierSendAt }),

@@ -4,7 +4,6 @@
  * each endpoint onto them.
  */
 import { systemClock, type Clock } from '../clock.js';
-import { getJobKind } from '../kinds/index.js';
 import { requestApi, type ApiCall, type ApiRequestDeps } from './api-request.js';
 import { DEFAULT_DOWNLOAD_TIMEOUT_MS, DEFAULT_MAX_DOWNLOAD_BYTES, downloadTo } from './download.js';
 import { createHttpError, NotFoundError, UnexpectedResponseError, type RequestContext } from './errors.js';
@@ -218,8 +217,8 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     },
 
     async createJob(request: CreateJobRequest, callOptions) {
-      const adapter = getJobKind(request.kind);
-      const keyed = request.idempotencyKey !== undefined && adapter.idempotent;
+      const { endpoint } = request;
+      const keyed = request.idempotencyKey !== undefined && endpoint.idempotent;
       const body =
         request.idempotencyKey === undefined
           ? request.body
@@ -227,7 +226,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       const data = await call<RawJobCreation>(
         {
           method: 'POST',
-          path: adapter.createPath,
+          path: endpoint.createPath,
           body,
           safety: keyed ? 'safe' : 'unkeyed-create',
           ...(keyed ? { resendWindowMs: deps.retry.idempotencyWindowMs } : {}),

@@ -1,4 +1,3 @@
-import type { JobKind } from '../kinds/types.js';
 import type { Balance, JobCreation, JobRecord, Model, ModelCategory, Subscription } from './types.js';
 import type { DownloadSink, StoredBody } from './download.js';
 
@@ -17,8 +16,20 @@ export interface DownloadOptions extends CallOptions {
   resultIndex?: number;
 }
 
+/**
+ * A creation endpoint as the client needs it: where to send the create and whether the service takes
+ * its `idempotencyKey` there. A job kind's adapter (`src/kinds/`) is one; the client reads no kind.
+ */
+export interface CreateEndpoint {
+  /** Path relative to the base URL, e.g. `/agents/jobs/create`. */
+  readonly createPath: string;
+  /** Whether the service documents `idempotencyKey` for this endpoint (spec 4.3 rule 4). */
+  readonly idempotent: boolean;
+}
+
 export interface CreateJobRequest {
-  kind: JobKind;
+  /** The job kind's endpoint (its adapter). */
+  endpoint: CreateEndpoint;
   /** The full body from the kind's adapter (without `idempotencyKey`). */
   body: Record<string, unknown>;
   /**

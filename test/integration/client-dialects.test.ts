@@ -9,6 +9,7 @@ import type { ClientEvent, ServiceClient } from '../../src/service/service-clien
 import type { JobRecord } from '../../src/service/types.js';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/simulator/index.js';
 import { downloadToPath } from '../download-to-path.js';
+import { getJobKind } from '../../src/kinds/index.js';
 
 /**
  * The client against every answer shape of the simulator's dialects and hostile options (issues #7
@@ -40,7 +41,10 @@ async function startPair(
 }
 
 async function createAndWait(client: ServiceClient, prompt = PROMPT): Promise<JobRecord> {
-  const creation = await client.createJob({ kind: 'image', body: { model: IMAGE_MODEL, prompt } });
+  const creation = await client.createJob({
+    endpoint: getJobKind('image'),
+    body: { model: IMAGE_MODEL, prompt },
+  });
   for (let i = 0; i < 500; i++) {
     const record = await client.getJob(creation.jobId);
     if (record.phase !== 'queued' && record.phase !== 'running') return record;
@@ -132,7 +136,7 @@ describe('balance and create answers read by what the runner needs (#7.8)', () =
   it('accepts a create answer with only jobId, and one with numbers as strings', async () => {
     const minimal = await startPair({ dialect: { creation: 'job-id-only' } });
     const created = await minimal.client.createJob({
-      kind: 'image',
+      endpoint: getJobKind('image'),
       body: { model: IMAGE_MODEL, prompt: PROMPT },
     });
     expect(created).toEqual({ jobId: expect.stringMatching(/^job_/) as unknown, status: '' });
@@ -142,7 +146,7 @@ describe('balance and create answers read by what the runner needs (#7.8)', () =
       account: { subscriptionImageQuota: 0 },
     });
     const paid = await strings.client.createJob({
-      kind: 'image',
+      endpoint: getJobKind('image'),
       body: { model: IMAGE_MODEL, prompt: PROMPT },
     });
     expect(paid.creditCost).toBe(4);
@@ -190,12 +194,18 @@ describe('the account-wide pause after HTTP 429 (#7.11)', () => {
   it('a 429 on a poll holds a concurrent create until Retry-After passes, and is reported once', async () => {
     const clock = createManualClock();
     const { sim, client, events } = await startPair({}, { clock, retry: { maxRetries: 3 } });
-    const first = await client.createJob({ kind: 'image', body: { model: IMAGE_MODEL, prompt: PROMPT } });
+    const first = await client.createJob({
+      endpoint: getJobKind('image'),
+      body: { model: IMAGE_MODEL, prompt: PROMPT },
+    });
 
     sim.rateLimitNext(1, 5);
     const poll = client.getJob(first.jobId);
     await until(() => clock.sleepers() === 1);
-    const create = client.createJob({ kind: 'image', body: { model: IMAGE_MODEL, prompt: `${PROMPT} 2` } });
+    const create = client.createJob({
+      endpoint: getJobKind('image'),
+      body: { model: IMAGE_MODEL, prompt: `${PROMPT} 2` },
+    });
     await until(() => clock.sleepers() === 2);
     // Paused: the second create has not been sent.
     expect(sim.stats().requests['POST /agents/jobs/create']).toBe(1);
@@ -219,9 +229,9 @@ describe('the account-wide pause after HTTP 429 (#7.11)', () => {
       { concurrencyLimit: 1, maxQueueDepth: 0, dialect: { queueFull: 'http-200' } },
       { retry: { queueFullDelayMs: 30, maxRetries: 20 } },
     );
-    await client.createJob({ kind: 'image', body: { model: IMAGE_MODEL, prompt: PROMPT } });
+    await client.createJob({ endpoint: getJobKind('image'), body: { model: IMAGE_MODEL, prompt: PROMPT } });
     const second = await client.createJob({
-      kind: 'image',
+      endpoint: getJobKind('image'),
       body: { model: IMAGE_MODEL, prompt: `${PROMPT} 2` },
     });
     expect(second.jobId).toMatch(/^job_/);
@@ -260,7 +270,7 @@ describe('huge answers are capped (#11.5)', () => {
   it('caps a huge service error message in the error it throws', async () => {
     const { client } = await startPair({ hostile: { errorTextBytes: 200_000 } });
     const error = await client
-      .createJob({ kind: 'image', body: { model: 'no-such-model', prompt: PROMPT } })
+      .createJob({ endpoint: getJobKind('image'), body: { model: 'no-such-model', prompt: PROMPT } })
       .catch((e: unknown) => e);
     expect((error as Error).message.length).toBeLessThan(700);
     expect((error as Error).message).toContain('more characters cut');
@@ -306,7 +316,10 @@ describe('slow answers meet deadlines (#11.6)', () => {
       { hostile: { dripPollMs: 100 } },
       { callDeadlineMs: 400, requestTimeoutMs: 60_000 },
     );
-    const created = await client.createJob({ kind: 'image', body: { model: IMAGE_MODEL, prompt: PROMPT } });
+    const created = await client.createJob({
+      endpoint: getJobKind('image'),
+      body: { model: IMAGE_MODEL, prompt: PROMPT },
+    });
     const error = await client.getJob(created.jobId).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(NetworkError);
     expect((error as Error).message).toBe(

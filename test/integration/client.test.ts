@@ -17,6 +17,7 @@ import type { ServiceClient } from '../../src/service/service-client.js';
 import type { JobRecord } from '../../src/service/types.js';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/simulator/index.js';
 import { downloadToPath } from '../download-to-path.js';
+import { getJobKind } from '../../src/kinds/index.js';
 
 const IMAGE_MODEL = 'chatgpt-image-sangtao';
 const TIME_SCALE = 0.002;
@@ -96,7 +97,7 @@ describe('client against the simulator: every endpoint', () => {
 
   it('creates an image job, polls it to completion and downloads every result with sha256', async () => {
     const creation = await client.createJob({
-      kind: 'image',
+      endpoint: getJobKind('image'),
       body: { model: IMAGE_MODEL, prompt: 'a red fox crossing a snowy field at dawn' },
       idempotencyKey: 'int-image-1',
     });
@@ -122,7 +123,7 @@ describe('client against the simulator: every endpoint', () => {
     ['article-video', { model: 'article-to-video', articleUrl: 'https://example.com/post' }],
   ];
   it.each(videoBodies)('creates a %s job', async (kind, body) => {
-    const creation = await client.createJob({ kind, body });
+    const creation = await client.createJob({ endpoint: getJobKind(kind), body });
     expect(creation.jobId).toEqual(expect.any(String));
     expect(sim.stats().jobs).toContainEqual(expect.objectContaining({ jobId: creation.jobId, kind }));
     const record = await pollUntilDone(client, creation.jobId);
@@ -140,7 +141,7 @@ describe('client against the simulator: every endpoint', () => {
     await expect(client.getJob('no-such-job')).rejects.toBeInstanceOf(NotFoundError);
     const error = await client
       .createJob({
-        kind: 'image',
+        endpoint: getJobKind('image'),
         body: { model: 'not-a-model', prompt: 'a lighthouse in a storm at night' },
       })
       .catch((e: unknown) => e);
@@ -165,7 +166,7 @@ describe('client against the simulator: money', () => {
     });
     const error = await client
       .createJob({
-        kind: 'image',
+        endpoint: getJobKind('image'),
         body: { model: IMAGE_MODEL, prompt: 'a quiet harbour with boats at dusk' },
       })
       .catch((e: unknown) => e);
@@ -181,7 +182,7 @@ describe('client against the simulator: money', () => {
     const jobIds: string[] = [];
     for (let i = 0; i < 8; i++) {
       const creation = await client.createJob({
-        kind: 'image',
+        endpoint: getJobKind('image'),
         body: { model: IMAGE_MODEL, prompt: `a lantern-lit street in the rain, take ${i}` },
         idempotencyKey: `fault-key-${i}`,
       });
@@ -205,7 +206,10 @@ describe('client against the simulator: money', () => {
   it('an unkeyed create that meets a 500 is not re-sent', async () => {
     const { sim, client } = await startPair({ faults: { serverError: 1 } });
     await expect(
-      client.createJob({ kind: 'image', body: { model: IMAGE_MODEL, prompt: 'a paper boat on a puddle' } }),
+      client.createJob({
+        endpoint: getJobKind('image'),
+        body: { model: IMAGE_MODEL, prompt: 'a paper boat on a puddle' },
+      }),
     ).rejects.toBeInstanceOf(ServerError);
     expect(sim.stats().requests['POST /agents/jobs/create']).toBe(1);
   });

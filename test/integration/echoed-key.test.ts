@@ -8,6 +8,7 @@ import type { JobRecord } from '../../src/service/types.js';
 import { startSimulator } from '../../src/simulator/index.js';
 import type { Simulator } from '../../src/simulator/types.js';
 import { downloadToPath } from '../download-to-path.js';
+import { getJobKind } from '../../src/kinds/index.js';
 
 const API_KEY = 'sk-ECHOCHECK-int-3b9e1f07a4c2d586';
 const LEGACY_KEY = 'legacy-ECHOCHECK-int-0e7d5a93c1f4b2';
@@ -52,7 +53,7 @@ describe('the client against a service that echoes the keys', () => {
     const { connect, dir: folder } = await setup();
     const first = connect();
     const created = await first.createJob({
-      kind: 'image',
+      endpoint: getJobKind('image'),
       body: { model: 'chatgpt-image-sangtao', prompt },
     });
     const record = await waitForEnd(first, created.jobId);
@@ -82,7 +83,7 @@ describe('the client against a service that echoes the keys', () => {
     const balance = await client.getBalance();
     expect(JSON.stringify(balance)).not.toContain('ECHOCHECK');
     const failing = await client.createJob({
-      kind: 'image',
+      endpoint: getJobKind('image'),
       body: { model: 'chatgpt-image-sangtao', prompt: `${prompt} [[fail:CONTENT_REJECTED]]` },
     });
     const failed = await waitForEnd(client, failing.jobId);

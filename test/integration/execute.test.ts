@@ -6,6 +6,7 @@ import type { Simulator } from '../../src/simulator/index.js';
 import { deriveIdempotencyKey } from '../../src/state/idempotency-key.js';
 import { createMemoryUploadCache } from '../../src/state/upload-cache.js';
 import { imageJob, useExecutorHarness, videoJob } from './executor-harness.js';
+import { getJobKind } from '../../src/kinds/index.js';
 
 const harness = useExecutorHarness('runner-exec-it-');
 const { startService, run } = harness;
@@ -85,7 +86,7 @@ describe('executePlan against the simulator', () => {
       `${JSON.stringify({ type: 'intent', at: Date.now(), id: job.id, attempt: 1, idempotencyKey: key, payloadHash: job.payloadHash })}\n`,
     );
     const first = await client.createJob({
-      kind: 'image',
+      endpoint: getJobKind('image'),
       body: { model: job.model, prompt: job.prompt, ...job.params },
       idempotencyKey: key,
     });

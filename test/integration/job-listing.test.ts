@@ -3,6 +3,7 @@ import { createServiceClient } from '../../src/service/client.js';
 import type { ServiceClient } from '../../src/service/service-client.js';
 import { startSimulator } from '../../src/simulator/index.js';
 import type { Simulator, SimulatorOptions } from '../../src/simulator/types.js';
+import { getJobKind } from '../../src/kinds/index.js';
 
 /** Issue #11.9: the optional recent-jobs listing, over real HTTP on 127.0.0.1. */
 describe('findRecentJobs against the simulator', () => {
@@ -28,7 +29,7 @@ describe('findRecentJobs against the simulator', () => {
     const { client } = await connect(true);
     const before = Date.now() - 1000;
     const created = await client.createJob({
-      kind: 'voiceover-video',
+      endpoint: getJobKind('voiceover-video'),
       body: { model: 'voiceover-standard', prompt: 'A teaser about autumn', script: 'Autumn is here.' },
     });
     const listed = await client.findRecentJobs?.({ since: before });
@@ -46,7 +47,7 @@ describe('findRecentJobs against the simulator', () => {
     const { client } = await connect(true, -600_000);
     const before = Date.now() - 1000;
     const created = await client.createJob({
-      kind: 'voiceover-video',
+      endpoint: getJobKind('voiceover-video'),
       body: { model: 'voiceover-standard', prompt: 'A teaser about autumn', script: 'Autumn is here.' },
     });
     const after = Date.now();
@@ -69,7 +70,7 @@ describe('findRecentJobs against the simulator', () => {
     const { client } = await connect(true, 0, { jobIdField: 'id' });
     const before = Date.now() - 1000;
     const created = await client.createJob({
-      kind: 'voiceover-video',
+      endpoint: getJobKind('voiceover-video'),
       body: { model: 'voiceover-standard', prompt: 'A teaser about autumn', script: 'Autumn is here.' },
     });
     expect((await client.findRecentJobs?.({ since: before }))?.map((job) => job.jobId)).toEqual([

@@ -32,7 +32,7 @@ const REPORT: Omit<CostReport, 'jobList'> = {
 
 interface Job {
   id: string;
-  prompt?: string;
+  prompt?: string | undefined;
   /** Whether the plan kept it (`--only`/`--exclude` leave jobs out of the table, not of the expansion). */
   kept: boolean;
   hash: string;

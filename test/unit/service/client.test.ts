@@ -19,6 +19,7 @@ import type { ClientEvent, ServiceClient } from '../../../src/service/service-cl
 import { createFakeClock, type FakeClock } from './fake-clock.js';
 import { downloadToPath } from '../../download-to-path.js';
 import type { OpenResultFile } from '../../../src/results/backends/folder/write-atomically.js';
+import { getJobKind } from '../../../src/kinds/index.js';
 
 const ORIGIN = 'https://svc.test';
 const BASE = `${ORIGIN}/api/v2/`;
@@ -176,7 +177,7 @@ describe('requests', () => {
         }),
       );
     const creation = await client.createJob({
-      kind: 'image',
+      endpoint: getJobKind('image'),
       body: { model: 'm', prompt: 'a red fox' },
       idempotencyKey: 'key-1',
     });
@@ -394,7 +395,9 @@ describe('errors', () => {
     api()
       .intercept({ path: '/api/v2/agents/jobs/create', method: 'POST' })
       .reply(402, fail('Not enough credit', 'INSUFFICIENT_CREDIT'));
-    const error = await client.createJob({ kind: 'image', body: { model: 'm' } }).catch((e: unknown) => e);
+    const error = await client
+      .createJob({ endpoint: getJobKind('image'), body: { model: 'm' } })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InsufficientCreditsError);
     const e = error as InsufficientCreditsError;
     expect(e.message).toBe(
@@ -516,7 +519,7 @@ describe('retries', () => {
       .intercept({ path, method: 'POST' })
       .reply(200, ok({ jobId: 'j9', status: 'WaitingForAgent' }));
     await expect(
-      client.createJob({ kind: 'image', body: { model: 'm' }, idempotencyKey: 'k' }),
+      client.createJob({ endpoint: getJobKind('image'), body: { model: 'm' }, idempotencyKey: 'k' }),
     ).resolves.toMatchObject({ jobId: 'j9' });
     expect(clock.sleeps).toHaveLength(2);
   });
@@ -527,9 +530,9 @@ describe('retries', () => {
     api()
       .intercept({ path, method: 'POST' })
       .reply(200, ok({ jobId: 'twice', status: 'WaitingForAgent' }));
-    await expect(client.createJob({ kind: 'image', body: { model: 'm' } })).rejects.toBeInstanceOf(
-      ServerError,
-    );
+    await expect(
+      client.createJob({ endpoint: getJobKind('image'), body: { model: 'm' } }),
+    ).rejects.toBeInstanceOf(ServerError);
     expect(clock.sleeps).toEqual([]);
     expect(agent.pendingInterceptors()).toHaveLength(1);
   });
@@ -539,7 +542,7 @@ describe('retries', () => {
       .intercept({ path: '/api/v2/render/video', method: 'POST' })
       .replyWithError(Object.assign(new Error('reset'), { code: 'ECONNRESET' }));
     const error = await client
-      .createJob({ kind: 'render-video', body: { model: 'r' }, idempotencyKey: 'k' })
+      .createJob({ endpoint: getJobKind('render-video'), body: { model: 'r' }, idempotencyKey: 'k' })
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(NetworkError);
     expect(error).toMatchObject({ code: 'NETWORK', failure: 'reset' });
@@ -556,7 +559,9 @@ describe('retries', () => {
     api()
       .intercept({ path, method: 'POST' })
       .reply(200, ok({ jobId: 'v1' }));
-    await expect(client.createJob({ kind: 'voiceover-video', body: { model: 'v' } })).resolves.toEqual({
+    await expect(
+      client.createJob({ endpoint: getJobKind('voiceover-video'), body: { model: 'v' } }),
+    ).resolves.toEqual({
       jobId: 'v1',
       status: '',
     });
@@ -572,7 +577,7 @@ describe('retries', () => {
       .intercept({ path, method: 'POST' })
       .reply(429, fail('slow down'), { headers: { 'retry-after': '3600' } });
     const error = await client
-      .createJob({ kind: 'image', body: { model: 'm' }, idempotencyKey: 'k' })
+      .createJob({ endpoint: getJobKind('image'), body: { model: 'm' }, idempotencyKey: 'k' })
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RateLimitedError);
     expect(error).toMatchObject({ earlierSendMayHaveActed: true });
@@ -582,7 +587,7 @@ describe('retries', () => {
       .replyWithError(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }));
     api().intercept({ path, method: 'POST' }).reply(402, fail('no credits'));
     const refused = await client
-      .createJob({ kind: 'image', body: { model: 'm' }, idempotencyKey: 'k' })
+      .createJob({ endpoint: getJobKind('image'), body: { model: 'm' }, idempotencyKey: 'k' })
       .catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(InsufficientCreditsError);
     expect(refused).toMatchObject({ earlierSendMayHaveActed: false });
@@ -600,7 +605,7 @@ describe('retries', () => {
       .intercept({ path, method: 'POST' })
       .reply(200, ok({ jobId: 'second-paid-job', status: 'WaitingForAgent' }));
     const error = await client
-      .createJob({ kind: 'image', body: { model: 'm' }, idempotencyKey: 'k' })
+      .createJob({ endpoint: getJobKind('image'), body: { model: 'm' }, idempotencyKey: 'k' })
       .catch((e: unknown) => e);
     // 250 ms + 100 s + 100 s: a fourth wait would send at ~300 s, past the ~270 s window.
     expect(clock.sleeps).toEqual([250, 100_000, 100_000]);
@@ -619,7 +624,7 @@ describe('retries', () => {
       .intercept({ path, method: 'POST' })
       .reply(200, ok({ jobId: 'only-job', status: 'WaitingForAgent' }));
     await expect(
-      client.createJob({ kind: 'image', body: { model: 'm' }, idempotencyKey: 'k2' }),
+      client.createJob({ endpoint: getJobKind('image'), body: { model: 'm' }, idempotencyKey: 'k2' }),
     ).resolves.toMatchObject({ jobId: 'only-job' });
     expect(clock.sleeps).toEqual([100_000, 100_000, 100_000]);
   });
@@ -629,7 +634,9 @@ describe('retries', () => {
       .intercept({ path: '/api/v2/agents/jobs/create', method: 'POST' })
       .reply(200, fail('queue full', 'AGENT_QUEUE_FULL'))
       .times(6);
-    const error = await client.createJob({ kind: 'image', body: { model: 'm' } }).catch((e: unknown) => e);
+    const error = await client
+      .createJob({ endpoint: getJobKind('image'), body: { model: 'm' } })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RateLimitedError);
     expect(error).toMatchObject({ code: 'RATE_LIMITED', errorCode: 'AGENT_QUEUE_FULL' });
     expect(clock.sleeps).toEqual([60_000, 60_000, 60_000, 60_000, 60_000]);
