@@ -280,6 +280,7 @@ export async function runApply(
       // Several machines on one run (PostgreSQL): one running another plan, or the same plan with
       // another cap, replacements or re-sends (#31.8), refuses this one here.
       const caps = [maxCredits, plan.budget].filter((value): value is number => value !== undefined);
+      // Runs of one account on this state share its open-job slots and its 429 pauses (#31.5).
       await state.coordination?.join(
         planIdentity(plan, {
           maxCredits: caps.length === 0 ? undefined : Math.min(...caps),
@@ -287,7 +288,10 @@ export async function runApply(
           retryFailed: options.retryFailed,
           resendUncertain: options.resendUncertain,
         }),
+        connection.account,
       );
+      const sharedPause = state.coordination?.sharedRateLimit();
+      if (sharedPause !== undefined) connection.client.shareRateLimit?.(sharedPause);
       // --download-only creates and pays nothing: no cost check, nothing to confirm.
       if (!downloadOnly) {
         const costed = await checkCost({

@@ -264,6 +264,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
       return listed.filter((job) => job.createdAt === undefined || job.createdAt >= query.since);
     },
 
+    shareRateLimit: (shared) => gate.share(shared),
     serviceClockOffsetMs() {
       return clockOffsetMs;
     },

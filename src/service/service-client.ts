@@ -1,5 +1,6 @@
 import type { Balance, JobCreation, JobRecord, Model, ModelCategory, Subscription } from './types.js';
 import type { DownloadSink, StoredBody } from './download.js';
+import type { SharedRateLimit } from './rate-limit-gate.js';
 
 /** Per-call options. */
 export interface CallOptions {
@@ -82,6 +83,12 @@ export interface ServiceClient {
    * the `Date` header of its latest answer (to about a second); `undefined` before any answer had one.
    */
   serviceClockOffsetMs?(): number | undefined;
+  /**
+   * Shares the account's 429 pauses with its other machines (#31.5): a `Retry-After` this client meets
+   * is shared, and every request waits out the pauses the others share, until the returned function is
+   * called. Optional for test doubles.
+   */
+  shareRateLimit?(shared: SharedRateLimit): () => void;
   /**
    * The upload flow (spec 4.6, api-notes): presign, then PUT the bytes to `sasUrl`.
    * Returns the `publicUrl` to put in `referenceImages`.

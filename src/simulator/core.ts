@@ -56,6 +56,8 @@ export interface SimulatorCore {
   nextJobId(): string;
   /** Left of {@link Simulator.rateLimitNext}: answers still to refuse with 429, and their `Retry-After`. */
   rateLimit: { remaining: number; retryAfterSeconds: number };
+  /** The latest `Retry-After` window a 429 opened (epoch ms): requests arriving in it are counted. */
+  retryAfterWindow?: { openedAt: number; until: number };
   /** Of {@link Simulator.holdCreates}: while set, create requests wait for it before being processed. */
   createHold?: { released: Promise<void>; held: number };
   counters: Omit<SimulatorStats, 'maxRunningAtOnce' | 'maxOpenAtOnce' | 'jobs' | 'account'>;
@@ -101,6 +103,8 @@ export function createSimulatorCore(input: SimulatorOptions): SimulatorCore {
     requests: {},
     faultsInjected: { serverError: 0, rateLimit: 0, reset: 0, slow: 0 },
     rateLimitedOnDemand: 0,
+    requestsInsideRetryAfter: 0,
+    insideRetryAfterMs: [],
     resultRequestsWithKey: 0,
   };
   const engine = createJobEngine({

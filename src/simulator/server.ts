@@ -18,6 +18,7 @@ import {
   writeTruncated,
   type Answer,
 } from './http-util.js';
+import { countInsideRetryAfter, openRetryAfterWindow } from './retry-after-window.js';
 import type { AccountPatch, Simulator, SimulatorOptions } from './types.js';
 
 const API_BASE = '/api/v2';
@@ -40,14 +41,19 @@ function injectFault(core: SimulatorCore, kind: FaultKind, response: ServerRespo
     return;
   }
   if (kind === 'rateLimit') {
-    const retryAfter = String(core.options.retryAfterSeconds);
-    writeAnswer(
-      response,
-      finishAnswer(core, answerError(429, 'too many requests', null, { 'retry-after': retryAfter })),
-    );
+    answerRateLimited(core, response, core.options.retryAfterSeconds);
     return;
   }
   writeAnswer(response, finishAnswer(core, answerError(500, 'internal server error', null)));
+}
+
+/** HTTP 429 with `Retry-After: seconds`, which opens the account's window (`requestsInsideRetryAfter`). */
+function answerRateLimited(core: SimulatorCore, response: ServerResponse, seconds: number): void {
+  openRetryAfterWindow(core, seconds);
+  writeAnswer(
+    response,
+    finishAnswer(core, answerError(429, 'too many requests', null, { 'retry-after': String(seconds) })),
+  );
 }
 
 function isAuthorized(core: SimulatorCore, request: IncomingMessage): boolean {
@@ -60,6 +66,7 @@ async function handleApi(core: SimulatorCore, request: IncomingMessage, response
   const matched = matchRoute(method, url.pathname.slice(API_BASE.length));
   const template = `${method} ${matched?.route.template ?? '(unmatched)'}`;
   core.counters.requests[template] = (core.counters.requests[template] ?? 0) + 1;
+  countInsideRetryAfter(core);
 
   const fault = core.faults.decide(matched?.route.isCreate ?? false);
   if (fault.slowMs > 0) {
@@ -73,11 +80,7 @@ async function handleApi(core: SimulatorCore, request: IncomingMessage, response
   if (core.rateLimit.remaining > 0) {
     core.rateLimit.remaining -= 1;
     core.counters.rateLimitedOnDemand += 1;
-    const retryAfter = String(core.rateLimit.retryAfterSeconds);
-    writeAnswer(
-      response,
-      finishAnswer(core, answerError(429, 'too many requests', null, { 'retry-after': retryAfter })),
-    );
+    answerRateLimited(core, response, core.rateLimit.retryAfterSeconds);
     return;
   }
   if (!isAuthorized(core, request)) {

@@ -100,6 +100,16 @@ export interface SimulatorStats {
   maxOpenAtOnce: number;
   /** Requests answered 429 by {@link Simulator.rateLimitNext}. */
   rateLimitedOnDemand: number;
+  /**
+   * API requests that arrived while a `Retry-After` the simulator gave (an injected or on-demand 429)
+   * was running: a careful client sends none on any machine of the account (api-notes; #31.5).
+   */
+  requestsInsideRetryAfter: number;
+  /**
+   * For the first 1,000 of {@link requestsInsideRetryAfter}: how many ms after the 429 that opened its
+   * window each arrived (a request already on its way when the 429 was answered arrives early in it).
+   */
+  insideRetryAfterMs: number[];
   /** jobId → number of polls. */
   pollsPerJob: Record<string, number>;
   /** Requests by `METHOD path-template`, e.g. `POST /agents/jobs/create`. */

@@ -1,4 +1,5 @@
 import type { Clock } from '../clock.js';
+import type { SharedRateLimit } from '../service/rate-limit-gate.js';
 import type { JobState } from './job-state.js';
 import type { JournalWriter } from './journal.js';
 import type { AcquireLockOptions } from './lock.js';
@@ -60,9 +61,11 @@ export interface RunCoordination {
   readonly machine: string;
   /**
    * Joins the run's live processes: refused (STATE_MISMATCH) when one runs another plan. The first
-   * one of a group starts the run's job queue afresh.
+   * one of a group starts the run's job queue afresh. `account`: the account the run pays from
+   * (`accountOfKey`), whose other runs in this state share its open-job slots and 429 pauses (#31.5);
+   * absent (`--simulate`), the run's slots are its own.
    */
-  join(planIdentity: string): Promise<void>;
+  join(planIdentity: string, account?: string): Promise<void>;
   /** Adds jobs, in the plan's order, to the run's queue; a job already there is left as it is. */
   enqueue(ids: readonly string[]): Promise<void>;
   /**
@@ -124,6 +127,11 @@ export interface RunCoordination {
   unansweredCreate(id: string): Promise<{ machine: string; endedAgoMs: number } | undefined>;
   /** The job's records as stored now, oldest first (JSON). */
   readJobRecords(id: string): Promise<string[]>;
+  /**
+   * The account's 429 pauses, shared with every machine of the account on this state (#31.5), once
+   * joined with an account: give it to the service client's `shareRateLimit`.
+   */
+  sharedRateLimit(): SharedRateLimit | undefined;
   close(): Promise<void>;
 }
 

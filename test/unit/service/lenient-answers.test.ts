@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { capText } from '../../../src/service/cap-text.js';
 import { buildJobRecord } from '../../../src/service/job-status.js';
-import { createRateLimitGate } from '../../../src/service/rate-limit-gate.js';
+import { createRateLimitGate, type SharedRateLimit } from '../../../src/service/rate-limit-gate.js';
 import { runWithRetry } from '../../../src/service/retry-loop.js';
 import { DEFAULT_RETRY_OPTIONS } from '../../../src/service/retry-policy.js';
 import { RateLimitedError } from '../../../src/service/errors.js';
@@ -134,5 +134,39 @@ describe('the rate-limit gate', () => {
     expect(sends).toBe(1);
     expect(error).toBeInstanceOf(RateLimitedError);
     expect((error as RateLimitedError).earlierSendMayHaveActed).toBe(true);
+  });
+
+  it("shares a 429's pause with the account's other machines and waits out theirs, never echoing them back (#31.5)", async () => {
+    const clock = createFakeClock();
+    const gate = createRateLimitGate(clock);
+    const shared: number[] = [];
+    let others: ((delayMs: number) => void) | undefined;
+    const account: SharedRateLimit = {
+      share: (delayMs) => shared.push(delayMs),
+      follow(pause) {
+        others = pause;
+        return () => (others = undefined);
+      },
+    };
+    const stop = gate.share(account);
+    // This machine met a 429: the others are told.
+    expect(gate.pause(2_000)).toBe(true);
+    expect(shared).toEqual([2_000]);
+    await gate.wait();
+    expect(clock.sleeps).toEqual([2_000]);
+    // Another machine met one: this one waits too, and does not tell it back.
+    others?.(5_000);
+    expect(shared).toEqual([2_000]);
+    await gate.wait();
+    expect(clock.sleeps).toEqual([2_000, 5_000]);
+    // A shorter pause from another machine never shortens a longer one in force here.
+    gate.pause(10_000);
+    others?.(1_000);
+    await gate.wait();
+    expect(clock.sleeps).toEqual([2_000, 5_000, 10_000]);
+    stop();
+    expect(others).toBeUndefined();
+    gate.pause(1_000);
+    expect(shared).toEqual([2_000, 10_000]);
   });
 });

@@ -105,6 +105,7 @@ async function openPostgresRun(url: StateUrl, input: OpenRunInput): Promise<RunS
         where: source,
         ttlMs,
         sinceSeq: last[0]?.seq ?? '0',
+        connect: () => connectStateDb(url, sessionLimits(ttlMs)),
       });
       const reading = await guard(url, () => replayPostgresRun(db.client, run, source));
       const { replay } = reading;

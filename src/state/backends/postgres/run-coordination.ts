@@ -3,6 +3,14 @@ import { RunnerError } from '../../../errors.js';
 import { replayRecords } from '../../replay-records.js';
 import { describePlanDifference } from '../../plan-agreement.js';
 import type { ClaimResult, RunCoordination } from '../../state-store.js';
+import {
+  ACCOUNT_CHANNEL,
+  ACCOUNT_LOCK,
+  createAccountPause,
+  OTHER_RUNS_SLOTS,
+  parseAccountNotice,
+  type AccountPause,
+} from './account-share.js';
 import type { StateDb } from './connect-db.js';
 import type { PostgresLease, RunKey } from './lease.js';
 
@@ -13,6 +21,13 @@ const CHANNEL = 'runner_claims';
 const SLOT_KEPT = `coalesce(slot_until > clock_timestamp(), false)`;
 /** Whether a row's slot counts: a live claim's, or one kept and not yet over. */
 const SLOT_COUNTS = `(slot_until IS NULL OR slot_until > clock_timestamp())`;
+
+/**
+ * A slot given up (rows of `runner_claims` returning their `account`): waiting processes of the run look
+ * again, and those of the account's other runs (#31.5).
+ */
+const NOTIFY_SLOT = `pg_notify('${CHANNEL}', $1 || '/' || $2),
+  CASE WHEN account IS NOT NULL THEN pg_notify('${ACCOUNT_CHANNEL}', 'slot ' || account) END`;
 
 /** Any number, the same in every runner: the first key of the run's spending lock (`withSpendingLock`). */
 const SPENDING_LOCK = 0x72756e73;
@@ -40,11 +55,16 @@ export function createRunCoordination(
     ttlMs: number;
     /** The run's last record sequence number before this process replayed it. */
     sinceSeq: string;
+    /** Opens another connection to the database (the account's 429 pauses, `createAccountPause`). */
+    connect: () => Promise<StateDb>;
   },
 ): RunCoordination {
   const client = db.client;
   const key: [string, string, string] = [run.pipeline, run.runId, lease.token];
   const waiters = new Set<() => void>();
+  /** The account the run pays from (`join`): its runs share slots and 429 pauses (#31.5). */
+  let account: string | undefined;
+  let pause: AccountPause | undefined;
   // One notice is one claim given up: one waiter looks again (all of them would only queue up on the
   // run's row lock, on a loaded machine, to find one slot). Missed ones are caught by the timer.
   const wake = () => {
@@ -53,6 +73,10 @@ export function createRunCoordination(
   };
   client.on('notification', (message) => {
     if (message.channel === CHANNEL && message.payload === `${run.pipeline}/${run.runId}`) wake();
+    if (message.channel !== ACCOUNT_CHANNEL || account === undefined) return;
+    const notice = parseAccountNotice(message.payload ?? '');
+    // Another run of the account gave a slot up.
+    if (notice?.kind === 'slot' && notice.account === account) wake();
   });
   let listening: Promise<unknown> | undefined;
   let chain: Promise<unknown> = Promise.resolve();
@@ -88,6 +112,19 @@ export function createRunCoordination(
     );
 
   /**
+   * The slots the account's other runs hold (none without an account: a run of `--simulate`, or of a
+   * runner that recorded none), under the account's lock, which is held to the claim's commit: two
+   * runs of one account never both take its last slot (#31.5). Taken after the run's row lock, in
+   * every claim: the same order everywhere, so two claims never wait on each other.
+   */
+  const countOtherRunsSlots = async (tx: ClientBase): Promise<number> => {
+    if (account === undefined) return 0;
+    await tx.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [ACCOUNT_LOCK, account]);
+    const { rows } = await tx.query<{ slots: number }>(OTHER_RUNS_SLOTS, [run.pipeline, run.runId, account]);
+    return rows[0]?.slots ?? 0;
+  };
+
+  /**
    * Each create of another process since this one joined, at the latest figure its records give
    * (records are written as `{"type":…`: the prefix picks the kinds without parsing the others): the
    * credits its intent reserved, its answer's cost or estimate, the cost its poll showed; nothing once
@@ -116,8 +153,14 @@ export function createRunCoordination(
 
   return {
     machine: lease.machine,
-    async join(planIdentity) {
-      listening ??= serial(() => client.query(`LISTEN ${CHANNEL}`));
+    async join(planIdentity, payingAccount) {
+      if (payingAccount !== undefined && account === undefined) {
+        account = payingAccount;
+        pause = createAccountPause(options.connect, payingAccount);
+      }
+      listening ??= serial(() =>
+        client.query(`LISTEN ${CHANNEL}${account === undefined ? '' : `; LISTEN ${ACCOUNT_CHANNEL}`}`),
+      );
       await listening;
       await inTransaction(async (tx) => {
         await lockRun(tx);
@@ -179,7 +222,7 @@ export function createRunCoordination(
              FROM runner_claims WHERE pipeline = $1 AND run_id = $2`,
           key,
         );
-        const slots = counted[0]?.slots ?? 0;
+        const slots = (counted[0]?.slots ?? 0) + (await countOtherRunsSlots(tx));
         // A job left by a gone process first, with the slot it holds; a free job only with a free slot.
         const { rows: picked } = await tx.query<{ job_id: string; token: string | null; slot: boolean }>(
           `SELECT c.job_id, c.token::text AS token, c.slot FROM runner_claims c
@@ -197,9 +240,9 @@ export function createRunCoordination(
         }
         await tx.query(
           `UPDATE runner_claims SET token = $3, claimed_at = clock_timestamp(), slot = true,
-                  slot_until = CASE WHEN ${SLOT_KEPT} THEN slot_until END
+                  slot_until = CASE WHEN ${SLOT_KEPT} THEN slot_until END, account = $5
             WHERE pipeline = $1 AND run_id = $2 AND job_id = $4`,
-          [...key, next.job_id],
+          [...key, next.job_id, account ?? null],
         );
         let from: string | undefined;
         if (next.token !== null) {
@@ -241,8 +284,8 @@ export function createRunCoordination(
              UPDATE runner_claims SET slot = false
               WHERE pipeline = $1 AND run_id = $2 AND job_id = $4 AND token = $3 AND slot AND NOT ${SLOT_KEPT}
                 AND ${LIVE_LEASE}
-              RETURNING 1)
-           SELECT pg_notify('${CHANNEL}', $1 || '/' || $2) FROM freed`,
+              RETURNING account)
+           SELECT ${NOTIFY_SLOT} FROM freed`,
           [...key, id],
         ),
       );
@@ -254,8 +297,8 @@ export function createRunCoordination(
              UPDATE runner_claims SET slot = slot AND ${SLOT_KEPT}, finished = $5,
                     token = CASE WHEN $5 THEN token ELSE NULL END
               WHERE pipeline = $1 AND run_id = $2 AND job_id = $4 AND token = $3 AND ${LIVE_LEASE}
-              RETURNING 1)
-           SELECT pg_notify('${CHANNEL}', $1 || '/' || $2) FROM ended`,
+              RETURNING account)
+           SELECT ${NOTIFY_SLOT} FROM ended`,
           [...key, id, finished],
         ),
       );
@@ -393,7 +436,11 @@ export function createRunCoordination(
       );
       return rows.map(([record]) => record);
     },
-    close: () => db.end(),
+    sharedRateLimit: () => pause?.shared,
+    async close() {
+      await pause?.close();
+      await db.end();
+    },
   };
 }
 

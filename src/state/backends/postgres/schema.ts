@@ -114,6 +114,15 @@ export const MIGRATIONS: readonly string[] = [
   // 6: an open-job slot kept past its claim (issue #31.6): a create whose answer was lost may have
   // made a job that is open on the service; its slot counts until then, though the claim is finished.
   `ALTER TABLE runner_claims ADD COLUMN slot_until timestamptz;`,
+  // 7: the account's limits are the account's, not a run's (#31.5). A claim names the account its run
+  // pays from (a hash of the key, never the key), so runs of one account count their open-job slots
+  // together; and a 429's Retry-After one machine met pauses every machine of the account until then.
+  `ALTER TABLE runner_claims ADD COLUMN account text;
+   CREATE INDEX runner_claims_slots_by_account ON runner_claims (account) WHERE slot AND account IS NOT NULL;
+   CREATE TABLE runner_account_pauses (
+     account text PRIMARY KEY,
+     paused_until timestamptz NOT NULL
+   );`,
 ];
 
 /** The schema version this runner writes and reads. */
