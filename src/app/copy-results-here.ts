@@ -1,7 +1,8 @@
 import type { ResultsStore } from '../results/results-store.js';
 import type { ResultFiles } from '../results/result-files.js';
 import type { JobState } from '../state/job-state.js';
-import { holdsRecorded, recordedResults } from './results-here.js';
+import { holdsRecorded } from '../results/held-here.js';
+import { recordedResults } from './results-here.js';
 
 /**
  * Copies a run's recorded results from its store (a bucket) into a folder of this machine, each under

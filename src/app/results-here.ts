@@ -1,6 +1,6 @@
 import type { ResultsHere } from '../report/report-data.js';
 import type { ResultFiles } from '../results/result-files.js';
-import type { StoredResult } from '../results/results-store.js';
+import { holdsRecorded } from '../results/held-here.js';
 import { RESULT_RETENTION_MS } from '../service/job-status.js';
 import type { DownloadState, JobState } from '../state/job-state.js';
 import { viewJobState } from '../state/stored-job.js';
@@ -42,11 +42,6 @@ export function* recordedResults(
       if (last.resultUrls.includes(download.url)) yield { id, download, completedAt: last.completedAt };
     }
   }
-}
-
-/** True when what a store holds under a result's key is the recorded result (same size and SHA-256). */
-export function holdsRecorded(found: StoredResult | undefined, download: DownloadState): boolean {
-  return found !== undefined && found.bytes === download.bytes && found.sha256 === download.sha256;
 }
 
 function describeMissing(

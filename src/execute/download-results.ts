@@ -1,5 +1,6 @@
 import type { PlannedJob } from '../plan/types.js';
 import type { ResultFiles } from '../results/result-files.js';
+import { holdsRecorded, isHeldHere } from '../results/held-here.js';
 import { joinKey, keyFolder } from '../results/result-key.js';
 import { RESULT_RETENTION_MS } from '../service/job-status.js';
 import type { DownloadState, JobState } from '../state/job-state.js';
@@ -49,7 +50,7 @@ export async function downloadResults(
   await setAsideOldAttempts(ctx, job.id, state, results);
   for (const [index, url] of last.resultUrls.entries()) {
     const already = state.downloads.find((download) => download.url === url);
-    if (already !== undefined && (mode.verify !== true || (await isStoredHere(results, already)))) {
+    if (already !== undefined && (mode.verify !== true || (await isHeldHere(results, already)))) {
       files.push(already.file);
       continue;
     }
@@ -72,7 +73,7 @@ export async function downloadResults(
     }
     if (already !== undefined) refetched++;
     // The same bytes as recorded: nothing new to journal (another machine's record stands).
-    const same = already !== undefined && already.bytes === saved.bytes && already.sha256 === saved.sha256;
+    const same = already !== undefined && holdsRecorded(saved, already);
     if (!same) {
       try {
         await ctx.record({
@@ -109,12 +110,6 @@ export async function downloadResults(
     ...(refetched === 0 ? {} : { refetched }),
     ...(firstError === undefined ? {} : { error: `result not saved: ${firstError}` }),
   };
-}
-
-/** True when this machine's store holds the recorded bytes under the recorded key. */
-async function isStoredHere(results: ResultFiles, download: DownloadState): Promise<boolean> {
-  const found = await results.store.stat(results.keyOf(download.file));
-  return found !== undefined && found.bytes === download.bytes && found.sha256 === download.sha256;
 }
 
 /**

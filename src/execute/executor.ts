@@ -1,6 +1,7 @@
 import pLimit from 'p-limit';
 import type { Plan, PlannedJob } from '../plan/types.js';
 import { createFolderResultsStore } from '../results/backends/folder/folder-results-store.js';
+import { isHeldHere } from '../results/held-here.js';
 import { createResultFiles, type ResultFiles } from '../results/result-files.js';
 import type { RunCoordination } from '../state/state-store.js';
 import { sumBudgetedCredits, summarizeJob, type JobState, type JobSummary } from '../state/job-state.js';
@@ -295,9 +296,7 @@ async function isAllStoredHere(ctx: ExecutionContext, job: JobState): Promise<bo
   if (results === undefined || last === undefined) return true;
   for (const download of job.downloads) {
     if (!last.resultUrls.includes(download.url)) continue;
-    const found = await results.store.stat(results.keyOf(download.file));
-    if (found === undefined || found.bytes !== download.bytes || found.sha256 !== download.sha256)
-      return false;
+    if (!(await isHeldHere(results, download))) return false;
   }
   return true;
 }
