@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { readFile, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
 import { afterAll, beforeAll } from 'vitest';
 
@@ -18,6 +19,16 @@ export interface S3Server {
   storedBytes(key: string, bucket?: string): Promise<Buffer | undefined>;
   /** The unfinished multipart uploads s3rver keeps on disk: their object keys. */
   unfinishedUploads(bucket?: string): Promise<string[]>;
+  /**
+   * The environment a CLI child needs for this server: its credentials and endpoint, and AWS config
+   * files in `dir` that do not exist, so nothing of the developer's own AWS setup is read.
+   */
+  cliEnv(dir: string): Record<string, string>;
+  /** The keys under `prefix/` of the bucket, sorted, read through the S3 API. */
+  listKeys(prefix: string): Promise<string[]>;
+  /** An object's bytes, read through the S3 API. */
+  readObject(key: string): Promise<Buffer>;
+  deleteObject(key: string): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -79,11 +90,49 @@ export async function startS3Server(): Promise<S3Server> {
     return next();
   });
   const { port } = await server.run();
+  const endpoint = `http://127.0.0.1:${port}`;
+  const env = { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER', AWS_REGION: 'us-east-1' };
+  /** The test's own SDK client, for one call (its warnings are the test's, not the CLI's). */
+  const withClient = async <T>(use: (client: S3Client) => Promise<T>): Promise<T> => {
+    process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+    const client = new S3Client({
+      forcePathStyle: true,
+      endpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+    });
+    try {
+      return await use(client);
+    } finally {
+      client.destroy();
+    }
+  };
   return {
-    endpoint: `http://127.0.0.1:${port}`,
+    endpoint,
     port,
     bucket,
-    env: { AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER', AWS_REGION: 'us-east-1' },
+    env,
+    cliEnv: (home) => ({
+      ...env,
+      AWS_ENDPOINT_URL_S3: endpoint,
+      AWS_CONFIG_FILE: join(home, 'aws-config'),
+      AWS_SHARED_CREDENTIALS_FILE: join(home, 'aws-credentials'),
+      AWS_EC2_METADATA_DISABLED: 'true',
+    }),
+    listKeys: (prefix) =>
+      withClient(async (client) => {
+        const answer = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: `${prefix}/` }));
+        return (answer.Contents ?? []).map((object) => object.Key ?? '').sort();
+      }),
+    readObject: (key) =>
+      withClient(async (client) => {
+        const answer = await client.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+        return Buffer.from((await answer.Body?.transformToByteArray()) ?? []);
+      }),
+    deleteObject: (key) =>
+      withClient(async (client) => {
+        await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
+      }),
     async storedBytes(key, name = bucket) {
       const parts = key.split('/');
       const last = parts.pop()!;

@@ -4,7 +4,6 @@ import { chmod, mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { parse } from 'yaml';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src/simulator/index.js';
@@ -24,7 +23,6 @@ import { binPath } from './run-cli.js';
 const run = promisify(execFile);
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const s3 = useS3Server();
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 interface Step {
   id?: string;
@@ -43,21 +41,6 @@ async function actionSteps(): Promise<Step[]> {
 async function runStep(step: Step | undefined, cwd: string, env: Record<string, string>) {
   if (step?.run === undefined) throw new Error('no such step');
   return run('bash', ['--noprofile', '--norc', '-eo', 'pipefail', '-c', step.run], { cwd, env });
-}
-
-async function listKeys(prefix: string): Promise<string[]> {
-  const client = new S3Client({
-    forcePathStyle: true,
-    endpoint: s3().endpoint,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
-  });
-  try {
-    const answer = await client.send(new ListObjectsV2Command({ Bucket: s3().bucket, Prefix: `${prefix}/` }));
-    return (answer.Contents ?? []).map((object) => object.Key ?? '').sort();
-  } finally {
-    client.destroy();
-  }
 }
 
 describe("the Action's output input with a bucket (#30.5)", () => {
@@ -129,11 +112,7 @@ describe("the Action's output input with a bucket (#30.5)", () => {
         const env = {
           ...base,
           ...simulatorEnv(simulator!),
-          ...s3().env,
-          AWS_ENDPOINT_URL_S3: s3().endpoint,
-          AWS_CONFIG_FILE: join(dir, 'aws-config'),
-          AWS_SHARED_CREDENTIALS_FILE: join(dir, 'aws-credentials'),
-          AWS_EC2_METADATA_DISABLED: 'true',
+          ...s3().cliEnv(dir),
           RUNNER: wrapper,
           MANIFEST: 'pipelines/nightly.yaml',
           RUN_ID: paths.run!,
@@ -161,7 +140,7 @@ describe("the Action's output input with a bucket (#30.5)", () => {
 
       const first = await attempt(1);
       expect(simulator.stats().jobsCreated).toBe(4);
-      const keys = await listKeys('ci/4242');
+      const keys = await s3().listKeys('ci/4242');
       for (const name of ['report.html', 'results.json', 'results.csv'])
         expect(keys).toContain(`ci/4242/${name}`);
       expect(keys.filter((key) => /^ci\/4242\/img-[a-z]+-[a-z]+\.png$/.test(key))).toHaveLength(4);

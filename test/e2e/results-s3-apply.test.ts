@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ResultsIndex } from '../../src/report/results-index.js';
 import { startSimulator } from '../../src/simulator/index.js';
@@ -18,8 +17,6 @@ import { runCli, startCli } from './run-cli.js';
  * before anything is paid; a URL with credentials is refused as a usage error.
  */
 const s3 = useS3Server();
-// This test's own SDK client (reading the bucket back) would warn too; the CLI's stderr is checked.
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 const FAST = ['--poll-interval', '15-25', '--first-poll', '50', '--yes'];
 const SUBJECTS = ['fox', 'owl', 'heron'];
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
@@ -47,41 +44,8 @@ async function checkout(dir: string): Promise<string> {
   return file;
 }
 
-function awsEnv(dir: string): Record<string, string> {
-  return {
-    ...s3().env,
-    AWS_ENDPOINT_URL_S3: s3().endpoint,
-    AWS_CONFIG_FILE: join(dir, 'aws-config'),
-    AWS_SHARED_CREDENTIALS_FILE: join(dir, 'aws-credentials'),
-    AWS_EC2_METADATA_DISABLED: 'true',
-  };
-}
-
-async function withClient<T>(use: (client: S3Client) => Promise<T>): Promise<T> {
-  const client = new S3Client({
-    forcePathStyle: true,
-    endpoint: s3().endpoint,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
-  });
-  try {
-    return await use(client);
-  } finally {
-    client.destroy();
-  }
-}
-
-const listKeys = (prefix: string) =>
-  withClient(async (client) => {
-    const answer = await client.send(new ListObjectsV2Command({ Bucket: s3().bucket, Prefix: `${prefix}/` }));
-    return (answer.Contents ?? []).map((object) => object.Key ?? '').sort();
-  });
-
-const readObject = (key: string) =>
-  withClient(async (client) => {
-    const answer = await client.send(new GetObjectCommand({ Bucket: s3().bucket, Key: key }));
-    return Buffer.from((await answer.Body?.transformToByteArray()) ?? []);
-  });
+const listKeys = (prefix: string) => s3().listKeys(prefix);
+const readObject = (key: string) => s3().readObject(key);
 
 const quiet = (stderr: string) => {
   expect(stderr).not.toMatch(/end of support|NodeDeprecation/i);
@@ -100,7 +64,7 @@ describe('apply --output s3://bucket/prefix (#30.3)', () => {
     async () => {
       simulator = await startSimulator({ timeScale: 0.005 });
       const dir = await makeWorkDir('results-s3-apply');
-      const env = { ...simulatorEnv(simulator), ...awsEnv(dir) };
+      const env = { ...simulatorEnv(simulator), ...s3().cliEnv(dir) };
       const file = await checkout(join(dir, 'a'));
       const output = `s3://${s3().bucket}/night`;
       const one = await runCli(['apply', file, '--run', 'night-1', '--output', output, ...FAST], { env });
@@ -187,7 +151,7 @@ describe('apply --output s3://bucket/prefix (#30.3)', () => {
     async () => {
       simulator = await startSimulator({ timeScale: 0.005 });
       const dir = await makeWorkDir('results-s3-kill');
-      const env = { ...simulatorEnv(simulator), ...awsEnv(dir) };
+      const env = { ...simulatorEnv(simulator), ...s3().cliEnv(dir) };
       const file = await checkout(join(dir, 'a'));
       const output = `s3://${s3().bucket}/killed`;
       const args = ['apply', file, '--run', 'night-1', '--output', output, ...FAST];
@@ -240,7 +204,7 @@ describe('apply --output s3://bucket/prefix (#30.3)', () => {
     async () => {
       simulator = await startSimulator({ timeScale: 0.005 });
       const dir = await makeWorkDir('results-s3-refused');
-      const env = { ...simulatorEnv(simulator), ...awsEnv(dir) };
+      const env = { ...simulatorEnv(simulator), ...s3().cliEnv(dir) };
       const file = await checkout(join(dir, 'a'));
       const missing = await runCli(['apply', file, '--output', 's3://no-such-bucket/night', ...FAST], {
         env,

@@ -1,5 +1,3 @@
-import { join } from 'node:path';
-import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import sharp from 'sharp';
 import { afterEach, describe, expect, it } from 'vitest';
 import { THUMBNAIL_SIZE, thumbnailNameOf } from '../../src/report/thumbnails.js';
@@ -19,47 +17,10 @@ import { runCli } from './run-cli.js';
  * (a run stored before thumbnails went into buckets) is made there.
  */
 const s3 = useS3Server();
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 const FAST = ['--poll-interval', '15-25', '--first-poll', '50', '--yes'];
 
-function awsEnv(dir: string): Record<string, string> {
-  return {
-    ...s3().env,
-    AWS_ENDPOINT_URL_S3: s3().endpoint,
-    AWS_CONFIG_FILE: join(dir, 'aws-config'),
-    AWS_SHARED_CREDENTIALS_FILE: join(dir, 'aws-credentials'),
-    AWS_EC2_METADATA_DISABLED: 'true',
-  };
-}
-
-async function withClient<T>(use: (client: S3Client) => Promise<T>): Promise<T> {
-  const client = new S3Client({
-    forcePathStyle: true,
-    endpoint: s3().endpoint,
-    region: 'us-east-1',
-    credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
-  });
-  try {
-    return await use(client);
-  } finally {
-    client.destroy();
-  }
-}
-
-const listKeys = (prefix: string) =>
-  withClient(async (client) => {
-    const answer = await client.send(new ListObjectsV2Command({ Bucket: s3().bucket, Prefix: `${prefix}/` }));
-    return (answer.Contents ?? []).map((object) => object.Key ?? '').sort();
-  });
-
-const readObject = (key: string) =>
-  withClient(async (client) => {
-    const answer = await client.send(new GetObjectCommand({ Bucket: s3().bucket, Key: key }));
-    return Buffer.from((await answer.Body?.transformToByteArray()) ?? []);
-  });
-
-const deleteObject = (key: string) =>
-  withClient((client) => client.send(new DeleteObjectCommand({ Bucket: s3().bucket, Key: key })));
+const listKeys = (prefix: string) => s3().listKeys(prefix);
+const readObject = (key: string) => s3().readObject(key);
 
 describe('thumbnails in the bucket (#30.3)', () => {
   let simulator: Simulator | undefined;
@@ -74,7 +35,7 @@ describe('thumbnails in the bucket (#30.3)', () => {
     async () => {
       simulator = await startSimulator({ timeScale: 0.005 });
       const dir = await makeWorkDir('results-s3-thumbs');
-      const env = { ...simulatorEnv(simulator), ...awsEnv(dir) };
+      const env = { ...simulatorEnv(simulator), ...s3().cliEnv(dir) };
       const { file } = await writeImageMatrixManifest(dir, {
         name: 'thumbs',
         subjects: ['fox', 'owl'],
@@ -137,7 +98,7 @@ describe('thumbnails in the bucket (#30.3)', () => {
       }
 
       // A thumbnail the bucket lacks (a run stored before thumbnails went into buckets) is made there.
-      await deleteObject(`thumbs/${thumbnailKeys[0]!}`);
+      await s3().deleteObject(`thumbs/${thumbnailKeys[0]!}`);
       const again = await runCli(['report', file, '--run', 'night-1'], { env });
       expect(again.code, again.stderr).toBe(0);
       expect(await listKeys('thumbs')).toContain(`thumbs/${thumbnailKeys[0]!}`);

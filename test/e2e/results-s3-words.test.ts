@@ -1,5 +1,3 @@
-import { join } from 'node:path';
-import { DeleteObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src/simulator/index.js';
 import type { Simulator } from '../../src/simulator/types.js';
@@ -12,7 +10,6 @@ import { runCli } from './run-cli.js';
  * bucket says "Output: s3://…" and "not in this bucket", never "folder".
  */
 const s3 = useS3Server();
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 describe('messages about a bucket output', () => {
   let simulator: Simulator | undefined;
@@ -27,14 +24,7 @@ describe('messages about a bucket output', () => {
     async () => {
       simulator = await startSimulator({ timeScale: 0.005 });
       const dir = await makeWorkDir('results-s3-words');
-      const env = {
-        ...simulatorEnv(simulator),
-        ...s3().env,
-        AWS_ENDPOINT_URL_S3: s3().endpoint,
-        AWS_CONFIG_FILE: join(dir, 'aws-config'),
-        AWS_SHARED_CREDENTIALS_FILE: join(dir, 'aws-credentials'),
-        AWS_EC2_METADATA_DISABLED: 'true',
-      };
+      const env = { ...simulatorEnv(simulator), ...s3().cliEnv(dir) };
       const { file } = await writeImageMatrixManifest(dir, {
         name: 'words',
         subjects: ['fox'],
@@ -45,17 +35,7 @@ describe('messages about a bucket output', () => {
       const applied = await runCli(['apply', file, '--run', 'n1', '--output', output, ...fast], { env });
       expect(applied.code, applied.stderr).toBe(0);
 
-      const client = new S3Client({
-        forcePathStyle: true,
-        endpoint: s3().endpoint,
-        region: 'us-east-1',
-        credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
-      });
-      try {
-        await client.send(new DeleteObjectCommand({ Bucket: s3().bucket, Key: 'words/img-fox-ink.png' }));
-      } finally {
-        client.destroy();
-      }
+      await s3().deleteObject('words/img-fox-ink.png');
       const status = await runCli(['status', file, '--run', 'n1'], { env });
       expect(status.code, status.stderr).toBe(1);
       expect(status.stdout).toContain(`Output: ${output}`);
