@@ -90,6 +90,7 @@ export async function planByStreaming(
       ...(loaded.locateKey === undefined ? {} : { locateKey: loaded.locateKey.bind(loaded) }),
       manifestDir: loaded.dir,
       fileInfo: createFileInfoReader(),
+      checkImageEndpointModel: true,
     },
     costOptions: readCostOptions({
       maxAttempts: manifest.retry?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,

@@ -100,6 +100,7 @@ export async function preparePlan(
     ...(loaded.locateKey === undefined ? {} : { locateKey: loaded.locateKey.bind(loaded) }),
     manifestDir: loaded.dir,
     fileInfo: createFileInfoReader(),
+    checkImageEndpointModel: true,
   });
   const issues = collapseIssues(sortIssues([...stageOne.issues, ...stageTwo.issues]));
   if (issues.some((issue) => issue.severity === 'error')) return { ok: false, issues };

@@ -1,5 +1,6 @@
 import type { ValidateFunction } from 'ajv';
 import { validate as validateImageJob } from '../generated/image-job-validator.js';
+import type { Model } from '../service/types.js';
 import { IMAGE_JOB_SCHEMA } from './image-job-schema.js';
 
 export { IMAGE_JOB_SCHEMA, MAX_REFERENCE_IMAGES } from './image-job-schema.js';
@@ -32,3 +33,34 @@ export function isPromptTooShort(prompt: string): boolean {
  * One test of a constant pattern, three times faster than finding the gaps one by one.
  */
 const FOUR_WORDS = /\S\s+\S+\s+\S+\s+\S/;
+
+/** api-notes: the subscription image model's slug in public clients; the catalog can say otherwise. */
+export const DEFAULT_SUBSCRIPTION_IMAGE_MODEL = 'chatgpt-image-sangtao';
+
+/**
+ * Spec 4.3: the image job's `model` "must equal the fixed identifier of the subscription image model".
+ * Which one that is, from the catalog: its only model of category `image`; among several, the one
+ * api-notes names ({@link DEFAULT_SUBSCRIPTION_IMAGE_MODEL}); undefined when the catalog does not tell
+ * (then no job is refused for it: the service answers for itself).
+ */
+export function findSubscriptionImageModel(models: Iterable<Model>): Model | undefined {
+  const images = [...models].filter((model) => model.category === 'image');
+  if (images.length === 1) return images[0];
+  return images.find((model) => model.slug === DEFAULT_SUBSCRIPTION_IMAGE_MODEL);
+}
+
+/**
+ * Why a job of `model` (category `image`) cannot run as an image job when the catalog's subscription
+ * image model is `subscription`: the message and its hint, naming the model, its catalog entry and the
+ * endpoint's rule (issue #33.16); undefined when it is the subscription model.
+ */
+export function describeImageModelRefusal(
+  model: Model,
+  subscription: Model,
+): { message: string; hint: string } | undefined {
+  if (model.slug === subscription.slug) return undefined;
+  return {
+    message: `model ${JSON.stringify(model.slug)} (${JSON.stringify(model.displayName)} in the catalog: category image, ${String(model.creditCost)} credits) cannot be created by kind "image": the image job endpoint (POST /agents/jobs/create, spec 4.3) takes only the subscription image model ${JSON.stringify(subscription.slug)}, and the service refuses any other model there (HTTP 400); the runner knows no other endpoint that creates image jobs`,
+    hint: `use model: ${subscription.slug} (its params and price: runner models --category image)`,
+  };
+}

@@ -13,7 +13,12 @@ import type { Model } from '../service/types.js';
 import { checkParams, paramPath, type ReportParamIssue } from './check-params.js';
 import { checkCatalogCreditCost, readCredits } from '../service/credit-cost.js';
 import { compileModelConfig, type CompiledModelConfig } from './config-schema.js';
-import { REFERENCE_IMAGES_PARAM, isPromptTooShort } from './image-rules.js';
+import {
+  REFERENCE_IMAGES_PARAM,
+  describeImageModelRefusal,
+  findSubscriptionImageModel,
+  isPromptTooShort,
+} from './image-rules.js';
 import { isRemoteUrl, resolveLocalFile, type FileInfoReader, type LocalFileProblem } from './local-files.js';
 import { didYouMean } from '../suggest.js';
 
@@ -29,6 +34,13 @@ export interface CatalogValidationContext {
   fileInfo: FileInfoReader;
   /** @default DEFAULT_MAX_LOCAL_FILE_BYTES (20 MiB) */
   maxFileBytes?: number;
+  /**
+   * Refuse a `kind: image` job of an `image` model other than the catalog's subscription image model:
+   * the image job endpoint takes that one only (spec 4.3; issue #33.16), so the service would refuse the
+   * create. validate, plan and apply set it (`app/`). @default false: the check of a model's form
+   * alone, as the unit tests of params make it on catalogs of several image models.
+   */
+  checkImageEndpointModel?: boolean;
 }
 
 interface Env {
@@ -39,6 +51,8 @@ interface Env {
   issues: ValidationIssue[];
   files: Map<string, { ref: LocalFileRef } | { problem: LocalFileProblem }>;
   warnedUnchecked: Set<string>;
+  /** The catalog's subscription image model (the only one the image endpoint takes), when it tells. */
+  subscriptionImage: Model | undefined;
 }
 
 /**
@@ -91,6 +105,8 @@ export function createJobValidator(catalog: readonly Model[], ctx: CatalogValida
     issues: [],
     files: new Map(),
     warnedUnchecked: new Set(),
+    subscriptionImage:
+      ctx.checkImageEndpointModel === true ? findSubscriptionImageModel(models.values()) : undefined,
   };
   return { check: (job) => validateJob(job, env), issues: env.issues };
 }
@@ -170,6 +186,12 @@ function validateJob(job: ExpandedJob, env: Env): CheckedJob | undefined {
     const hint = listModels(env.models, (m) => adapter.categories.includes(m.category));
     add('error', 'wrong-category', describeWrongCategory(job, model), job.origins.model, hint);
   }
+  const refusal =
+    job.kind === 'image' && model.category === 'image' && env.subscriptionImage !== undefined
+      ? describeImageModelRefusal(model, env.subscriptionImage)
+      : undefined;
+  if (refusal !== undefined)
+    add('error', 'image-model-not-accepted', refusal.message, job.origins.model, refusal.hint);
   const creditCost = readCredits(model.creditCost);
   if (creditCost === undefined) {
     add(

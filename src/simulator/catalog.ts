@@ -265,9 +265,41 @@ function videoModels(): Model[] {
   ];
 }
 
-/** The whole catalog, image model first. */
-export function buildCatalog(imageModelSlug: string): Model[] {
-  return [imageModel(imageModelSlug), ...videoModels()];
+/**
+ * A second model of category `image` (issue #33.16), with its own params and price: listed by
+ * `GET /models`, refused by the image job endpoint, which takes the subscription model only (spec 4.3).
+ */
+function secondImageModel(slug: string): Model {
+  return {
+    ...model(slug, 'image', 6, {
+      style: {
+        type: 'select',
+        label: 'Style',
+        labelVi: 'Phong cách',
+        default: 'photo',
+        options: opts('photo', 'illustration', 'pixel'),
+      },
+      steps: {
+        type: 'number',
+        label: 'Steps',
+        labelVi: 'Số bước',
+        min: 10,
+        max: 50,
+        default: 30,
+        advanced: true,
+      },
+    }),
+    description: 'Another image model of the catalog; not created by the subscription image job endpoint.',
+  };
+}
+
+/** The whole catalog, image model first (then the second image model, when asked for). */
+export function buildCatalog(imageModelSlug: string, secondImageSlug?: string): Model[] {
+  return [
+    imageModel(imageModelSlug),
+    ...(secondImageSlug === undefined ? [] : [secondImageModel(secondImageSlug)]),
+    ...videoModels(),
+  ];
 }
 
 /** The config's field definitions, without the special keys `_badges` and `maxRefImages`. */

@@ -21,6 +21,7 @@ export interface ResolvedOptions {
   apiKey: string;
   legacyApiKey: string;
   imageModelSlug: string;
+  secondImageModel?: string;
   imageDurationMs: number;
   videoDurationMs: number;
   idempotencyWindowMs: number;
@@ -72,6 +73,7 @@ export function resolveOptions(options: SimulatorOptions): ResolvedOptions {
     apiKey: options.apiKey ?? 'sim-key-0000',
     legacyApiKey: options.legacyApiKey ?? `legacy-${randomHex(createRandom(seed ^ 0x1e9ac7), 24)}`,
     imageModelSlug: options.imageModelSlug ?? 'chatgpt-image-sangtao',
+    ...(options.secondImageModel === undefined ? {} : { secondImageModel: options.secondImageModel }),
     imageDurationMs: (options.jobDurationMs?.image ?? 45_000) * timeScale,
     videoDurationMs: (options.jobDurationMs?.video ?? 120_000) * timeScale,
     idempotencyWindowMs: (options.idempotencyWindowMs ?? 300_000) * timeScale,
@@ -129,7 +131,7 @@ export function createSimulatorCore(input: SimulatorOptions): SimulatorCore {
     origin: '',
     apiKeyRevoked: false,
     account,
-    catalog: buildCatalog(options.imageModelSlug),
+    catalog: buildCatalog(options.imageModelSlug, options.secondImageModel),
     engine,
     idempotency: createIdempotencyStore(options.idempotencyWindowMs),
     uploads: createUploadStore(

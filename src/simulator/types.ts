@@ -38,6 +38,12 @@ export interface SimulatorOptions {
   jobDurationMs?: { image?: number; video?: number };
   /** The subscription image model's slug (api-notes). @default 'chatgpt-image-sangtao' */
   imageModelSlug?: string;
+  /**
+   * Lists a second model of category `image` under this slug, with other params (`style`, `steps`) and
+   * another price (6 credits), as a catalog may (issue #33.16). The image job endpoint refuses it like any
+   * model but the subscription one (spec 4.3: HTTP 400 `INVALID_MODEL`). @default none
+   */
+  secondImageModel?: string;
   /** Idempotency window before time scaling. @default 300_000 */
   idempotencyWindowMs?: number;
   /** Per-user running-job limit (spec 8). @default 4 */
