@@ -20,6 +20,7 @@ const BENCHMARKS = [
   'apply-scaling',
   'diff-100k',
   'results-s3',
+  'apply-startup-s3',
 ];
 const BENCH_DIR = fileURLToPath(new URL('.', import.meta.url));
 
@@ -83,6 +84,20 @@ const ROWS = {
     ['bucket RSS above disk (goal ≤ 100 MB)', 'rssAboveDiskMB', 'MB'],
     ['1 GB video: peak RSS disk / bucket (goal: flat)', ['bigDiskRssMB', 'bigBucketRssMB'], 'MB'],
     ['1 GB video: wall time disk / bucket', ['bigDiskMs', 'bigBucketMs'], 'ms'],
+  ],
+  'apply-startup-s3': [
+    ['runs of each case (interleaved)', 'runs', ''],
+    [
+      'apply --output DIR, spawn to first create, min / median',
+      ['folderToCreateMinMs', 'folderToCreateMedianMs'],
+      'ms',
+    ],
+    [
+      'apply --output s3://…, spawn to first create, min / median',
+      ['bucketToCreateMinMs', 'bucketToCreateMedianMs'],
+      'ms',
+    ],
+    ['bucket minus folder, medians', 'bucketMinusFolderMedianMs', 'ms'],
   ],
   'journal-replay': [
     ['runs of each measure', 'runs', ''],
