@@ -6,7 +6,8 @@ import type { ExecutionSummary } from '../execute/events.js';
 import type { AdviceCommands } from '../execute/job-advice.js';
 import type { LoadedManifest } from '../manifest/types.js';
 import { resolveReportFile, type ApplyOptions } from './apply-options.js';
-import type { Plan, PlannedJob } from '../plan/types.js';
+import type { Plan } from '../plan/types.js';
+import type { PlannedJob } from '../manifest/planned-job.js';
 import { renderApplyMarkdown } from '../report/render-apply-markdown.js';
 import {
   buildReportData,
@@ -27,8 +28,6 @@ import type { JobState } from '../state/job-state.js';
 import type { CommandContext } from './context.js';
 import { describeSystemError } from './system-errors.js';
 import { describeOutput, isS3Output } from './output-location.js';
-
-export { resolveReportFile } from './apply-options.js';
 
 /**
  * The end of an apply: results index, HTML report, `--junit` XML and the GitHub step summary, all from

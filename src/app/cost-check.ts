@@ -1,4 +1,5 @@
-import { estimateCostView, type CostAccount, type CostOptions } from '../plan/estimate-cost.js';
+import { estimateCostView } from '../plan/estimate-cost.js';
+import type { CostAccount, CostOptions } from '../plan/classify-job.js';
 import { summarizePreviousState } from '../plan/previous-state.js';
 import { forgetReplacedJobs } from '../plan/targeting-report.js';
 import type { CostReportView } from '../plan/job-table.js';

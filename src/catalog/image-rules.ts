@@ -3,8 +3,6 @@ import { validate as validateImageJob } from '../generated/image-job-validator.j
 import type { Model } from '../service/types.js';
 import { IMAGE_JOB_SCHEMA } from './image-job-schema.js';
 
-export { IMAGE_JOB_SCHEMA, MAX_REFERENCE_IMAGES } from './image-job-schema.js';
-
 /** The image job's own parameter for reference images (spec 4.3). */
 export const REFERENCE_IMAGES_PARAM = 'referenceImages';
 

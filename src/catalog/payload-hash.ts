@@ -3,8 +3,6 @@ import { isLocalFileRef } from './local-files.js';
 import type { PlannedJob } from '../manifest/planned-job.js';
 import { writeCanonical } from '../canonical-json.js';
 
-export { canonicalJson } from '../canonical-json.js';
-
 /** The fields of a job that decide what the service is asked to make. */
 export interface HashablePayload {
   kind: PlannedJob['kind'];

@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.js';
 import type { ResultFiles } from '../results/result-files.js';
 import type { ServiceClient } from '../service/service-client.js';
-import type { PlannedJob } from '../plan/types.js';
+import type { PlannedJob } from '../manifest/planned-job.js';
 import type { AttemptState, JobState } from '../state/job-state.js';
 import { viewJobState } from '../state/stored-job.js';
 import type { JournalWriter, LateEntry } from '../state/journal.js';

@@ -1,4 +1,4 @@
-import type { PlannedJob } from '../plan/types.js';
+import type { PlannedJob } from '../manifest/planned-job.js';
 import type { ChargeSource } from '../service/types.js';
 import type { ExecutionContext } from './context.js';
 

@@ -1,4 +1,4 @@
-import type { PlannedJob } from '../plan/types.js';
+import type { PlannedJob } from '../manifest/planned-job.js';
 import type { ResultFiles } from '../results/result-files.js';
 import { holdsRecorded, isHeldHere } from '../results/held-here.js';
 import { joinKey, keyFolder } from '../results/result-key.js';

@@ -1,5 +1,6 @@
 import pLimit from 'p-limit';
-import type { Plan, PlannedJob } from '../plan/types.js';
+import type { Plan } from '../plan/types.js';
+import type { PlannedJob } from '../manifest/planned-job.js';
 import { createFolderResultsStore } from '../results/backends/folder/folder-results-store.js';
 import { isHeldHere } from '../results/held-here.js';
 import { createResultFiles, type ResultFiles } from '../results/result-files.js';

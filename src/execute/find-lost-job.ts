@@ -1,6 +1,6 @@
 import { getJobKind } from '../kinds/index.js';
-import { canonicalJson } from '../plan/payload-hash.js';
-import type { PlannedJob } from '../plan/types.js';
+import { canonicalJson } from '../canonical-json.js';
+import type { PlannedJob } from '../manifest/planned-job.js';
 import type { ListedJob } from '../service/service-client.js';
 import type { AttemptState } from '../state/job-state.js';
 import { viewJobState } from '../state/stored-job.js';

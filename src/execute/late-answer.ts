@@ -1,4 +1,4 @@
-import type { PlannedJob } from '../plan/types.js';
+import type { PlannedJob } from '../manifest/planned-job.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '../service/http.js';
 import type { AttemptState } from '../state/job-state.js';
 import { replayRecords } from '../state/replay-records.js';

@@ -1,5 +1,5 @@
 import { getJobKind } from '../kinds/index.js';
-import type { PlannedJob } from '../plan/types.js';
+import type { PlannedJob } from '../manifest/planned-job.js';
 import type { JobRecord } from '../service/types.js';
 import type { AttemptState } from '../state/job-state.js';
 import { MAX_RESULTS_PER_JOB } from '../state/journal-format.js';

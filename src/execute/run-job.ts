@@ -1,6 +1,6 @@
 import { getJobKind } from '../kinds/index.js';
-import { matchesPlannedJob } from '../plan/payload-hash.js';
-import type { PlannedJob } from '../plan/types.js';
+import { matchesPlannedJob } from '../catalog/payload-hash.js';
+import type { PlannedJob } from '../manifest/planned-job.js';
 import type { JobRecord } from '../service/types.js';
 import type { AttemptState, JobState } from '../state/job-state.js';
 import type { ExecutionContext } from './context.js';

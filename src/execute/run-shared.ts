@@ -1,4 +1,4 @@
-import type { PlannedJob } from '../plan/types.js';
+import type { PlannedJob } from '../manifest/planned-job.js';
 import { summarizeJob, type JobState } from '../state/job-state.js';
 import { replayRecords } from '../state/replay-records.js';
 import type { ClaimResult, RunCoordination } from '../state/state-store.js';

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { createHash } from 'node:crypto';
 import type { LocalFileRef } from '../manifest/types.js';
-import type { PlannedParamValue } from '../plan/types.js';
+import type { PlannedParamValue } from '../manifest/planned-job.js';
 import { isLocalFileRef } from '../catalog/local-files.js';
 import { RunnerError } from '../errors.js';
 import type { ExecutionContext } from './context.js';

@@ -16,9 +16,9 @@ import {
   redactSecrets,
   refuseSecretTemplates,
   secretValues,
-  REDACTED,
   type SecretGuard,
 } from './secret-guard.js';
+import { REDACTED } from '../redacted.js';
 import { resolveVars, type VarOverride, type VarValue } from './resolve-vars.js';
 import { checkReservedNames, describeMissingName } from './template-names.js';
 import type { CompiledTemplate, ResolveName } from './template.js';

@@ -6,7 +6,6 @@ import { formatYamlPath } from './yaml-path.js';
 
 /** The environment variable that holds the API key (spec 5); templates may never read it. */
 export const API_KEY_ENV = 'MEDIAGEN_API_KEY';
-export { REDACTED } from '../redacted.js';
 /** Shorter values are not treated as secrets: redacting "1" or "a" would mangle every prompt. */
 const MIN_SECRET_LENGTH = 6;
 

@@ -1,6 +1,7 @@
 import { RunnerError } from '../errors.js';
 import type { LoadedManifest, ValidationIssue } from '../manifest/types.js';
-import type { Plan, PlannedJob } from './types.js';
+import type { Plan } from './types.js';
+import type { PlannedJob } from '../manifest/planned-job.js';
 import { readSchedule } from './schedule.js';
 
 /**

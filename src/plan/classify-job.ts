@@ -1,7 +1,7 @@
 import type { Balance, Subscription } from '../service/types.js';
 import type { CatalogOrigin } from './catalog-prices.js';
 import type { JobStateClass } from './cost-report.js';
-import { matchesPayload, type PayloadHashes } from './payload-hash.js';
+import { matchesPayload, type PayloadHashes } from '../catalog/payload-hash.js';
 
 /** What the previous run's state says about one job (a plain summary of the state journal). */
 export interface PreviousJobState {

@@ -17,8 +17,8 @@ import {
   type ShownPayload,
 } from './job-table.js';
 import { createQuotaLedger } from './quota-ledger.js';
-import type { PayloadHashes } from './payload-hash.js';
-import type { PlannedJob } from './types.js';
+import type { PayloadHashes } from '../catalog/payload-hash.js';
+import type { PlannedJob } from '../manifest/planned-job.js';
 
 /** The subscription image job is the only kind a plan's allowance covers (spec 4.3, 2.6 `chargeSource`). */
 const SUBSCRIPTION_KIND = 'image';

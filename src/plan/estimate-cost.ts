@@ -7,8 +7,6 @@ import { createCostTally } from './cost-tally.js';
 import { shownParamsJson } from './payload-diff.js';
 import type { Plan } from './types.js';
 
-export { classifyJob, type CostAccount, type CostOptions, type PreviousJobState } from './classify-job.js';
-
 /**
  * The cost report of a plan: credits per job (already in `PlannedJob.estimatedCredits`), per model,
  * per matrix axis value and in total; what this run needs after the subscription's image allowance;

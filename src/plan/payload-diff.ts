@@ -1,9 +1,8 @@
 import { isLocalFileRef } from '../catalog/local-files.js';
-import { canonicalJson } from './payload-hash.js';
-import { writeCanonical } from '../canonical-json.js';
+import { canonicalJson, writeCanonical } from '../canonical-json.js';
 import type { JobState } from '../state/job-state.js';
 import { viewJobState } from '../state/stored-job.js';
-import type { PlannedJob } from './types.js';
+import type { PlannedJob } from '../manifest/planned-job.js';
 
 /**
  * What a job asked the service for, as the journal keeps it with each create intent: local files

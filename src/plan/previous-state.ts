@@ -1,5 +1,5 @@
 import type { JobState } from '../state/job-state.js';
-import type { PreviousJobState } from './estimate-cost.js';
+import type { PreviousJobState } from './classify-job.js';
 
 /** What apply would do with the state's jobs: the flags and the time that decide it. */
 export interface PreviousStateOptions {

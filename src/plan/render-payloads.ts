@@ -1,5 +1,5 @@
 import { snapshotPayload, type PayloadSnapshot } from './payload-diff.js';
-import type { PlannedJob } from './types.js';
+import type { PlannedJob } from '../manifest/planned-job.js';
 
 /** One job's rendered request, as `runner render --json` and `plan --show payloads` give it. */
 export interface RenderedPayload extends PayloadSnapshot {

@@ -2,7 +2,7 @@ import { hash } from 'node:crypto';
 import { readCredits } from '../service/credit-cost.js';
 import type { Model } from '../service/types.js';
 import type { CostReport, JobCost, JobStateClass } from './cost-report.js';
-import { canonicalJson } from './payload-hash.js';
+import { canonicalJson } from '../canonical-json.js';
 import { snapshotPayload, type PayloadSnapshot } from './payload-diff.js';
 import type { Targeting } from './select-jobs.js';
 import type { Plan } from './types.js';

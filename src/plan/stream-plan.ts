@@ -11,7 +11,7 @@ import type { ExpandedJob, ValidationIssue } from '../manifest/types.js';
 import type { Model } from '../service/types.js';
 import type { CostOptions, PreviousJobState } from './classify-job.js';
 import { createCostTally, type CostTally } from './cost-tally.js';
-import type { PayloadHashes } from './payload-hash.js';
+import type { PayloadHashes } from '../catalog/payload-hash.js';
 import { diffPayloads, snapshotPayload, type FieldChange, type LastPayloads } from './payload-diff.js';
 import { createShownPayloads } from './shown-payloads.js';
 import { createJobSelector, describeTargetProblems, type Targeting } from './select-jobs.js';

@@ -2,9 +2,6 @@ import type { ValidationIssue } from '../manifest/types.js';
 import type { PlannedJob } from '../manifest/planned-job.js';
 import type { PlanSchedule } from './cost-report.js';
 
-// Moved below catalog/ and state/, which use them (issue 21); re-exported so importers stay as they are.
-export type { PlannedJob, PlannedParamValue } from '../manifest/planned-job.js';
-
 /** The pure result of validating a manifest against the catalog. */
 export interface Plan {
   pipeline: string;

@@ -14,8 +14,6 @@ import {
 import { viewJobState } from '../state/stored-job.js';
 import { RESULT_RETENTION_MS } from '../service/job-status.js';
 
-export { RESULT_RETENTION_MS } from '../service/job-status.js';
-
 /** What the report and the results index need of one job of the manifest (an expanded or planned job). */
 export interface ReportJobInput {
   id: string;

@@ -1,6 +1,6 @@
 import { isAbsolute, relative, sep } from 'node:path';
 import { matrixValueText } from '../manifest/expand-matrix.js';
-import { canonicalJson } from '../plan/payload-hash.js';
+import { canonicalJson } from '../canonical-json.js';
 import type { MatrixValue } from '../manifest/types.js';
 import { piecesOf, type PiecewiseFormat } from './piecewise-text.js';
 import { reportStatusOf, type ReportData, type ReportEntry, type ReportStatus } from './report-data.js';

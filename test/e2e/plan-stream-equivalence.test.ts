@@ -2,7 +2,7 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PayloadSnapshot } from '../../src/plan/payload-diff.js';
-import { hashPayload, type HashablePayload } from '../../src/plan/payload-hash.js';
+import { hashPayload, type HashablePayload } from '../../src/catalog/payload-hash.js';
 import { startSimulator } from '../../src/simulator/index.js';
 import type { Simulator } from '../../src/simulator/types.js';
 import { makeWorkDir, simulatorEnv, writeImageMatrixManifest } from './apply-fixtures.js';

@@ -9,7 +9,8 @@ import type { ExecutionEvent, ExecutionSummary } from '../../src/execute/events.
 import { executePlan } from '../../src/execute/executor.js';
 import type { ExecuteDeps, ExecuteOptions } from '../../src/execute/options.js';
 import type { JobKind } from '../../src/kinds/types.js';
-import type { Plan, PlannedJob } from '../../src/plan/types.js';
+import type { Plan } from '../../src/plan/types.js';
+import type { PlannedJob } from '../../src/manifest/planned-job.js';
 import { createServiceClient } from '../../src/service/client.js';
 import type { ServiceClient } from '../../src/service/service-client.js';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/simulator/index.js';

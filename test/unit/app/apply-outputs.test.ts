@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { resolveReportFile } from '../../../src/app/apply-outputs.js';
+import { resolveReportFile } from '../../../src/app/apply-options.js';
 import { parseApplyOptions } from '../../../src/cli/parse/apply.js';
 
 describe('resolveReportFile', () => {

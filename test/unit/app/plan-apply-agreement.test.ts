@@ -3,7 +3,7 @@ import { checkCost } from '../../../src/app/cost-check.js';
 import type { ExecutionSummary } from '../../../src/execute/events.js';
 import type { CostReport } from '../../../src/plan/cost-report.js';
 import { withJobList } from '../../../src/plan/estimate-cost.js';
-import { legacyPayloadHash } from '../../../src/plan/payload-hash.js';
+import { legacyPayloadHash } from '../../../src/catalog/payload-hash.js';
 import type { Plan } from '../../../src/plan/types.js';
 import { createExecutorHarness, makePlan, plannedJob, useTempDir } from '../execute/executor-harness.js';
 

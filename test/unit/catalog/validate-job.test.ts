@@ -4,7 +4,7 @@ import {
   type CatalogValidationContext,
 } from '../../../src/catalog/validate-job.js';
 import type { ExpandedJob } from '../../../src/manifest/types.js';
-import { hashPayload, legacyPayloadHash } from '../../../src/plan/payload-hash.js';
+import { hashPayload, legacyPayloadHash } from '../../../src/catalog/payload-hash.js';
 import { locate, makeCatalog, makeJob } from './fixtures.js';
 
 const ctx: CatalogValidationContext = { locate, manifestDir: '/manifests', fileInfo: () => undefined };

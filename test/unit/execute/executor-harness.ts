@@ -6,7 +6,8 @@ import type { ExecutionEvent, ExecutionSummary } from '../../../src/execute/even
 import { executePlan } from '../../../src/execute/executor.js';
 import type { ExecuteDeps, ExecuteOptions } from '../../../src/execute/options.js';
 import type { JobKind } from '../../../src/kinds/types.js';
-import type { Plan, PlannedJob } from '../../../src/plan/types.js';
+import type { Plan } from '../../../src/plan/types.js';
+import type { PlannedJob } from '../../../src/manifest/planned-job.js';
 import type { ServiceClient } from '../../../src/service/service-client.js';
 import type { JobState } from '../../../src/state/job-state.js';
 import { openJournal } from '../../../src/state/journal.js';

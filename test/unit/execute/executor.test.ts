@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { executePlan } from '../../../src/execute/executor.js';
 import type { ExecutionEvent } from '../../../src/execute/events.js';
 import { RunnerError } from '../../../src/errors.js';
-import { legacyPayloadHash } from '../../../src/plan/payload-hash.js';
+import { legacyPayloadHash } from '../../../src/catalog/payload-hash.js';
 import { openJournal } from '../../../src/state/journal.js';
 import type { JobState } from '../../../src/state/job-state.js';
 import { viewJobState } from '../../../src/state/stored-job.js';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { setAsideSuperseded } from '../../../src/execute/set-aside-superseded.js';
 import { createFolderResultsStore } from '../../../src/results/backends/folder/folder-results-store.js';
 import { createResultFiles } from '../../../src/results/result-files.js';
-import type { PlannedJob } from '../../../src/plan/types.js';
+import type { PlannedJob } from '../../../src/manifest/planned-job.js';
 import type { JobState } from '../../../src/state/job-state.js';
 import { replayJournal } from '../../../src/state/replay.js';
 import { buildStatusView } from '../../../src/state/status-view.js';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { expandJobs } from '../../../src/manifest/expand-jobs.js';
-import { redactSecrets, REDACTED } from '../../../src/manifest/secret-guard.js';
+import { redactSecrets } from '../../../src/manifest/secret-guard.js';
+import { REDACTED } from '../../../src/redacted.js';
 import { context, loadInline } from './helpers.js';
 
 const KEY = 'sk-live-0123456789abcdef';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { validateJobsAgainstCatalog } from '../../../src/catalog/validate-job.js';
-import { classifyJob, estimateCost, type PreviousJobState } from '../../../src/plan/estimate-cost.js';
+import { classifyJob, type PreviousJobState } from '../../../src/plan/classify-job.js';
+import { estimateCost } from '../../../src/plan/estimate-cost.js';
 import type { Balance, Subscription } from '../../../src/service/types.js';
 import { locate, makeCatalog, makeJob } from '../catalog/fixtures.js';
 import { makePlan, plannedJob } from './plan-fixtures.js';

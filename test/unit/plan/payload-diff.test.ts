@@ -7,7 +7,7 @@ import {
   snapshotPayload,
 } from '../../../src/plan/payload-diff.js';
 import { renderPayloadsText, collectPayloads } from '../../../src/plan/render-payloads.js';
-import type { PlannedJob } from '../../../src/plan/types.js';
+import type { PlannedJob } from '../../../src/manifest/planned-job.js';
 import { replayJournal } from '../../../src/state/replay.js';
 
 const job = (id: string, prompt: string, params: Record<string, unknown>): PlannedJob => ({

@@ -1,5 +1,6 @@
 import type { JobKind } from '../../../src/kinds/types.js';
-import type { Plan, PlannedJob } from '../../../src/plan/types.js';
+import type { Plan } from '../../../src/plan/types.js';
+import type { PlannedJob } from '../../../src/manifest/planned-job.js';
 
 /** A planned job literal; `credits` is its estimate, `hash` its payload hash. */
 export function plannedJob(

@@ -8,7 +8,8 @@ import {
   replacementsStillDue,
   sha256,
 } from '../../../src/plan/saved-plan.js';
-import type { Plan, PlannedJob } from '../../../src/plan/types.js';
+import type { Plan } from '../../../src/plan/types.js';
+import type { PlannedJob } from '../../../src/manifest/planned-job.js';
 import type { Model } from '../../../src/service/types.js';
 
 const job = (id: string, prompt: string, credits = 4): PlannedJob => ({

@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  buildReportData,
-  mediaTypeOf,
-  reportStatusOf,
-  RESULT_RETENTION_MS,
-  statusesOf,
-} from '../../../src/report/report-data.js';
+import { buildReportData, mediaTypeOf, reportStatusOf, statusesOf } from '../../../src/report/report-data.js';
+import { RESULT_RETENTION_MS } from '../../../src/service/job-status.js';
 import { replayJournal } from '../../../src/state/replay.js';
 import { DAY, sampleData, sampleDataAsBuilt } from './fixtures.js';
 

@@ -1,12 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { LocalFileRef } from '../../../src/manifest/types.js';
+import { canonicalJson } from '../../../src/canonical-json.js';
 import {
   canonicalHashedParams,
-  canonicalJson,
   hashPayload,
   hashPayloadWithParams,
-} from '../../../src/plan/payload-hash.js';
+} from '../../../src/catalog/payload-hash.js';
 
 /** The same value with every object's keys in a shuffled order (driven by `seed`). */
 function permuteKeys(value: unknown, seed: number): unknown {
