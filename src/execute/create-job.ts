@@ -5,7 +5,7 @@ import { deriveIdempotencyKey } from '../state/idempotency-key.js';
 import type { ExecutionContext } from './context.js';
 import { earlierSendMayHaveActed, errorCodeOf, errorMessageOf } from './error-info.js';
 import { countReportedCost, warnRaisedCost } from './counted-cost.js';
-import { locateInKeyWindow } from './key-window.js';
+import { locateInKeyWindow } from '../plan/key-window.js';
 import { forgetUploads, uploadReferences } from './upload-references.js';
 
 /**

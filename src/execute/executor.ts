@@ -1,4 +1,5 @@
 import pLimit from 'p-limit';
+import { nextStep, type StepPolicy } from '../plan/next-step.js';
 import type { Plan } from '../plan/types.js';
 import type { PlannedJob } from '../manifest/planned-job.js';
 import { createFolderResultsStore } from '../results/backends/folder/folder-results-store.js';
@@ -191,6 +192,15 @@ function sharedPricesOf(coordination: RunCoordination, signal: AbortSignal): Sha
   };
 }
 
+/** What the rule needs besides a `--replace` to settle a done job: nothing else is read for it. */
+const settledPolicy: StepPolicy = {
+  replaceDue: false,
+  retryFailed: false,
+  resendUncertain: false,
+  idempotent: false,
+  keyWindowMs: 0,
+};
+
 /**
  * The files of a job that an earlier apply finished (same payload, not `--replace`d, nothing of a
  * replaced attempt to move aside, every result downloaded or downloads off), or `undefined` when the
@@ -205,12 +215,11 @@ function settledDoneFiles(
   if (summary === undefined || summary.lastAttempt === undefined || summary.status !== 'done') {
     return undefined;
   }
-  if (
-    !isSamePayloadHash(summary.lastPayloadHash ?? summary.payloadHash, job) ||
-    options.replace.has(job.id)
-  ) {
-    return undefined;
-  }
+  const samePayload = isSamePayloadHash(summary.lastPayloadHash ?? summary.payloadHash, job);
+  // The rule apply's jobs follow (#34.2), read from the summary: a done job's attempts are not needed.
+  const view = { status: summary.status, last: () => undefined };
+  const policy = { ...settledPolicy, replaceDue: options.replace.has(job.id) };
+  if (nextStep(view, samePayload, policy, 0).kind !== 'skip') return undefined;
   if (!options.download) return summary.downloadFiles ?? summary.files;
   if (options.outputDir === undefined || !summary.complete) return undefined;
   return summary.files;

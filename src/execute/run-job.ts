@@ -5,7 +5,8 @@ import type { JobRecord } from '../service/types.js';
 import type { AttemptState, JobState } from '../state/job-state.js';
 import type { ExecutionContext } from './context.js';
 import { createAttempt, warnUnusableCost } from './create-job.js';
-import { describeKeyWindowMiss, locateInKeyWindow } from './key-window.js';
+import { describeKeyWindowMiss } from '../plan/key-window.js';
+import { nextStep, stepViewOf, type StepPolicy } from '../plan/next-step.js';
 import { describeSearch, findLostJob } from './find-lost-job.js';
 import type { JobOutcome } from './events.js';
 import { computeRetryDelay, decideFailure } from './failure-policy.js';
@@ -29,100 +30,117 @@ export async function runJob(ctx: ExecutionContext, job: PlannedJob): Promise<Jo
 async function driveJob(ctx: ExecutionContext, job: PlannedJob): Promise<JobOutcome> {
   let retriedFailed = false;
   // A replaced job gets exactly one new attempt in this run, whatever that attempt's outcome.
-  let replaced = !ctx.options.replace.has(job.id);
+  let replaceDue = ctx.options.replace.has(job.id);
+  const policy = (): StepPolicy => ({
+    replaceDue,
+    retryFailed: ctx.options.retryFailed && !retriedFailed,
+    resendUncertain: ctx.options.onUncertain === 'resend',
+    idempotent: getJobKind(job.kind).idempotent,
+    keyWindowMs: ctx.options.idempotencyWindowMs,
+  });
   for (;;) {
     const state = ctx.jobs.get(job.id);
     const last = state?.attempts.at(-1);
+    const samePayload = last === undefined || isSamePayloadHash(last.payloadHash, job);
+    const step = nextStep(
+      state === undefined ? undefined : stepViewOf(state),
+      samePayload,
+      policy(),
+      ctx.clock.now(),
+    );
     const nextAttempt = (state?.attempts.length ?? 0) + 1;
-    if (state === undefined || last === undefined || !isSamePayloadHash(last.payloadHash, job)) {
-      if (last !== undefined && last.jobId !== undefined && isFollowable(state?.status)) {
-        // An open paid job is followed to its end before anything is re-sent, whatever changed (#11.2).
-        ctx.emit({
-          type: 'warning',
-          id: job.id,
-          message: `Job ${job.id} changed since attempt ${last.attempt} was sent; that job (${last.jobId}) is followed to its end before the changed job is created.`,
-        });
-        const earlier = await followOpenAttempt(ctx, job, last);
-        if (earlier === 'still-running' || earlier === 'uncertain') return earlier;
-        // The changed job itself is not created once creating has stopped: it stays pending.
-        if (ctx.stopReason() !== undefined) return 'pending';
-      } else if (last !== undefined && state?.status === 'creating') {
-        ctx.emit({
-          type: 'warning',
-          id: job.id,
-          message: `Job ${job.id} changed since attempt ${last.attempt} was sent without an answer; a new job is created and the earlier create is no longer followed.`,
-        });
-      }
+    if (state === undefined || last === undefined) {
       const created = await createAttempt(ctx, job, nextAttempt, false);
       if (created !== 'open') return created;
       continue;
     }
-    if (!replaced && (state.status === 'done' || state.status === 'failed')) {
-      replaced = true;
-      retriedFailed = true;
-      const created = await createAttempt(ctx, job, nextAttempt, false);
-      // Not created (a budget or credit stop): the job is counted as the journal has it, as `status` does.
-      if (created === 'pending') return outcomeOfStatus(ctx.jobs.get(job.id)?.status ?? state.status);
-      ctx.emit({
-        type: 'warning',
-        id: job.id,
-        message: `Job ${job.id} is replaced: attempt ${nextAttempt} was sent; attempt ${last.attempt} (${state.status}) is superseded.`,
-      });
-      if (created !== 'open') return created;
-      continue;
-    }
-    switch (state.status) {
-      case 'done':
+    switch (step.kind) {
+      case 'skip':
         emitDoneSkipped(ctx, job.id, last.attempt, last.jobId, countOwed(ctx, state));
         return 'done';
-      case 'failed':
-        if (!ctx.options.retryFailed || retriedFailed) {
-          if (!retriedFailed)
-            ctx.emit({
-              type: 'job-skipped',
-              id: job.id,
-              reason: 'failed',
-              detail: last.error ?? last.failureKind ?? 'failed earlier',
-            });
-          return 'failed';
-        }
-        retriedFailed = true;
-        break;
-      case 'deferred':
-        if (last.notBefore !== undefined && ctx.clock.now() < last.notBefore) {
+      case 'give-up':
+        if (!retriedFailed)
           ctx.emit({
             type: 'job-skipped',
             id: job.id,
-            reason: 'deferred',
-            detail: `retry not before ${new Date(last.notBefore).toISOString()}`,
+            reason: 'failed',
+            detail: last.error ?? last.failureKind ?? 'failed earlier',
           });
-          return 'deferred';
-        }
-        break;
-      case 'uncertain':
-        if (last.jobId !== undefined) {
-          // A job id the service once gave and later denied (HTTP 404 while polling) or reported
-          // complete without a result it names: asking again costs nothing and recovers a paid result
-          // if that was passing. The job exists, so it is never created again, not even on request.
-          const outcome = await followOpenAttempt(ctx, job, last);
-          if (outcome !== undefined) return outcome;
+        return 'failed';
+      case 'wait':
+        ctx.emit({
+          type: 'job-skipped',
+          id: job.id,
+          reason: 'deferred',
+          detail: `retry not before ${new Date(step.until).toISOString()}`,
+        });
+        return 'deferred';
+      case 'follow': {
+        if (step.then === 'create') {
+          // An open paid job is followed to its end before anything is re-sent, whatever changed (#11.2).
+          ctx.emit({
+            type: 'warning',
+            id: job.id,
+            message: `Job ${job.id} changed since attempt ${last.attempt} was sent; that job (${last.jobId}) is followed to its end before the changed job is created.`,
+          });
+          const earlier = await followOpenAttempt(ctx, job, last);
+          if (earlier === 'still-running' || earlier === 'uncertain') return earlier;
+          // The changed job itself is not created once creating has stopped: it stays pending.
+          if (ctx.stopReason() !== undefined) return 'pending';
+          const created = await createAttempt(ctx, job, nextAttempt, false);
+          if (created !== 'open') return created;
           continue;
         }
-        if (ctx.options.onUncertain === 'skip') {
-          // A create without a key whose answer was lost: look for the job before giving up (#11.9).
-          const search = await findLostJob(ctx, job, last);
-          if (search.kind === 'found') {
-            await adoptLostJob(ctx, job, last, search.jobId);
-            continue;
-          }
+        // An open job, or a job id the service once gave and later denied (HTTP 404 while polling) or
+        // reported complete without a result it names: asking again costs nothing and recovers a paid
+        // result if that was passing.
+        const outcome = await followOpenAttempt(ctx, job, last);
+        if (outcome !== undefined) return outcome;
+        continue;
+      }
+      case 'create': {
+        if (step.why === 'changed' && state.status === 'creating') {
           ctx.emit({
-            type: 'job-skipped',
+            type: 'warning',
             id: job.id,
-            reason: 'uncertain',
-            detail: `${last.uncertainReason ?? 'a create whose answer was lost'}; ${describeSearch(search)}`,
+            message: `Job ${job.id} changed since attempt ${last.attempt} was sent without an answer; a new job is created and the earlier create is no longer followed.`,
           });
-          return 'uncertain';
         }
+        if (step.why === 'replace') {
+          replaceDue = false;
+          retriedFailed = true;
+          const created = await createAttempt(ctx, job, nextAttempt, false);
+          // Not created (a budget or credit stop): the job is counted as the journal has it, as `status` does.
+          if (created === 'pending') return outcomeOfStatus(ctx.jobs.get(job.id)?.status ?? state.status);
+          ctx.emit({
+            type: 'warning',
+            id: job.id,
+            message: `Job ${job.id} is replaced: attempt ${nextAttempt} was sent; attempt ${last.attempt} (${state.status}) is superseded.`,
+          });
+          if (created !== 'open') return created;
+          continue;
+        }
+        if (step.why === 'retry-failed') retriedFailed = true;
+        const created = await createAttempt(ctx, job, nextAttempt, false);
+        if (created !== 'open') return created;
+        continue;
+      }
+      case 'look-up': {
+        // A create without a key whose answer was lost: look for the job before giving up (#11.9).
+        const search = await findLostJob(ctx, job, last);
+        if (search.kind === 'found') {
+          await adoptLostJob(ctx, job, last, search.jobId);
+          continue;
+        }
+        ctx.emit({
+          type: 'job-skipped',
+          id: job.id,
+          reason: 'uncertain',
+          detail: `${last.uncertainReason ?? 'a create whose answer was lost'}; ${describeSearch(search)}`,
+        });
+        return 'uncertain';
+      }
+      case 'resend': {
         ctx.emit({
           type: 'job-uncertain',
           id: job.id,
@@ -130,26 +148,21 @@ async function driveJob(ctx: ExecutionContext, job: PlannedJob): Promise<JobOutc
           reason: last.uncertainReason ?? 'answer lost',
           action: 'resent',
         });
-        {
-          const resent = await createAttempt(ctx, job, last.attempt, true);
-          if (resent !== 'open') return resent === 'creating' ? 'uncertain' : resent;
-        }
+        const resent = await createAttempt(ctx, job, last.attempt, true);
+        if (resent !== 'open') return resent === 'creating' ? 'uncertain' : resent;
         continue;
-      case 'creating': {
-        const resent = await resumeCreating(ctx, job, last);
+      }
+      case 'resend-with-key': {
+        const resent = await createAttempt(ctx, job, last.attempt, true);
         if (resent !== 'open') return resent;
         continue;
       }
-      case 'open': {
-        const outcome = await followOpenAttempt(ctx, job, last);
-        if (outcome !== undefined) return outcome;
+      case 'settle-lost-create': {
+        const settled = await settleLostCreate(ctx, job, last);
+        if (settled !== 'open') return settled;
         continue;
       }
-      case 'pending':
-        break;
     }
-    const created = await createAttempt(ctx, job, nextAttempt, false);
-    if (created !== 'open') return created;
   }
 }
 
@@ -196,25 +209,16 @@ export function isSamePayloadHash(payloadHash: string, job: PlannedJob): boolean
   return matchesPlannedJob(payloadHash, job) || payloadHash === '';
 }
 
-/** States whose last attempt holds a job id the service may still be working on. */
-function isFollowable(status: JobState['status'] | undefined): boolean {
-  return status === 'open' || status === 'uncertain';
-}
-
-/** An intent without an answer: re-send with the same key inside the window, else it is uncertain. */
-async function resumeCreating(
+/**
+ * An intent without an answer that cannot be re-sent with its key: wait for a late answer of a runner
+ * whose lease just ended, else it is uncertain: looked up, or re-sent when the run allows it.
+ */
+async function settleLostCreate(
   ctx: ExecutionContext,
   job: PlannedJob,
   last: AttemptState,
 ): Promise<JobOutcome | 'open'> {
   const now = ctx.clock.now();
-  if (
-    getJobKind(job.kind).idempotent &&
-    last.idempotencyKey !== undefined &&
-    locateInKeyWindow(now, last.intentAt, ctx.options.idempotencyWindowMs) === 'inside'
-  ) {
-    return createAttempt(ctx, job, last.attempt, true);
-  }
   // Sent by a runner whose lease ended moments ago: its answer may still come (#31.9).
   if (last.idempotencyKey === undefined && (await ctx.awaitLateAnswer?.(job, last)) === true) return 'open';
   const reason =

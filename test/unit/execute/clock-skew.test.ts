@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { locateInKeyWindow } from '../../../src/execute/key-window.js';
+import { locateInKeyWindow } from '../../../src/plan/key-window.js';
 import { deriveIdempotencyKey } from '../../../src/state/idempotency-key.js';
 import { replayJournal } from '../../../src/state/replay.js';
 import { createFakeClock } from './fake-service.js';
