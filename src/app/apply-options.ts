@@ -11,6 +11,7 @@ import type { WriteTarget } from './preflight.js';
 import type { RunPlanOptions } from './run-plan-options.js';
 import { resolveStateDir, resolveStateRoot, toSafeSegment, uploadCachePathFor } from '../state/state-dir.js';
 import { UPLOAD_CACHE_FILE } from '../state/upload-cache.js';
+import type { AcquireLockOptions } from '../state/lock.js';
 import { hostOf } from '../state/machine-name.js';
 import { OUTPUT_ROOT_ENV } from './output-root.js';
 import { isS3Output, joinOutputLocation, resolveOutputLocation } from './output-location.js';
@@ -44,6 +45,18 @@ export interface ApplyOptions extends RunPlanOptions {
    * place of the one derived from the repository (#31.13).
    */
   project?: string;
+  /** How the run's state is held, from the environment (src/cli/parse/state-env.ts). */
+  stateTuning?: StateTuning;
+}
+
+/** `RUNNER_SNAPSHOT_EVERY`, `RUNNER_LOCK_STALE_MS` and `RUNNER_LEASE_TTL_MS`, as the state store takes them. */
+export interface StateTuning {
+  /** Fewest journal records between two state snapshots. */
+  snapshotEvery?: number;
+  /** The folder lock's lease and heartbeat (and a faked host identity, for tests). */
+  lock?: AcquireLockOptions;
+  /** The PostgreSQL lease's time to live. */
+  leaseTtlMs?: number;
 }
 
 /**

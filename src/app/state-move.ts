@@ -26,7 +26,7 @@ export async function runStateMove(
     ctx.output.err(view.issues(offline.issues, manifestFile, ctx.output.style));
     return 'invalid-input';
   }
-  const stateUrl = options.state.stateUrl ?? ctx.env.RUNNER_STATE_URL;
+  const { stateUrl } = options.state;
   if (stateUrl === undefined || stateUrl === '') {
     throw new UsageError(`runner state ${action} needs the database: --state postgres://user@host:port/db.`, {
       hint: 'Or set RUNNER_STATE_URL.',
@@ -36,7 +36,7 @@ export async function runStateMove(
     manifestFile,
     pipeline: loaded.manifest.name,
     runId: options.runId,
-    ...stateDirOf(options.state.stateDir ?? ctx.env.RUNNER_STATE_DIR),
+    ...stateDirOf(options.state.stateDir),
     stateUrl,
   };
   const { display } = (await import('../state/backends/postgres/state-url.js')).parseStateUrl(stateUrl);

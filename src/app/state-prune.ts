@@ -4,7 +4,7 @@ import { moveCommand } from '../state/moved-run.js';
 import { selectRunsToPrune, type DeleteRunResult, type PrunedRun } from '../state/prune-runs.js';
 import { stateStoreFor } from '../state/select-state-store.js';
 import type { CommandContext } from './context.js';
-import { readLockOptions } from './lock-options.js';
+import type { AcquireLockOptions } from '../state/lock.js';
 import type { Outcome } from './outcome.js';
 import { todayUtc } from './prepare-plan.js';
 import type { StateOptions } from './run-options.js';
@@ -23,6 +23,8 @@ export interface PruneOptions {
   /** `--force`: also delete runs with paid work unfinished (never one an apply holds). */
   force: boolean;
   json: boolean;
+  /** `RUNNER_LOCK_STALE_MS` (src/cli/parse/state-env.ts): the folder lock a prune takes on each run. */
+  lock?: AcquireLockOptions;
 }
 
 /** What prune did, as `--json` prints it (schema version 1). */
@@ -108,13 +110,16 @@ export async function runStatePrune(
     kept: [],
     remaining: listed.runs.length,
   };
-  const lock = readLockOptions(ctx.env);
   for (const run of selected) {
     let done: DeleteRunResult;
     try {
       done = await store.deleteRun(
         { ...place, runId: run.runId },
-        { dryRun: prune.dryRun, force: prune.force, ...lock },
+        {
+          dryRun: prune.dryRun,
+          force: prune.force,
+          ...(prune.lock === undefined ? {} : { lock: prune.lock }),
+        },
       );
     } catch (error) {
       done = { kind: 'kept', runId: run.runId, live: false, reason: (error as Error).message };

@@ -1,5 +1,6 @@
 import { systemClock } from '../../clock.js';
-import { runApply, type ApplyView, type ExecutionWatch } from '../../app/apply.js';
+import { runApply } from '../../app/apply.js';
+import type { ApplyView, ExecutionWatch } from '../../app/apply-effects.js';
 import type { CommandContext } from '../../app/context.js';
 import type { Outcome } from '../../app/outcome.js';
 import { connect } from '../connect.js';
@@ -19,7 +20,7 @@ import { renderUnfinishedRuns } from '../render/unfinished-runs.js';
  */
 export async function runApplyCommand(ctx: CommandContext, args: string[], flags: Flags): Promise<Outcome> {
   const [target = ''] = args;
-  return runApply(ctx, target, parseApplyOptions(flags), {
+  return runApply(ctx, target, parseApplyOptions(flags, ctx.env), {
     connect,
     createLogger,
     clock: systemClock,

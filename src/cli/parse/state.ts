@@ -4,15 +4,23 @@ import { parseStateUrl } from '../../state/backends/postgres/state-url.js';
 import type { StateCommandOptions } from '../../app/state.js';
 import type { PruneOptions } from '../../app/state-prune.js';
 import { readRunId, readStateDir, type Flags } from './common.js';
+import { readLockOptions } from './state-env.js';
 
 /**
  * `runner state ACTION` flags → {@link StateCommandOptions}. `check` and `prune` read the state in one
  * place (`--state-dir` and `--state` together are refused); push, pull and lease move it between the
  * two, so take both.
  */
-export function parseStateOptions(action: string, flags: Flags): StateCommandOptions {
-  const stateDir = parseStringOption(flags.stateDir);
-  const stateUrl = typeof flags.state === 'string' ? flags.state : undefined;
+export function parseStateOptions(
+  action: string,
+  flags: Flags,
+  env: Readonly<Record<string, string | undefined>> = {},
+): StateCommandOptions {
+  // Both places at once: each flag, else its variable (the variables fill in only one place for the
+  // commands that read state from one, src/cli/parse/env-defaults.ts).
+  const stateDir = parseStringOption(flags.stateDir) ?? nonEmpty(env.RUNNER_STATE_DIR);
+  const stateUrl =
+    (typeof flags.state === 'string' ? flags.state : undefined) ?? nonEmpty(env.RUNNER_STATE_URL);
   // A URL carrying a password is refused before anything could show it (#31.12).
   if (stateUrl !== undefined) parseStateUrl(stateUrl);
   return {
@@ -27,7 +35,7 @@ export function parseStateOptions(action: string, flags: Flags): StateCommandOpt
     repair: flags.repair === true,
     break: flags.break === true,
     json: flags.json === true,
-    prune: readPruneOptions(flags),
+    prune: { ...readPruneOptions(flags), ...(action === 'prune' ? readLockOptions(env) : {}) },
   };
 }
 
@@ -60,4 +68,8 @@ export function readOlderThan(text: string | undefined): PruneOptions['olderThan
   throw new UsageError(
     `--older-than expects an age (30d, 12h, 2w) or a date (2026-11-01); received ${JSON.stringify(text)}.`,
   );
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readLockOptions } from '../../../src/app/lock-options.js';
+import { readLockOptions } from '../../../src/cli/parse/state-env.js';
 
 describe('readLockOptions', () => {
   it('reads the lease from RUNNER_LOCK_STALE_MS, refreshed every sixth of it', () => {
