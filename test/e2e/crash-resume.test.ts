@@ -199,8 +199,10 @@ describe.each(stateBackends())(
   (backend) => {
     const backendState = useStateBackend(backend, { leaseTtlMs: LEASE_TTL_MS });
     const placeAt = (stateDir: string) => backendState.place(stateDir, 'crash-resume');
-    // PostgreSQL waits out each killed runner's lease before the next run.
-    const timeout = backend === 'postgres' ? 180_000 : 90_000;
+    // A bound on a hang, not a time goal: PostgreSQL waits out each killed runner's lease before the
+    // next run, and a 12-job folder run took 81-92 s in CI and 154-165 s at a load of 14 on 2 cores
+    // (main and a branch alike), past the 90 s it had.
+    const timeout = 240_000;
 
     it.each([{ seed: 3 }, { seed: 11 }, { seed: 2026 }])(
       'kills at seeded delays and resumes a 12-job matrix (seed $seed)',
