@@ -5,7 +5,7 @@ import { joinKey, keyFolder } from '../results/result-key.js';
 import { RESULT_RETENTION_MS } from '../service/job-status.js';
 import type { DownloadState, JobState } from '../state/job-state.js';
 import type { ExecutionContext } from './context.js';
-import type { SavedResult } from './options.js';
+import { KEPT_IMAGE_BYTES, type SavedResult } from './options.js';
 import { errorMessageOf } from './error-info.js';
 import { setAsideSuperseded } from './set-aside-superseded.js';
 import { buildOutputName, extensionFromUrl, sniffExtension } from './output-path.js';
@@ -61,8 +61,12 @@ export async function downloadResults(
       continue;
     }
     let saved: { file: string; bytes: number; sha256: string } | undefined;
+    /** The image's bytes kept for its thumbnail (a bucket output), never journaled. */
+    let body: Buffer | undefined;
     try {
-      saved = await downloadOne(ctx, results, job, index, url, last.jobId, already);
+      const got = await downloadOne(ctx, results, job, index, url, last.jobId, already);
+      saved = { file: got.file, bytes: got.bytes, sha256: got.sha256 };
+      body = got.body;
     } catch (error) {
       failures++;
       firstError ??=
@@ -102,6 +106,7 @@ export async function downloadResults(
       file: shown,
       key: saved.file,
       sha256: saved.sha256,
+      ...(body === undefined ? {} : { body }),
     });
   }
   return {
@@ -126,9 +131,13 @@ async function downloadOne(
   url: string,
   jobId: string | undefined,
   already: DownloadState | undefined,
-): Promise<{ file: string; bytes: number; sha256: string }> {
+): Promise<{ file: string; bytes: number; sha256: string; body?: Buffer }> {
   let key =
     already === undefined ? buildOutputName(job.id, index, url, job.kind) : results.keyOf(already.file);
+  // An image going to a bucket is kept as it streams by (each attempt afresh), for its thumbnail: else
+  // the thumbnail would read every image back from the bucket (a GET, egress where billed).
+  const keep = ctx.afterDownload !== undefined && job.kind === 'image' && results.pathOf(key) === undefined;
+  let kept: Buffer[] | undefined;
   const { bytes, sha256 } = await ctx.client.downloadTo(
     url,
     (body, info) => {
@@ -137,7 +146,8 @@ async function downloadOne(
         if (extension !== undefined)
           key = joinKey(keyFolder(key), buildOutputName(job.id, index, url, job.kind, extension));
       }
-      return results.store.put(key, body, {
+      kept = keep ? [] : undefined;
+      return results.store.put(key, keep ? keepWhileSmall(body, (chunks) => (kept = chunks)) : body, {
         signal: info.signal,
         ...(info.contentType === undefined ? {} : { contentType: info.contentType }),
         ...(info.sizeHint === undefined ? {} : { sizeHint: info.sizeHint }),
@@ -150,7 +160,29 @@ async function downloadOne(
       resultIndex: index,
     },
   );
-  return { file: key, bytes, sha256 };
+  const body = kept === undefined ? undefined : Buffer.concat(kept);
+  return { file: key, bytes, sha256, ...(body?.length === bytes ? { body } : {}) };
+}
+
+/**
+ * `body` as it is, with its chunks handed to `keep` as they pass while they stay within
+ * {@link KEPT_IMAGE_BYTES} (past it, `keep(undefined)`: too large to hold for a thumbnail).
+ */
+async function* keepWhileSmall(
+  body: AsyncIterable<Uint8Array>,
+  keep: (chunks: Buffer[] | undefined) => void,
+): AsyncIterable<Uint8Array> {
+  let chunks: Buffer[] | undefined = [];
+  let size = 0;
+  keep(chunks);
+  for await (const chunk of body) {
+    if (chunks !== undefined) {
+      size += chunk.byteLength;
+      if (size > KEPT_IMAGE_BYTES) keep((chunks = undefined));
+      else chunks.push(Buffer.from(chunk));
+    }
+    yield chunk;
+  }
 }
 
 /** Runs `ExecuteDeps.afterDownload` (thumbnails): its failure is a warning, the result is saved all the same. */

@@ -23,7 +23,16 @@ export interface SavedResult {
   /** Its key in the run's results store (relative to the output root). */
   key: string;
   sha256: string;
+  /**
+   * The stored bytes, kept as they streamed by, for an image result of a store that is not a folder of
+   * this machine (a bucket: its thumbnail is made from them instead of reading the object back). At
+   * most {@link KEPT_IMAGE_BYTES}; absent otherwise.
+   */
+  body?: Buffer;
 }
+
+/** An image result larger than this is not kept in memory for its thumbnail (it is read back instead). */
+export const KEPT_IMAGE_BYTES = 32 * 1024 * 1024;
 
 /** Everything with an effect, passed in (tests inject fakes). */
 export interface ExecuteDeps {

@@ -40,7 +40,17 @@ export async function makeStoredThumbnail(
     if (bytes > MAX_IMAGE_BYTES) return undefined;
     chunks.push(chunk);
   }
-  const thumbnail = await encodeThumbnail(Buffer.concat(chunks));
+  return putThumbnailOf(store, key, sha256, Buffer.concat(chunks));
+}
+
+/** The thumbnail of an image's bytes, written whole beside the results under `thumbnails/<name>`. */
+async function putThumbnailOf(
+  store: ResultsStore,
+  key: string,
+  sha256: string,
+  image: Buffer,
+): Promise<Buffer | undefined> {
+  const thumbnail = await encodeThumbnail(image);
   if (thumbnail === undefined) return undefined;
   await store.writeWhole(joinKey(THUMBNAIL_FOLDER, thumbnailNameOf(key, sha256)), thumbnail, 'image/webp');
   return thumbnail;
@@ -48,12 +58,14 @@ export async function makeStoredThumbnail(
 
 /**
  * `ExecuteDeps.afterDownload` for a bucket output: each image result's thumbnail made as it is stored
- * (spread over the run, beside the polling, as for a folder), read back from the bucket.
+ * (spread over the run, beside the polling, as for a folder), from the bytes the download kept.
  */
 export function thumbnailOnStore(store: ResultsStore): (saved: SavedResult) => Promise<void> {
   return async (saved) => {
     if (mediaTypeOf(saved.kind, saved.key) !== 'image') return;
-    await makeStoredThumbnail(store, saved.key, saved.sha256);
+    // Made from the bytes the download kept as they streamed into the bucket, else read back.
+    if (saved.body !== undefined) await putThumbnailOf(store, saved.key, saved.sha256, saved.body);
+    else await makeStoredThumbnail(store, saved.key, saved.sha256);
   };
 }
 

@@ -42,9 +42,24 @@ describe('thumbnails in the bucket (#30.3)', () => {
         styles: ['ink', 'oil'],
       });
       const output = `s3://${s3().bucket}/thumbs`;
-      const applied = await runCli(['apply', file, '--run', 'night-1', '--output', output, ...FAST], { env });
-      expect(applied.code, applied.stderr).toBe(0);
-      expect(applied.stderr).not.toContain('No thumbnail');
+      // Through a proxy recording what reaches the store: each thumbnail is made from the bytes as they
+      // streamed into the bucket, never by reading a result back (a GET, egress where billed).
+      const recorder = await startFaultProxy(s3().endpoint, () => 'pass');
+      let seenByApply: string[];
+      try {
+        const applied = await runCli(['apply', file, '--run', 'night-1', '--output', output, ...FAST], {
+          env: { ...env, AWS_ENDPOINT_URL_S3: recorder.endpoint },
+        });
+        expect(applied.code, applied.stderr).toBe(0);
+        expect(applied.stderr).not.toContain('No thumbnail');
+        seenByApply = [...recorder.seen];
+      } finally {
+        await recorder.close();
+      }
+      expect(seenByApply.filter((line) => /^GET \/[^/]+\/thumbs\/img-[^/?]+\.png/.test(line))).toEqual([]);
+      expect(
+        seenByApply.filter((line) => line.startsWith(`PUT /${s3().bucket}/thumbs/thumbnails/img-`)),
+      ).toHaveLength(4);
 
       const index = JSON.parse((await readObject('thumbs/results.json')).toString('utf8')) as ResultsIndex;
       const images = index.results.filter((row) => row.file !== undefined && row.sha256 !== undefined);
