@@ -3,7 +3,7 @@ import type { ExecutionEvent, ExecutionSummary } from '../execute/events.js';
 import type { CommandContext } from './context.js';
 import type { ValidationIssue } from '../manifest/types.js';
 import type { ServiceClientOptions } from '../service/client.js';
-import type { ClientEvent } from '../service/service-client.js';
+import type { ClientEvent } from '../service/client-event.js';
 import type { ServiceConnection } from './connection.js';
 import type { Style } from '../text-style.js';
 import type { UnfinishedRunsRenderer } from './warn-unfinished-runs.js';

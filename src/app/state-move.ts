@@ -2,7 +2,7 @@ import { UsageError } from '../errors.js';
 import { validateManifestOffline } from '../manifest/validate-manifest.js';
 import type { CommandContext } from './context.js';
 import type { Outcome } from './outcome.js';
-import type { StateCommandOptions } from './state.js';
+import type { StateCommandOptions } from './state-options.js';
 import { todayUtc } from './prepare-plan.js';
 import type { RenderIssues } from './views.js';
 

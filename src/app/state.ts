@@ -8,28 +8,9 @@ import { journalPathFor } from '../state/state-dir.js';
 import type { CommandContext } from './context.js';
 import type { Outcome } from './outcome.js';
 import type { RenderIssues } from './views.js';
-import type { StateOptions } from './run-options.js';
 import { runStateMove, STATE_MOVE_ACTIONS } from './state-move.js';
-import { runStatePrune, type PruneOptions } from './state-prune.js';
-
-/** What `runner state` is asked. */
-export interface StateCommandOptions {
-  /** `--run`; `default` when not given. */
-  runId: string;
-  /**
-   * `--state-dir` and `--state` as given (or as RUNNER_STATE_URL / RUNNER_STATE_DIR filled them in).
-   * `check` reads one of them (both: a usage error, before it runs); push, pull and lease both.
-   */
-  state: StateOptions;
-  /** `--repair` (check): cut the journal at its first bad line. */
-  repair: boolean;
-  /** `--break` (lease): end the lease now. */
-  break: boolean;
-  /** `--json` (lease, prune). */
-  json: boolean;
-  /** prune: which runs, and how. */
-  prune: PruneOptions;
-}
+import { runStatePrune } from './state-prune.js';
+import type { StateCommandOptions } from './state-options.js';
 
 /**
  * `runner state push|pull|lease FILE`: see ./state-move.ts.

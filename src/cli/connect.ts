@@ -1,5 +1,6 @@
 import type { ServiceClientOptions } from '../service/client.js';
-import type { ClientEvent, ServiceClient } from '../service/service-client.js';
+import type { ServiceClient } from '../service/service-client.js';
+import type { ClientEvent } from '../service/client-event.js';
 import type { Simulator } from '../simulator/types.js';
 import type { CommandContext } from '../app/context.js';
 

@@ -20,15 +20,7 @@ import { countOwed, emitDoneSkipped, isSamePayloadHash, runJob } from './run-job
 import { createLateAnswerWait } from './late-answer.js';
 import { runSharedQueue, settleOthersJobs } from './run-shared.js';
 import { judgeRun } from '../state/run-verdict.js';
-
-/** How one job ended in this run, with its files and what of its downloads failed. */
-export interface JobResult {
-  outcome: JobOutcome;
-  files: string[];
-  downloadFailures: number;
-  /** Why a `downloading` job's first result not saved was not. */
-  downloadError?: string;
-}
+import type { JobResult } from './job-result.js';
 
 /**
  * Runs a plan: at most 4 jobs open at once, every step journaled before it matters, so a crash or

@@ -5,7 +5,7 @@ import type { ClaimResult, RunCoordination } from '../state/state-store.js';
 import type { ExecutionContext } from './context.js';
 import { errorMessageOf } from './error-info.js';
 import type { JobOutcome } from './events.js';
-import type { JobResult } from './executor.js';
+import type { JobResult } from './job-result.js';
 
 /**
  * Runs this process's share of a run that several processes apply at once (issue 17.4): `workers`

@@ -17,7 +17,7 @@ import type { RateLimitGate } from './rate-limit-gate.js';
 import { runWithRetry } from './retry-loop.js';
 import type { RetryOptions, RetrySafety } from './retry-policy.js';
 import { checkSchema } from './schemas.js';
-import type { ClientEvent } from './service-client.js';
+import type { ClientEvent } from './client-event.js';
 
 export interface ApiRequestDeps {
   http: Http;

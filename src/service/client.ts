@@ -15,13 +15,8 @@ import { createSecretRedactor, isRedactedUrl } from './secret-redactor.js';
 import { runWithRetry } from './retry-loop.js';
 import { DEFAULT_RETRY_OPTIONS, type RetryOptions } from './retry-policy.js';
 import { checkSchema, type ApiSchemaName } from './schemas.js';
-import type {
-  ClientEvent,
-  CreateJobRequest,
-  DownloadOptions,
-  ListedJob,
-  ServiceClient,
-} from './service-client.js';
+import type { CreateJobRequest, DownloadOptions, ListedJob, ServiceClient } from './service-client.js';
+import type { ClientEvent } from './client-event.js';
 import type { Balance, JobCreation, JobRecord, Model, PresignedUpload, Subscription } from './types.js';
 import type { Dispatcher } from 'undici';
 

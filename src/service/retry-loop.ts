@@ -11,7 +11,7 @@ import {
   type RetryOptions,
   type RetrySafety,
 } from './retry-policy.js';
-import type { ClientEvent } from './service-client.js';
+import type { ClientEvent } from './client-event.js';
 
 export interface RetryContext {
   method: string;

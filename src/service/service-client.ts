@@ -46,20 +46,6 @@ export interface CreateJobRequest {
   earlierSendAt?: number;
 }
 
-/** What the client tells its caller while it waits; the CLI and logs render these. */
-export type ClientEvent =
-  | {
-      type: 'retry';
-      method: string;
-      path: string;
-      attempt: number;
-      delayMs: number;
-      reason: string;
-    }
-  | { type: 'request'; method: string; path: string; status: number; durationMs: number }
-  /** A 429 or `AGENT_QUEUE_FULL` paused every request of the account; reported once per pause. */
-  | { type: 'rate-limit-pause'; method: string; path: string; delayMs: number; reason: string };
-
 /** A typed client for the whole service (api-spec.md section 4 plus the upload flow of api-notes). */
 export interface ServiceClient {
   /** `GET /models` (spec 4.1). */

@@ -134,6 +134,35 @@ describe('layering of src/', () => {
     expect(past).toEqual([]);
   });
 
+  it('has no import circle between modules, type-only imports included (#34.6)', () => {
+    // A circle makes its modules one unit: none can be read, tested or moved without the others.
+    const pattern = /(?:from\s+|import\s*\(\s*|import\s+)['"](\.{1,2}\/[^'"]+)['"]/g;
+    const imports = new Map<string, string[]>();
+    for (const file of tsFiles(SRC)) {
+      const targets = [...readFileSync(file, 'utf8').matchAll(pattern)].map((match) =>
+        resolve(dirname(file), match[1]!).replace(/\.js$/, '.ts'),
+      );
+      imports.set(file, targets);
+    }
+    const circles: string[] = [];
+    const done = new Set<string>();
+    const path: string[] = [];
+    const visit = (file: string): void => {
+      const at = path.indexOf(file);
+      if (at >= 0) {
+        circles.push([...path.slice(at), file].map((f) => relative(SRC, f)).join(' -> '));
+        return;
+      }
+      if (done.has(file) || !imports.has(file)) return;
+      path.push(file);
+      for (const target of imports.get(file)!) visit(target);
+      path.pop();
+      done.add(file);
+    };
+    for (const file of imports.keys()) visit(file);
+    expect(circles).toEqual([]);
+  });
+
   it('keeps the loose files at the top of src/ below every floor', () => {
     const fromLoose = graph
       .filter((arrow) => arrow.from === '' && arrow.to !== '')

@@ -15,7 +15,8 @@ import {
   ServiceValidationError,
   UnexpectedResponseError,
 } from '../../../src/service/errors.js';
-import type { ClientEvent, ServiceClient } from '../../../src/service/service-client.js';
+import type { ServiceClient } from '../../../src/service/service-client.js';
+import type { ClientEvent } from '../../../src/service/client-event.js';
 import { createFakeClock, type FakeClock } from './fake-clock.js';
 import { downloadToPath } from '../../download-to-path.js';
 import type { OpenResultFile } from '../../../src/results/backends/folder/write-atomically.js';
