@@ -1,5 +1,5 @@
 import type { ApplyOptions } from '../../app/apply-options.js';
-import { parseByteSize, parseNumberOption, parseStringOption, readPollInterval } from './values.js';
+import { parseByteSize, parseLocalPathOption, parseNumberOption, readPollInterval } from './values.js';
 import { readRunPlanFlags, type Flags } from './common.js';
 import { readStateTuning } from './state-env.js';
 import { UsageError } from '../../errors.js';
@@ -20,10 +20,14 @@ export function parseApplyOptions(
   const pollIntervalMs = readPollInterval(flags.pollInterval);
   const firstPollMs = parseNumberOption('first-poll', flags.firstPoll, { min: 0, integer: true });
   const maxDownloadBytes = parseByteSize('max-download-size', flags.maxDownloadSize);
-  const junit = parseStringOption(flags.junit);
+  const junit = parseLocalPathOption('junit', flags.junit);
   // `--report` alone: the default place; `--no-report`: none.
   const report =
-    flags.report === false ? false : flags.report === true ? undefined : parseStringOption(flags.report);
+    flags.report === false
+      ? false
+      : flags.report === true
+        ? undefined
+        : parseLocalPathOption('report', flags.report);
   const options: ApplyOptions = {
     ...readRunPlanFlags(flags),
     yes: flags.yes === true,

@@ -1,4 +1,4 @@
-import { parseNumberOption, parseStringOption } from './values.js';
+import { parseLocalPathOption, parseNumberOption, parseStringOption } from './values.js';
 import { UsageError } from '../../errors.js';
 import { LIMIT_UNITS, type GuardrailLimits, type LimitUnit } from '../../diff/guardrails.js';
 import type { Flags } from './common.js';
@@ -32,7 +32,7 @@ export interface DiffOptions {
 /** `runner diff` flags → {@link DiffOptions}. */
 export function parseDiffOptions(flags: Flags): DiffOptions {
   const compareTo = parseStringOption(flags.compareTo);
-  const out = parseStringOption(flags.out);
+  const out = parseLocalPathOption('out', flags.out);
   return {
     ...(compareTo === undefined ? {} : { compareTo }),
     format: readDiffFormat(flags.format),

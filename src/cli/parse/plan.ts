@@ -1,4 +1,4 @@
-import { parseStringOption } from './values.js';
+import { parseLocalPathOption, parseStringOption } from './values.js';
 import type { PlanManyOptions } from '../../app/plan-many.js';
 import { SHOW_OPTIONS, type ShowOption } from '../../app/plan-show.js';
 import { PLAN_FORMATS, type PlanFormat, type PlanOptions } from '../../app/plan.js';
@@ -23,7 +23,7 @@ export function parsePlanOptions(flags: Flags): PlanOptions {
   const format = readPlanFormat(flags.format);
   const show = readShowOption(flags.show);
   const offline = readOffline(flags);
-  const out = typeof flags.out === 'string' ? flags.out : undefined;
+  const out = parseLocalPathOption('out', flags.out);
   const outPlan = typeof flags.outPlan === 'string' ? flags.outPlan : undefined;
   return {
     ...readRunPlanFlags(flags),
@@ -58,7 +58,7 @@ export function parsePlanManyOptions(flags: Flags): PlanManyOptions {
   }
   const format = diffFormat ?? readPlanFormat(flags.format);
   const offline = readOffline(flags);
-  const out = parseStringOption(flags.out);
+  const out = parseLocalPathOption('out', flags.out);
   const catalogFallback = parseStringOption(flags.catalogFallback);
   if (catalogFallback !== undefined && parseStringOption(flags.catalog) === undefined) {
     throw new UsageError(

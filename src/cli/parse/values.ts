@@ -41,6 +41,28 @@ export function parseStringOption(value: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * A flag that names a file of this machine (`--report`, `--junit`, `report --out`, `plan --out`, `diff
+ * --out`): an `s3://…` (or any other URL) there would be written as a folder named `s3:` in the current
+ * directory, so it is refused. A bucket output gets its report and index in the bucket by itself.
+ */
+export function parseLocalPathOption(flag: string, value: unknown): string | undefined {
+  const path = parseStringOption(value);
+  if (path !== undefined && /^[a-z][a-z0-9+.-]*:\/\//i.test(path)) {
+    throw new UsageError(
+      `--${flag} names a file of this machine, not a URL: received ${JSON.stringify(path)}.`,
+      {
+        hint: path.toLowerCase().startsWith('s3://')
+          ? 'With --output s3://bucket/prefix, report.html and results.json/csv are written into the bucket beside the results; give --' +
+            flag +
+            ' a local path for a copy here.'
+          : `Give --${flag} a path on this machine.`,
+      },
+    );
+  }
+  return path;
+}
+
 /** `--poll-interval 4000` or `--poll-interval 3000-5000` (milliseconds). */
 export function readPollInterval(value: unknown): readonly [number, number] | undefined {
   const text = parseStringOption(value);
