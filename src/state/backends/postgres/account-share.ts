@@ -7,33 +7,39 @@ import type { StateDb } from './connect-db.js';
  * is a hash of the API key (`accountOfKey`), never the key.
  */
 
-/** The channel of account-wide notices: `slot ACCOUNT` (a slot given up), `pause ACCOUNT MS` (a 429). */
+/**
+ * The channel of account-wide notices: `slot ACCOUNT PIPELINE/RUN` (a run gave a slot up), `pause
+ * ACCOUNT MS` (a 429).
+ */
 export const ACCOUNT_CHANNEL = 'runner_accounts';
 
 /** Any number, the same in every runner: the first key of an account's claim lock. */
 export const ACCOUNT_LOCK = 0x72756e61;
 
 /**
- * The open-job slots the account's OTHER runs hold now (`$1`, `$2`: this run; `$3`: the account):
- * a slot kept past its claim (`keepSlot`) until its time; any other while its holder's lease lives.
- * Unlike this run's slots, a gone holder's stop counting when its lease ends: no process of this run
- * would ever take them over, and its jobs end on their own (the service queues any excess).
+ * The open-job slots the account's OTHER runs hold now, as a scalar subquery (`$1`, `$2`: this run;
+ * `account`: the parameter naming the account, NULL for none: then 0): a slot kept past its claim
+ * (`keepSlot`) until its time; any other while its holder's lease lives. Unlike this run's slots, a
+ * gone holder's stop counting when its lease ends: no process of this run would ever take them over,
+ * and its jobs end on their own (the service queues any excess).
  */
-export const OTHER_RUNS_SLOTS = `SELECT count(*)::int AS slots FROM runner_claims c
+export function otherRunsSlots(account: string): string {
+  return `(SELECT count(*) FROM runner_claims c
     LEFT JOIN runner_leases l ON l.pipeline = c.pipeline AND l.run_id = c.run_id AND l.token = c.token
-   WHERE c.account = $3 AND c.slot AND (c.pipeline, c.run_id) <> ($1, $2)
+   WHERE c.account = ${account}::text AND c.slot AND (c.pipeline, c.run_id) <> ($1, $2)
      AND CASE WHEN c.slot_until IS NOT NULL THEN c.slot_until > clock_timestamp()
-              ELSE l.token IS NOT NULL AND NOT l.released AND l.expires_at > clock_timestamp() END`;
+              ELSE l.token IS NOT NULL AND NOT l.released AND l.expires_at > clock_timestamp() END)`;
+}
 
 /** A notice on {@link ACCOUNT_CHANNEL} read back: which account, and what happened. */
 export type AccountNotice =
-  { kind: 'slot'; account: string } | { kind: 'pause'; account: string; delayMs: number };
+  { kind: 'slot'; account: string; run: string } | { kind: 'pause'; account: string; delayMs: number };
 
 export function parseAccountNotice(payload: string): AccountNotice | undefined {
-  const [kind, account, ms] = payload.split(' ');
+  const [kind, account, ...rest] = payload.split(' ');
   if (account === undefined || account === '') return undefined;
-  if (kind === 'slot') return { kind, account };
-  const delayMs = Number(ms);
+  if (kind === 'slot') return { kind, account, run: rest.join(' ') };
+  const delayMs = Number(rest[0]);
   if (kind === 'pause' && Number.isFinite(delayMs) && delayMs > 0) return { kind, account, delayMs };
   return undefined;
 }

@@ -7,7 +7,7 @@ import {
   ACCOUNT_CHANNEL,
   ACCOUNT_LOCK,
   createAccountPause,
-  OTHER_RUNS_SLOTS,
+  otherRunsSlots,
   parseAccountNotice,
   type AccountPause,
 } from './account-share.js';
@@ -24,10 +24,11 @@ const SLOT_COUNTS = `(slot_until IS NULL OR slot_until > clock_timestamp())`;
 
 /**
  * A slot given up (rows of `runner_claims` returning their `account`): waiting processes of the run look
- * again, and those of the account's other runs (#31.5).
+ * again, and those of the account's other runs (#31.5; the run's own ignore the second notice).
  */
 const NOTIFY_SLOT = `pg_notify('${CHANNEL}', $1 || '/' || $2),
-  CASE WHEN account IS NOT NULL THEN pg_notify('${ACCOUNT_CHANNEL}', 'slot ' || account) END`;
+  CASE WHEN account IS NOT NULL
+       THEN pg_notify('${ACCOUNT_CHANNEL}', 'slot ' || account || ' ' || $1 || '/' || $2) END`;
 
 /** Any number, the same in every runner: the first key of the run's spending lock (`withSpendingLock`). */
 const SPENDING_LOCK = 0x72756e73;
@@ -75,8 +76,9 @@ export function createRunCoordination(
     if (message.channel === CHANNEL && message.payload === `${run.pipeline}/${run.runId}`) wake();
     if (message.channel !== ACCOUNT_CHANNEL || account === undefined) return;
     const notice = parseAccountNotice(message.payload ?? '');
-    // Another run of the account gave a slot up.
-    if (notice?.kind === 'slot' && notice.account === account) wake();
+    // Another run of the account gave a slot up (this run's own notice came on CHANNEL).
+    const own = `${run.pipeline}/${run.runId}`;
+    if (notice?.kind === 'slot' && notice.account === account && notice.run !== own) wake();
   });
   let listening: Promise<unknown> | undefined;
   let chain: Promise<unknown> = Promise.resolve();
@@ -112,17 +114,19 @@ export function createRunCoordination(
     );
 
   /**
-   * The slots the account's other runs hold (none without an account: a run of `--simulate`, or of a
-   * runner that recorded none), under the account's lock, which is held to the claim's commit: two
-   * runs of one account never both take its last slot (#31.5). Taken after the run's row lock, in
-   * every claim: the same order everywhere, so two claims never wait on each other.
+   * A claim's locks: the run's row, then (with an account) the account's lock, held to the claim's
+   * commit, so two runs of one account never both take its last slot (#31.5). One statement (no round
+   * trip more while the run is locked); the subquery's row lock is taken before the outer select calls
+   * the function, so the order is the same in every claim and two never wait on each other.
    */
-  const countOtherRunsSlots = async (tx: ClientBase): Promise<number> => {
-    if (account === undefined) return 0;
-    await tx.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [ACCOUNT_LOCK, account]);
-    const { rows } = await tx.query<{ slots: number }>(OTHER_RUNS_SLOTS, [run.pipeline, run.runId, account]);
-    return rows[0]?.slots ?? 0;
-  };
+  const lockClaim = (tx: ClientBase) =>
+    account === undefined
+      ? lockRun(tx)
+      : tx.query(
+          `SELECT pg_advisory_xact_lock($3, hashtext($4)) FROM (
+             SELECT 1 FROM runner_runs WHERE pipeline = $1 AND run_id = $2 FOR NO KEY UPDATE) AS locked`,
+          [run.pipeline, run.runId, ACCOUNT_LOCK, account],
+        );
 
   /**
    * Each create of another process since this one joined, at the latest figure its records give
@@ -204,7 +208,7 @@ export function createRunCoordination(
     },
     claim(limit) {
       return inTransaction(async (tx): Promise<ClaimResult> => {
-        await lockRun(tx);
+        await lockClaim(tx);
         // Leases that ran out are ended first: the UPDATE waits for any write of theirs in flight,
         // and refuses every later one, so their records are complete when read below.
         const { rows: ended } = await tx.query<{ holder: string }>(
@@ -216,13 +220,14 @@ export function createRunCoordination(
         const tookOver = ended.map((row) => row.holder);
         const live = await tx.query<{ live: boolean }>(`SELECT ${LIVE_LEASE} AS live`, key);
         if (live.rows[0]?.live !== true) throw lost();
+        // This run's slots, and those its account's other runs hold (none without an account).
         const { rows: counted } = await tx.query<{ slots: number; waiting: number }>(
-          `SELECT count(*) FILTER (WHERE slot AND ${SLOT_COUNTS})::int AS slots,
+          `SELECT (count(*) FILTER (WHERE slot AND ${SLOT_COUNTS}) + ${otherRunsSlots('$4')})::int AS slots,
                   count(*) FILTER (WHERE NOT finished AND token IS DISTINCT FROM $3)::int AS waiting
              FROM runner_claims WHERE pipeline = $1 AND run_id = $2`,
-          key,
+          [...key, account ?? null],
         );
-        const slots = (counted[0]?.slots ?? 0) + (await countOtherRunsSlots(tx));
+        const slots = counted[0]?.slots ?? 0;
         // A job left by a gone process first, with the slot it holds; a free job only with a free slot.
         const { rows: picked } = await tx.query<{ job_id: string; token: string | null; slot: boolean }>(
           `SELECT c.job_id, c.token::text AS token, c.slot FROM runner_claims c
