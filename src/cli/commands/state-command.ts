@@ -11,5 +11,7 @@ import { renderIssues } from '../render/issues.js';
  */
 export async function runStateCommand(ctx: CommandContext, args: string[], flags: Flags): Promise<Outcome> {
   const [action = '', manifestFile = ''] = args;
-  return runState(ctx, action, manifestFile, parseStateOptions(action, flags, ctx.env), { issues: renderIssues });
+  return runState(ctx, action, manifestFile, parseStateOptions(action, flags, ctx.env), {
+    issues: renderIssues,
+  });
 }
