@@ -137,7 +137,9 @@ describe.each(stateBackends())('runner state prune, state in %s', (backend) => {
 
   it('keeps a run an apply holds, and a killed run with paid jobs open until --force, which says what is lost', async () => {
     // Jobs of ~3 s: still open while the first apply runs and after the second is killed.
-    const slow = await startSimulator({ timeScale: 0.005, jobDurationMs: { image: 600_000 } });
+    // The held apply's jobs last 12 s: long enough that it still holds its run while two prunes run
+    // on a loaded machine (at 3 s it had finished before the second, at a load of 19).
+    const slow = await startSimulator({ timeScale: 0.005, jobDurationMs: { image: 2_400_000 } });
     try {
       const { file, place, cli, runIds, prune } = await workspace('held');
       const slowEnv = { ...simulatorEnv(slow), ...place.env };
