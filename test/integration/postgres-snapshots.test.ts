@@ -273,7 +273,8 @@ describe.runIf(pgAvailable())('PostgreSQL state snapshots', () => {
       client.query(
         `DROP TABLE runner_snapshot_parts; DROP TABLE runner_snapshots;
          DROP TABLE runner_model_prices; ALTER TABLE runner_runs DROP COLUMN moved_to, DROP COLUMN moved_at;
-         ALTER TABLE runner_claims DROP COLUMN slot_until;
+         ALTER TABLE runner_claims DROP COLUMN slot_until, DROP COLUMN account;
+         DROP TABLE runner_account_pauses;
          DELETE FROM runner_schema_migrations WHERE version >= 3`,
       ),
     );
