@@ -70,6 +70,9 @@ export interface ApplySummaryFacts {
   hints: { again: string; resend: string; status: string };
   /** With --simulate the state lives only as long as the in-process simulator. */
   temporaryState?: boolean;
-  /** The temporary state root of a simulated apply (its `--state-dir`). */
+  /**
+   * The temporary state root of a simulated apply (its `--state-dir`): the commands that read a run
+   * (status, runs, report) find it only when told, so the summary says how (#20.10).
+   */
   temporaryStateRoot?: string;
 }

@@ -1,24 +1,12 @@
 import { formatCredits } from '../../plan/credits.js';
 import type { ExecutionSummary } from '../../execute/events.js';
 import type { Style } from '../output.js';
+import type { ApplySummaryFacts } from '../../app/apply-effects.js';
 
 /** The closing report of `runner apply`: counts, credits, where results are, and what to do next. */
 export function renderApplySummary(
   summary: ExecutionSummary,
-  context: {
-    outputDir: string | undefined;
-    stateDir: string;
-    runId: string;
-    /** The commands the next steps name, with the flags that locate this run (src/app/rerun-command.ts). */
-    hints: { again: string; resend: string; status: string };
-    /** With --simulate the state lives only as long as the in-process simulator. */
-    temporaryState?: boolean;
-    /**
-     * The temporary state root of a simulated apply (its `--state-dir`): the commands that read a run
-     * (status, runs, report) find it only when told, so the summary says how (#20.10).
-     */
-    temporaryStateRoot?: string;
-  },
+  context: ApplySummaryFacts,
   style: Style,
 ): string {
   const { counts } = summary;
