@@ -53,7 +53,14 @@ export async function execute(
   const startedAt = effects.clock.now();
   const hints = nextStepHints(run);
   // --download-only creates nothing: its balance cannot fall, and it never reads one (#32.3).
-  const balance = options.downloadOnly ? undefined : await watchBalance(connection.client, state.jobs);
+  const coordination = state.coordination;
+  const balance = options.downloadOnly
+    ? undefined
+    : await watchBalance(
+        connection.client,
+        state.jobs,
+        coordination === undefined ? undefined : () => coordination.othersSpent(),
+      );
   const { summary, signal } = await executeWatched(ctx, effects.view, plan, executeOptions, hints.again, {
     client: connection.client,
     journal: state.journal,

@@ -19,12 +19,14 @@ export interface BalanceWatch {
 
 /**
  * Starts a watch: reads the available credit now and what the run's state had counted (`jobs`, before
- * the executor changes it). A balance that cannot be read leaves the watch silent: it warns, it never
- * stops a run.
+ * the executor changes it). `othersSpent`, on a run shared by machines, gives what the other processes
+ * of the run spent since this one opened it (`RunCoordination.othersSpent`). A balance (or the others'
+ * spending) that cannot be read leaves the watch silent: it warns, it never stops a run.
  */
 export async function watchBalance(
   client: Pick<ServiceClient, 'getBalance'>,
   jobs: ReadonlyMap<string, JobState>,
+  othersSpent?: () => Promise<number>,
 ): Promise<BalanceWatch> {
   let spentBefore = 0;
   for (const job of jobs.values()) spentBefore += sumBudgetedCredits(job);
@@ -34,9 +36,21 @@ export async function watchBalance(
       if (before === undefined) return undefined;
       const after = await readAvailable(client);
       if (after === undefined) return undefined;
-      return describeBalanceDrop({ before, after, counted: spentTotal - spentBefore });
+      // Other machines on the run pay from the same account meanwhile: what they spent is the run's
+      // spending too, not a sign that the service charged more than it said.
+      const others = othersSpent === undefined ? 0 : await readOthersSpent(othersSpent);
+      if (others === undefined) return undefined;
+      return describeBalanceDrop({ before, after, counted: spentTotal - spentBefore + others });
     },
   };
+}
+
+async function readOthersSpent(othersSpent: () => Promise<number>): Promise<number | undefined> {
+  try {
+    return await othersSpent();
+  } catch {
+    return undefined;
+  }
 }
 
 /**

@@ -35,4 +35,20 @@ describe('the balance held against what the run counted', () => {
     const silent = await watchBalance(client, new Map());
     expect(await silent.check(0)).toBeUndefined();
   });
+
+  it("counts what the run's other machines spent, and stays silent when that cannot be read", async () => {
+    const client = () => {
+      const balances = [100, 60];
+      return {
+        getBalance: (): Promise<Balance> => Promise.resolve({ availableCredit: balances.shift() ?? 0 }),
+      };
+    };
+    // This machine counted 12 of the 40 the balance fell by; the other machines of the run 28.
+    const shared = await watchBalance(client(), new Map(), () => Promise.resolve(28));
+    expect(await shared.check(12)).toBeUndefined();
+    const short = await watchBalance(client(), new Map(), () => Promise.resolve(20));
+    expect(await short.check(12)).toMatch(/fell by 40 credits .*more than the 32 credits it counted/);
+    const unreadable = await watchBalance(client(), new Map(), () => Promise.reject(new Error('cut off')));
+    expect(await unreadable.check(12)).toBeUndefined();
+  });
 });
