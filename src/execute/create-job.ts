@@ -4,6 +4,7 @@ import type { PlannedJob } from '../manifest/planned-job.js';
 import { deriveIdempotencyKey } from '../state/idempotency-key.js';
 import type { ExecutionContext } from './context.js';
 import { earlierSendMayHaveActed, errorCodeOf, errorMessageOf } from './error-info.js';
+import { ResendWithheldError } from '../service/errors.js';
 import { countReportedCost, warnRaisedCost } from './counted-cost.js';
 import { locateInKeyWindow } from '../plan/key-window.js';
 import { forgetUploads, uploadReferences } from './upload-references.js';
@@ -165,8 +166,10 @@ async function sendAttempt(
         ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
         ...(earlierSendAt === undefined ? {} : { earlierSendAt }),
       },
-      // Not aborted when the lease is lost: the answer is still stored, late (#31.9).
-      { signal: ctx.createSignal },
+      // Not aborted when the lease is lost: the answer is still stored, late (#31.9). But a re-send
+      // after a wait (a 429's Retry-After) goes out only while the lease holds: the runner that took the
+      // run over may have re-sent the create itself meanwhile.
+      { signal: ctx.createSignal, beforeResend: () => ctx.holdsLock() },
     );
     const { answer: creation, raisedFrom } = countReportedCost(answer, job.estimatedCredits);
     reserved = false;
@@ -249,6 +252,7 @@ async function handleCreateError(
     await ctx.record({ type: 'create-failed', id: job.id, attempt, code: code ?? 'UNKNOWN', message, final });
     return result;
   };
+  if (error instanceof ResendWithheldError) return withheldResend(ctx, job, send, error);
   if (ctx.hardSignal.aborted && code !== 'AUTHENTICATION') {
     // Aborted mid-request: the create may have arrived.
     return unanswered(ctx, job, attempt, keyed, 'the request was aborted before an answer came');
@@ -291,6 +295,35 @@ async function handleCreateError(
       );
       return unanswered(ctx, job, attempt, keyed, `${code ?? 'error'}: ${message}`);
   }
+}
+
+/**
+ * The lease ended while the client waited to re-send the create, so it was not re-sent. Only refusals
+ * came before (a 429): nothing was made, which is kept as a late record for the runner that holds the
+ * run now, so it creates the job without waiting. An earlier send that may have made a job is left to
+ * that runner, which waits for a late answer and then calls it uncertain, as for any lost answer.
+ */
+async function withheldResend(
+  ctx: ExecutionContext,
+  job: PlannedJob,
+  send: { attempt: number; resent: boolean },
+  error: ResendWithheldError,
+): Promise<CreateResult> {
+  if (send.resent || error.earlierSendMayHaveActed) return 'creating';
+  try {
+    await ctx.record({
+      type: 'create-failed',
+      id: job.id,
+      attempt: send.attempt,
+      code: 'NOT_SENT',
+      message: `not sent again: ${error.message}`,
+      final: false,
+    });
+  } catch (recordError) {
+    // Fenced out, as expected: `ctx.record` kept the refusal as a late record and said so.
+    if (ctx.lockLost() === undefined) throw recordError;
+  }
+  return 'pending';
 }
 
 /** The answer was lost. With a key the attempt stays `creating` (resumable); without, it is uncertain. */

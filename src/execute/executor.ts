@@ -71,7 +71,9 @@ export async function executePlan(
       ? { withSpendingLock: deps.coordination.withSpendingLock.bind(deps.coordination) }
       : {}),
     // Another machine's create may be in flight when its lease ends: its answer is waited for (#31.9).
-    ...(deps.coordination === undefined ? {} : { lateAnswer: createLateAnswerWait(deps.coordination) }),
+    ...(deps.coordination === undefined
+      ? {}
+      : { lateAnswer: createLateAnswerWait(deps.coordination, options.lateAnswerWindowMs) }),
   });
   const onAbort = () =>
     ctx.stopCreating(

@@ -103,6 +103,11 @@ export interface ExecuteOptions {
    * `skip` (default) leaves it uncertain and reports it; `resend` (`--resend-uncertain`) sends it again.
    */
   onUncertain?: 'skip' | 'resend';
+  /**
+   * How long after another runner's lease ended its unanswered create without a key is waited for
+   * before it is called uncertain (see `late-answer.ts`; tests shorten it). @default LATE_ANSWER_WINDOW_MS
+   */
+  lateAnswerWindowMs?: number;
   /** Re-send jobs that failed permanently. @default false */
   retryFailed?: boolean;
   /** Ids of done (or failed) jobs to run once more as a new attempt (`--replace`). @default [] */

@@ -60,6 +60,8 @@ export interface ApiCall {
   resendWindowMs?: number;
   /** An earlier send of the same keyed create that may have reached the service, if any. */
   earlierSendAt?: number;
+  /** A create's check before each re-send (`RetryContext.beforeResend`). */
+  beforeResend?: () => Promise<boolean>;
 }
 
 /** Returns the envelope's `data` of a successful answer; throws a {@link ServiceError} subclass otherwise. */
@@ -116,6 +118,7 @@ function sendWithRetry(
     ...(signal === undefined ? {} : { signal }),
     ...(call.resendWindowMs === undefined ? {} : { resendWindowMs: call.resendWindowMs }),
     ...(call.earlierSendAt === undefined ? {} : { earlierSendAt: call.earlierSendAt }),
+    ...(call.beforeResend === undefined ? {} : { beforeResend: call.beforeResend }),
   };
   return runWithRetry(retryContext, () => {
     const startedAt = deps.clock.now();

@@ -226,6 +226,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
           safety: keyed ? 'safe' : 'unkeyed-create',
           ...(keyed ? { resendWindowMs: deps.retry.idempotencyWindowMs } : {}),
           ...(keyed && request.earlierSendAt !== undefined ? { earlierSendAt: request.earlierSendAt } : {}),
+          ...(callOptions?.beforeResend === undefined ? {} : { beforeResend: callOptions.beforeResend }),
           ...signalOf(callOptions),
         },
         'job-creation',

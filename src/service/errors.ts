@@ -171,6 +171,24 @@ export class UnexpectedResponseError extends ServiceError {
   }
 }
 
+/**
+ * A re-send the caller withheld (`RetryContext.beforeResend` said no): the request was sent before and
+ * failed as `cause` says, and nothing more was sent. Code STATE_LOCKED: the caller's hold on what the
+ * request is for (its state lock or lease) ended during the wait. `earlierSendMayHaveActed` tells
+ * whether that earlier send may still have made something.
+ */
+export class ResendWithheldError extends ServiceError {
+  constructor(context: RequestContext, cause: Error) {
+    super(
+      'STATE_LOCKED',
+      context,
+      {},
+      `${context.method} ${context.path} was not sent again after "${cause.message}": this runner's hold on the run (its state lock or lease) ended while it waited to re-send`,
+      { cause, hint: 'The runner that holds the run now goes on with this job.' },
+    );
+  }
+}
+
 /** Builds the error for an answer that is not a success, from its status and envelope. */
 export function createHttpError(context: RequestContext, answer: ServiceAnswer): ServiceError {
   const status = answer.status ?? 0;

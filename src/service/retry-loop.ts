@@ -2,7 +2,7 @@
  * Runs one request until it succeeds or the retry policy gives up, sleeping on the injected clock.
  */
 import type { Clock } from '../clock.js';
-import { NetworkError, ServiceError } from './errors.js';
+import { NetworkError, ResendWithheldError, ServiceError } from './errors.js';
 import type { RateLimitGate } from './rate-limit-gate.js';
 import {
   decideRetry,
@@ -31,6 +31,13 @@ export interface RetryContext {
   earlierSendAt?: number;
   /** The account-wide pause after a 429 (see {@link RateLimitGate}); absent: this request waits alone. */
   gate?: RateLimitGate;
+  /**
+   * Asked right before each re-send (every attempt after the first, once any wait is over): false
+   * stops the loop with a {@link ResendWithheldError}, nothing more sent. A create passes its state
+   * lock's check: a wait (a long `Retry-After`) may outlast the lease, and the runner that took the run
+   * over may re-send the same create itself (a second payment for a create without a key).
+   */
+  beforeResend?: () => Promise<boolean>;
 }
 
 /** Calls `attempt` until it resolves; rethrows the last error when the policy gives up. */
@@ -45,6 +52,12 @@ export async function runWithRetry<T>(ctx: RetryContext, attempt: () => Promise<
       if (lastError !== undefined && isPastResendWindow(ctx, earlierSendMayHaveActed, firstSentAt, 0)) {
         if (lastError instanceof ServiceError) lastError.earlierSendMayHaveActed = true;
         throw lastError;
+      }
+      if (lastError !== undefined && ctx.beforeResend !== undefined && !(await ctx.beforeResend())) {
+        const withheld = new ResendWithheldError({ method: ctx.method, path: ctx.path }, lastError);
+        withheld.earlierSendMayHaveActed = earlierSendMayHaveActed;
+        lastError = withheld;
+        throw withheld;
       }
       return await attempt();
     } catch (error) {

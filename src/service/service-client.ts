@@ -7,6 +7,15 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
+/** Options of a create. */
+export interface CreateCallOptions extends CallOptions {
+  /**
+   * Asked before each re-send of the create inside the client's retry loop (after a 429's wait, a
+   * 5xx's backoff): false withholds it, and the create fails with a STATE_LOCKED `ResendWithheldError`.
+   */
+  beforeResend?: () => Promise<boolean>;
+}
+
 /** Options of a result download. */
 export interface DownloadOptions extends CallOptions {
   /**
@@ -55,7 +64,7 @@ export interface ServiceClient {
   /** `GET /account/subscription` (api-notes). `undefined` when the service has no such endpoint (404). */
   getSubscription(options?: CallOptions): Promise<Subscription | undefined>;
   /** `POST` to the kind's creation endpoint (spec 4.3, 4.5). */
-  createJob(request: CreateJobRequest, options?: CallOptions): Promise<JobCreation>;
+  createJob(request: CreateJobRequest, options?: CreateCallOptions): Promise<JobCreation>;
   /** `GET /jobs/{jobId}` (spec 4.4). */
   getJob(jobId: string, options?: CallOptions): Promise<JobRecord>;
   /**

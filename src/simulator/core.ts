@@ -55,8 +55,11 @@ export interface SimulatorCore {
   seenPrompts: Map<string, number>;
   random: Random;
   nextJobId(): string;
-  /** Left of {@link Simulator.rateLimitNext}: answers still to refuse with 429, and their `Retry-After`. */
-  rateLimit: { remaining: number; retryAfterSeconds: number };
+  /**
+   * Left of {@link Simulator.rateLimitNext}: answers still to refuse with 429, their `Retry-After`, and
+   * whether only create requests are refused (the others pass untouched).
+   */
+  rateLimit: { remaining: number; retryAfterSeconds: number; createsOnly?: boolean };
   /** The latest `Retry-After` window a 429 opened (epoch ms): requests arriving in it are counted. */
   retryAfterWindow?: { openedAt: number; until: number };
   /** Of {@link Simulator.holdCreates}: while set, create requests wait for it before being processed. */

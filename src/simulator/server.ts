@@ -77,7 +77,10 @@ async function handleApi(core: SimulatorCore, request: IncomingMessage, response
     injectFault(core, fault.kind, response);
     return;
   }
-  if (core.rateLimit.remaining > 0) {
+  if (
+    core.rateLimit.remaining > 0 &&
+    (core.rateLimit.createsOnly !== true || matched?.route.isCreate === true)
+  ) {
     core.rateLimit.remaining -= 1;
     core.counters.rateLimitedOnDemand += 1;
     answerRateLimited(core, response, core.rateLimit.retryAfterSeconds);
@@ -142,9 +145,16 @@ async function handleSimControl(
     const body = parseJsonBody(await readBody(request, MAX_JSON_BYTES));
     const count = isPlainObject(body) ? body.count : undefined;
     const seconds = isPlainObject(body) ? body.retryAfterSeconds : undefined;
+    const createsOnly = isPlainObject(body) ? body.createsOnly : undefined;
     if (typeof count !== 'number' || typeof seconds !== 'number' || count < 0 || seconds < 0)
       return answerError(400, 'expected numeric count and retryAfterSeconds');
-    core.rateLimit = { remaining: count, retryAfterSeconds: seconds };
+    if (createsOnly !== undefined && typeof createsOnly !== 'boolean')
+      return answerError(400, 'expected createsOnly to be true or false');
+    core.rateLimit = {
+      remaining: count,
+      retryAfterSeconds: seconds,
+      ...(createsOnly === true ? { createsOnly } : {}),
+    };
     return { status: 200, json: core.rateLimit };
   }
   if (path === '/__sim/revoke-key' && request.method === 'POST') {
@@ -241,8 +251,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     revokeApiKey: () => {
       core.apiKeyRevoked = true;
     },
-    rateLimitNext: (count, retryAfterSeconds) => {
-      core.rateLimit = { remaining: count, retryAfterSeconds };
+    rateLimitNext: (count, retryAfterSeconds, options) => {
+      core.rateLimit = {
+        remaining: count,
+        retryAfterSeconds,
+        ...(options?.createsOnly === true ? { createsOnly: true } : {}),
+      };
     },
     holdCreates: () => {
       let release = () => undefined as void;

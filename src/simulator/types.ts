@@ -154,8 +154,12 @@ export interface Simulator {
   setAccount(patch: AccountPatch): void;
   /** Makes the API key invalid from now on: every API request answers 401. */
   revokeApiKey(): void;
-  /** The next `count` API requests, whatever they are, answer HTTP 429 with `Retry-After: seconds`. */
-  rateLimitNext(count: number, retryAfterSeconds: number): void;
+  /**
+   * The next `count` API requests, whatever they are, answer HTTP 429 with `Retry-After: seconds`; with
+   * `createsOnly`, the next `count` create requests (the others pass), e.g. a create that meets a 429
+   * while its sender's lease ends.
+   */
+  rateLimitNext(count: number, retryAfterSeconds: number, options?: { createsOnly?: boolean }): void;
   /**
    * Holds every create request that arrives from now on before it is processed (nothing is made yet,
    * its sender waits for the answer: a create in flight) until `release()`; `held()` counts the
