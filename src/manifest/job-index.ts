@@ -2,6 +2,7 @@ import { combinationAt, type MatrixCombination } from './expand-matrix.js';
 import { reportDuplicateIds, type IdProducer } from './report-duplicate-ids.js';
 import type { LoadedManifest, ValidationIssue } from './types.js';
 import { createGrowableArray } from '../growable-array.js';
+import { createIdTable, type IdTable } from './id-table.js';
 
 /**
  * Every expanded job by position (the order expansion produced them in, duplicates included), kept
@@ -44,7 +45,8 @@ const MAY_FOLD = /[A-Z\u0080-\uffff]/;
 
 /** Linear in the number of jobs: one hash lookup per id, and a second map only for ids with capitals. */
 export function createJobIndex(loaded: Pick<LoadedManifest, 'manifest' | 'locate'>): JobIndexBuilder {
-  const firstPosition = new Map<string, number>();
+  /** Id → the position of its first job. */
+  const firstPosition = createIdTable();
   const specs = createGrowableArray(Uint32Array);
   const rawIndexes = createGrowableArray(Float64Array);
   /** Positions whose values the matrix does not give back (the API key's value redacted from them). */
@@ -67,7 +69,7 @@ export function createJobIndex(loaded: Pick<LoadedManifest, 'manifest' | 'locate
     get size() {
       return specs.length;
     },
-    has: (id) => firstPosition.has(id),
+    has: (id) => firstPosition.get(id) >= 0,
     ids: () => firstPosition.keys(),
     specIndexAt: (position) => specs.at(position),
     matrixValuesAt,
@@ -85,9 +87,8 @@ export function createJobIndex(loaded: Pick<LoadedManifest, 'manifest' | 'locate
       specs.push(specIndex);
       rawIndexes.push(rawIndex);
       if (own !== undefined) ownValues.set(position, own);
-      const first = firstPosition.get(id);
-      if (first === undefined) {
-        firstPosition.set(id, position);
+      const first = firstPosition.add(id, position);
+      if (first < 0) {
         // Only capitals (ASCII or not) can fold: most ids need no lower-cased copy.
         const lower = MAY_FOLD.test(id) ? id.toLowerCase() : id;
         if (lower !== id) {
@@ -111,9 +112,7 @@ export function createJobIndex(loaded: Pick<LoadedManifest, 'manifest' | 'locate
       for (const [id, { producers }] of unexpanded) {
         const first = firstPosition.get(id);
         const list =
-          first === undefined
-            ? producers
-            : [...(all.get(id) ?? [{ ...producerAt(first), id }]), ...producers];
+          first < 0 ? producers : [...(all.get(id) ?? [{ ...producerAt(first), id }]), ...producers];
         // In manifest order (a stable sort keeps a matrix entry's own order), as if all had expanded.
         if (list.length > 1)
           all.set(
@@ -121,11 +120,14 @@ export function createJobIndex(loaded: Pick<LoadedManifest, 'manifest' | 'locate
             list.sort((a, b) => a.specIndex - b.specIndex),
           );
       }
-      const order = (id: string) => firstPosition.get(id) ?? unexpanded.get(id)!.before;
+      const order = (id: string) => {
+        const first = firstPosition.get(id);
+        return first >= 0 ? first : unexpanded.get(id)!.before;
+      };
       return reportDuplicateIds(loaded, {
         duplicates: [...all.values()].sort((a, b) => order(a[0]!.id) - order(b[0]!.id)),
         caseGroups: collectCaseGroups(folded, firstPosition),
-        specIndexOf: (id) => specs.at(firstPosition.get(id)!),
+        specIndexOf: (id) => specs.at(firstPosition.get(id)),
       });
     },
   };
@@ -135,16 +137,13 @@ export function createJobIndex(loaded: Pick<LoadedManifest, 'manifest' | 'locate
  * Groups of distinct ids equal but for letter case, each in order of first appearance, the groups in
  * order of their first member's appearance.
  */
-function collectCaseGroups(
-  folded: ReadonlyMap<string, string[]>,
-  firstPosition: ReadonlyMap<string, number>,
-): string[][] {
+function collectCaseGroups(folded: ReadonlyMap<string, string[]>, firstPosition: IdTable): string[][] {
   const groups: string[][] = [];
   for (const [lower, capitalised] of folded) {
-    const ids = firstPosition.has(lower) ? [lower, ...capitalised] : [...capitalised];
+    const ids = firstPosition.get(lower) >= 0 ? [lower, ...capitalised] : [...capitalised];
     if (ids.length < 2) continue;
-    ids.sort((a, b) => firstPosition.get(a)! - firstPosition.get(b)!);
+    ids.sort((a, b) => firstPosition.get(a) - firstPosition.get(b));
     groups.push(ids);
   }
-  return groups.sort((a, b) => firstPosition.get(a[0]!)! - firstPosition.get(b[0]!)!);
+  return groups.sort((a, b) => firstPosition.get(a[0]!) - firstPosition.get(b[0]!));
 }
