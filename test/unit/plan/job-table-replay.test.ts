@@ -145,6 +145,9 @@ describe('createHashColumn', () => {
           fc.oneof(
             fc.stringMatching(/^[0-9a-f]{64}$/),
             fc.stringMatching(/^[0-9A-F]{64}$/),
+            // Decodes as hex, yet must come back with its capitals (and one non-hex digit: not at all).
+            fc.stringMatching(/^[0-9a-fA-F]{64}$/),
+            fc.stringMatching(/^[0-9a-f]{63}[g-z]$/),
             fc.string(),
             fc.constant(undefined),
           ),
