@@ -318,11 +318,18 @@ function* expandSpec(
   }
 }
 
-/** The first `count` items of `items`, or all of them when `count` is undefined. */
-function* takeFirst<T>(items: Iterable<T>, count: number | undefined): Generator<T, void, undefined> {
+/**
+ * The first `count` items of `items`, or `items` itself when `count` is undefined (the usual case: a
+ * generator around every job's matrix combination cost 3 % of planning 1,000,000 jobs).
+ */
+function takeFirst<T>(items: Iterable<T>, count: number | undefined): Iterable<T> {
+  return count === undefined ? items : takeSome(items, count);
+}
+
+function* takeSome<T>(items: Iterable<T>, count: number): Generator<T, void, undefined> {
   let taken = 0;
   for (const item of items) {
-    if (count !== undefined && taken++ >= count) return;
+    if (taken++ >= count) return;
     yield item;
   }
 }

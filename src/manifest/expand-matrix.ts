@@ -105,15 +105,15 @@ const shapes = new WeakMap<
 
 /** Entry `index` of the cross product, the first axis varying slowest. */
 function decodeProductIndex(axes: [string, MatrixValue[]][], index: number): MatrixCombination {
-  const picks = new Array<number>(axes.length);
-  let rest = index;
-  for (let axis = axes.length - 1; axis >= 0; axis--) {
-    const size = axes[axis]![1].length;
-    picks[axis] = rest % size;
-    rest = Math.floor(rest / size);
-  }
+  // The product of the sizes of the axes after the current one: its pick is index / stride mod size.
+  let stride = 1;
+  for (let axis = 1; axis < axes.length; axis++) stride *= axes[axis]![1].length;
   const combination: MatrixCombination = {};
-  axes.forEach(([name, values], axis) => (combination[name] = values[picks[axis]!]!));
+  for (let axis = 0; axis < axes.length; axis++) {
+    const [name, values] = axes[axis]!;
+    combination[name] = values[Math.floor(index / stride) % values.length]!;
+    if (axis + 1 < axes.length) stride /= axes[axis + 1]![1].length;
+  }
   return combination;
 }
 

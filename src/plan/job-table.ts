@@ -44,7 +44,14 @@ export interface ShownPayload {
  * table or not), iterable more than once: given to {@link createJobTable}, the table keeps no prompt
  * and reads each back from a fresh iteration whenever its lines are read.
  */
-export type ReplayJobs = Iterable<{ id: string; prompt?: string }>;
+export type ReplayJobs = Iterable<ReplayedJob>;
+
+/** A job of {@link ReplayJobs}: its matrix values, when given, are the ones `matrixValuesOf` gives back. */
+export interface ReplayedJob {
+  id: string;
+  prompt?: string;
+  matrixValues?: Record<string, MatrixValue>;
+}
 
 /** The per-job part of a cost report, ~20 bytes a job plus its id (33 more with the diff parts; see {@link createJobTable}). */
 export interface JobTable extends JobListView {
@@ -109,8 +116,12 @@ export function createJobTable(
   };
   let shownRows = 0;
 
-  /** The line of row `index`; `prompt`: the row's prompt when the table does not keep it. */
-  const jobAt = (index: number, prompt = prompts[index]): JobCost => {
+  /**
+   * The line of row `index`; `replayed`: the row's job expanded again, whose prompt the table does not
+   * keep and whose matrix values need not be built once more.
+   */
+  const jobAt = (index: number, replayed?: ReplayedJob): JobCost => {
+    const prompt = replayed === undefined ? prompts[index] : replayed.prompt;
     const flag = flags.at(index);
     const job: JobCost = {
       id: ids[index]!,
@@ -120,7 +131,7 @@ export function createJobTable(
       state: JOB_STATE_CLASSES[flag & STATE_MASK]!,
       toRun: (flag & TO_RUN) !== 0,
       coveredBySubscription: (flag & COVERED) !== 0,
-      matrixValues: matrixValuesOf(refs.at(index)),
+      matrixValues: replayed?.matrixValues ?? matrixValuesOf(refs.at(index)),
     };
     const payloadHash = hashes.at(index);
     if (payloadHash !== undefined) {
@@ -142,7 +153,7 @@ export function createJobTable(
       }
       const jobs = replay[Symbol.iterator]();
       let position = -1;
-      let job: { id: string; prompt?: string } | undefined;
+      let job: ReplayedJob | undefined;
       for (let index = 0; index < ids.length; index++) {
         const ref = refs.at(index);
         while (position < ref) {
@@ -152,7 +163,7 @@ export function createJobTable(
           position++;
         }
         if (job === undefined || job.id !== ids[index]) throw replayMismatch(ids[index]!, job?.id);
-        yield jobAt(index, job.prompt);
+        yield jobAt(index, job);
       }
     },
     push(entry) {
