@@ -21,6 +21,7 @@ import {
 } from './image-rules.js';
 import { isRemoteUrl, resolveLocalFile, type FileInfoReader, type LocalFileProblem } from './local-files.js';
 import { didYouMean } from '../suggest.js';
+import { sameJsonValue } from '../same-json-value.js';
 
 /** What validation needs from its surroundings; the only I/O is `fileInfo`. */
 export interface CatalogValidationContext {
@@ -53,6 +54,17 @@ interface Env {
   warnedUnchecked: Set<string>;
   /** The catalog's subscription image model (the only one the image endpoint takes), when it tells. */
   subscriptionImage: Model | undefined;
+  /** Whether checked jobs may share their params objects (see `createJobValidator`). */
+  shareChecked: boolean;
+  /** The last job whose model and params raised nothing, when `shareChecked`. */
+  lastClean?: CleanCheck;
+}
+
+/** What checking a job's model and params gave, for the next job of the same entry, model and params. */
+interface CleanCheck {
+  job: ExpandedJob;
+  compiled: CompiledModelConfig;
+  checked: CheckedJob;
 }
 
 /**
@@ -94,8 +106,19 @@ export interface JobValidator {
   readonly issues: ValidationIssue[];
 }
 
-/** A {@link JobValidator} over a catalog; each distinct local path is read once. */
-export function createJobValidator(catalog: readonly Model[], ctx: CatalogValidationContext): JobValidator {
+/**
+ * A {@link JobValidator} over a catalog; each distinct local path is read once. `shareChecked`: a job
+ * of the same entry, kind and model as the previous one, with params equal to its params, gets the
+ * previous job's {@link CheckedJob} (the same objects, which the caller then never mutates) when that
+ * job's model and params raised no issue; only its prompt is checked. The jobs of a matrix entry
+ * whose params have no template are all such jobs: checking each job's params against the catalog
+ * was 9 % of planning 1,000,000 of them (`--cpu-prof`).
+ */
+export function createJobValidator(
+  catalog: readonly Model[],
+  ctx: CatalogValidationContext,
+  { shareChecked = false }: { shareChecked?: boolean } = {},
+): JobValidator {
   const models = new Map<string, Model>();
   for (const model of catalog) if (!models.has(model.slug)) models.set(model.slug, model);
   const env: Env = {
@@ -107,6 +130,7 @@ export function createJobValidator(catalog: readonly Model[], ctx: CatalogValida
     warnedUnchecked: new Set(),
     subscriptionImage:
       ctx.checkImageEndpointModel === true ? findSubscriptionImageModel(models.values()) : undefined,
+    shareChecked,
   };
   return { check: (job) => validateJob(job, env), issues: env.issues };
 }
@@ -166,6 +190,12 @@ function validateJob(job: ExpandedJob, env: Env): CheckedJob | undefined {
     );
   };
 
+  const clean = env.lastClean;
+  if (clean !== undefined && isLike(job, clean.job)) {
+    checkPrompt(job, clean.compiled, add);
+    return hasError ? undefined : clean.checked;
+  }
+  const issuesBefore = env.issues.length;
   const model = env.models.get(job.model);
   if (model === undefined) {
     const categories = getJobKind(job.kind).categories;
@@ -203,7 +233,9 @@ function validateJob(job: ExpandedJob, env: Env): CheckedJob | undefined {
     );
   }
   const compiled = compileModelConfig(model);
+  const modelIssues = env.issues.length - issuesBefore;
   checkPrompt(job, compiled, add);
+  const paramsFrom = env.issues.length;
   checkParams(job, compiled, report);
   const written = resolveWrittenParams(job, compiled, env, report);
   const params = applyDefaults(written, compiled);
@@ -218,7 +250,20 @@ function validateJob(job: ExpandedJob, env: Env): CheckedJob | undefined {
       param: name,
     });
   }
-  return { params, written, credits };
+  const checked = { params, written, credits };
+  if (env.shareChecked && modelIssues === 0 && env.issues.length === paramsFrom)
+    env.lastClean = { job, compiled, checked };
+  return checked;
+}
+
+/** Whether `job` would raise what `clean` raised, prompt aside: same entry, kind, model and params. */
+function isLike(job: ExpandedJob, clean: ExpandedJob): boolean {
+  return (
+    job.origins === clean.origins &&
+    job.kind === clean.kind &&
+    job.model === clean.model &&
+    sameJsonValue(job.params, clean.params)
+  );
 }
 
 function checkPrompt(

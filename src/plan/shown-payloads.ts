@@ -5,6 +5,7 @@ import { isLocalFileRef } from '../catalog/local-files.js';
 import type { ExpandedJob } from '../manifest/types.js';
 import type { ShownPayload } from './job-table.js';
 import { shownParamsJson } from './payload-diff.js';
+import { sameJsonValue } from '../same-json-value.js';
 
 /** Distinct written params remembered at most (a plan whose every job has its own params must not grow it). */
 const MAX_REMEMBERED = 10_000;
@@ -25,7 +26,7 @@ export function createShownPayloads(): (job: ExpandedJob, checked: CheckedJob) =
     let list = recent.get(job.specIndex);
     if (list === undefined) recent.set(job.specIndex, (list = []));
     for (const entry of list) {
-      if (entry.model === job.model && sameValue(entry.written, checked.written)) return entry.texts;
+      if (entry.model === job.model && sameJsonValue(entry.written, checked.written)) return entry.texts;
     }
     const key = `${job.model}\u0000${writeCanonical(checked.written, fileRefByNameAndHash) ?? 'null'}`;
     let texts = remembered.get(key);
@@ -61,27 +62,6 @@ interface Recent {
   model: string;
   written: Readonly<Record<string, unknown>>;
   texts: ParamTexts;
-}
-
-/**
- * Whether two param values are the same JSON-like value (a local file ref is a plain object of its
- * name, path, hash, type and size, so the same file compares equal and an edited one does not).
- */
-function sameValue(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (!sameValue(a[i], b[i])) return false;
-    return true;
-  }
-  if (Array.isArray(b)) return false;
-  const x = a as Record<string, unknown>;
-  const y = b as Record<string, unknown>;
-  const keys = Object.keys(x);
-  if (keys.length !== Object.keys(y).length) return false;
-  for (const key of keys) if (!Object.hasOwn(y, key) || !sameValue(x[key], y[key])) return false;
-  return true;
 }
 
 function fileRefByNameAndHash(value: object): string | undefined {

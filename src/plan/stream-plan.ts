@@ -84,7 +84,8 @@ export async function streamPlan(input: StreamPlanInput): Promise<StreamPlanResu
         catalogError = { error };
         continue;
       }
-      validator = createJobValidator(catalog, input.catalogContext);
+      // The jobs' checked params are only read here (hashed, shown, compared): they may share them.
+      validator = createJobValidator(catalog, input.catalogContext, { shareChecked: true });
       tally = createCostTally(
         catalog,
         input.costOptions,
