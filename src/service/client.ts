@@ -61,12 +61,12 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
     ...(options.userAgent === undefined ? {} : { userAgent: options.userAgent }),
   });
   const clock = options.clock ?? systemClock;
-  const gate = createRateLimitGate(clock);
   // Every answer, error and event passes through it before the caller sees it (issue #24.6).
   const redactor = createSecretRedactor(options.apiKey);
   const userOnEvent = options.onEvent;
   const onEvent =
     userOnEvent === undefined ? undefined : (event: ClientEvent) => userOnEvent(redactor.redactData(event));
+  const gate = createRateLimitGate(clock, onEvent);
   // The service's clock minus ours, from the latest `Date` header (whole seconds: +500 ms centres it).
   let clockOffsetMs: number | undefined;
   const deps: ApiRequestDeps = {

@@ -5,6 +5,7 @@
  * With {@link RateLimitGate.share}, the pause is the account's on every machine (#31.5).
  */
 import type { Clock } from '../clock.js';
+import type { ClientEvent } from './client-event.js';
 
 /**
  * The account's pauses as the other machines of the account see them (the state database, when
@@ -38,7 +39,12 @@ export interface RateLimitGate {
   share(shared: SharedRateLimit): () => void;
 }
 
-export function createRateLimitGate(clock: Clock): RateLimitGate {
+/**
+ * `onEvent` hears of each pause another machine starts here (`rate-limit-followed`): a machine that
+ * waits on another's 429 would otherwise stall without a word. This gate's own 429s are reported by
+ * the request that met them (`rate-limit-pause`, from the retry loop).
+ */
+export function createRateLimitGate(clock: Clock, onEvent?: (event: ClientEvent) => void): RateLimitGate {
   let until = 0;
   let shared: SharedRateLimit | undefined;
   const extend = (delayMs: number): boolean => {
@@ -64,7 +70,15 @@ export function createRateLimitGate(clock: Clock): RateLimitGate {
     share(given) {
       shared = given;
       // Another machine's pause is followed, never shared again (it would echo between machines).
-      const stop = given.follow((delayMs) => void extend(delayMs));
+      const stop = given.follow((delayMs) => {
+        if (!extend(delayMs)) return;
+        onEvent?.({
+          type: 'rate-limit-followed',
+          delayMs,
+          until,
+          reason: `another machine of this account met HTTP 429 (too many requests); every request waits until ${new Date(until).toISOString()}`,
+        });
+      });
       return () => {
         stop();
         if (shared === given) shared = undefined;

@@ -1,4 +1,5 @@
-import { rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src/simulator/index.js';
@@ -93,7 +94,10 @@ describe.runIf(pgAvailable())('one account on one PostgreSQL state: slots and 42
     );
     try {
       const clis = machines.map((one) =>
-        startCli(one.apply, { env: { ...env, RUNNER_MACHINE: one.name }, timeoutMs: 120_000 }),
+        startCli([...one.apply, '--log-file', join(one.dir, 'apply.log')], {
+          env: { ...env, RUNNER_MACHINE: one.name },
+          timeoutMs: 120_000,
+        }),
       );
       // Every machine has joined and jobs are open (each polls them) when the service says "wait".
       await waitForJoined(url, machines.length, clis);
@@ -110,6 +114,26 @@ describe.runIf(pgAvailable())('one account on one PostgreSQL state: slots and 42
       );
       expect(stats.requestsInsideRetryAfter).toBe(stats.insideRetryAfterMs.length);
       expect(late).toEqual([]);
+      // Each machine that waited on another's 429 said so once, in its log (where a machine that met
+      // the 429 itself logs its pause), naming the 429 and until when it waits.
+      const logged = await Promise.all(
+        machines.map(async (one) => {
+          const events = (await readFile(join(one.dir, 'apply.log'), 'utf8'))
+            .split('\n')
+            .filter((line) => line !== '')
+            .map((line) => (JSON.parse(line) as { event?: { type?: string; reason?: string } }).event)
+            .filter((event) => event !== undefined);
+          const type = (wanted: string) => events.filter((event) => event.type === wanted);
+          return { met: type('rate-limit-pause'), followed: type('rate-limit-followed') };
+        }),
+      );
+      expect(logged.map((one) => one.met.length).sort()).toEqual([0, 0, 1]);
+      for (const one of logged.filter((machine) => machine.met.length === 0)) {
+        expect(one.followed).toHaveLength(1);
+        expect(one.followed[0]?.reason).toMatch(
+          /^another machine of this account met HTTP 429 \(too many requests\); every request waits until \d{4}-\d\d-\d\dT/,
+        );
+      }
     } finally {
       await simulator.close();
       for (const one of machines) await rm(one.dir, { recursive: true, force: true });

@@ -5,6 +5,7 @@ import { createRateLimitGate, type SharedRateLimit } from '../../../src/service/
 import { runWithRetry } from '../../../src/service/retry-loop.js';
 import { DEFAULT_RETRY_OPTIONS } from '../../../src/service/retry-policy.js';
 import { RateLimitedError } from '../../../src/service/errors.js';
+import type { ClientEvent } from '../../../src/service/client-event.js';
 import { checkSchema, coerceNumericStrings } from '../../../src/service/schemas.js';
 import { createFakeClock } from './fake-clock.js';
 
@@ -168,5 +169,40 @@ describe('the rate-limit gate', () => {
     expect(others).toBeUndefined();
     gate.pause(1_000);
     expect(shared).toEqual([2_000, 10_000]);
+  });
+
+  it("says once per pause that it waits on another machine's 429, and until when (session 4, #31 point 2)", async () => {
+    const clock = createFakeClock();
+    const events: ClientEvent[] = [];
+    const gate = createRateLimitGate(clock, (event) => events.push(event));
+    let others: ((delayMs: number) => void) | undefined;
+    gate.share({
+      share: () => undefined,
+      follow(pause) {
+        others = pause;
+        return () => (others = undefined);
+      },
+    });
+    const start = clock.now();
+    others?.(5_000);
+    // Told again while it is paused (a longer pause, or the same one twice): still one line.
+    others?.(6_000);
+    others?.(6_000);
+    expect(events).toEqual([
+      {
+        type: 'rate-limit-followed',
+        delayMs: 5_000,
+        until: start + 5_000,
+        reason: `another machine of this account met HTTP 429 (too many requests); every request waits until ${new Date(start + 5_000).toISOString()}`,
+      },
+    ]);
+    await gate.wait();
+    // A later pause is a new one: one more line.
+    others?.(2_000);
+    expect(events.map((event) => event.type)).toEqual(['rate-limit-followed', 'rate-limit-followed']);
+    // This machine's own 429 is reported by the request that met it, not here.
+    await gate.wait();
+    gate.pause(3_000);
+    expect(events).toHaveLength(2);
   });
 });
