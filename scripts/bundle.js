@@ -12,7 +12,7 @@
  * - ajv-compiler.cjs: ajv's compiler, loaded only by a command that checks params against a model config.
  *
  * Left out, loaded from node_modules when a command first needs them: undici and pino (only the
- * commands that talk to the service load them, see src/cli/connect.ts; pino finds its transports by
+ * commands that talk to the service load them, see src/cli/effects/connect.ts; pino finds its transports by
  * file path), and the AWS SDK (~150 packages: only an `s3://` output loads it, src/results/s3-results.ts). The files stay two levels below the package root, as dist/<folder>/<file>.js modules are,
  * because three modules find package files from their own URL (`../../package.json`, `../../schemas/`).
  *

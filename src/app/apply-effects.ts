@@ -9,23 +9,23 @@ import type { Style } from '../text-style.js';
 import type { UnfinishedRunsRenderer } from './warn-unfinished-runs.js';
 
 /**
- * What apply needs from outside, passed in by the CLI (src/cli/commands/apply-command.ts): the service,
+ * What apply needs from outside, passed in by the CLI (src/cli/commands/apply.ts): the service,
  * the log, the clock, and how the terminal shows the run.
  */
 export interface ApplyEffects {
-  /** Opens the service: the real one, or the embedded simulator with `--simulate` (src/cli/connect.ts). */
+  /** Opens the service: the real one, or the embedded simulator with `--simulate` (src/cli/effects/connect.ts). */
   connect: (
     ctx: CommandContext,
     onEvent: (event: ClientEvent) => void,
     limits: Pick<ServiceClientOptions, 'maxDownloadBytes'>,
   ) => Promise<ServiceConnection>;
-  /** The run's log, `--log-file` (src/cli/logger.ts). */
+  /** The run's log, `--log-file` (src/cli/effects/logger.ts). */
   createLogger: (logFile: string | undefined) => ApplyLogger;
   clock: Clock;
   view: ApplyView;
 }
 
-/** The log apply writes (pino's, src/cli/logger.ts). */
+/** The log apply writes (pino's, src/cli/effects/logger.ts). */
 export interface ApplyLogger {
   info(object: object, message: string): void;
   flush(): void;

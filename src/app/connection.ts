@@ -1,7 +1,7 @@
 import type { ServiceClient } from '../service/service-client.js';
 
 /**
- * An open connection to the service, as the use cases need it. The CLI makes it (src/cli/connect.ts:
+ * An open connection to the service, as the use cases need it. The CLI makes it (src/cli/effects/connect.ts:
  * the real service, or the embedded simulator with `--simulate`) and passes it in, so a use case never
  * chooses its own client.
  */

@@ -20,6 +20,6 @@ export interface CommandContext {
   global: GlobalOptions;
   /** Whether a person can answer a prompt (stdin and stderr are terminals, not CI). */
   canPrompt: boolean;
-  /** Asks a yes/no question: the injected prompt (the CLI asks on the terminal, src/cli/confirm.ts). */
+  /** Asks a yes/no question: the injected prompt (the CLI asks on the terminal, src/cli/effects/confirm.ts). */
   confirm(question: string): Promise<boolean>;
 }

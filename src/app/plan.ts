@@ -25,9 +25,9 @@ import { addChangesToReport, addTargetingToReport } from '../plan/targeting-repo
 import { diffDataOption } from './catalog-origin.js';
 import type { RunPlanOptions } from './run-plan-options.js';
 
-/** What plan needs from outside, passed in by the CLI (src/cli/commands/plan-command.ts). */
+/** What plan needs from outside, passed in by the CLI (src/cli/commands/plan.ts). */
 export interface PlanEffects {
-  /** Opens the service (src/cli/connect.ts); not called with `--offline`. */
+  /** Opens the service (src/cli/effects/connect.ts); not called with `--offline`. */
   connect: (ctx: CommandContext) => Promise<ServiceConnection>;
   view: PlanView;
 }

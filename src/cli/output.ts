@@ -1,9 +1,6 @@
 import type { Output } from '../app/output-sink.js';
 import { createStyle } from '../text-style.js';
 
-export type { Output } from '../app/output-sink.js';
-export { createStyle, type Style } from '../text-style.js';
-
 export function shouldUseColor(
   env: NodeJS.ProcessEnv,
   stream: { isTTY?: boolean },

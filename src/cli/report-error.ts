@@ -1,6 +1,6 @@
 import { ExitCode, isRunnerError, type ExitCode as ExitCodeType } from '../errors.js';
 import { exitCodeOfError } from './exit-codes.js';
-import type { Output } from './output.js';
+import type { Output } from '../app/output-sink.js';
 import { describeSystemError } from '../app/system-errors.js';
 
 const ISSUES_URL = 'https://github.com/mediagen/runner/issues';

@@ -178,6 +178,28 @@ describe('layering of src/', () => {
     expect(found.map((file) => relative(SRC, file))).toEqual([]);
   });
 
+  it('keeps the top of src/cli/ to 12 files at most: the rest lives in its rooms (#34.4)', () => {
+    // commands/ (one module per command and its registry), parse/, render/, effects/; at the top only
+    // the launcher, main, the cac adapter, output, exit codes and the errors' report.
+    const files = readdirSync(join(SRC, 'cli'), { withFileTypes: true })
+      .filter((entry) => entry.isFile())
+      .map((entry) => entry.name);
+    expect(files.length, files.join(', ')).toBeLessThanOrEqual(12);
+  });
+
+  it('declares every command module of src/cli/commands/ in its registry', () => {
+    const dir = join(SRC, 'cli/commands');
+    const registry = readFileSync(join(dir, 'registry.ts'), 'utf8');
+    const modules = readdirSync(dir).filter((name) =>
+      /defineCommand\(/.test(readFileSync(join(dir, name), 'utf8')),
+    );
+    expect(modules.length).toBeGreaterThan(10);
+    const missing = modules.filter(
+      (name) => name !== 'command.ts' && !registry.includes(`'./${name.replace(/\.ts$/, '.js')}'`),
+    );
+    expect(missing).toEqual([]);
+  });
+
   it('lets the use cases say what happened, never an exit code (src/cli/exit-codes.ts maps them)', () => {
     const found = tsFiles(join(SRC, 'app')).filter((file) => /\bExitCode\b/.test(readFileSync(file, 'utf8')));
     expect(found.map((file) => relative(SRC, file))).toEqual([]);

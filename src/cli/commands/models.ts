@@ -1,10 +1,30 @@
 import { UsageError } from '../../errors.js';
 import { MODEL_CATEGORIES, type ModelCategory } from '../../service/types.js';
-import { withConnection } from '../connect.js';
-import type { CommandContext } from '../../app/context.js';
-import type { Outcome } from '../../app/outcome.js';
 import { parseStringOption } from '../parse/values.js';
-import { renderModels } from '../render/models.js';
+import { defineCommand, flag, SERVICE_FLAGS } from './command.js';
+
+/** `runner models [--category C] [--json]`: asks the service once and renders the catalog. */
+export const modelsCommand = defineCommand({
+  name: 'models',
+  args: '',
+  description: "List the model catalog: each model's input form, bounds, defaults and cost",
+  flags: [
+    flag('--category <category>', 'Only models of this category (image, video, voiceovervideo, ...)'),
+    flag('--json', 'Print the catalog as JSON (usable as `--catalog` for validate/plan)'),
+  ],
+  globals: SERVICE_FLAGS,
+  examples: ['runner models --category image', 'runner models --json > catalog.json'],
+  parse: ({ flags }) => ({ category: parseCategory(flags.category), json: flags.json === true }),
+  async run(ctx, { category, json }) {
+    const { withConnection } = await import('../effects/connect.js');
+    const { renderModels } = await import('../render/models.js');
+    const models = await withConnection(ctx, ({ client }) =>
+      client.listModels(category === undefined ? {} : { category }),
+    );
+    ctx.output.out(json ? JSON.stringify(models, null, 2) : renderModels(models, ctx.output.style));
+    return 'done';
+  },
+});
 
 function parseCategory(value: unknown): ModelCategory | undefined {
   const category = parseStringOption(value);
@@ -15,19 +35,4 @@ function parseCategory(value: unknown): ModelCategory | undefined {
     });
   }
   return category as ModelCategory;
-}
-
-export async function runModels(
-  ctx: CommandContext,
-  _args: string[],
-  options: Record<string, unknown>,
-): Promise<Outcome> {
-  const category = parseCategory(options.category);
-  const models = await withConnection(ctx, ({ client }) =>
-    client.listModels(category === undefined ? {} : { category }),
-  );
-  ctx.output.out(
-    options.json === true ? JSON.stringify(models, null, 2) : renderModels(models, ctx.output.style),
-  );
-  return 'done';
 }

@@ -15,7 +15,7 @@ import type { Targeting } from '../../plan/select-jobs.js';
  * src/app/ take. Each command's own parse function (./<command>.ts) builds on these.
  */
 
-/** cac's flags: every value as written (src/cli/written-values.ts), under camelCase names. */
+/** cac's flags: every value as written (src/cli/cac-adapter.ts), under camelCase names. */
 export type Flags = Record<string, unknown>;
 
 /**
@@ -65,12 +65,15 @@ export function readManifestFlags(flags: Flags): ManifestOptions {
 
 /** What plan and apply both read: the jobs, the run and its state, what may be paid, the hint's flags. */
 export function readRunPlanFlags(flags: Flags): RunPlanOptions {
-  const output = parseStringOption(flags.output);
+  // In the order they are refused: the jobs' bounds, the spending cap, the run.
+  const manifest = readManifestFlags(flags);
   const maxCredits = parseNumberOption('max-credits', flags.maxCredits, { min: 0 });
+  const runId = readRunId(flags);
+  const output = parseStringOption(flags.output);
   const replaceFrom = parseStringOption(flags.replaceFrom);
   return {
-    ...readManifestFlags(flags),
-    runId: readRunId(flags),
+    ...manifest,
+    runId,
     state: readStateDir(flags),
     ...(output === undefined ? {} : { output }),
     ...(maxCredits === undefined ? {} : { maxCredits }),

@@ -3,7 +3,7 @@ import { UsageError } from '../../errors.js';
 import { LIMIT_UNITS, type GuardrailLimits, type LimitUnit } from '../../diff/guardrails.js';
 import type { Flags } from './common.js';
 
-/** The formats of `runner diff` and `runner plan --compare-to` (each rendered by ../commands/diff.ts). */
+/** The formats of `runner diff` and `runner plan --compare-to` (each rendered by ../render/diff-output.ts). */
 export const DIFF_FORMATS = ['text', 'json', 'markdown'] as const;
 
 export type DiffFormat = (typeof DIFF_FORMATS)[number];

@@ -18,15 +18,18 @@ export function wantsPlanSet(args: readonly string[], flags: Flags): boolean {
   );
 }
 
-/** `runner plan FILE` flags → {@link PlanOptions}, checked in the order the use case used to. */
+/** `runner plan FILE` flags → {@link PlanOptions}. */
 export function parsePlanOptions(flags: Flags): PlanOptions {
+  const runPlan = readRunPlanFlags(flags);
+  // Read by a plan set's diff only (`--compare-to`), but a value it could not read is refused here too.
+  readGuardrailLimits(flags);
   const format = readPlanFormat(flags.format);
   const show = readShowOption(flags.show);
   const offline = readOffline(flags);
   const out = parseLocalPathOption('out', flags.out);
   const outPlan = typeof flags.outPlan === 'string' ? flags.outPlan : undefined;
   return {
-    ...readRunPlanFlags(flags),
+    ...runPlan,
     format,
     ...(out === undefined ? {} : { out }),
     ...(outPlan === undefined ? {} : { outPlan }),
@@ -42,6 +45,7 @@ export function parsePlanOptions(flags: Flags): PlanOptions {
  * at a time are refused.
  */
 export function parsePlanManyOptions(flags: Flags): PlanManyOptions {
+  const runPlan = readRunPlanFlags(flags);
   const compareTo = parseStringOption(flags.compareTo);
   const diffFormat = compareTo === undefined ? undefined : readDiffFormat(flags.format);
   for (const flag of ['outPlan', 'show'] as const) {
@@ -66,7 +70,7 @@ export function parsePlanManyOptions(flags: Flags): PlanManyOptions {
     );
   }
   return {
-    ...readRunPlanFlags(flags),
+    ...runPlan,
     ...(compareTo === undefined ? {} : { compareTo }),
     limits,
     format,

@@ -1,6 +1,6 @@
 import { formatCredits } from '../../plan/credits.js';
 import type { ExecutionSummary } from '../../execute/events.js';
-import type { Style } from '../output.js';
+import type { Style } from '../../text-style.js';
 import type { ApplySummaryFacts } from '../../app/apply-effects.js';
 
 /** The closing report of `runner apply`: counts, credits, where results are, and what to do next. */

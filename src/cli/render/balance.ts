@@ -1,5 +1,5 @@
 import type { Balance } from '../../service/types.js';
-import type { Style } from '../output.js';
+import type { Style } from '../../text-style.js';
 
 /** The balance as a small table. The key never reaches here: the client drops it (spec 2.5). */
 export function renderBalance(balance: Balance, style: Style): string {

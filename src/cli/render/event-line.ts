@@ -1,5 +1,5 @@
 import type { ExecutionEvent } from '../../execute/events.js';
-import type { Style } from '../output.js';
+import type { Style } from '../../text-style.js';
 
 /**
  * One line of text for an event worth a line, or undefined for one that is not (progress ticks).

@@ -1,6 +1,6 @@
 import { formatIssue } from '../../manifest/format-issue.js';
 import type { ValidationIssue } from '../../manifest/types.js';
-import type { Style } from '../output.js';
+import type { Style } from '../../text-style.js';
 
 /** Every issue, one block each, then a count line: `2 errors, 1 warning in pipeline.yaml`. */
 export function renderIssues(issues: readonly ValidationIssue[], file: string, style: Style): string {

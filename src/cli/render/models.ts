@@ -1,7 +1,7 @@
 import { isRunnableModel } from '../../kinds/index.js';
 import { describeCredits } from '../../service/credit-cost.js';
 import type { FieldDefinition, Model } from '../../service/types.js';
-import type { Style } from '../output.js';
+import type { Style } from '../../text-style.js';
 
 /** Splits a model's config (spec 2.4) into its fields and the special keys. */
 export function configFields(model: Model): [string, FieldDefinition][] {

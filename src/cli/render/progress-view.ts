@@ -1,6 +1,7 @@
 import { formatCredits } from '../../plan/credits.js';
 import type { ExecutionEvent } from '../../execute/events.js';
-import type { Output, Style } from '../output.js';
+import type { Output } from '../../app/output-sink.js';
+import type { Style } from '../../text-style.js';
 import { formatEventLine } from './event-line.js';
 import type { ProgressModel } from './progress-model.js';
 import { formatDuration, type ProgressSnapshot } from './progress-model.js';

@@ -1,7 +1,7 @@
 import { formatCredits } from '../../plan/credits.js';
 import { formatTable } from '../../plan/text-table.js';
 import type { RunsView } from '../../state/list-runs.js';
-import type { Style } from '../output.js';
+import type { Style } from '../../text-style.js';
 import { SIMULATED_STATE_NOTE } from '../../app/simulated-state-note.js';
 
 const STATUS_ORDER = ['done', 'open', 'creating', 'pending', 'failed', 'deferred', 'uncertain'] as const;

@@ -1,6 +1,6 @@
 import { adviseJob, type AdviceCommands } from '../../execute/job-advice.js';
 import type { JobStatusView } from '../../state/status-view.js';
-import type { Style } from '../output.js';
+import type { Style } from '../../text-style.js';
 
 /** Longest error text shown per job in the text view; `--json` has it whole (as journaled). */
 const MAX_ERROR_CHARS = 400;

@@ -1,7 +1,7 @@
 import { formatCredits } from '../../plan/credits.js';
 import { formatTable } from '../../plan/text-table.js';
 import type { StatusView } from '../../state/status-view.js';
-import type { Style } from '../output.js';
+import type { Style } from '../../text-style.js';
 import { renderStatusProblems } from './status-problems.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { RunSummary } from '../../state/list-runs.js';
 import type { GlobalOptions } from '../../app/context.js';
-import type { Style } from '../output.js';
+import type { Style } from '../../text-style.js';
 import { rerunCommand, type RepeatedFlags } from '../../app/rerun-command.js';
 
 /**

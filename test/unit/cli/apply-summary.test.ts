@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ExecutionSummary } from '../../../src/execute/events.js';
 import { renderApplySummary } from '../../../src/cli/render/apply-summary.js';
-import { createStyle } from '../../../src/cli/output.js';
+import { createStyle } from '../../../src/text-style.js';
 
 const summary = (counts: Partial<ExecutionSummary['counts']>): ExecutionSummary => ({
   counts: {

@@ -5,7 +5,8 @@ import {
   joinNegativeValues,
   tidyHelpOptions,
   writtenFlags,
-} from '../../../src/cli/flags.js';
+} from '../../../src/cli/cac-adapter.js';
+import { statusCommand } from '../../../src/cli/commands/status.js';
 import { startSimulator } from '../../../src/simulator/index.js';
 import type { Simulator } from '../../../src/simulator/types.js';
 
@@ -101,7 +102,9 @@ describe('flag helpers', () => {
       '  --log-file <f>  Logs ',
       '  --json  J',
     ].join('\n');
-    expect(tidyHelpOptions('status', body)).toBe(['  --no-download  Record URLs', '  --json  J'].join('\n'));
+    expect(tidyHelpOptions(statusCommand.globals, body)).toBe(
+      ['  --no-download  Record URLs', '  --json  J'].join('\n'),
+    );
   });
 });
 

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runInProcess } from './run-in-process.js';
 import { testCacheEnv } from '../../test-cache-env.js';
 import { runCli } from '../../../src/cli/main.js';
-import { keepValuesAsWritten, readWrittenValues } from '../../../src/cli/written-values.js';
+import { keepValuesAsWritten, readWrittenValues } from '../../../src/cli/cac-adapter.js';
 import { startSimulator } from '../../../src/simulator/index.js';
 import type { Simulator } from '../../../src/simulator/types.js';
 

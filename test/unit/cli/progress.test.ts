@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { PassThrough } from 'node:stream';
-import { createOutput, createStyle } from '../../../src/cli/output.js';
+import { createOutput } from '../../../src/cli/output.js';
+import { createStyle } from '../../../src/text-style.js';
 import { formatEventLine } from '../../../src/cli/render/event-line.js';
 import type { ExecutionEvent } from '../../../src/execute/events.js';
 import { formatDuration, ProgressModel } from '../../../src/cli/render/progress-model.js';

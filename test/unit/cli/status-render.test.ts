@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { createStyle } from '../../../src/cli/output.js';
+import { createStyle } from '../../../src/text-style.js';
 import { renderStatus } from '../../../src/cli/render/status.js';
 import { replayJournal } from '../../../src/state/replay.js';
 import { buildStatusView } from '../../../src/state/status-view.js';

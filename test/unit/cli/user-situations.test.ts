@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { askYesNo } from '../../../src/cli/confirm.js';
+import { askYesNo } from '../../../src/cli/effects/confirm.js';
 import { createOutput } from '../../../src/cli/output.js';
 import { reportError } from '../../../src/cli/report-error.js';
 import { startSimulator } from '../../../src/simulator/index.js';

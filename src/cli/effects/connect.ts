@@ -1,8 +1,8 @@
-import type { ServiceClientOptions } from '../service/client.js';
-import type { ServiceClient } from '../service/service-client.js';
-import type { ClientEvent } from '../service/client-event.js';
-import type { Simulator } from '../simulator/types.js';
-import type { CommandContext } from '../app/context.js';
+import type { ServiceClientOptions } from '../../service/client.js';
+import type { ServiceClient } from '../../service/service-client.js';
+import type { ClientEvent } from '../../service/client-event.js';
+import type { Simulator } from '../../simulator/types.js';
+import type { CommandContext } from '../../app/context.js';
 
 // The HTTP client (undici), the logger (pino) and the simulator are imported here, when a command
 // connects, not at the top: commands that stay offline (`validate --catalog`, `render`, `--help`)
@@ -60,10 +60,10 @@ async function open(
   limits: Pick<ServiceClientOptions, 'maxDownloadBytes'>,
 ): Promise<Connection> {
   const eventOption = { ...limits, ...(onEvent === undefined ? {} : { onEvent }) };
-  const { createServiceClient } = await import('../service/client.js');
+  const { createServiceClient } = await import('../../service/client.js');
   if (ctx.global.simulate === true) {
-    const { startSimulator } = await import('../simulator/index.js');
-    const { DEFAULT_RETRY_OPTIONS } = await import('../service/retry-policy.js');
+    const { startSimulator } = await import('../../simulator/index.js');
+    const { DEFAULT_RETRY_OPTIONS } = await import('../../service/retry-policy.js');
     const timeScale = ctx.global.simTimeScale ?? 0.02;
     const simulator = await startSimulator({ timeScale });
     const client = createServiceClient({
@@ -83,14 +83,14 @@ async function open(
       },
     };
   }
-  const { resolveServiceConfig } = await import('../service/config.js');
+  const { resolveServiceConfig } = await import('../../service/config.js');
   const config = await resolveServiceConfig({
     env: ctx.env,
     ...(ctx.global.apiKeyFile === undefined ? {} : { apiKeyFile: ctx.global.apiKeyFile }),
     ...(ctx.global.baseUrl === undefined ? {} : { baseUrl: ctx.global.baseUrl }),
   });
   const client = createServiceClient({ ...config, ...eventOption });
-  const { accountOfKey } = await import('../service/account-of-key.js');
+  const { accountOfKey } = await import('../../service/account-of-key.js');
   return {
     client,
     timeScale: 1,

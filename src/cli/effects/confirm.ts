@@ -1,5 +1,5 @@
 import { createInterface } from 'node:readline';
-import { RunnerError } from '../errors.js';
+import { RunnerError } from '../../errors.js';
 
 /**
  * Asks a yes/no question on a terminal. Ctrl-C at the prompt is an interruption (exit 130, nothing

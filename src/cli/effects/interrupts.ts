@@ -1,4 +1,4 @@
-import { ExitCode } from '../errors.js';
+import { ExitCode } from '../../errors.js';
 
 /**
  * Ctrl-C (or SIGTERM) once: abort the returned signal (apply stops creating, follows open jobs to the

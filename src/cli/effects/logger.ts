@@ -1,6 +1,6 @@
 import { openSync } from 'node:fs';
-import { PRIVATE_FILE_MODE } from '../file-modes.js';
-import { APPEND_NO_FOLLOW, explainLinkError } from '../no-follow.js';
+import { PRIVATE_FILE_MODE } from '../../file-modes.js';
+import { APPEND_NO_FOLLOW, explainLinkError } from '../../no-follow.js';
 import { pino, type Logger } from 'pino';
 
 /**
