@@ -33,8 +33,21 @@ export function hashPayloadWithParams(
   job: Pick<HashablePayload, 'kind' | 'model' | 'prompt'>,
   paramsJson: string,
 ): string {
-  const prompt = job.prompt === undefined ? '' : `,"prompt":${JSON.stringify(job.prompt)}`;
-  const text = `{"kind":${JSON.stringify(job.kind)},"model":${JSON.stringify(job.model)},"params":${paramsJson}${prompt}}`;
+  return hashPayloadAfter(payloadHashPrefix(job, paramsJson), job.prompt);
+}
+
+/**
+ * What {@link hashPayloadWithParams} hashes before the prompt: the same for every job of one kind,
+ * model and params, so a caller planning many such jobs writes it once (writing it per job was 6 % of
+ * planning 1,000,000 jobs, `--cpu-prof`).
+ */
+export function payloadHashPrefix(job: Pick<HashablePayload, 'kind' | 'model'>, paramsJson: string): string {
+  return `{"kind":${JSON.stringify(job.kind)},"model":${JSON.stringify(job.model)},"params":${paramsJson}`;
+}
+
+/** {@link hashPayloadWithParams} of a job whose {@link payloadHashPrefix} is `prefix`. */
+export function hashPayloadAfter(prefix: string, prompt: string | undefined): string {
+  const text = prompt === undefined ? `${prefix}}` : `${prefix},"prompt":${JSON.stringify(prompt)}}`;
   return hash('sha256', text, 'hex');
 }
 

@@ -1,4 +1,4 @@
-import { canonicalHashedParams, hashPayloadWithParams } from '../catalog/payload-hash.js';
+import { canonicalHashedParams, hashPayloadAfter, payloadHashPrefix } from '../catalog/payload-hash.js';
 import type { CheckedJob } from '../catalog/validate-job.js';
 import { writeCanonical } from '../canonical-json.js';
 import { isLocalFileRef } from '../catalog/local-files.js';
@@ -22,11 +22,16 @@ export function createShownPayloads(): (job: ExpandedJob, checked: CheckedJob) =
   // The last few distinct params of each job entry, compared value by value: a matrix entry whose
   // params are not templated writes them once, not once a job (no text made, no garbage).
   const recent = new Map<number, Recent[]>();
-  const textsOf = (job: ExpandedJob, checked: CheckedJob): ParamTexts => {
+  const entryOf = (job: ExpandedJob, checked: CheckedJob): Recent => {
     let list = recent.get(job.specIndex);
     if (list === undefined) recent.set(job.specIndex, (list = []));
     for (const entry of list) {
-      if (entry.model === job.model && sameJsonValue(entry.written, checked.written)) return entry.texts;
+      if (
+        entry.kind === job.kind &&
+        entry.model === job.model &&
+        sameJsonValue(entry.written, checked.written)
+      )
+        return entry;
     }
     const key = `${job.model}\u0000${writeCanonical(checked.written, fileRefByNameAndHash) ?? 'null'}`;
     let texts = remembered.get(key);
@@ -34,16 +39,23 @@ export function createShownPayloads(): (job: ExpandedJob, checked: CheckedJob) =
       texts = { hashed: canonicalHashedParams(checked.written), shown: shownParamsJson(checked.params) };
       if (remembered.size < MAX_REMEMBERED) remembered.set(key, texts);
     }
-    list.unshift({ model: job.model, written: checked.written, texts });
+    const entry: Recent = {
+      kind: job.kind,
+      model: job.model,
+      written: checked.written,
+      texts,
+      hashPrefix: payloadHashPrefix(job, texts.hashed),
+    };
+    list.unshift(entry);
     if (list.length > RECENT_PER_ENTRY) list.pop();
-    return texts;
+    return entry;
   };
   return (job, checked) => {
-    const texts = textsOf(job, checked);
+    const entry = entryOf(job, checked);
     return {
-      payloadHash: hashPayloadWithParams(job, texts.hashed),
+      payloadHash: hashPayloadAfter(entry.hashPrefix, job.prompt),
       prompt: job.prompt,
-      paramsJson: texts.shown,
+      paramsJson: entry.texts.shown,
     };
   };
 }
@@ -59,9 +71,12 @@ interface ParamTexts {
 }
 
 interface Recent {
+  kind: ExpandedJob['kind'];
   model: string;
   written: Readonly<Record<string, unknown>>;
   texts: ParamTexts;
+  /** `payloadHashPrefix` of the kind, model and `texts.hashed`. */
+  hashPrefix: string;
 }
 
 function fileRefByNameAndHash(value: object): string | undefined {

@@ -10,7 +10,7 @@ import { sortIssues } from '../manifest/sort-issues.js';
 import type { ExpandedJob, ValidationIssue } from '../manifest/types.js';
 import type { Model } from '../service/types.js';
 import type { CostOptions, PreviousJobState } from './classify-job.js';
-import { createCostTally, type CostTally } from './cost-tally.js';
+import { createCostTally, type CostTally, type TallyJob } from './cost-tally.js';
 import type { PayloadHashes } from '../catalog/payload-hash.js';
 import { diffPayloads, snapshotPayload, type FieldChange, type LastPayloads } from './payload-diff.js';
 import { createShownPayloads } from './shown-payloads.js';
@@ -96,16 +96,19 @@ export async function streamPlan(input: StreamPlanInput): Promise<StreamPlanResu
     const checked = validator.check(job);
     if (checked === undefined) continue;
     const hashes = hashesToCompare(job, checked, input.costOptions.previous?.get(job.id));
-    tally!.add({
+    // Written out, not spread: spreading two objects into each job's line cost more than the line.
+    const line: TallyJob = {
       id: job.id,
       kind: job.kind,
       model: job.model,
       estimatedCredits: checked.credits,
-      ...hashes,
+      payloadHash: hashes.payloadHash,
       matrixValues: job.matrixValues,
       ref: position,
-      ...(shownPayload === undefined ? {} : { shown: shownPayload(job, checked) }),
-    });
+    };
+    if (hashes.payload !== undefined) line.payload = hashes.payload;
+    if (shownPayload !== undefined) line.shown = shownPayload(job, checked);
+    tally!.add(line);
     // A job the state does not know has no hash here, and no earlier payload either.
     const before = input.lastPayloads?.changedFrom(job.id, hashes.payloadHash);
     if (before !== undefined) {
@@ -138,6 +141,9 @@ export async function streamPlan(input: StreamPlanInput): Promise<StreamPlanResu
   };
 }
 
+/** A job the state does not know is not compared by its hash: it has none (read only, never changed). */
+const NO_HASHES: PayloadHashes = Object.freeze({ payloadHash: '' });
+
 /**
  * The hashes a job's report row needs. Hashing is the costliest step of a job: only a job the state
  * knows is compared by its hash (its legacy hash, only if `matchesPayload` asks for it).
@@ -147,7 +153,7 @@ function hashesToCompare(
   checked: CheckedJob,
   previous: PreviousJobState | undefined,
 ): PayloadHashes {
-  if (previous === undefined) return { payloadHash: '' };
+  if (previous === undefined) return NO_HASHES;
   return {
     payloadHash: hashCheckedJob(job, checked),
     payload: { kind: job.kind, model: job.model, prompt: job.prompt, params: checked.params },
