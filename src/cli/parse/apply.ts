@@ -25,7 +25,8 @@ export function parseApplyOptions(
 ): ApplyOptions {
   // The values every run-planning command reads come first, as they are refused in that order.
   const runPlan = readRunPlanFlags(flags);
-  // The one check of the range (src/execute/concurrency.ts only clamps what it is given).
+  // The CLI's one check of the range, naming the flag; executePlan keeps its own guard for callers
+  // that are not the CLI (the shared queue starts that many workers, unclamped).
   const concurrency =
     parseNumberOption('concurrency', flags.concurrency, { min: 1, max: MAX_CONCURRENCY, integer: true }) ??
     MAX_CONCURRENCY;
