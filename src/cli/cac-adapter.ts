@@ -1,5 +1,6 @@
 import { UsageError } from '../errors.js';
 import { suggestClosest } from '../suggest.js';
+import { SERVICE_FLAGS } from './commands/command.js';
 
 /**
  * What cac 7.1 (with mri inside) does not do as the runner needs, put right in this one module; each
@@ -25,8 +26,8 @@ export interface DeclaredValueOption extends DeclaredOption {
   config?: { type?: unknown };
 }
 
-/** Global flags the service commands read; a command says which it reads (src/cli/commands/command.ts). */
-const SERVICE_FLAGS = new Set(['base-url', 'api-key-file', 'simulate', 'sim-time-scale', 'log-file']);
+/** Global flags a command may ignore; it says which it reads (src/cli/commands/command.ts). */
+const SERVICE_FLAG_NAMES: ReadonlySet<string> = new Set(SERVICE_FLAGS);
 const ALWAYS = new Set(['no-color', 'color', 'help', 'h', 'version', 'v']);
 
 /** The flag names of a declared option, without dashes: `'--yes, -y'` → `['yes', 'y']`. */
@@ -133,7 +134,7 @@ export function tidyHelpOptions(readsGlobals: readonly string[] | undefined, bod
     .filter((line) => {
       if (used === undefined) return true;
       const flag = /^\s+--([a-z0-9-]+)/.exec(line)?.[1];
-      return flag === undefined || !SERVICE_FLAGS.has(flag) || used.includes(flag) || ALWAYS.has(flag);
+      return flag === undefined || !SERVICE_FLAG_NAMES.has(flag) || used.includes(flag) || ALWAYS.has(flag);
     })
     .map((line) => (/^\s+--no-/.test(line) ? line.replace(/\s*\(default: true\)\s*$/, '') : line))
     .join('\n');

@@ -21,6 +21,7 @@ import { applyProjectConfig } from './parse/project-config.js';
 import { suggestClosest } from '../suggest.js';
 import type { Command } from './commands/command.js';
 import { COMMANDS } from './commands/registry.js';
+import { GLOBAL_FLAGS } from './commands/shared-flags.js';
 
 export interface CliIO {
   env: NodeJS.ProcessEnv;
@@ -55,13 +56,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
       pending = { name, args: received.flat().map(String), options };
     };
 
-  cli
-    .option('--base-url <url>', 'Service base URL ending in /api/v2 (env MEDIAGEN_BASE_URL)')
-    .option('--api-key-file <file>', 'Read the API key from a file (default: env MEDIAGEN_API_KEY)')
-    .option('--simulate', 'Use an in-process simulator of the service instead of the real one')
-    .option('--sim-time-scale <factor>', 'With --simulate: multiply simulated durations', { default: 0.02 })
-    .option('--log-file <file>', 'Write JSON logs (pino) to this file')
-    .option('--no-color', 'Disable colors (also: NO_COLOR=1)');
+  for (const { rawName, description, config } of GLOBAL_FLAGS) cli.option(rawName, description, config);
 
   declareCommands(cli, capture);
   cli.help((sections) => [
@@ -109,8 +104,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
       takes,
       env: io.env,
       simulate,
-      // `state push|pull` moves a run between a folder and a database: it names both on purpose.
-      bothPlaces: cli.matchedCommand.name.startsWith('state'),
+      bothPlaces: COMMAND_BY_NAME.get(cli.matchedCommand.name)?.bothStatePlaces === true,
     });
     const ignored = checkWrittenFlags({
       command: cli.matchedCommand.name,

@@ -43,6 +43,11 @@ export interface CommandSpec<Options> {
   examples?: readonly string[];
   /** The argument naming the manifest whose runner.config.yaml fills defaults, if any. */
   manifestArg?: number;
+  /**
+   * It names a folder and a database at once on purpose (`state push|pull`): `--state-dir` with
+   * RUNNER_STATE_URL (or `--state` with RUNNER_STATE_DIR) is not refused as two places.
+   */
+  bothStatePlaces?: boolean;
   /** Arguments and flags → typed options; a bad value is a UsageError naming the flag (exit 2). */
   parse: (input: ParseInput) => Options | Promise<Options>;
   run: (ctx: CommandContext, options: Options) => Promise<Outcome>;

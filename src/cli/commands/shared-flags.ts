@@ -6,6 +6,20 @@ import { flag, type FlagDecl } from './command.js';
  * as written by src/cli/cac-adapter.ts (`--only 0012` stays "0012").
  */
 
+/**
+ * The global flags, on every command (src/cli/main.ts declares them on cac's global command; a
+ * command's `globals` says which of the service flags it reads, `--no-color` works everywhere).
+ * The global options are read into GlobalOptions by main.ts's pickGlobal.
+ */
+export const GLOBAL_FLAGS: readonly FlagDecl[] = [
+  flag('--base-url <url>', 'Service base URL ending in /api/v2 (env MEDIAGEN_BASE_URL)'),
+  flag('--api-key-file <file>', 'Read the API key from a file (default: env MEDIAGEN_API_KEY)'),
+  flag('--simulate', 'Use an in-process simulator of the service instead of the real one'),
+  flag('--sim-time-scale <factor>', 'With --simulate: multiply simulated durations', { default: 0.02 }),
+  flag('--log-file <file>', 'Write JSON logs (pino) to this file'),
+  flag('--no-color', 'Disable colors (also: NO_COLOR=1)'),
+];
+
 /** `--run`: its help says what the id does for the command. */
 export const runFlag = (description: string): FlagDecl => flag('--run <id>', description, { type: [String] });
 

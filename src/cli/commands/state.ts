@@ -45,6 +45,8 @@ export const stateCommand = defineCommand({
   ],
   // `runner state check FILE`: the manifest comes after the action.
   manifestArg: 1,
+  // push and pull move a run between a folder and a database (check and prune refuse both, in parse).
+  bothStatePlaces: true,
   async parse({ args, flags, env }) {
     const [action = '', manifestFile = ''] = args;
     const { parseStateOptions } = await import('../parse/state.js');
