@@ -4,7 +4,7 @@
  * size runs several times in a fresh child process (fewer for the larger sizes, so the whole benchmark
  * stays around two minutes); reports min and median of the wall time and of the child's own peak RSS
  * (read by a preloaded `--import` hook, as in plan-100k.js). Goals (issue #8, reported, never
- * enforced): 100,000 jobs ≤ 1.0 s and ≤ 200 MB; 1,000,000 jobs ≤ 10 s and ≤ 400 MB.
+ * enforced): 100,000 jobs ≤ 1.0 s and ≤ 200 MB; 1,000,000 jobs ≤ 6 s (issue #34; #8 asked 10 s) and ≤ 400 MB.
  *
  *   node bench/plan-scale.js            # every size
  *   node bench/plan-scale.js 1k 100k    # only those sizes (1k, 10k, 100k, 1m)
@@ -132,7 +132,7 @@ async function main() {
     }
     emitResult('plan-scale', {
       ...flat,
-      goal: '100k ≤ 1000 ms and ≤ 200 MB; 1m ≤ 10000 ms and ≤ 400 MB',
+      goal: '100k ≤ 1000 ms and ≤ 200 MB; 1m ≤ 6000 ms and ≤ 400 MB',
     });
   } finally {
     await rm(dir, { recursive: true, force: true });
