@@ -35,5 +35,17 @@ export default tseslint.config(
       '@typescript-eslint/unbound-method': 'off',
     },
   },
+  {
+    // The report page runs in a browser (bundled by scripts/bundle-report-page.js). Its tsconfig has
+    // Node's types only for the runner's files whose types it shares: no Node module or global here.
+    files: ['src/report/page/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['node:*'], message: 'The report page runs in a browser.' }] },
+      ],
+      'no-restricted-globals': ['error', 'process', 'Buffer', 'require', 'global', '__dirname', '__filename'],
+    },
+  },
   { files: ['eslint.config.js'], ...tseslint.configs.disableTypeChecked },
 );

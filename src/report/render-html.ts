@@ -1,47 +1,12 @@
 import { createHash } from 'node:crypto';
-import { REPORT_PAGE_LIGHTBOX_SCRIPT } from './report-page-lightbox.js';
-import { REPORT_PAGE_MEDIA_SCRIPT } from './report-page-media.js';
-import { REPORT_STATUSES_IN_ORDER, REPORT_PAGE_SCRIPT } from './report-page-script.js';
+import { REPORT_PAGE_SCRIPT } from '../generated/report-page.js';
+import { REPORT_STATUSES_IN_ORDER, type PageData, type PageEntry, type PageFile } from './page-data.js';
 import { REPORT_PAGE_STYLE } from './report-page-style.js';
-import { REPORT_PAGE_REVIEW_FILE_SCRIPT } from './report-page-review-file.js';
 import { REPORT_PAGE_REVIEW_STYLE } from './report-page-review-style.js';
-import { REPORT_PAGE_REVIEW_SCRIPT } from './report-page-review.js';
-import { REPORT_PAGE_WINDOW_SCRIPT } from './report-page-window.js';
-import {
-  reportStatusOf,
-  type MediaType,
-  type ReplacedAttempt,
-  type ReportData,
-  type ReportEntry,
-  type ReportFile,
-  type ReportStatus,
-} from './report-data.js';
+import { reportStatusOf, type ReportData, type ReportEntry, type ReportFile } from './report-data.js';
 import { piecesOf, type PiecewiseFormat } from './piecewise-text.js';
 import { relativePath } from './results-index.js';
 import type { ThumbnailLookup } from './thumbnails.js';
-
-/**
- * What the page's script receives per job: the entry with its {@link ReportStatus} (`downloading` for a
- * done job whose results are not all on disk), links relative to the report's folder, and for a result
- * that was not downloaded the time its link stops working.
- */
-interface PageEntry extends Omit<ReportEntry, 'files' | 'status' | 'replaced'> {
-  status: ReportStatus;
-  files: PageFile[];
-  replaced?: (Omit<ReplacedAttempt, 'files'> & { files: PageFile[] })[];
-}
-
-interface PageFile {
-  href: string;
-  /** The small image the gallery and grid show (the lightbox shows `href`); absent: show `href`. */
-  thumb?: string;
-  mediaType: MediaType;
-  bytes?: number;
-  remote: boolean;
-  expiresAt?: string;
-  /** Why a result the state records as saved is not in this machine's output (#30.2). */
-  missing?: string;
-}
 
 /**
  * The gallery report as one self-contained HTML page (inline CSS and script, no network): opened from
@@ -81,7 +46,7 @@ export function reportHtmlFormat(
   reportDir: string,
   thumbnails?: ThumbnailLookup,
 ): PiecewiseFormat<ReportEntry> {
-  const payloadHead = {
+  const payloadHead: PageData = {
     schemaVersion: 2,
     pipeline: data.pipeline,
     runId: data.runId,
@@ -140,14 +105,14 @@ export function reportHtmlFormat(
       first = false;
       return piece;
     },
-    tail: () => [']}</script>', `<script>${PAGE_SCRIPT}</script>`, '</body>', '</html>', ''].join('\n'),
+    tail: () =>
+      [']}</script>', `<script>${REPORT_PAGE_SCRIPT}</script>`, '</body>', '</html>', ''].join('\n'),
   };
 }
 
-/** One script: the lightbox uses the gallery's functions, both inside one function scope. */
-const PAGE_SCRIPT = `(function () {\n'use strict';${REPORT_PAGE_SCRIPT}${REPORT_PAGE_LIGHTBOX_SCRIPT}${REPORT_PAGE_REVIEW_SCRIPT}${REPORT_PAGE_REVIEW_FILE_SCRIPT}${REPORT_PAGE_MEDIA_SCRIPT}${REPORT_PAGE_WINDOW_SCRIPT}\nsetup();\nsetupMedia();\n})();`;
 const PAGE_STYLE = REPORT_PAGE_STYLE + REPORT_PAGE_REVIEW_STYLE;
-const PAGE_SCRIPT_HASH = cspHash(PAGE_SCRIPT);
+// The page's script is its modules (`page/`) as scripts/bundle-report-page.js bundles them.
+const PAGE_SCRIPT_HASH = cspHash(REPORT_PAGE_SCRIPT);
 const PAGE_STYLE_HASH = cspHash(PAGE_STYLE);
 
 /** A CSP source that allows exactly this inline script or style text. */

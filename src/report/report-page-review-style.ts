@@ -1,4 +1,4 @@
-/** The CSS of the report page's review (`report-page-review.ts`), after the page's own. */
+/** The CSS of the report page's review (`page/review.ts`, `page/review-view.ts`), after the page's own. */
 export const REPORT_PAGE_REVIEW_STYLE = `
 .review { display: flex; flex-direction: column; gap: 4px; border-top: 1px solid var(--line); padding-top: 6px; margin-top: 2px; }
 .review-bar { display: flex; flex-wrap: wrap; gap: 4px; align-items: center; }

@@ -1,5 +1,5 @@
 /**
- * The report page's CSS. Only the cards near the view are in the page (`report-page-window.ts`): the
+ * The report page's CSS. Only the cards near the view are in the page (`page/window.ts`): the
  * gallery's chunks of rows share its columns (subgrid). `content-visibility: auto` lets the browser skip
  * layout and paint of the cards kept just off screen; it also clips what a card paints outside itself,
  * so keyboard focus is drawn inside the thumbnail (an inset ring over the image).

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { REPORT_PAGE_SCRIPT } from '../../../src/report/report-page-script.js';
+import { REPORT_PAGE_SCRIPT } from '../../../src/generated/report-page.js';
 
 /** The page's own `safeHref`, taken from the script the report embeds. */
 function loadSafeHref(): (href: string) => string {
