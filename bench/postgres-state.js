@@ -96,7 +96,7 @@ async function repeat(label, runs, fn) {
 async function main() {
   const server = process.env.BENCH_STATE_URL === undefined ? await startPgServer() : undefined;
   const stateUrl = process.env.BENCH_STATE_URL ?? server.url;
-  const { pushRunState } = await import('../dist/state/move-run-state.js');
+  const { pushRunState } = await import('../dist/state/backends/folder/move-run-state.js');
   const { startSimulator } = await import('../dist/simulator/index.js');
   const sim = await startSimulator({ timeScale: 0.001 });
   const env = { MEDIAGEN_BASE_URL: sim.baseUrl, MEDIAGEN_API_KEY: sim.apiKey };

@@ -17,7 +17,7 @@ import { renderReportHtml } from '../dist/report/render-html.js';
 import { renderJunit } from '../dist/report/render-junit.js';
 import { buildResultsIndex, renderResultsCsv } from '../dist/report/results-index.js';
 import { writeReportFiles } from '../dist/report/write-report-files.js';
-import { replayJournalFile } from '../dist/state/replay.js';
+import { replayJournalFile } from '../dist/state/backends/folder/replay-run-journal.js';
 import { emitResult, median, note, round, timeIt } from './measure.js';
 
 const JOBS = Number(process.env.BENCH_REPORT_JOBS ?? 5000);

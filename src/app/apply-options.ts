@@ -11,7 +11,7 @@ import type { WriteTarget } from './preflight.js';
 import type { RunPlanOptions } from './run-plan-options.js';
 import { resolveStateDir, resolveStateRoot, toSafeSegment, uploadCachePathFor } from '../state/state-dir.js';
 import { UPLOAD_CACHE_FILE } from '../state/upload-cache.js';
-import type { AcquireLockOptions } from '../state/lock.js';
+import type { AcquireLockOptions } from '../state/backends/folder/lock.js';
 import { hostOf } from '../state/machine-name.js';
 import { OUTPUT_ROOT_ENV } from './output-root.js';
 import { isS3Output, joinOutputLocation, resolveOutputLocation } from './output-location.js';

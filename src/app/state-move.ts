@@ -42,7 +42,7 @@ export async function runStateMove(
   const { display } = (await import('../state/backends/postgres/state-url.js')).parseStateUrl(stateUrl);
   const run = `run "${where.runId}" of pipeline "${where.pipeline}"`;
   if (action === 'push') {
-    const { pushRunState } = await import('../state/move-run-state.js');
+    const { pushRunState } = await import('../state/backends/folder/move-run-state.js');
     const count = await pushRunState(where);
     ctx.output.out(
       `Pushed ${run}: ${count} records into ${display}. Apply it with --state from now on; the folder was left as it was.`,
@@ -50,7 +50,7 @@ export async function runStateMove(
     return 'done';
   }
   if (action === 'pull') {
-    const { pullRunState } = await import('../state/move-run-state.js');
+    const { pullRunState } = await import('../state/backends/folder/move-run-state.js');
     const count = await pullRunState(where);
     ctx.output.out(`Pulled ${run}: ${count} records from ${display} into its folder.`);
     return 'done';

@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
 import { RunnerError, UsageError } from '../errors.js';
 import { loadManifest } from '../manifest/load-manifest.js';
-import { checkJournal, cutJournal, type JournalCheck } from '../state/check-journal.js';
-import { locateRunState } from '../state/locate-run-state.js';
-import { acquireLock } from '../state/lock.js';
-import { journalPathFor } from '../state/state-dir.js';
+import { checkJournal, cutJournal, type JournalCheck } from '../state/backends/folder/check-journal.js';
+import { locateRunState } from '../state/backends/folder/locate-run-state.js';
+import { acquireLock } from '../state/backends/folder/lock.js';
+import { journalPathFor } from '../state/backends/folder/journal.js';
 import type { CommandContext } from './context.js';
 import type { Outcome } from './outcome.js';
 import type { RenderIssues } from './views.js';

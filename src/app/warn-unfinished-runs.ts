@@ -1,4 +1,4 @@
-import type { RunSummary } from '../state/list-runs.js';
+import type { RunSummary } from '../state/run-summary.js';
 import type { RunAddress } from '../state/state-dir.js';
 import type { StateStore } from '../state/state-store.js';
 import type { CommandContext, GlobalOptions } from './context.js';

@@ -4,7 +4,7 @@ import type { ServiceClient } from '../service/service-client.js';
 import type { PlannedJob } from '../manifest/planned-job.js';
 import type { AttemptState, JobState } from '../state/job-state.js';
 import { viewJobState } from '../state/stored-job.js';
-import type { JournalWriter, LateEntry } from '../state/journal.js';
+import type { JournalWriter, LateEntry } from '../state/journal-writer.js';
 import { isRunnerError } from '../errors.js';
 import type { ExecuteDeps } from './options.js';
 import type { JournalEntry, JournalRecord } from '../state/records.js';

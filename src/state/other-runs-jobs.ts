@@ -1,10 +1,4 @@
-import { join } from 'node:path';
-import { JOURNAL_FILE } from './journal.js';
 import type { JobState } from './job-state.js';
-import { listRuns } from './list-runs.js';
-import { locateRunState } from './locate-run-state.js';
-import { replayRunJournal } from './replay-run-journal.js';
-import type { RunAddress } from './state-dir.js';
 import { viewJobState } from './stored-job.js';
 
 /** What the other runs of a pipeline hold: a lost create must not adopt their jobs (issue #24.8). */
@@ -48,18 +42,4 @@ export async function gatherOtherRunsJobs(
     }
   }
   return { jobIds, unansweredPayloads, unreadable };
-}
-
-/**
- * The folder backend's {@link OtherRunsJobs}: the journals of every other run of the pipeline under the
- * same state root (read-only, no lock: a run that is writing only adds to what is read here).
- */
-export async function readOtherRunsJobs(where: RunAddress): Promise<OtherRunsJobs> {
-  const own = await locateRunState(where);
-  const { runs } = await listRuns({ ...where, exceptDir: own.dir });
-  const dirs = new Map(runs.map((run) => [run.runId, run.dir]));
-  return gatherOtherRunsJobs([...dirs.keys()], async (runId) => {
-    const dir = dirs.get(runId) ?? '';
-    return (await replayRunJournal(join(dir, JOURNAL_FILE))).replay.jobs.values();
-  });
 }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { RunnerError } from '../errors.js';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../file-modes.js';
 import { displayStateUrl } from './backends/postgres/state-url.js';
-import { JOURNAL_FILE } from './journal.js';
+import { JOURNAL_FILE } from './backends/folder/journal.js';
 import { stateStoreFor } from './select-state-store.js';
 
 /** The file in an output folder naming the run that writes there. */

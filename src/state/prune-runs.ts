@@ -1,5 +1,5 @@
-import type { RunSummary } from './list-runs.js';
-import type { AcquireLockOptions } from './lock.js';
+import type { RunSummary } from './run-summary.js';
+import type { AcquireLockOptions } from './backends/folder/lock.js';
 
 /** Which runs `runner state prune` deletes (both, when both are given: a run must pass each). */
 export interface PruneRule {

@@ -1,17 +1,15 @@
-import { open, read } from 'node:fs';
+import { read } from 'node:fs';
 import { promisify } from 'node:util';
 import { crc32 } from 'node:zlib';
 import type { JobState } from './job-state.js';
-import { isSamePrefix, readPrefixCheck } from './journal-prefix.js';
 import { createLineWindow } from './line-window.js';
 import type { ReplayCheckpoint } from './replay.js';
-import { checkJobSummary, SnapshotFile, StoredJobState } from './stored-job.js';
+import { checkJobSummary, StoredJobState, type SnapshotFile } from './stored-job.js';
 import {
   checkSnapshotEnd,
   checkSnapshotHead,
   SnapshotProblem,
   type JournalPosition,
-  type PrefixCheck,
   type SnapshotHead,
 } from './snapshot-format.js';
 
@@ -22,26 +20,7 @@ export interface LoadedSnapshot {
 }
 
 /**
- * Reads a state snapshot and checks it whole before it is used: its header (format), that the journal
- * still starts with the prefix it covers (length and CRC-32 of both ends), every job line, and its end
- * line (count, length, CRC-32 of everything before it). Undefined when there is no snapshot; a
- * {@link SnapshotProblem} saying what is wrong with any other. Streamed: never more than a chunk and
- * one line of text in memory besides the jobs, which are {@link StoredJobState}s: their summaries are
- * parsed, their whole states read from the file (kept open) when used.
- */
-export async function readSnapshot(path: string, journalPath: string): Promise<LoadedSnapshot | undefined> {
-  let fd: number;
-  try {
-    fd = await openFile(path, 'r');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
-  return readSnapshotFrom(new SnapshotFile(path, fd), (head) => checkPrefix(head, journalPath));
-}
-
-/**
- * Reads and checks a snapshot held in an open file, as {@link readSnapshot} does, with the check that
+ * Reads and checks a snapshot held in an open file, as the folder's `readSnapshot` does, with the check that
  * it stands for the records it names given by its backend: `checkJournal` throws a
  * {@link SnapshotProblem} when they are not there (the folder compares the journal file's bytes,
  * PostgreSQL its rows). It is called before any job is read. The file is closed on failure, and on
@@ -67,7 +46,6 @@ export async function readSnapshotFrom(
   }
 }
 
-const openFile = promisify(open);
 const readAt = promisify(read);
 
 /**
@@ -155,18 +133,6 @@ async function readOpenSnapshot(
 }
 
 const NEWLINE = 0x0a;
-
-async function checkPrefix(expected: PrefixCheck, journalPath: string): Promise<void> {
-  const journal = await readPrefixCheck(journalPath, expected);
-  if (journal === undefined) {
-    throw new SnapshotProblem(
-      `it covers ${expected.bytes} bytes of the journal, which holds fewer (or not at a line's end)`,
-    );
-  }
-  if (!isSamePrefix(journal, expected)) {
-    throw new SnapshotProblem('the journal does not start with the records it was taken of');
-  }
-}
 
 /** The JSON of `data`'s bytes from `start` to `end`. */
 function parseJson(data: Buffer, start: number, end: number): unknown {

@@ -2,8 +2,18 @@ import { RunnerError } from '../errors.js';
 import { checkRecordFields, checkRecordPlace, LATE_DUPLICATE } from './check-record.js';
 import { deriveJobStatus, type AttemptState, type JobState } from './job-state.js';
 import { JOURNAL_VERSION, KNOWN_RECORD_TYPES, MAX_LINE_BYTES } from './journal-format.js';
-import { readJournalBatches, type JournalLine } from './read-journal.js';
 import type { JournalRecord } from './records.js';
+
+/** One line of a journal as read, without its newline. */
+export interface JournalLine {
+  /** 1-based line number. */
+  number: number;
+  /** The line's text; undefined when it was longer than the limit and skipped unread. */
+  text: string | undefined;
+  bytes: number;
+  /** False only for a last line without its newline (possibly torn by a crash mid-write). */
+  terminated: boolean;
+}
 
 export interface ReplayResult {
   jobs: Map<string, JobState>;
@@ -91,18 +101,6 @@ export function replayJournal(text: string, source = 'The state journal'): Repla
       bytes,
       terminated: index !== lastIndex,
     });
-  }
-  return replay.finish();
-}
-
-/**
- * {@link replayJournal} of a journal file, read line by line (a missing file replays to nothing).
- * Commands read a run's state with `replayRunJournal`, which starts from its snapshot.
- */
-export async function replayJournalFile(path: string): Promise<ReplayResult> {
-  const replay = createJournalReplay(`The state journal ${path}`);
-  for await (const batch of readJournalBatches(path)) {
-    for (const line of batch) replay.add(line);
   }
   return replay.finish();
 }

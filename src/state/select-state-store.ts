@@ -1,6 +1,6 @@
 import { folderStateStore } from './backends/folder/folder-store.js';
-import type { ListRunsInput, RunsView } from './list-runs.js';
-import type { RunStateReading } from './read-run-state.js';
+import type { ListRunsInput, RunsView } from './run-summary.js';
+import type { RunStateReading } from './run-reading.js';
 import type { RunAddress } from './state-dir.js';
 import type { OpenRunInput, ReadRunIncludes, RunState, StateStore } from './state-store.js';
 

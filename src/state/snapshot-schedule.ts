@@ -1,9 +1,9 @@
 import type { Clock } from '../clock.js';
 import type { JobState } from './job-state.js';
-import type { JournalWriter } from './journal.js';
+import type { JournalWriter } from './journal-writer.js';
 import type { JournalRecord } from './records.js';
 import type { ReplayCheckpoint } from './replay.js';
-import { writeSnapshot, type SnapshotContent } from './write-snapshot.js';
+import type { SnapshotContent } from './write-snapshot.js';
 
 /**
  * Fewest records between two snapshots written during a run. The interval grows with the run (at
@@ -49,13 +49,13 @@ export function createSnapshotSchedule(input: {
   every?: number;
   clock: Clock;
   /**
-   * Stores a snapshot where the backend keeps it; `content.position` is the journal's position then.
-   * @default `writeSnapshot` beside the journal file (the folder backend)
+   * Stores a snapshot where the backend keeps it (the folder: `writeSnapshot` beside the journal
+   * file); `content.position` is the journal's position then.
    */
-  write?: (content: SnapshotContent) => Promise<void>;
+  write: (content: SnapshotContent) => Promise<void>;
 }): StateSnapshots {
   const every = input.every ?? DEFAULT_SNAPSHOT_EVERY;
-  const write = input.write ?? ((content: SnapshotContent) => writeSnapshot(input.journal.path, content));
+  const write = input.write;
   const base = withNewHeader(input.base, input.journal.header);
   const runs = [...base.runs];
   let uncovered = input.uncovered;

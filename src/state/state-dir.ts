@@ -1,6 +1,4 @@
-import { mkdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { JOURNAL_FILE } from './journal.js';
 import { UPLOAD_CACHE_FILE } from './upload-cache.js';
 
 /** The `.runner` folder next to a manifest. */
@@ -44,16 +42,6 @@ export function resolvePipelineDir(input: {
 /** Path of the upload cache shared by every run of the manifest's folder. */
 export function uploadCachePathFor(manifestFile: string): string {
   return join(runnerDirFor(manifestFile), UPLOAD_CACHE_FILE);
-}
-
-/** Path of the journal in a state directory. */
-export function journalPathFor(stateDir: string): string {
-  return join(stateDir, JOURNAL_FILE);
-}
-
-/** Creates the directory (and parents) with mode 0700. */
-export async function ensureStateDir(stateDir: string): Promise<void> {
-  await mkdir(stateDir, { recursive: true, mode: 0o700 });
 }
 
 /** A single path segment: letters, digits, `.`, `_`, `-`; never `.`/`..`; never empty. */

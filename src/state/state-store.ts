@@ -1,13 +1,13 @@
 import type { Clock } from '../clock.js';
 import type { SharedRateLimit } from '../service/rate-limit-gate.js';
 import type { JobState } from './job-state.js';
-import type { JournalWriter } from './journal.js';
-import type { AcquireLockOptions } from './lock.js';
-import type { ListRunsInput, RunsView } from './list-runs.js';
-import type { RunStateReading } from './read-run-state.js';
+import type { JournalWriter } from './journal-writer.js';
+import type { AcquireLockOptions } from './backends/folder/lock.js';
+import type { ListRunsInput, RunsView } from './run-summary.js';
+import type { RunStateReading } from './run-reading.js';
 import type { OtherRunsJobs } from './other-runs-jobs.js';
 import type { DeleteRunOptions, DeleteRunResult } from './prune-runs.js';
-import type { FirstRunRecord } from './read-run-start.js';
+import type { FirstRunRecord } from './run-reading.js';
 import type { ReplayResult } from './replay.js';
 import type { StateSnapshots } from './snapshot-schedule.js';
 import type { RunAddress } from './state-dir.js';

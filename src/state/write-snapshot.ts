@@ -1,14 +1,8 @@
-import { open, rename } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
 import { crc32 } from 'node:zlib';
-import { PRIVATE_FILE_MODE } from '../file-modes.js';
 import { summarizeJob, type JobState } from './job-state.js';
-import { readPrefixCheck } from './journal-prefix.js';
-import { syncDirectory } from './journal.js';
 import type { ReplayCheckpoint } from './replay.js';
 import { StoredJobState } from './stored-job.js';
 import {
-  SNAPSHOT_FILE,
   SNAPSHOT_FORMAT,
   type JournalPosition,
   type PrefixCheck,
@@ -26,33 +20,6 @@ export interface SnapshotContent {
   meta: Omit<ReplayCheckpoint, 'jobs' | 'lines'>;
   /** Clock ms, stored for people reading the file. */
   at: number;
-}
-
-/**
- * Writes the state snapshot beside `journalPath` atomically: into `snapshot.jsonl.tmp` (mode 0600),
- * fsynced, then renamed over `snapshot.jsonl` and the folder fsynced. A crash at any point leaves the
- * previous snapshot or the new one, whole; a reader also checks its end line and CRC-32, so even a
- * file damaged later is never misread. Only the lock holder writes, so the temporary name is fixed
- * and a leftover of a killed run is simply overwritten. `jobs` must not change until this resolves.
- */
-export async function writeSnapshot(journalPath: string, content: SnapshotContent): Promise<void> {
-  const journal = await readPrefixCheck(journalPath, content.position);
-  if (journal === undefined) {
-    throw new Error(
-      `the journal ${journalPath} does not hold ${content.position.bytes} bytes ending with a newline`,
-    );
-  }
-  const path = join(dirname(journalPath), SNAPSHOT_FILE);
-  const temp = `${path}.tmp`;
-  const handle = await open(temp, 'w', PRIVATE_FILE_MODE);
-  try {
-    for (const buffer of serializeSnapshot(journal, content)) await handle.write(buffer);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  await rename(temp, path);
-  await syncDirectory(dirname(path));
 }
 
 /**

@@ -2,7 +2,7 @@ import { cp, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import type { RunsView } from '../../src/state/list-runs.js';
+import type { RunsView } from '../../src/state/run-summary.js';
 import type { StatusView } from '../../src/state/status-view.js';
 import { makeWorkDir } from './apply-fixtures.js';
 import { runCli } from './run-cli.js';

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Clock } from '../../src/clock.js';
 import { systemClock } from '../../src/clock.js';
-import { openRunState } from '../../src/state/open-run-state.js';
+import { openRunState } from '../../src/state/backends/folder/open-run-state.js';
 import { runCli } from './run-cli.js';
 
 /**

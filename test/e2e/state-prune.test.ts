@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PruneView } from '../../src/app/state-prune.js';
 import { startSimulator } from '../../src/simulator/index.js';
 import type { Simulator } from '../../src/simulator/types.js';
-import type { RunsView } from '../../src/state/list-runs.js';
+import type { RunsView } from '../../src/state/run-summary.js';
 import { stateStoreFor } from '../../src/state/select-state-store.js';
 import { makeWorkDir, simulatorEnv, writeImageMatrixManifest } from './apply-fixtures.js';
 import { runCli, startCli } from './run-cli.js';

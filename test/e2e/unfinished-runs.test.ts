@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src/simulator/index.js';
 import type { Simulator } from '../../src/simulator/types.js';
-import type { RunsView } from '../../src/state/list-runs.js';
+import type { RunsView } from '../../src/state/run-summary.js';
 import { makeWorkDir, simulatorEnv, writeImageMatrixManifest } from './apply-fixtures.js';
 import { runCli } from './run-cli.js';
 import { runCliKilledAfterStart } from './run-cli-killable.js';

@@ -6,7 +6,7 @@ import type { Simulator } from '../../src/simulator/types.js';
 import { makeWorkDir, readStatus, simulatorEnv } from './apply-fixtures.js';
 import { runCli } from './run-cli.js';
 import { runCliKilledWhen } from './run-cli-killable.js';
-import { readOtherRunsJobs } from '../../src/state/other-runs-jobs.js';
+import { readOtherRunsJobs } from '../../src/state/backends/folder/other-runs-jobs.js';
 
 const TIME_SCALE = 0.005;
 const FAST = ['--yes', '--poll-interval', '15-25', '--first-poll', '50'];

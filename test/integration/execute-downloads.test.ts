@@ -10,7 +10,7 @@ import { createFolderResultsStore } from '../../src/results/backends/folder/fold
 import type { OpenResultFile } from '../../src/results/backends/folder/write-atomically.js';
 import { createResultFiles } from '../../src/results/result-files.js';
 import type { ServiceClient } from '../../src/service/service-client.js';
-import { openJournal } from '../../src/state/journal.js';
+import { openJournal } from '../../src/state/backends/folder/journal.js';
 import { replayJournal } from '../../src/state/replay.js';
 import { createMemoryUploadCache } from '../../src/state/upload-cache.js';
 import { imageJob, useExecutorHarness } from './executor-harness.js';

@@ -15,7 +15,7 @@ import { createServiceClient } from '../../src/service/client.js';
 import type { ServiceClient } from '../../src/service/service-client.js';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/simulator/index.js';
 import type { JobState } from '../../src/state/job-state.js';
-import { openJournal } from '../../src/state/journal.js';
+import { openJournal } from '../../src/state/backends/folder/journal.js';
 import { replayJournal } from '../../src/state/replay.js';
 import { createMemoryUploadCache, type UploadCache } from '../../src/state/upload-cache.js';
 

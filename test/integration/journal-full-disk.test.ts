@@ -1,7 +1,7 @@
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openJournal } from '../../src/state/journal.js';
+import { openJournal } from '../../src/state/backends/folder/journal.js';
 import { replayJournal } from '../../src/state/replay.js';
 import { canMountTinyDisk, fillDisk, mountTinyDisk } from '../tiny-disk.js';
 

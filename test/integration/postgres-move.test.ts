@@ -5,8 +5,8 @@ import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createPostgresStore } from '../../src/state/backends/postgres/postgres-store.js';
 import { breakLease } from '../../src/state/backends/postgres/run-records.js';
-import { pullRunState, pushRunState } from '../../src/state/move-run-state.js';
-import { openRunState } from '../../src/state/open-run-state.js';
+import { pullRunState, pushRunState } from '../../src/state/backends/folder/move-run-state.js';
+import { openRunState } from '../../src/state/backends/folder/open-run-state.js';
 import type { OpenRunInput, RunCoordination, RunState } from '../../src/state/state-store.js';
 import { pgAvailable, usePgCluster } from '../pg-cluster.js';
 

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MAX_LINE_BYTES, MAX_RESULTS_PER_JOB } from '../../src/state/journal-format.js';
-import { openJournal } from '../../src/state/journal.js';
+import { openJournal } from '../../src/state/backends/folder/journal.js';
 import { imageJob, useExecutorHarness } from './executor-harness.js';
 
 const harness = useExecutorHarness('runner-result-cap-');

@@ -113,13 +113,19 @@ describe('layering of src/', () => {
       .map((match) => relative(SRC, resolve(dirname(store), match[1]!)))
       .filter((file) => file !== 'state/state-store.js');
     const folder = new Set(
-      [...wrapped, 'state/journal.js', 'state/read-journal.js', 'state/replay-run-journal.js'].map((file) =>
-        file.replace(/\.js$/, '.ts'),
-      ),
+      [
+        ...wrapped,
+        'state/backends/folder/journal.js',
+        'state/backends/folder/read-journal.js',
+        'state/backends/folder/replay-run-journal.js',
+      ].map((file) => file.replace(/\.js$/, '.ts')),
     );
-    expect(folder.has('state/list-runs.ts')).toBe(true);
+    expect(folder.has('state/backends/folder/list-runs.ts')).toBe(true);
     // `runner state check|cut` repairs the folder's journal file itself: it has no other backend.
-    const allowed = new Set(['app/state.ts imports ../state/locate-run-state.js']);
+    const allowed = new Set([
+      'app/state.ts imports ../state/backends/folder/locate-run-state.js',
+      'app/state.ts imports ../state/backends/folder/journal.js',
+    ]);
     const past = graph
       .filter((arrow) => arrow.from === 'app')
       .map((arrow) => ({

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { renderUnfinishedRuns } from '../../../src/cli/render/unfinished-runs.js';
-import type { RunSummary } from '../../../src/state/list-runs.js';
+import type { RunSummary } from '../../../src/state/run-summary.js';
 
 const style = { yellow: (text: string) => text };
 const plain = { manifestFile: 'm.yaml', options: {}, global: {} };

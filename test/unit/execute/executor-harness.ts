@@ -10,9 +10,9 @@ import type { Plan } from '../../../src/plan/types.js';
 import type { PlannedJob } from '../../../src/manifest/planned-job.js';
 import type { ServiceClient } from '../../../src/service/service-client.js';
 import type { JobState } from '../../../src/state/job-state.js';
-import { openJournal } from '../../../src/state/journal.js';
-import { replayRunJournal } from '../../../src/state/replay-run-journal.js';
-import { writeSnapshot } from '../../../src/state/write-snapshot.js';
+import { openJournal } from '../../../src/state/backends/folder/journal.js';
+import { replayRunJournal } from '../../../src/state/backends/folder/replay-run-journal.js';
+import { writeSnapshot } from '../../../src/state/backends/folder/snapshot-file.js';
 import { createMemoryUploadCache } from '../../../src/state/upload-cache.js';
 import { createFakeClock, createFakeService, type FakeService } from './fake-service.js';
 

@@ -6,7 +6,7 @@ import { executePlan } from '../../../src/execute/executor.js';
 import type { ExecutionEvent } from '../../../src/execute/events.js';
 import { RunnerError } from '../../../src/errors.js';
 import { legacyPayloadHash } from '../../../src/catalog/payload-hash.js';
-import { openJournal } from '../../../src/state/journal.js';
+import { openJournal } from '../../../src/state/backends/folder/journal.js';
 import type { JobState } from '../../../src/state/job-state.js';
 import { viewJobState } from '../../../src/state/stored-job.js';
 import { createMemoryUploadCache } from '../../../src/state/upload-cache.js';

@@ -3,12 +3,12 @@ import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promise
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { checkJournal, cutJournal } from '../../../src/state/check-journal.js';
+import { checkJournal, cutJournal } from '../../../src/state/backends/folder/check-journal.js';
 import type { JobState } from '../../../src/state/job-state.js';
-import { replayRunJournal } from '../../../src/state/replay-run-journal.js';
+import { replayRunJournal } from '../../../src/state/backends/folder/replay-run-journal.js';
 import { SNAPSHOT_FILE } from '../../../src/state/snapshot-format.js';
 import { viewJobState } from '../../../src/state/stored-job.js';
-import { writeSnapshot } from '../../../src/state/write-snapshot.js';
+import { writeSnapshot } from '../../../src/state/backends/folder/snapshot-file.js';
 
 let dir: string;
 let journalPath: string;

@@ -3,9 +3,10 @@ import { appendFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { capString, MAX_LINE_BYTES, MAX_TEXT_BYTES } from '../../../src/state/journal-format.js';
-import { openJournal } from '../../../src/state/journal.js';
-import { readJournalLines } from '../../../src/state/read-journal.js';
-import { replayJournal, replayJournalFile } from '../../../src/state/replay.js';
+import { openJournal } from '../../../src/state/backends/folder/journal.js';
+import { readJournalLines } from '../../../src/state/backends/folder/read-journal.js';
+import { replayJournal } from '../../../src/state/replay.js';
+import { replayJournalFile } from '../../../src/state/backends/folder/replay-run-journal.js';
 
 let dir: string;
 let path: string;

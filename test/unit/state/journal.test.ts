@@ -2,7 +2,7 @@ import { describe, it, expect, beforeEach, afterEach } from 'vitest';
 import { appendFile, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openJournal } from '../../../src/state/journal.js';
+import { openJournal } from '../../../src/state/backends/folder/journal.js';
 import { replayJournal } from '../../../src/state/replay.js';
 
 let dir: string;

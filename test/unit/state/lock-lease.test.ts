@@ -3,8 +3,12 @@ import { mkdtemp, readFile, rm, stat, unlink, utimes, writeFile } from 'node:fs/
 import { existsSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { acquireLock } from '../../../src/state/lock.js';
-import { isSamePidSpace, readHostIdentity, type HostIdentity } from '../../../src/state/lock-identity.js';
+import { acquireLock } from '../../../src/state/backends/folder/lock.js';
+import {
+  isSamePidSpace,
+  readHostIdentity,
+  type HostIdentity,
+} from '../../../src/state/backends/folder/lock-identity.js';
 
 let dir: string;
 beforeEach(async () => {

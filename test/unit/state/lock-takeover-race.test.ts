@@ -3,8 +3,8 @@ import { mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { acquireLock, type FolderLock } from '../../../src/state/lock.js';
-import { readHostIdentity } from '../../../src/state/lock-identity.js';
+import { acquireLock, type FolderLock } from '../../../src/state/backends/folder/lock.js';
+import { readHostIdentity } from '../../../src/state/backends/folder/lock-identity.js';
 
 let dir: string;
 beforeEach(async () => {

@@ -3,8 +3,8 @@ import { mkdtemp, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { acquireLock, isProcessAlive } from '../../../src/state/lock.js';
-import { readHostIdentity } from '../../../src/state/lock-identity.js';
+import { acquireLock, isProcessAlive } from '../../../src/state/backends/folder/lock.js';
+import { readHostIdentity } from '../../../src/state/backends/folder/lock-identity.js';
 import { isRunnerError } from '../../../src/errors.js';
 
 let dir: string;

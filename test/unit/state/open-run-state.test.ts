@@ -3,7 +3,7 @@ import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openRunState } from '../../../src/state/open-run-state.js';
+import { openRunState } from '../../../src/state/backends/folder/open-run-state.js';
 
 let dir: string;
 beforeEach(async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readOlderThan } from '../../../src/cli/parse/state.js';
-import type { RunSummary } from '../../../src/state/list-runs.js';
+import type { RunSummary } from '../../../src/state/run-summary.js';
 import { describeUnfinished, selectRunsToPrune } from '../../../src/state/prune-runs.js';
 
 function run(

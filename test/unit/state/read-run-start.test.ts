@@ -4,9 +4,10 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Clock } from '../../../src/clock.js';
 import { systemClock } from '../../../src/clock.js';
-import { openRunState } from '../../../src/state/open-run-state.js';
-import { readRunStart } from '../../../src/state/read-run-start.js';
-import { journalPathFor, resolveStateDir } from '../../../src/state/state-dir.js';
+import { openRunState } from '../../../src/state/backends/folder/open-run-state.js';
+import { readRunStart } from '../../../src/state/backends/folder/read-run-start.js';
+import { resolveStateDir } from '../../../src/state/state-dir.js';
+import { journalPathFor } from '../../../src/state/backends/folder/journal.js';
 
 let dir: string;
 beforeEach(async () => {

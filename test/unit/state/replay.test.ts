@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
 import { replayJournal } from '../../../src/state/replay.js';
-import { isJsonObject } from '../../../src/state/journal.js';
+import { isJsonObject } from '../../../src/state/backends/folder/journal.js';
 import type { JournalRecord } from '../../../src/state/records.js';
 import { isRunnerError } from '../../../src/errors.js';
 

@@ -2,9 +2,9 @@ import { describe, it, expect, beforeEach, afterEach } from 'vitest';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { listRuns } from '../../../src/state/list-runs.js';
-import { locateRunState } from '../../../src/state/locate-run-state.js';
-import { openRunState } from '../../../src/state/open-run-state.js';
+import { listRuns } from '../../../src/state/backends/folder/list-runs.js';
+import { locateRunState } from '../../../src/state/backends/folder/locate-run-state.js';
+import { openRunState } from '../../../src/state/backends/folder/open-run-state.js';
 
 let dir: string;
 let manifestFile: string;

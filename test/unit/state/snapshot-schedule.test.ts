@@ -2,11 +2,12 @@ import { describe, it, expect, beforeEach, afterEach } from 'vitest';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openRunState } from '../../../src/state/open-run-state.js';
+import { openRunState } from '../../../src/state/backends/folder/open-run-state.js';
 import type { JobState } from '../../../src/state/job-state.js';
 import type { JournalEntry } from '../../../src/state/records.js';
-import { applyJournalRecord, replayJournalFile } from '../../../src/state/replay.js';
-import { replayRunJournal } from '../../../src/state/replay-run-journal.js';
+import { applyJournalRecord } from '../../../src/state/replay.js';
+import { replayJournalFile } from '../../../src/state/backends/folder/replay-run-journal.js';
+import { replayRunJournal } from '../../../src/state/backends/folder/replay-run-journal.js';
 import { viewJobState } from '../../../src/state/stored-job.js';
 
 let dir: string;

@@ -4,14 +4,15 @@ import { mkdtemp, readFile, rm, stat, truncate, writeFile } from 'node:fs/promis
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { replayJournalFile, type ReplayResult } from '../../../src/state/replay.js';
-import { replayRunJournal } from '../../../src/state/replay-run-journal.js';
+import { type ReplayResult } from '../../../src/state/replay.js';
+import { replayJournalFile } from '../../../src/state/backends/folder/replay-run-journal.js';
+import { replayRunJournal } from '../../../src/state/backends/folder/replay-run-journal.js';
 import { SNAPSHOT_FILE } from '../../../src/state/snapshot-format.js';
 import { buildReportData } from '../../../src/report/report-data.js';
 import { sumBudgetedCredits, sumChargedCredits, type JobState } from '../../../src/state/job-state.js';
 import { buildStatusView } from '../../../src/state/status-view.js';
 import { viewJobState } from '../../../src/state/stored-job.js';
-import { writeSnapshot } from '../../../src/state/write-snapshot.js';
+import { writeSnapshot } from '../../../src/state/backends/folder/snapshot-file.js';
 
 let dir: string;
 let journalPath: string;

@@ -1,10 +1,10 @@
-import { deleteFolderRun, removeSetAsideRuns } from '../../delete-run-folder.js';
-import { listRuns } from '../../list-runs.js';
-import { locateRunState } from '../../locate-run-state.js';
-import { openRunState } from '../../open-run-state.js';
-import { readOtherRunsJobs } from '../../other-runs-jobs.js';
-import { readFirstRunRecord, readRunStart } from '../../read-run-start.js';
-import { readRunState } from '../../read-run-state.js';
+import { deleteFolderRun, removeSetAsideRuns } from './delete-run-folder.js';
+import { listRuns } from './list-runs.js';
+import { locateRunState } from './locate-run-state.js';
+import { openRunState } from './open-run-state.js';
+import { readOtherRunsJobs } from './other-runs-jobs.js';
+import { readFirstRunRecord, readRunStart } from './read-run-start.js';
+import { readRunState } from './read-run-state.js';
 import type { StateStore } from '../../state-store.js';
 
 /**

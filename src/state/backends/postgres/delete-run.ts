@@ -1,7 +1,7 @@
 import type { ClientBase } from 'pg';
 import { RunnerError } from '../../../errors.js';
-import { summarizeReplay } from '../../list-runs.js';
-import { checkJournalIdentity } from '../../locate-run-state.js';
+import { summarizeReplay } from '../../run-summary.js';
+import { checkJournalIdentity } from '../../journal-identity.js';
 import {
   describeUnfinished,
   toPrunedRun,

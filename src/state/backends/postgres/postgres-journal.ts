@@ -2,7 +2,7 @@ import type { ClientBase } from 'pg';
 import type { Clock } from '../../../clock.js';
 import { RunnerError } from '../../../errors.js';
 import { capRecordStrings, JOURNAL_VERSION } from '../../journal-format.js';
-import type { JournalWriter, LateEntry } from '../../journal.js';
+import type { JournalWriter, LateEntry } from '../../journal-writer.js';
 import type { JournalEntry, JournalHeaderRecord, JournalRecord } from '../../records.js';
 import type { JournalPosition } from '../../snapshot-format.js';
 import type { PostgresLease, RunKey } from './lease.js';

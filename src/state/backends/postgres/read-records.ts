@@ -1,6 +1,6 @@
 import type { ClientBase } from 'pg';
 import { createJournalReplay, type ReplayCheckpoint, type ReplayResult } from '../../replay.js';
-import type { FirstRunRecord } from '../../read-run-start.js';
+import type { FirstRunRecord } from '../../run-reading.js';
 import type { RunKey } from './lease.js';
 
 /** Records fetched per query when a run is replayed. */

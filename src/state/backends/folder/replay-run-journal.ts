@@ -1,8 +1,9 @@
 import { dirname, join } from 'node:path';
 import { readJournalBatches, type JournalStart } from './read-journal.js';
-import { readSnapshot, type LoadedSnapshot } from './read-snapshot.js';
-import { createJournalReplay, type ReplayCheckpoint, type ReplayResult } from './replay.js';
-import { SNAPSHOT_FILE, SnapshotProblem, type JournalPosition } from './snapshot-format.js';
+import { type LoadedSnapshot } from '../../read-snapshot.js';
+import { readSnapshot } from './snapshot-file.js';
+import { createJournalReplay, type ReplayCheckpoint, type ReplayResult } from '../../replay.js';
+import { SNAPSHOT_FILE, SnapshotProblem, type JournalPosition } from '../../snapshot-format.js';
 
 /** A run's journal replayed, with or without its snapshot. */
 export interface RunJournalReading {
@@ -66,4 +67,16 @@ async function replayFrom(
 /** A snapshot that cannot be read (permissions, a folder in its place) is ignored like a damaged one. */
 function isFileSystemError(error: unknown): error is NodeJS.ErrnoException {
   return error instanceof Error && typeof (error as NodeJS.ErrnoException).code === 'string';
+}
+
+/**
+ * {@link replayJournal} of a journal file, read line by line (a missing file replays to nothing).
+ * Commands read a run's state with `replayRunJournal`, which starts from its snapshot.
+ */
+export async function replayJournalFile(path: string): Promise<ReplayResult> {
+  const replay = createJournalReplay(`The state journal ${path}`);
+  for await (const batch of readJournalBatches(path)) {
+    for (const line of batch) replay.add(line);
+  }
+  return replay.finish();
 }

@@ -1,6 +1,6 @@
 import { open } from 'node:fs/promises';
 import { crc32 } from 'node:zlib';
-import { PREFIX_CHECK_BYTES, type JournalPosition, type PrefixCheck } from './snapshot-format.js';
+import { PREFIX_CHECK_BYTES, type JournalPosition, type PrefixCheck } from '../../snapshot-format.js';
 
 /**
  * The check values of the journal's first `position.bytes` bytes (see {@link PrefixCheck}), or

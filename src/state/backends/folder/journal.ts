@@ -1,53 +1,23 @@
 import { open, type FileHandle } from 'node:fs/promises';
-import { dirname } from 'node:path';
-import type { Clock } from '../clock.js';
-import { systemClock } from '../clock.js';
-import { RunnerError } from '../errors.js';
-import { capRecordStrings, JOURNAL_VERSION, MAX_LINE_BYTES } from './journal-format.js';
-import type { JournalEntry, JournalHeaderRecord, JournalRecord } from './records.js';
-import type { JournalPosition } from './snapshot-format.js';
+import { dirname, join } from 'node:path';
+import type { Clock } from '../../../clock.js';
+import { systemClock } from '../../../clock.js';
+import { RunnerError } from '../../../errors.js';
+import { capRecordStrings, JOURNAL_VERSION, MAX_LINE_BYTES } from '../../journal-format.js';
+import type { JournalIdentity } from '../../journal-identity.js';
+import type { JournalWriter } from '../../journal-writer.js';
+import type { JournalEntry, JournalHeaderRecord, JournalRecord } from '../../records.js';
+import type { JournalPosition } from '../../snapshot-format.js';
 
 /** File name of the journal inside a state directory. */
 export const JOURNAL_FILE = 'journal.jsonl';
 
-/** Appends records to the journal; each is on disk before `append` resolves. */
-export interface JournalWriter {
-  readonly path: string;
-  /** The header line written when this writer created the journal; undefined for an existing one. */
-  readonly header: JournalHeaderRecord | undefined;
-  /** Writes one line and `datasync`s it. Appends are serialized in call order. */
-  append(entry: JournalEntry): Promise<JournalRecord>;
-  /**
-   * Where the journal ends after the appends that resolved so far; undefined when the writer was
-   * opened without the line count it started from (`options.lines`), or after a failed append that
-   * could not be cut back to its last whole line.
-   */
-  position(): JournalPosition | undefined;
-  /**
-   * Runs `task` once every append before it is on disk, holding later appends until it settles: the
-   * journal does not grow meanwhile, nor (as every change to state follows an append) the state.
-   */
-  exclusive<T>(task: (position: JournalPosition | undefined) => Promise<T>): Promise<T>;
-  /**
-   * Stores what a runner learned after its lease ended (#31.9: the job a create in flight paid for,
-   * or its refusal) outside the lease's fence, marked `late`, for the runner that took the run over:
-   * only for an attempt whose intent this writer stored, and only while no one re-sent it since.
-   * Resolves whether it was stored. Absent where no other runner can take the run over mid-create.
-   */
-  appendLate?(entry: LateEntry): Promise<boolean>;
-  close(): Promise<void>;
+/** Path of the journal in a state directory. */
+export function journalPathFor(stateDir: string): string {
+  return join(stateDir, JOURNAL_FILE);
 }
-
-/** What a runner whose lease ended may still store: a create's answer. */
-export type LateEntry = Extract<JournalEntry, { type: 'created' | 'create-failed' }>;
 
 const TAIL_CHUNK = 64 * 1024;
-
-/** Which pipeline and run a journal belongs to: written as its header line (format version 2). */
-export interface JournalIdentity {
-  pipeline: string;
-  runId: string;
-}
 
 /**
  * Opens (creating with mode 0600) an append-only JSON-lines journal. A torn last line left by a crash

@@ -1,15 +1,20 @@
 import { mkdir, rmdir, unlink } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
-import { systemClock } from '../clock.js';
+import { systemClock } from '../../../clock.js';
 import { openJournal } from './journal.js';
 import { acquireLock } from './lock.js';
-import { checkJournalIdentity, locateRunState } from './locate-run-state.js';
-import { moveCommand, movedRunError, readMovedMark } from './moved-run.js';
+import { locateRunState } from './locate-run-state.js';
+import { checkJournalIdentity } from '../../journal-identity.js';
+import { readMovedMark } from './moved-run.js';
+import { moveCommand, movedRunError } from '../../moved-run-hint.js';
 import { replayRunJournal } from './replay-run-journal.js';
-import { createSnapshotSchedule } from './snapshot-schedule.js';
-import { ensureStateDir, journalPathFor, uploadCachePathFor } from './state-dir.js';
-import type { OpenRunInput, RunState } from './state-store.js';
-import { openUploadCache, UPLOAD_CACHE_FILE } from './upload-cache.js';
+import { writeSnapshot } from './snapshot-file.js';
+import { createSnapshotSchedule } from '../../snapshot-schedule.js';
+import { uploadCachePathFor } from '../../state-dir.js';
+import { ensureStateDir } from './locate-run-state.js';
+import { journalPathFor } from './journal.js';
+import type { OpenRunInput, RunState } from '../../state-store.js';
+import { openUploadCache, UPLOAD_CACHE_FILE } from '../../upload-cache.js';
 
 /**
  * Creates the run's state directory (`<root>/<pipeline>/<run>/`, 0700), takes its lock, replays the
@@ -48,6 +53,7 @@ export async function openRunState(input: OpenRunInput): Promise<RunState> {
       uncovered: reading.end.lines - (reading.snapshot?.lines ?? 0),
       ...(input.snapshotEvery === undefined ? {} : { every: input.snapshotEvery }),
       clock,
+      write: (content) => writeSnapshot(journal.path, content),
     });
     const cachePath =
       input.uploadCachePath ??

@@ -1,11 +1,11 @@
 import { chmod, copyFile, open, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { isRunnerError } from '../errors.js';
+import { isRunnerError } from '../../../errors.js';
 import { readJournalBatches } from './read-journal.js';
-import { createJournalReplay, JournalLineError } from './replay.js';
-import { readSnapshot } from './read-snapshot.js';
-import { SNAPSHOT_FILE, SnapshotProblem } from './snapshot-format.js';
-import { viewJobState } from './stored-job.js';
+import { createJournalReplay, JournalLineError } from '../../replay.js';
+import { readSnapshot } from './snapshot-file.js';
+import { SNAPSHOT_FILE, SnapshotProblem } from '../../snapshot-format.js';
+import { viewJobState } from '../../stored-job.js';
 
 /** The first line of a journal that no runner wrote, and where it starts. */
 export interface JournalProblem {

@@ -1,16 +1,6 @@
 import { createReadStream } from 'node:fs';
-import { MAX_LINE_BYTES } from './journal-format.js';
-
-/** One line of a journal file as read, without its newline. */
-export interface JournalLine {
-  /** 1-based line number. */
-  number: number;
-  /** The line's text; undefined when it was longer than the limit and skipped unread. */
-  text: string | undefined;
-  bytes: number;
-  /** False only for a last line without its newline (possibly torn by a crash mid-write). */
-  terminated: boolean;
-}
+import { MAX_LINE_BYTES } from '../../journal-format.js';
+import type { JournalLine } from '../../replay.js';
 
 /** Where to start reading: a byte offset at the start of a line, and that line's number. */
 export interface JournalStart {

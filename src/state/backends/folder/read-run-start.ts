@@ -1,6 +1,8 @@
-import { journalPathFor, resolveStateDir, type RunAddress } from './state-dir.js';
+import { parseJournalLine } from '../../replay.js';
+import type { FirstRunRecord } from '../../run-reading.js';
+import { resolveStateDir, type RunAddress } from '../../state-dir.js';
+import { journalPathFor } from './journal.js';
 import { readJournalLines } from './read-journal.js';
-import { parseJournalLine } from './replay.js';
 
 /**
  * When a run's first apply started (its first `run` record, clock ms), read from the start of its
@@ -10,14 +12,6 @@ import { parseJournalLine } from './replay.js';
  */
 export async function readRunStart(input: RunAddress): Promise<number | undefined> {
   return (await readFirstRunRecord(input))?.at;
-}
-
-/** What a run's first `run` record says, its fields checked (see {@link readFirstRunRecord}). */
-export interface FirstRunRecord {
-  /** When the run's first apply started (clock ms). */
-  at?: number;
-  /** The output folder the run started with. */
-  outputDir?: string;
 }
 
 /**

@@ -3,7 +3,7 @@ import { readFile, open, stat, unlink, type FileHandle } from 'node:fs/promises'
 import { readFileSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { RunnerError } from '../errors.js';
+import { RunnerError } from '../../../errors.js';
 import { isSamePidSpace, readHostIdentity, type HostIdentity } from './lock-identity.js';
 
 /** File name of the lock inside a state directory. */

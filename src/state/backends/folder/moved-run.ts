@@ -1,9 +1,8 @@
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { RunnerError } from '../errors.js';
 import { syncDirectory } from './journal.js';
-import { SNAPSHOT_FILE } from './snapshot-format.js';
-import { journalPathFor } from './state-dir.js';
+import { SNAPSHOT_FILE } from '../../snapshot-format.js';
+import { journalPathFor } from './journal.js';
 
 /** In a run's folder: the run was pushed into a database (`runner state push`), whose copy goes on. */
 export const MOVED_FILE = 'moved.json';
@@ -54,36 +53,4 @@ export async function setAsidePushedCopy(dir: string, mark: MovedMark): Promise<
 export async function removeMovedMark(dir: string): Promise<void> {
   await rm(join(dir, MOVED_FILE), { force: true });
   await syncDirectory(dir);
-}
-
-/**
- * Applying a run whose state moved elsewhere would pay again for what was done there (#31.11):
- * refused, naming where it went and the command that brings it back.
- */
-export function movedRunError(
-  run: { pipeline: string; runId: string; manifestFile: string },
-  here: string,
-  moved: { to: string; at: string; back: string; applyThere: string },
-): RunnerError {
-  return new RunnerError(
-    'STATE_MISMATCH',
-    `Run "${run.runId}" of pipeline "${run.pipeline}" moved from ${here} to ${moved.to} at ${moved.at}: its state lives there now, and going on from the copy left here could pay again for what was done there. Nothing was created.`,
-    {
-      hint: `Apply it where it lives: ${moved.applyThere}. To bring it back here: ${moved.back}.`,
-    },
-  );
-}
-
-/** The command that names a run, as a hint shows it: `runner state push m.yaml --run r1 …`. */
-export function moveCommand(
-  words: string[],
-  run: { manifestFile: string; runId: string; stateDir?: string | undefined },
-  extra: string[] = [],
-): string {
-  const dir = run.stateDir === undefined ? [] : ['--state-dir', run.stateDir];
-  return ['runner', ...words, run.manifestFile, '--run', run.runId, ...dir, ...extra].map(quote).join(' ');
-}
-
-function quote(word: string): string {
-  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 }

@@ -2,19 +2,21 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readdir, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { RunnerError } from '../errors.js';
+import { RunnerError } from '../../../errors.js';
 import { syncDirectory } from './journal.js';
-import { summarizeReplay } from './list-runs.js';
-import { checkJournalIdentity, locateRunState } from './locate-run-state.js';
+import { summarizeReplay } from '../../run-summary.js';
+import { locateRunState } from './locate-run-state.js';
+import { checkJournalIdentity } from '../../journal-identity.js';
 import { acquireLock } from './lock.js';
 import {
   describeUnfinished,
   toPrunedRun,
   type DeleteRunOptions,
   type DeleteRunResult,
-} from './prune-runs.js';
+} from '../../prune-runs.js';
 import { replayRunJournal } from './replay-run-journal.js';
-import { journalPathFor, resolvePipelineDir, type RunAddress } from './state-dir.js';
+import { resolvePipelineDir, type RunAddress } from '../../state-dir.js';
+import { journalPathFor } from './journal.js';
 
 /**
  * A run's folder set aside for deletion: `<pipeline>/.pruned-<run>-<random>/`. No run's folder starts

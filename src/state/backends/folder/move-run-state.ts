@@ -1,5 +1,5 @@
 import { open, stat } from 'node:fs/promises';
-import { RunnerError } from '../errors.js';
+import { RunnerError } from '../../../errors.js';
 import { syncDirectory } from './journal.js';
 import { acquireLock } from './lock.js';
 import { locateRunState } from './locate-run-state.js';
@@ -7,7 +7,9 @@ import { readMovedMark, removeMovedMark, setAsidePushedCopy, writeMovedMark } fr
 import { openRunState } from './open-run-state.js';
 import { readJournalLines } from './read-journal.js';
 import { readRunState } from './read-run-state.js';
-import { ensureStateDir, journalPathFor, type RunAddress } from './state-dir.js';
+import { type RunAddress } from '../../state-dir.js';
+import { ensureStateDir } from './locate-run-state.js';
+import { journalPathFor } from './journal.js';
 
 /** A run's address in the folder (`--state-dir` or `.runner/`) and the database it moves to or from. */
 export type MoveAddress = Omit<RunAddress, 'stateUrl'> & { stateUrl: string };
@@ -34,8 +36,8 @@ export async function pushRunState(where: MoveAddress): Promise<number> {
       if (line.text === undefined || line.text.trim() === '') continue;
       records.push(line.text);
     }
-    const { importRunRecords } = await import('./backends/postgres/run-records.js');
-    const { parseStateUrl } = await import('./backends/postgres/state-url.js');
+    const { importRunRecords } = await import('../postgres/run-records.js');
+    const { parseStateUrl } = await import('../postgres/state-url.js');
     await importRunRecords(stateUrl, where, records);
     // Under the folder's lock still: from now on, applying the folder's copy is refused (#31.11).
     await writeMovedMark(state.dir, { to: parseStateUrl(stateUrl).display, at: new Date().toISOString() });
@@ -71,7 +73,7 @@ export async function pullRunState(where: MoveAddress): Promise<number> {
         { hint: `Move ${dir} away first, or pull into another --state-dir.` },
       );
     }
-    const { exportRunRecords } = await import('./backends/postgres/run-records.js');
+    const { exportRunRecords } = await import('../postgres/run-records.js');
     const count = await exportRunRecords(stateUrl, where, {
       movedTo: root,
       write: async (records) => {

@@ -1,18 +1,10 @@
 import { existsSync } from 'node:fs';
-import { checkJournalIdentity, locateRunState, type RunStateLocation } from './locate-run-state.js';
-import type { ReplayResult } from './replay.js';
+import { checkJournalIdentity } from '../../journal-identity.js';
+import type { RunStateReading } from '../../run-reading.js';
+import type { RunAddress } from '../../state-dir.js';
+import { journalPathFor } from './journal.js';
+import { locateRunState } from './locate-run-state.js';
 import { replayRunJournal } from './replay-run-journal.js';
-import { journalPathFor, type RunAddress } from './state-dir.js';
-
-/** One run's state as the read-only commands (plan, status, report) see it. */
-export interface RunStateReading {
-  location: RunStateLocation;
-  journalPath: string;
-  /** Whether the run has a journal at all: a run that never applied has none. */
-  exists: boolean;
-  /** The replayed journal; empty when there is none. */
-  replay: ReplayResult;
-}
 
 /**
  * Reads a run's state without taking its lock: found where apply keeps it, replayed from its snapshot
