@@ -6,6 +6,8 @@ export type Fault =
   | 'pass'
   | 'reset'
   | { delayMs: number }
+  /** Held until the promise settles (another request's arrival, say), then passed on. */
+  | { until: Promise<unknown> }
   | { status: number; code: string; message?: string; headers?: Record<string, string> };
 
 /** A loopback HTTP proxy in front of the S3 server that misbehaves as the test says. */
@@ -20,7 +22,7 @@ export interface FaultProxy {
 /**
  * Starts the proxy on 127.0.0.1, port 0. `decide` is asked for each request (with its method, URL and
  * its number from 0): an S3 error answer is XML as S3 writes it, `reset` destroys the connection
- * before any answer, a delay holds the request before passing it on.
+ * before any answer, a delay (or a promise) holds the request before passing it on.
  */
 export async function startFaultProxy(
   target: string,
@@ -64,7 +66,8 @@ export async function startFaultProxy(
       out.on('error', () => answer.destroy());
       incoming.pipe(out);
     };
-    if (typeof fault === 'object') setTimeout(forward, fault.delayMs);
+    if (typeof fault === 'object' && 'until' in fault) void fault.until.finally(forward);
+    else if (typeof fault === 'object') setTimeout(forward, fault.delayMs);
     else forward();
   });
   server.on('connection', (socket) => {

@@ -115,6 +115,29 @@ describe('the S3 results store against a real S3 server (s3rver)', () => {
     await expectStored(store, 'hero.png', data);
   });
 
+  it('stores an image without waiting for the listing of unfinished uploads of its key', async () => {
+    let putArrived!: () => void;
+    const put = new Promise<void>((resolve) => (putArrived = resolve));
+    let listingHeld = false;
+    let putWhileListingHeld = false;
+    const proxy = await proxyWith((method, url) => {
+      if (method === 'PUT') {
+        putWhileListingHeld = listingHeld;
+        putArrived();
+      }
+      if (method !== 'GET' || !url.includes('uploads')) return 'pass';
+      // Held until the image's PUT arrives; a store that waits for the answer first sends it after 20 s.
+      listingHeld = true;
+      const bound = new Promise((resolve) => setTimeout(resolve, 20_000).unref());
+      return { until: Promise.race([put, bound]).finally(() => (listingHeld = false)) };
+    });
+    const store = await openStore({ endpoint: proxy.endpoint });
+    const data = randomBytes(2 * MIB + 7);
+    await store.put('no-wait.png', chunks(data), { contentType: 'image/png' });
+    expect(putWhileListingHeld).toBe(true);
+    await expectStored(store, 'no-wait.png', data);
+  });
+
   it('streams a large result as a multipart upload (3 parts), the SHA-256 kept as metadata, no upload left', async () => {
     const store = await openStore();
     const data = randomBytes(12 * MIB + 12345);
