@@ -1,11 +1,10 @@
 import type { ValueNode } from './compile-value.js';
 import type { CompiledTemplate } from './template.js';
 import type { SourceLocation, ValidationIssue, YamlPath } from './types.js';
+import { API_KEY_ENV } from '../api-key-env.js';
 import { REDACTED } from '../redacted.js';
 import { formatYamlPath } from './yaml-path.js';
 
-/** The environment variable that holds the API key (spec 5); templates may never read it. */
-export const API_KEY_ENV = 'MEDIAGEN_API_KEY';
 /** Shorter values are not treated as secrets: redacting "1" or "a" would mangle every prompt. */
 const MIN_SECRET_LENGTH = 6;
 

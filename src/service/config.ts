@@ -1,8 +1,9 @@
 /**
- * Where the client's base URL and API key come from: flags first, then the environment.
+ * Where the client's base URL and API key come from: flags first, then the environment (the key
+ * through {@link readApiKey}, its one reader).
  */
-import { readFile } from 'node:fs/promises';
 import { RunnerError } from '../errors.js';
+import { readApiKey } from './api-key.js';
 
 export const DEFAULT_BASE_URL = 'https://sangtao.ai/api/v2';
 
@@ -30,10 +31,7 @@ export async function resolveServiceConfig(sources: ServiceConfigSources): Promi
   const baseUrl = resolveBaseUrl(
     sources.baseUrl ?? nonEmpty(sources.env.MEDIAGEN_BASE_URL) ?? DEFAULT_BASE_URL,
   );
-  const apiKey =
-    sources.apiKeyFile === undefined
-      ? nonEmpty(sources.env.MEDIAGEN_API_KEY?.trim())
-      : await readApiKeyFile(sources.apiKeyFile);
+  const apiKey = (await readApiKey(sources))?.value;
   if (apiKey === undefined) {
     throw new RunnerError('AUTHENTICATION', 'No API key: set MEDIAGEN_API_KEY or pass --api-key-file FILE', {
       hint: 'Create a key in the account settings under the API Key page. Without one, `runner validate FILE --catalog catalog.json` checks a manifest offline, and --simulate runs any command against the embedded simulator.',
@@ -56,26 +54,6 @@ function resolveBaseUrl(value: string): string {
     });
   }
   return trimmed;
-}
-
-async function readApiKeyFile(path: string): Promise<string> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    const reason = typeof code === 'string' ? code : 'read error';
-    throw new RunnerError('USAGE', `Cannot read API key file ${path}: ${reason}`, {
-      hint: 'Pass --api-key-file with a readable file that holds only the key',
-    });
-  }
-  const key = text.trim();
-  if (key === '') {
-    throw new RunnerError('AUTHENTICATION', `API key file ${path} is empty`, {
-      hint: 'Put the key from the account settings (API Key page) in the file',
-    });
-  }
-  return key;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
