@@ -11,7 +11,13 @@
  * started in this process on 127.0.0.1 (its folder on the same disk: the bucket case writes every byte
  * on this machine too, plus s3rver's own MD5 and the copy of a multipart upload's parts into the object).
  *
+ * Beside each case's wall time and peak RSS: its CPU time (`<case>CpuMs`, the child's own
+ * `process.cpuUsage()`) and this process's CPU time meanwhile (`<case>ServersCpuMs`: the source server,
+ * plus s3rver in the bucket cases), so that what s3rver costs the shared cores is seen apart from the store.
+ *
  *   node bench/results-s3.js            # 200 × 5 MB, then 1 × 1 GB (BENCH_BIG_MB=0 skips it)
+ *   BENCH_RAW=1 node bench/results-s3.js   # also "raw": the same bodies PUT by a bare SDK client
+ *   BENCH_NODE_ARGS=--cpu-prof node bench/results-s3.js   # options for each case's child (a profile)
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -32,11 +38,13 @@ else await main();
 /** One case: `count` bodies of `bytes` from `source` into the store, 4 at a time; prints {ms, rssMB}. */
 async function child({ kind, output, source, count, bytes }) {
   const store =
-    kind === 'bucket'
-      ? await (await import(join(ROOT, 'dist/results/s3-results.js'))).openS3ResultsStore(output)
-      : (
-          await import(join(ROOT, 'dist/results/backends/folder/folder-results-store.js'))
-        ).createFolderResultsStore(output);
+    kind === 'raw'
+      ? await rawBucketStore(output)
+      : kind === 'bucket'
+        ? await (await import(join(ROOT, 'dist/results/s3-results.js'))).openS3ResultsStore(output)
+        : (
+            await import(join(ROOT, 'dist/results/backends/folder/folder-results-store.js'))
+          ).createFolderResultsStore(output);
   await store.preflight();
   const start = performance.now();
   let next = 0;
@@ -55,7 +63,49 @@ async function child({ kind, output, source, count, bytes }) {
   await Promise.all([worker(), worker(), worker(), worker()]);
   const ms = performance.now() - start;
   store.close?.();
-  process.stdout.write(`${JSON.stringify({ ms, rssMB: process.resourceUsage().maxRSS / 1024 })}\n`);
+  const cpu = process.cpuUsage();
+  process.stdout.write(
+    `${JSON.stringify({ ms, rssMB: process.resourceUsage().maxRSS / 1024, cpuMs: (cpu.user + cpu.system) / 1000 })}\n`,
+  );
+}
+
+/**
+ * The floor s3rver sets: each body buffered and sent by one PutObject of the same SDK client, with no
+ * checksum of ours and an unsigned payload (so no hash on the client at all), nothing checked.
+ */
+async function rawBucketStore(output) {
+  const { S3Client, PutObjectCommand, DeleteObjectCommand } = await import('@aws-sdk/client-s3');
+  const [Bucket, ...prefix] = output.slice('s3://'.length).split('/');
+  const client = new S3Client({
+    forcePathStyle: true,
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  });
+  const put = async (Key, Body, ContentType) => {
+    const command = new PutObjectCommand({ Bucket, Key, Body, ContentLength: Body.length, ContentType });
+    command.middlewareStack.add(
+      (next) => (args) => {
+        args.request.headers['x-amz-content-sha256'] = 'UNSIGNED-PAYLOAD';
+        return next(args);
+      },
+      { step: 'build' },
+    );
+    await client.send(command);
+  };
+  return {
+    async preflight() {
+      await put(`${prefix.join('/')}/probe`, Buffer.from('probe'), 'text/plain');
+      await client.send(new DeleteObjectCommand({ Bucket, Key: `${prefix.join('/')}/probe` }));
+    },
+    async put(key, body, { contentType }) {
+      const chunks = [];
+      for await (const chunk of body) chunks.push(chunk);
+      const data = Buffer.concat(chunks);
+      await put(`${prefix.join('/')}/${key}`, data, contentType);
+      return { bytes: data.length };
+    },
+    close: () => client.destroy(),
+  };
 }
 
 /** Serves `bytes` pseudo-random bytes per result (the same for a given index), in 64 KiB chunks. */
@@ -85,10 +135,19 @@ function startSource() {
 
 function runChild(spec, env) {
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [SELF, '--child', JSON.stringify(spec)], {
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const proc = spawn(
+      process.execPath,
+      [
+        ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
+        SELF,
+        '--child',
+        JSON.stringify(spec),
+      ],
+      {
+        env: { ...process.env, ...env },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
     let out = '';
     proc.stdout.on('data', (data) => (out += data));
     proc.on('close', (code) =>
@@ -127,17 +186,22 @@ async function main() {
       ['disk', { kind: 'disk', output: join(dir, 'disk') }],
       ['bucket', { kind: 'bucket', output: 's3://results/disk-vs-bucket' }],
     ];
+    if (process.env.BENCH_RAW === '1') cases.push(['raw', { kind: 'raw', output: 's3://results/raw' }]);
     for (const [name, spec] of cases) {
       note(`${count} × ${bytes / MIB} MB to the ${name}`);
-      const { ms, rssMB } = await runChild({ ...spec, source, count, bytes }, env);
+      const before = process.cpuUsage();
+      const { ms, rssMB, cpuMs } = await runChild({ ...spec, source, count, bytes }, env);
+      const parent = process.cpuUsage(before);
       results[`${name}Ms`] = round(ms, 0);
+      results[`${name}CpuMs`] = round(cpuMs, 0);
+      results[`${name}ServersCpuMs`] = round((parent.user + parent.system) / 1000, 0);
       results[`${name}RssMB`] = round(rssMB);
     }
     results.wallRatio = round(results.bucketMs / results.diskMs, 2);
     results.rssAboveDiskMB = round(results.bucketRssMB - results.diskRssMB);
     const bigMB = Number(process.env.BENCH_BIG_MB ?? 1024);
     if (bigMB > 0) {
-      for (const [name, spec] of cases) {
+      for (const [name, spec] of cases.slice(0, 2)) {
         note(`1 × ${bigMB} MB to the ${name}`);
         const { ms, rssMB } = await runChild(
           { ...spec, output: `${spec.output}-big`, source, count: 1, bytes: bigMB * MIB },
