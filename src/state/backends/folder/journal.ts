@@ -5,7 +5,8 @@ import { systemClock } from '../../../clock.js';
 import { RunnerError } from '../../../errors.js';
 import { capRecordStrings, JOURNAL_VERSION, MAX_LINE_BYTES } from '../../journal-format.js';
 import type { JournalIdentity } from '../../journal-identity.js';
-import type { JournalWriter } from '../../journal-writer.js';
+import type { JournalWriter, LateEntry } from '../../journal-writer.js';
+import { appendLateRecord } from './late-records.js';
 import type { JournalEntry, JournalHeaderRecord, JournalRecord } from '../../records.js';
 import type { JournalPosition } from '../../snapshot-format.js';
 
@@ -64,6 +65,8 @@ export async function openJournal(
   }
   let chain: Promise<unknown> = Promise.resolve();
   let closed = false;
+  /** The attempts whose intent this writer stored: only their answers may be stored late. */
+  const intents = new Set<string>();
   let damaged: Error | undefined;
   const position = (): JournalPosition | undefined => (lines === undefined ? undefined : { bytes, lines });
 
@@ -103,6 +106,7 @@ export async function openJournal(
       }
       bytes += size;
       if (lines !== undefined) lines++;
+      if (record.type === 'intent') intents.add(attemptKey(record.id, record.attempt));
       return record;
     });
     chain = next.catch(() => undefined);
@@ -119,10 +123,22 @@ export async function openJournal(
     return next;
   };
 
+  /**
+   * A create's answer that came after this runner's lock was taken over (#31.9): the journal is the
+   * next holder's now, so it goes to `late.jsonl` beside it (`late-records.ts`), which that holder
+   * adopts with a replay's checks. Not through `chain`: the journal may be closed or damaged by now.
+   */
+  const appendLate = async (entry: LateEntry): Promise<boolean> => {
+    if (!intents.has(attemptKey(entry.id, entry.attempt))) return false;
+    await appendLateRecord(path, capRecordStrings({ ...entry, at: entry.at ?? clock.now() }));
+    return true;
+  };
+
   return {
     path,
     header,
     append,
+    appendLate,
     position,
     exclusive,
     async close() {
@@ -194,4 +210,8 @@ export function isJsonObject(line: string): boolean {
   } catch {
     return false;
   }
+}
+
+function attemptKey(id: string, attempt: number): string {
+  return `${id}\u0000${attempt}`;
 }

@@ -13,6 +13,7 @@ import { createSnapshotSchedule } from '../../snapshot-schedule.js';
 import { uploadCachePathFor } from '../../state-dir.js';
 import { ensureStateDir } from './locate-run-state.js';
 import { journalPathFor } from './journal.js';
+import { adoptLateRecords } from './late-records.js';
 import type { OpenRunInput, RunState } from '../../state-store.js';
 import { openUploadCache, UPLOAD_CACHE_FILE } from '../../upload-cache.js';
 
@@ -47,10 +48,12 @@ export async function openRunState(input: OpenRunInput): Promise<RunState> {
       identity: { pipeline: input.pipeline, runId: input.runId },
       lines: reading.end.lines,
     });
+    // What a runner whose lock was taken over learned of its creates in flight: adopted under the lock.
+    const late = await adoptLateRecords(journalPath, replay.jobs, journal);
     const snapshots = createSnapshotSchedule({
       journal,
       base: reading.checkpoint,
-      uncovered: reading.end.lines - (reading.snapshot?.lines ?? 0),
+      uncovered: reading.end.lines - (reading.snapshot?.lines ?? 0) + late.adopted,
       ...(input.snapshotEvery === undefined ? {} : { every: input.snapshotEvery }),
       clock,
       write: (content) => writeSnapshot(journal.path, content),
@@ -66,6 +69,7 @@ export async function openRunState(input: OpenRunInput): Promise<RunState> {
       ...location.warnings,
       ...(lock.warning === undefined ? [] : [lock.warning]),
       ...replay.warnings,
+      ...late.warnings,
     ];
     return {
       dir,

@@ -4,6 +4,7 @@ import type { RunStateReading } from '../../run-reading.js';
 import type { RunAddress } from '../../state-dir.js';
 import { journalPathFor } from './journal.js';
 import { locateRunState } from './locate-run-state.js';
+import { adoptLateRecords } from './late-records.js';
 import { replayRunJournal } from './replay-run-journal.js';
 
 /**
@@ -17,5 +18,7 @@ export async function readRunState(where: RunAddress): Promise<RunStateReading> 
   const journalPath = journalPathFor(location.dir);
   const { replay } = await replayRunJournal(journalPath);
   checkJournalIdentity(replay, where, journalPath);
+  // Late answers not adopted yet (the next apply does): shown as they will be (`late-records.ts`).
+  replay.warnings.push(...(await adoptLateRecords(journalPath, replay.jobs)).warnings);
   return { location, journalPath, exists: existsSync(journalPath), replay };
 }

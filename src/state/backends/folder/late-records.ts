@@ -1,0 +1,99 @@
+import { open, readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { checkRecordFields, checkRecordPlace, LATE_DUPLICATE } from '../../check-record.js';
+import type { JobState } from '../../job-state.js';
+import { MAX_LINE_BYTES } from '../../journal-format.js';
+import type { JournalWriter, LateEntry } from '../../journal-writer.js';
+import type { JournalRecord } from '../../records.js';
+import { applyJournalRecord, parseJournalLine } from '../../replay.js';
+
+/**
+ * A run folder's late records (#31.9 on the folder): what a runner learned after its lock was taken
+ * over (a create in flight answered with the job it paid for, or a refusal that made nothing). The
+ * lock is the next holder's now, so the journal is not this runner's to write: the answer goes to
+ * `late.jsonl` beside it, appended (O_APPEND, fsynced, never through the lock), and the next holder
+ * adopts it into the journal when it opens the run, with the checks a replay makes.
+ */
+export const LATE_FILE = 'late.jsonl';
+
+export function latePathFor(journalPath: string): string {
+  return join(dirname(journalPath), LATE_FILE);
+}
+
+/** Appends one late record and makes it durable. The file is append-only: several writers may add to it. */
+export async function appendLateRecord(
+  journalPath: string,
+  record: LateEntry & { at: number },
+): Promise<void> {
+  const line = `${JSON.stringify({ ...record, late: true })}\n`;
+  if (Buffer.byteLength(line, 'utf8') > MAX_LINE_BYTES) throw new Error('the late record is too long');
+  const handle = await open(latePathFor(journalPath), 'a', 0o600);
+  try {
+    await handle.appendFile(line, 'utf8');
+    await handle.datasync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * The late records of the run folder whose journal is `journalPath`: whole lines holding a late
+ * `created` or `create-failed` record with valid fields. A torn or damaged line (a writer that died
+ * mid-line) is skipped: it was never acted on by anyone.
+ */
+export async function readLateRecords(journalPath: string): Promise<LateEntry[]> {
+  let text: string;
+  try {
+    text = await readFile(latePathFor(journalPath), 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  const records: LateEntry[] = [];
+  for (const line of text.split('\n')) {
+    if (line.trim() === '' || Buffer.byteLength(line, 'utf8') > MAX_LINE_BYTES) continue;
+    const record = parseJournalLine(line);
+    if (record === undefined || !isLate(record) || checkRecordFields(record) !== undefined) continue;
+    records.push(record);
+  }
+  return records;
+}
+
+function isLate(record: JournalRecord): record is JournalRecord & LateEntry {
+  return (record.type === 'created' || record.type === 'create-failed') && record.late === true;
+}
+
+/**
+ * Applies the run folder's late records to `jobs` with a replay's checks: one that fits (its attempt
+ * still waits for an answer, or was called uncertain) is applied, and, with `journal` (the lock's
+ * holder), appended to the journal first, so every later replay finds it in its place; one the
+ * journal already holds is passed over silently; one that no longer fits is passed over with a
+ * warning. Returns the warnings and how many records were adopted.
+ */
+export async function adoptLateRecords(
+  journalPath: string,
+  jobs: Map<string, JobState>,
+  journal?: Pick<JournalWriter, 'append'>,
+): Promise<{ adopted: number; warnings: string[] }> {
+  const warnings: string[] = [];
+  let adopted = 0;
+  for (const record of await readLateRecords(journalPath)) {
+    const place = checkRecordPlace(jobs, record as JournalRecord);
+    if (place === LATE_DUPLICATE) continue;
+    if (place !== undefined) {
+      warnings.push(
+        `Passed over a late "${record.type}" record of job ${record.id} in ${latePathFor(journalPath)}, from a runner whose lock was taken over, which no longer fits: ${place}.`,
+      );
+      continue;
+    }
+    const written = journal === undefined ? (record as JournalRecord) : await journal.append(record);
+    applyJournalRecord(jobs, written);
+    adopted++;
+    warnings.push(
+      record.type === 'created'
+        ? `Job ${record.id}: its create (attempt ${record.attempt}) was answered after its runner's lock was taken over; job ${record.jobId} it paid for is followed from now on (a late record in ${latePathFor(journalPath)}).`
+        : `Job ${record.id}: its create (attempt ${record.attempt}) was refused after its runner's lock was taken over (${record.code}: nothing was made); it may be created again (a late record in ${latePathFor(journalPath)}).`,
+    );
+  }
+  return { adopted, warnings };
+}

@@ -1,0 +1,153 @@
+import { mkdtemp, rm, utimes } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { systemClock } from '../../src/clock.js';
+import type { ExecutionEvent, ExecutionSummary } from '../../src/execute/events.js';
+import { executePlan } from '../../src/execute/executor.js';
+import type { Plan } from '../../src/plan/types.js';
+import { createServiceClient } from '../../src/service/client.js';
+import { startSimulator } from '../../src/simulator/index.js';
+import { folderStateStore } from '../../src/state/backends/folder/folder-store.js';
+import { summarizeJob } from '../../src/state/job-state.js';
+import type { OpenRunInput, RunState } from '../../src/state/state-store.js';
+import { createMemoryUploadCache } from '../../src/state/upload-cache.js';
+import { videoJob } from './executor-harness.js';
+
+/** Two machines sharing a run folder (a network folder): one lock file, two hosts. */
+const HOST_A = { hostname: 'host-a', bootId: 'boot-a', pidNamespace: 'pid:[a]' };
+const HOST_B = { hostname: 'host-b', bootId: 'boot-b', pidNamespace: 'pid:[b]' };
+
+/**
+ * The folder twin of `postgres-takeover-create` (#31.9 on the folder): video creates (no idempotency
+ * key) are in flight when their sender's lock goes stale and another machine takes the run folder
+ * over. The sender keeps the answers it gets afterwards as late records beside the journal, and the
+ * next holder adopts them: no paid job is lost, none is paid twice.
+ */
+describe('a takeover of a run folder while video creates are in flight', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'runner-folder-takeover-'));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const address = (identity: typeof HOST_A, now: () => number = () => Date.now()): OpenRunInput => ({
+    manifestFile: join(dir, 'm.yaml'),
+    stateDir: join(dir, 'state'),
+    pipeline: 'p',
+    runId: 'r1',
+    uploadCachePath: join(dir, `uploads-${identity.hostname}.json`),
+    // No heartbeat during the test: the holder's lease is what its clock says.
+    lock: { identity, heartbeatMs: 600_000, now },
+  });
+
+  it('lock taken over mid-create of 4 videos: the answers are kept and adopted, 0 paid twice, 0 lost', async () => {
+    const sim = await startSimulator({ timeScale: 0.002, seed: 11 });
+    const client = createServiceClient({
+      baseUrl: sim.baseUrl,
+      apiKey: sim.apiKey,
+      retry: { maxRetries: 1, baseDelayMs: 5, maxDelayMs: 20 },
+    });
+    const plan: Plan = {
+      pipeline: 'p',
+      manifestFile: join(dir, 'm.yaml'),
+      jobs: ['v1', 'v2', 'v3', 'v4'].map((id) => videoJob(id, `a short film ${id}`)),
+      warnings: [],
+    };
+    const apply = (state: RunState, events: ExecutionEvent[]): Promise<ExecutionSummary> =>
+      executePlan(
+        plan,
+        {
+          client,
+          journal: state.journal,
+          lock: state.lock,
+          state: state.jobs,
+          clock: systemClock,
+          uploadCache: createMemoryUploadCache(),
+          snapshots: state.snapshots,
+          signal: new AbortController().signal,
+          onEvent: (event) => events.push(event),
+        },
+        {
+          runId: 'r1',
+          pollIntervalMs: [10, 30],
+          firstPollAfterMs: 20,
+          retry: { backoffMs: 5 },
+          download: false,
+          outputDir: join(dir, 'out'),
+        },
+      );
+    const hold = sim.holdCreates();
+    let pausedFor = 0;
+    const a = await folderStateStore.openRun(address(HOST_A, () => Date.now() + pausedFor));
+    let b: RunState | undefined;
+    let c: RunState | undefined;
+    try {
+      const eventsA: ExecutionEvent[] = [];
+      const runA = apply(a, eventsA).catch((error: unknown) => error);
+      // All four creates are sent, and none is answered yet.
+      await vi.waitFor(() => expect(hold.held()).toBe(4), { timeout: 30_000, interval: 50 });
+      // A is paused past its lease (its clock jumps), and its lock looks stale to B, which takes it.
+      pausedFor = 120_000;
+      const past = new Date(Date.now() - 120_000);
+      await utimes(join(a.dir, 'lock'), past, past);
+      b = await folderStateStore.openRun(address(HOST_B));
+      expect(b.warnings.join('\n')).toMatch(/stale|took over|taken over/i);
+      const eventsB: ExecutionEvent[] = [];
+      const summaryB = await apply(b, eventsB);
+      // B could not know whether the creates made jobs: uncertain, nothing re-sent.
+      expect(summaryB.jobs.map((job) => job.outcome)).toEqual([
+        'uncertain',
+        'uncertain',
+        'uncertain',
+        'uncertain',
+      ]);
+      await b.close();
+      b = undefined;
+
+      // The creates land now: A learns the four jobs it paid for after its lock was taken over.
+      hold.release();
+      await runA;
+      expect(
+        eventsA.filter(
+          (event) => event.type === 'warning' && /kept in the state as a late record/.test(event.message),
+        ),
+      ).toHaveLength(4);
+      const stats = sim.stats();
+      expect(stats.jobsCreated).toBe(4);
+
+      // A reader sees the paid jobs; the next apply adopts them and follows them to their end.
+      const reading = await folderStateStore.readRun(address(HOST_B));
+      const read = [...reading.replay.jobs.values()].map((job) => summarizeJob(job));
+      expect(new Set(read.map((job) => job.lastJobId))).toEqual(new Set(stats.jobs.map((job) => job.jobId)));
+      c = await folderStateStore.openRun(address(HOST_B));
+      const summaryC = await apply(c, []);
+      expect(summaryC.jobs.map((job) => `${job.id} ${job.outcome}`).sort()).toEqual([
+        'v1 done',
+        'v2 done',
+        'v3 done',
+        'v4 done',
+      ]);
+      await c.close();
+      c = undefined;
+      expect(sim.stats().jobsCreated).toBe(4);
+      // Adopted into the journal: a replay without the late file gives the same jobs.
+      const after = await folderStateStore.readRun(address(HOST_B));
+      expect([...after.replay.jobs.values()].map((job) => summarizeJob(job).status)).toEqual([
+        'done',
+        'done',
+        'done',
+        'done',
+      ]);
+    } finally {
+      hold.release();
+      await c?.close();
+      await b?.close();
+      await a.close();
+      await client.close();
+      await sim.close();
+    }
+  });
+});
