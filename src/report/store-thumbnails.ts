@@ -8,6 +8,7 @@ import {
   THUMBNAIL_FOLDER,
   thumbnailLookupOf,
   thumbnailNameOf,
+  unreadableMarkerOf,
   writeThumbnailFile,
   type ThumbnailLookup,
 } from './thumbnails.js';
@@ -51,7 +52,13 @@ async function putThumbnailOf(
   image: Buffer,
 ): Promise<Buffer | undefined> {
   const thumbnail = await encodeThumbnail(image);
-  if (thumbnail === undefined) return undefined;
+  if (thumbnail === undefined) {
+    // Remembered, so that no report reads (GETs) the image again; a marker not written costs a read.
+    await store
+      .writeWhole(joinKey(THUMBNAIL_FOLDER, unreadableMarkerOf(sha256)), Buffer.alloc(0), 'text/plain')
+      .catch(() => undefined);
+    return undefined;
+  }
   await store.writeWhole(joinKey(THUMBNAIL_FOLDER, thumbnailNameOf(key, sha256)), thumbnail, 'image/webp');
   return thumbnail;
 }
@@ -86,7 +93,8 @@ export interface StagedThumbnails {
  * The thumbnails of a bucket output's page, before it is written in `staging` (a folder laid out as the
  * prefix; each result's `path` in the entries is under it). The store is listed once (not a HEAD per
  * result); each image result whose thumbnail it lacks (stored before the runner made thumbnails in a
- * bucket, or its thumbnail failed) gets one, read from the store and put beside the results. With
+ * bucket, or its thumbnail failed) gets one, read from the store and put beside the results, unless
+ * the listing holds its unreadable marker (sharp could not read it before: it is not read again). With
  * `stageAll` (a grid image will be drawn from the thumbnails), each thumbnail is also written into
  * `<staging>/thumbnails/`: those the store held are read from it.
  */
@@ -124,6 +132,10 @@ export async function stageStoreThumbnails(
       const name = thumbnailNameOf(key, sha256);
       if (seen.has(name)) continue;
       seen.add(name);
+      if (stored.has(unreadableMarkerOf(sha256)) && !stored.has(name)) {
+        counts.unreadable++;
+        continue;
+      }
       if (stored.has(name)) {
         counts.found++;
         names.add(name);

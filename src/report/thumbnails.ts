@@ -36,6 +36,16 @@ export function thumbnailNameOf(file: string, sha256: string): string {
 }
 
 /**
+ * The marker of an image sharp could not read (damaged, or a format it lacks), by the image's content
+ * hash: an empty `<sha256>.unreadable` in `thumbnails/`, on disk as in a bucket. Found by the one
+ * listing a report makes of the folder (or prefix), it spares reading the image again at every report:
+ * the card shows its "no preview" state. A new attempt has new bytes, so a new hash and a fresh try.
+ */
+export function unreadableMarkerOf(sha256: string): string {
+  return `${sha256}.unreadable`;
+}
+
+/**
  * Makes the thumbnail of one downloaded image in `<outputDir>/thumbnails/`: WebP, at most
  * {@link THUMBNAIL_SIZE} px a side, never enlarged, turned as its EXIF says. Returns its path, or
  * `undefined` when the file is not an image sharp can read (a video, a damaged file): the page then
@@ -110,8 +120,14 @@ async function writeNewFile(folder: string, target: string, bytes: Buffer): Prom
 export function thumbnailOnDownload(outputDir: string): (saved: SavedResult) => Promise<void> {
   return async (saved) => {
     if (mediaTypeOf(saved.kind, saved.file) !== 'image') return;
-    await makeThumbnail(outputDir, saved.file, saved.sha256);
+    const made = await makeThumbnail(outputDir, saved.file, saved.sha256);
+    if (made === undefined) await markUnreadable(outputDir, saved.sha256);
   };
+}
+
+/** Leaves the {@link unreadableMarkerOf} marker; a marker not written only costs a read at the next report. */
+async function markUnreadable(outputDir: string, sha256: string): Promise<void> {
+  await writeThumbnailFile(outputDir, unreadableMarkerOf(sha256), Buffer.alloc(0)).catch(() => undefined);
 }
 
 /**
@@ -133,6 +149,11 @@ export async function removeThumbnailTemporaries(outputDir: string): Promise<voi
  * a 100,000-result page asks nothing of the disk per result). A folder that is missing or a link has none.
  */
 export async function readThumbnails(outputDir: string): Promise<ThumbnailLookup> {
+  return thumbnailLookupOf(join(outputDir, THUMBNAIL_FOLDER), await listThumbnailNames(outputDir));
+}
+
+/** The names in `<outputDir>/thumbnails/` (thumbnails, grid images, unreadable markers); none when it is missing or a link. */
+async function listThumbnailNames(outputDir: string): Promise<Set<string>> {
   const folder = join(outputDir, THUMBNAIL_FOLDER);
   const names = new Set<string>();
   try {
@@ -140,7 +161,7 @@ export async function readThumbnails(outputDir: string): Promise<ThumbnailLookup
   } catch {
     // No thumbnails yet.
   }
-  return thumbnailLookupOf(folder, names);
+  return names;
 }
 
 /**
@@ -159,7 +180,7 @@ export function thumbnailLookupOf(folder: string, names: ReadonlySet<string>): T
 /**
  * Makes the thumbnails a run's downloaded images lack (results downloaded before the runner made
  * thumbnails, or whose thumbnail was deleted), a few at a time; `runner report` calls it before
- * writing the page. Returns how many were made, how many files could not be read as images, and how
+ * writing the page. An image marked unreadable (by apply or an earlier report) is not read again. Returns how many were made, how many files could not be read as images, and how
  * many could not be written (with the first reason): the page shows those results' files instead.
  */
 export async function makeMissingThumbnails(
@@ -167,7 +188,8 @@ export async function makeMissingThumbnails(
   outputDir: string,
   concurrency = 2,
 ): Promise<{ made: number; unreadable: number; failed: number; firstError?: string }> {
-  const have = await readThumbnails(outputDir);
+  const names = await listThumbnailNames(outputDir);
+  const have = thumbnailLookupOf(join(outputDir, THUMBNAIL_FOLDER), names);
   const counts: { made: number; unreadable: number; failed: number; firstError?: string } = {
     made: 0,
     unreadable: 0,
@@ -179,10 +201,17 @@ export async function makeMissingThumbnails(
       const { path, sha256 } = file;
       if (path === undefined || sha256 === undefined || file.mediaType !== 'image') continue;
       if (have(file) !== undefined) continue;
+      if (names.has(unreadableMarkerOf(sha256))) {
+        counts.unreadable++;
+        continue;
+      }
       const task = makeThumbnail(outputDir, path, sha256).then(
-        (made) => {
-          if (made === undefined) counts.unreadable++;
-          else counts.made++;
+        async (made) => {
+          if (made !== undefined) counts.made++;
+          else {
+            counts.unreadable++;
+            await markUnreadable(outputDir, sha256);
+          }
         },
         (error: unknown) => {
           counts.failed++;

@@ -13,6 +13,7 @@ import {
   thumbnailNameOf,
   thumbnailOnDownload,
   THUMBNAIL_FOLDER,
+  unreadableMarkerOf,
 } from '../../../src/report/thumbnails.js';
 import { renderPng } from '../../../src/simulator/media.js';
 import { renderMp4 } from '../../../src/simulator/video.js';
@@ -61,6 +62,44 @@ describe('thumbnails', () => {
     await writeFile(join(dir, 'broken.png'), 'not a png');
     expect(await makeThumbnail(dir, join(dir, 'broken.png'), 'a'.repeat(64))).toBeUndefined();
     expect(await readdir(join(dir, THUMBNAIL_FOLDER))).toEqual([]);
+  });
+
+  it('remembers an image it cannot read by its hash: the next report does not read it again', async () => {
+    const broken = Buffer.from('\x89PNG\r\n\x1a\n not the rest of a png');
+    const path = join(dir, 'broken.png');
+    await writeFile(path, broken);
+    const entries: ReportEntry[] = [
+      {
+        id: 'broken',
+        kind: 'image',
+        model: 'm',
+        params: {},
+        matrix: {},
+        status: 'done',
+        attempts: 1,
+        credits: 1,
+        files: [{ index: 1, url: 'u', path, sha256: sha(broken), mediaType: 'image' }],
+      },
+    ];
+    expect(await makeMissingThumbnails(entries, dir)).toEqual({ made: 0, unreadable: 1, failed: 0 });
+    expect(await readdir(join(dir, THUMBNAIL_FOLDER))).toEqual([unreadableMarkerOf(sha(broken))]);
+    // Were the file read again, these bytes (a good image) would give a thumbnail: none is made.
+    await writeFile(path, await readFile((await bigImage('good.png')).path));
+    expect(await makeMissingThumbnails(entries, dir)).toEqual({ made: 0, unreadable: 1, failed: 0 });
+    expect(await readdir(join(dir, THUMBNAIL_FOLDER))).toEqual([unreadableMarkerOf(sha(broken))]);
+  });
+
+  it('on download, marks an image it cannot read', async () => {
+    const broken = Buffer.from('GIF89a but nothing more');
+    await writeFile(join(dir, 'odd.png'), broken);
+    await thumbnailOnDownload(dir)({
+      id: 'odd',
+      kind: 'image',
+      file: join(dir, 'odd.png'),
+      key: 'odd.png',
+      sha256: sha(broken),
+    });
+    expect(await readdir(join(dir, THUMBNAIL_FOLDER))).toEqual([unreadableMarkerOf(sha(broken))]);
   });
 
   it('refuses a thumbnails folder that is a symbolic link, and replaces a link at its name without following it', async () => {
