@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src/simulator/index.js';
@@ -8,6 +8,9 @@ import { pgAvailable, usePgCluster } from '../pg-cluster.js';
 import { useS3Server } from '../s3-server.js';
 import { simulatorEnv, writeApplyWorkspace } from './apply-fixtures.js';
 import { runCli, startCli } from './run-cli.js';
+
+/** An object the test keeps under the run's prefix (see `keepFolder`). */
+const KEEP = '.s3rver-keeps-this-folder';
 
 /**
  * Three machines at once on one run in PostgreSQL, all with `--output s3://results/shared` (#30.3):
@@ -22,6 +25,20 @@ describe.runIf(pgAvailable())('three machines on one run write to one bucket pre
   const cluster = usePgCluster();
   const s3 = useS3Server();
 
+  async function keepFolder(key: string): Promise<void> {
+    const client = new S3Client({
+      forcePathStyle: true,
+      endpoint: s3().endpoint,
+      region: 'us-east-1',
+      credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+    });
+    try {
+      await client.send(new PutObjectCommand({ Bucket: s3().bucket, Key: key, Body: 'kept\n' }));
+    } finally {
+      client.destroy();
+    }
+  }
+
   it('every result exactly once in the bucket, bytes equal the service', { timeout: 180_000 }, async () => {
     const simulator = await startSimulator({
       timeScale: TIME_SCALE,
@@ -32,6 +49,11 @@ describe.runIf(pgAvailable())('three machines on one run write to one bucket pre
     try {
       const url = await cluster().createDatabase();
       const output = `s3://${s3().bucket}/shared`;
+      // s3rver removes a folder left empty by a DELETE while a PUT into it may be opening its file, and
+      // that PUT's stream has no error listener: three machines' write probes (PUT, DELETE) under
+      // `shared/` at once crashed this test process with ENOENT. A kept object holds the folder; a real
+      // store has no folders to remove.
+      await keepFolder(`shared/${KEEP}`);
       const machines = await Promise.all(
         ['m1', 'm2', 'm3'].map(async (name) => ({
           name,
@@ -87,7 +109,7 @@ describe.runIf(pgAvailable())('three machines on one run write to one bucket pre
         const media = (listed.Contents ?? [])
           .map((object) => object.Key ?? '')
           .filter((key) => !/\/(report\.html|results\.(json|csv))$/.test(key))
-          .filter((key) => !key.startsWith('shared/thumbnails/'))
+          .filter((key) => !key.startsWith('shared/thumbnails/') && key !== `shared/${KEEP}`)
           .sort();
         // Exactly once: one object per recorded result, no other (besides the page's thumbnails).
         expect(media).toEqual(recorded.map((file) => `shared/${file.file}`).sort());
