@@ -28,29 +28,22 @@ export async function watchBalance(
   jobs: ReadonlyMap<string, JobState>,
   othersSpent?: () => Promise<number>,
 ): Promise<BalanceWatch> {
+  const readAvailable = () => readOrUndefined(async () => (await client.getBalance()).availableCredit);
   let spentBefore = 0;
   for (const job of jobs.values()) spentBefore += sumBudgetedCredits(job);
-  const before = await readAvailable(client);
+  const before = await readAvailable();
   return {
     async check(spentTotal) {
       if (before === undefined) return undefined;
-      const after = await readAvailable(client);
+      const after = await readAvailable();
       if (after === undefined) return undefined;
       // Other machines on the run pay from the same account meanwhile: what they spent is the run's
       // spending too, not a sign that the service charged more than it said.
-      const others = othersSpent === undefined ? 0 : await readOthersSpent(othersSpent);
+      const others = othersSpent === undefined ? 0 : await readOrUndefined(othersSpent);
       if (others === undefined) return undefined;
       return describeBalanceDrop({ before, after, counted: spentTotal - spentBefore + others });
     },
   };
-}
-
-async function readOthersSpent(othersSpent: () => Promise<number>): Promise<number | undefined> {
-  try {
-    return await othersSpent();
-  } catch {
-    return undefined;
-  }
 }
 
 /**
@@ -69,9 +62,10 @@ export function describeBalanceDrop(figures: {
   return `The available credit fell by ${formatCredits(fell)} credits during this apply (from ${formatCredits(before)} to ${formatCredits(after)}), more than the ${formatCredits(counted)} credits it counted: the service may charge more than its answers report, or the account was used meanwhile (another tool or person). Compare the account's usage with \`runner status\` before running more.`;
 }
 
-async function readAvailable(client: Pick<ServiceClient, 'getBalance'>): Promise<number | undefined> {
+/** A figure the watch reads, or `undefined` when it cannot be read: the watch then stays silent. */
+async function readOrUndefined(read: () => Promise<number>): Promise<number | undefined> {
   try {
-    return (await client.getBalance()).availableCredit;
+    return await read();
   } catch {
     return undefined;
   }
