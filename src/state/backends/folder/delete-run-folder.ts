@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { readdir, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { RunnerError } from '../../../errors.js';
-import { syncDirectory } from './journal.js';
+import { syncDirectory } from './sync-directory.js';
 import { summarizeReplay } from '../../run-summary.js';
 import { locateRunState } from './locate-run-state.js';
 import { checkJournalIdentity } from '../../journal-identity.js';

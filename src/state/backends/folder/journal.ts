@@ -7,6 +7,7 @@ import { capRecordStrings, JOURNAL_VERSION, MAX_LINE_BYTES } from '../../journal
 import type { JournalIdentity } from '../../journal-identity.js';
 import type { JournalWriter, LateEntry } from '../../journal-writer.js';
 import { appendLateRecord } from './late-records.js';
+import { syncDirectory } from './sync-directory.js';
 import type { JournalEntry, JournalHeaderRecord, JournalRecord } from '../../records.js';
 import type { JournalPosition } from '../../snapshot-format.js';
 
@@ -148,20 +149,6 @@ export async function openJournal(
       await handle.close();
     },
   };
-}
-
-/** Makes a new journal's directory entry durable too (best effort: not every platform can fsync a directory). */
-export async function syncDirectory(dir: string): Promise<void> {
-  try {
-    const handle = await open(dir, 'r');
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-  } catch {
-    // Windows cannot open a directory; the file's own fsyncs still hold.
-  }
 }
 
 /** Cuts an unterminated, unparsable last line; terminates a parsable one. */

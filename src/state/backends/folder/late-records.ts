@@ -1,4 +1,4 @@
-import { open, readFile } from 'node:fs/promises';
+import { open, readFile, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { checkRecordFields, checkRecordPlace, LATE_DUPLICATE } from '../../check-record.js';
 import type { JobState } from '../../job-state.js';
@@ -6,6 +6,7 @@ import { MAX_LINE_BYTES } from '../../journal-format.js';
 import type { JournalWriter, LateEntry } from '../../journal-writer.js';
 import type { JournalRecord } from '../../records.js';
 import { applyJournalRecord, parseJournalLine } from '../../replay.js';
+import { syncDirectory } from './sync-directory.js';
 
 /**
  * A run folder's late records (#31.9 on the folder): what a runner learned after its lock was taken
@@ -16,8 +17,19 @@ import { applyJournalRecord, parseJournalLine } from '../../replay.js';
  */
 export const LATE_FILE = 'late.jsonl';
 
+/**
+ * Late records that no longer fit their job, set aside by the holder that passed them over (and
+ * warned once): kept for a person to read, and skipped in `late.jsonl` from then on. `late.jsonl`
+ * itself is never rewritten: a runner whose lock was taken over may be appending to it right now.
+ */
+export const REJECTED_LATE_FILE = 'late.rejected.jsonl';
+
 export function latePathFor(journalPath: string): string {
   return join(dirname(journalPath), LATE_FILE);
+}
+
+export function rejectedLatePathFor(journalPath: string): string {
+  return join(dirname(journalPath), REJECTED_LATE_FILE);
 }
 
 /** Appends one late record and makes it durable. The file is append-only: several writers may add to it. */
@@ -42,21 +54,52 @@ export async function appendLateRecord(
  * mid-line) is skipped: it was never acted on by anyone.
  */
 export async function readLateRecords(journalPath: string): Promise<LateEntry[]> {
-  let text: string;
-  try {
-    text = await readFile(latePathFor(journalPath), 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw error;
-  }
-  const records: LateEntry[] = [];
+  return (await readLateLines(journalPath)).map((late) => late.record);
+}
+
+/** {@link readLateRecords} with each record's line, less the lines set aside as no longer fitting. */
+async function readLateLines(journalPath: string): Promise<{ line: string; record: LateEntry }[]> {
+  const text = await readIfThere(latePathFor(journalPath));
+  if (text === '') return [];
+  const rejected = new Set((await readIfThere(rejectedLatePathFor(journalPath))).split('\n'));
+  const records: { line: string; record: LateEntry }[] = [];
   for (const line of text.split('\n')) {
-    if (line.trim() === '' || Buffer.byteLength(line, 'utf8') > MAX_LINE_BYTES) continue;
+    if (line.trim() === '' || Buffer.byteLength(line, 'utf8') > MAX_LINE_BYTES || rejected.has(line))
+      continue;
     const record = parseJournalLine(line);
     if (record === undefined || !isLate(record) || checkRecordFields(record) !== undefined) continue;
-    records.push(record);
+    records.push({ line, record });
   }
   return records;
+}
+
+async function readIfThere(path: string): Promise<string> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return '';
+    throw error;
+  }
+}
+
+/**
+ * Sets a late line aside as no longer fitting (appended to `late.rejected.jsonl`, fsynced, with its
+ * folder entry when the file is new), so the warning about it is given once.
+ */
+async function setAsideLateLine(journalPath: string, line: string): Promise<void> {
+  const path = rejectedLatePathFor(journalPath);
+  const isNew = await stat(path).then(
+    () => false,
+    () => true,
+  );
+  const handle = await open(path, 'a', 0o600);
+  try {
+    await handle.appendFile(`${line}\n`, 'utf8');
+    await handle.datasync();
+  } finally {
+    await handle.close();
+  }
+  if (isNew) await syncDirectory(dirname(path));
 }
 
 function isLate(record: JournalRecord): record is JournalRecord & LateEntry {
@@ -68,7 +111,10 @@ function isLate(record: JournalRecord): record is JournalRecord & LateEntry {
  * still waits for an answer, or was called uncertain) is applied, and, with `journal` (the lock's
  * holder), appended to the journal first, so every later replay finds it in its place; one the
  * journal already holds is passed over silently; one that no longer fits is passed over with a
- * warning. Returns the warnings and how many records were adopted.
+ * warning and, with `journal`, set aside in `late.rejected.jsonl`, so the warning is given once.
+ * Without the lock (`status`) nothing is set aside: the journal read may be a moment behind the
+ * late file (an intent written after the journal was read), so a record may only seem not to fit.
+ * Returns the warnings and how many records were adopted.
  */
 export async function adoptLateRecords(
   journalPath: string,
@@ -77,12 +123,13 @@ export async function adoptLateRecords(
 ): Promise<{ adopted: number; warnings: string[] }> {
   const warnings: string[] = [];
   let adopted = 0;
-  for (const record of await readLateRecords(journalPath)) {
+  for (const { line, record } of await readLateLines(journalPath)) {
     const place = checkRecordPlace(jobs, record as JournalRecord);
     if (place === LATE_DUPLICATE) continue;
     if (place !== undefined) {
+      if (journal !== undefined) await setAsideLateLine(journalPath, line);
       warnings.push(
-        `Passed over a late "${record.type}" record of job ${record.id} in ${latePathFor(journalPath)}, from a runner whose lock was taken over, which no longer fits: ${place}.`,
+        `Passed over a late "${record.type}" record of job ${record.id} in ${latePathFor(journalPath)}, from a runner whose lock was taken over, which no longer fits: ${place}.${journal === undefined ? ' The next apply sets it aside.' : ` Set aside in ${rejectedLatePathFor(journalPath)} for you to read; not shown again.`}`,
       );
       continue;
     }

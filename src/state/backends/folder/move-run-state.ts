@@ -1,6 +1,6 @@
 import { open, stat } from 'node:fs/promises';
 import { RunnerError } from '../../../errors.js';
-import { syncDirectory } from './journal.js';
+import { syncDirectory } from './sync-directory.js';
 import { acquireLock } from './lock.js';
 import { locateRunState } from './locate-run-state.js';
 import { readMovedMark, removeMovedMark, setAsidePushedCopy, writeMovedMark } from './moved-run.js';

@@ -1,6 +1,6 @@
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { syncDirectory } from './journal.js';
+import { syncDirectory } from './sync-directory.js';
 import { SNAPSHOT_FILE } from '../../snapshot-format.js';
 import { journalPathFor } from './journal.js';
 

@@ -8,7 +8,7 @@ import { SNAPSHOT_FILE, SnapshotProblem, type PrefixCheck } from '../../snapshot
 import { SnapshotFile } from '../../stored-job.js';
 import { serializeSnapshot, type SnapshotContent } from '../../write-snapshot.js';
 import { isSamePrefix, readPrefixCheck } from './journal-prefix.js';
-import { syncDirectory } from './journal.js';
+import { syncDirectory } from './sync-directory.js';
 
 /*
  * The folder's snapshot file, `snapshot.jsonl` beside the run's journal: its bytes are made and read
