@@ -1,7 +1,7 @@
 import { appendFile, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { PRIVATE_FILE_MODE } from '../file-modes.js';
-import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { ExecutionSummary } from '../execute/events.js';
 import type { AdviceCommands } from '../execute/job-advice.js';
 import type { LoadedManifest } from '../manifest/types.js';
@@ -18,9 +18,11 @@ import {
 } from '../report/report-data.js';
 import { mayMakeGridImages } from '../report/grid-image.js';
 import { stageStoreThumbnails } from '../report/store-thumbnails.js';
-import type { ThumbnailLookup } from '../report/thumbnails.js';
+import { THUMBNAIL_FOLDER, type ThumbnailLookup } from '../report/thumbnails.js';
 import { createFolderResultsStore } from '../results/backends/folder/folder-results-store.js';
 import { createResultFiles } from '../results/result-files.js';
+import { formatBytes } from '../service/http.js';
+import { writeFolderPage } from './folder-page.js';
 import type { ResultsStore } from '../results/results-store.js';
 import { viewJobState } from '../state/stored-job.js';
 import { writeReportFiles, type ReportFiles } from '../report/write-report-files.js';
@@ -28,6 +30,11 @@ import type { JobState } from '../state/job-state.js';
 import type { CommandContext } from './context.js';
 import { describeSystemError } from './system-errors.js';
 import { describeOutput, isS3Output } from './output-location.js';
+
+/** The files an apply wrote, and the results it copied beside a page of this machine (a bucket's). */
+export interface ApplyFiles extends ReportFiles {
+  copiedHere?: { copied: number; bytes: number; into: string };
+}
 
 /**
  * The end of an apply: results index, HTML report, `--junit` XML and the GitHub step summary, all from
@@ -57,7 +64,7 @@ export async function writeApplyOutputs(
     /** A bucket output's store: the files are written in a temporary folder, then put there (#30.3). */
     bucket?: ResultsStore;
   },
-): Promise<ReportFiles> {
+): Promise<ApplyFiles> {
   const { bucket } = run;
   const { files, data } =
     bucket === undefined
@@ -89,7 +96,7 @@ async function writeToBucket(
   options: Parameters<typeof writeApplyOutputs>[1],
   run: Parameters<typeof writeApplyOutputs>[2],
   bucket: ResultsStore,
-): Promise<{ files: ReportFiles; data: ReportData }> {
+): Promise<{ files: ApplyFiles; data: ReportData }> {
   // The page links each result by its path relative to the page: from a folder laid out as the bucket
   // prefix is, that is the result's key, so the prefix can be served as a static site as it is.
   const staging = await mkdtemp(join(tmpdir(), 'runner-bucket-files-'));
@@ -103,6 +110,9 @@ async function writeToBucket(
         ? file.slice(run.outputDir.length + 1)
         : undefined;
     const pageKey = inBucket(reportFile);
+    // A page named as a file of this machine (`--report FILE`, the manifest's `report:`) is a review of
+    // this machine, as `runner report --out DIR` writes one: the results are copied beside it.
+    const localPage = pageKey === undefined ? reportFile : undefined;
     // The page's thumbnails are in the bucket beside the results: those the bucket lacks are made
     // there (one listing, not a HEAD per result); the page links them by key. A thumbnail that cannot
     // be made is not worth failing the run for: the page shows that result itself.
@@ -114,16 +124,48 @@ async function writeToBucket(
       ).lookup;
     const { files, data } = await writeApplyFiles(
       ctx,
-      {
-        ...options,
-        ...(pageKey === undefined ? {} : { report: join(staging, ...pageKey.split('/')) }),
-      },
+      { ...options, report: pageKey === undefined ? false : join(staging, ...pageKey.split('/')) },
       { ...run, outputDir: staging },
       pageKey === undefined ? undefined : thumbnails,
     );
-    return { files: await putStagedFiles(bucket, staging, run.outputDir, files), data };
+    const moved = await putStagedFiles(bucket, staging, run.outputDir, files);
+    if (localPage !== undefined) await writeLocalPage(run, bucket, localPage, moved);
+    return { files: moved, data };
   } finally {
     await rm(staging, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The page of a bucket output written as a file of this machine (`--report FILE`), with every result
+ * the bucket holds as recorded copied beside it and the thumbnails and grid image made there: the page
+ * opened from disk shows every image and link (they pointed into the deleted staging folder, #30).
+ * What cannot be copied or written is a failure of the page, as a page that cannot be written.
+ */
+async function writeLocalPage(
+  run: Parameters<typeof writeApplyOutputs>[2],
+  bucket: ResultsStore,
+  file: string,
+  files: ApplyFiles,
+): Promise<void> {
+  const dir = dirname(file);
+  const here = resultsHereAfterApply({ ...run, outputDir: dir, bucket });
+  try {
+    const written = await writeFolderPage(
+      reportDataOf(run, here),
+      { file, dir },
+      {
+        from: createResultFiles(bucket, run.recordedOutputDir),
+        state: run.state,
+        missing: here.missing,
+      },
+    );
+    files.report = file;
+    if (written.copied !== undefined) files.copiedHere = { ...written.copied, into: dir };
+    if (written.gridError !== undefined)
+      files.failures.push({ file: join(dir, THUMBNAIL_FOLDER), message: written.gridError });
+  } catch (error) {
+    files.failures.push({ file, message: errorText(error) });
   }
 }
 
@@ -184,17 +226,7 @@ async function writeApplyFiles(
   /** The page's thumbnails when not those of the output folder (a bucket's, made beside its results). */
   thumbnailsOf?: (data: ReportData) => Promise<ThumbnailLookup>,
 ): Promise<{ files: ReportFiles; data: ReportData }> {
-  const data = buildReportData({
-    pipeline: run.plan.pipeline,
-    runId: run.runId,
-    manifestFile: run.plan.manifestFile,
-    jobs: run.reportJobs ?? reportJobsOf(run.plan.jobs),
-    state: run.state,
-    now: new Date(),
-    here: resultsHereAfterApply(run),
-    ...(run.adviceCommands === undefined ? {} : { commands: run.adviceCommands }),
-    ...(run.runCommands === undefined ? {} : { runCommands: run.runCommands }),
-  });
+  const data = reportDataOf(run, resultsHereAfterApply(run));
   const { manifest, dir: manifestDir } = run.loaded;
   const resultsDir = run.outputDir;
   const { junit } = options;
@@ -212,6 +244,21 @@ async function writeApplyFiles(
     (Date.now() - run.startedAt) / 1000,
   );
   return { files, data };
+}
+
+/** The report's data of the run as the executor ended it, its results where `here` says. */
+function reportDataOf(run: Parameters<typeof writeApplyOutputs>[2], here: ResultsHere): ReportData {
+  return buildReportData({
+    pipeline: run.plan.pipeline,
+    runId: run.runId,
+    manifestFile: run.plan.manifestFile,
+    jobs: run.reportJobs ?? reportJobsOf(run.plan.jobs),
+    state: run.state,
+    now: new Date(),
+    here,
+    ...(run.adviceCommands === undefined ? {} : { commands: run.adviceCommands }),
+    ...(run.runCommands === undefined ? {} : { runCommands: run.runCommands }),
+  });
 }
 
 /**
@@ -279,7 +326,7 @@ export async function reportApplyOutputs(
     const near = relative(ctx.cwd, file);
     return near.startsWith('..') || isAbsolute(near) ? file : near;
   };
-  let files: ReportFiles;
+  let files: ApplyFiles;
   try {
     files = await writeApplyOutputs(ctx, options, run);
   } catch (error) {
@@ -296,6 +343,11 @@ export async function reportApplyOutputs(
       ? [`Results index: ${show(files.resultsJson)} (and results.csv)`]
       : []),
     ...(files.junit === undefined ? [] : [`JUnit: ${show(files.junit)}`]),
+    ...(files.copiedHere === undefined
+      ? []
+      : [
+          `Copied ${files.copiedHere.copied} result(s) (${formatBytes(files.copiedHere.bytes)}) from ${show(run.outputDir)} into ${show(files.copiedHere.into)}, beside the page, for an offline review.`,
+        ]),
     ...(files.report === undefined ? [] : [`Report: ${show(files.report)}`]),
     ...files.failures.map((failure) => `error: could not write ${show(failure.file)}: ${failure.message}`),
   ];

@@ -3,7 +3,6 @@ import { renderReportHtmlPieces } from '../report/render-html.js';
 import { mayMakeGridImages, writeGridImages } from '../report/grid-image.js';
 import { stageStoreThumbnails } from '../report/store-thumbnails.js';
 import { buildReportData } from '../report/report-data.js';
-import { makeMissingThumbnails, readThumbnails } from '../report/thumbnails.js';
 import { writeWholeInPieces } from '../report/write-report-files.js';
 import { createFolderResultsStore } from '../results/backends/folder/folder-results-store.js';
 import { createResultFiles } from '../results/result-files.js';
@@ -14,7 +13,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { resolveOutputDir } from './apply-options.js';
 import { formatBytes } from '../service/http.js';
-import { copyResultsHere } from './copy-results-here.js';
+import { writeFolderPage } from './folder-page.js';
 import { findResultsHere } from './results-here.js';
 import type { CommandContext } from './context.js';
 import type { Outcome } from './outcome.js';
@@ -90,17 +89,6 @@ export async function runReport(
             ...found.here,
             pathOf: (recordedFile: string) => join(pageDir, ...results.keyOf(recordedFile).split('/')),
           };
-    if (offline) {
-      const copied = await copyResultsHere(
-        results,
-        createFolderResultsStore(pageDir),
-        run.state,
-        found.here.missing,
-      );
-      ctx.output.err(
-        `Copied ${copied.copied} result(s) (${formatBytes(copied.bytes)}) from ${resultsDir} into ${pageDir} for an offline review.`,
-      );
-    }
     if (missingCount > 0) {
       ctx.output.err(
         `${ctx.output.style.yellow('warning')} ${missingCount} result(s) the state records as saved are not in ${resultsDir}: the page says why for each; \`runner apply --download-only\` fetches them again while their links live.`,
@@ -123,30 +111,31 @@ export async function runReport(
       // What the page tells its reviewer to run next, with this run's flags (#33.3).
       runCommands: reportCommands(manifestFile, options.repeat, ctx.global),
     });
-    // Results downloaded before the runner made thumbnails get theirs now: in the folder, or in the
-    // bucket beside the results (listed once; those it holds are not put again).
-    const inBucket = staging !== undefined && !offline;
-    const staged = inBucket
-      ? await stageStoreThumbnails(data.entries, store, staging, { stageAll: mayMakeGridImages(data) })
-      : undefined;
-    const made = staged ?? (await makeMissingThumbnails(data.entries, pageDir));
-    if (made.firstError !== undefined) {
+    const warnThumbnails = (failed: number, firstError: string | undefined) => {
+      if (firstError === undefined) return;
       ctx.output.err(
-        `${ctx.output.style.yellow('warning')} ${made.failed} thumbnail(s) could not be written (${made.firstError}): the page shows those files full size.`,
+        `${ctx.output.style.yellow('warning')} ${failed} thumbnail(s) could not be written (${firstError}): the page shows those files full size.`,
       );
-    }
-    const thumbnails = staged?.lookup ?? (await readThumbnails(pageDir));
-    const gridImages = await writeGridImages(data, pageDir, thumbnails).catch((error: unknown) => {
+    };
+    const warnGrid = (message: string) =>
       ctx.output.err(
-        `${ctx.output.style.yellow('warning')} the grid image could not be written: ${error instanceof Error ? error.message : String(error)}.`,
+        `${ctx.output.style.yellow('warning')} the grid image could not be written: ${message}.`,
       );
-      return [];
-    });
-    await writeWholeInPieces(
-      file,
-      renderReportHtmlPieces({ ...data, gridImages }, dirname(file), thumbnails),
-    );
-    if (inBucket) {
+    if (staging !== undefined && !offline) {
+      // Results stored before the runner made thumbnails get theirs now, in the bucket beside the
+      // results (listed once; those it holds are not put again).
+      const staged = await stageStoreThumbnails(data.entries, store, staging, {
+        stageAll: mayMakeGridImages(data),
+      });
+      warnThumbnails(staged.failed, staged.firstError);
+      const gridImages = await writeGridImages(data, staging, staged.lookup).catch((error: unknown) => {
+        warnGrid(error instanceof Error ? error.message : String(error));
+        return [];
+      });
+      await writeWholeInPieces(
+        file,
+        renderReportHtmlPieces({ ...data, gridImages }, dirname(file), staged.lookup),
+      );
       for (const image of gridImages) {
         const key = relative(staging, image.file).split(sep).join('/');
         await store.writeWhole(key, await readFile(image.file), 'image/png');
@@ -155,6 +144,20 @@ export async function runReport(
       ctx.output.out(`Report: ${resultsDir}/report.html`);
       return 'done';
     }
+    // A folder of this machine: the run's output folder, or for a bucket the page's own folder, into
+    // which the results are copied first for a review that works offline.
+    const written = await writeFolderPage(
+      data,
+      { file, dir: pageDir },
+      offline ? { from: results, state: run.state, missing: found.here.missing } : undefined,
+    );
+    if (written.copied !== undefined) {
+      ctx.output.err(
+        `Copied ${written.copied.copied} result(s) (${formatBytes(written.copied.bytes)}) from ${resultsDir} into ${pageDir} for an offline review.`,
+      );
+    }
+    warnThumbnails(written.thumbnailsFailed, written.firstThumbnailError);
+    if (written.gridError !== undefined) warnGrid(written.gridError);
     const near = relative(ctx.cwd, file);
     ctx.output.out(`Report: ${near.startsWith('..') || isAbsolute(near) ? file : near}`);
     return 'done';
