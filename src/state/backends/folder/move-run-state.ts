@@ -17,7 +17,8 @@ export type MoveAddress = Omit<RunAddress, 'stateUrl'> & { stateUrl: string };
 /**
  * `runner state push`: copies a run's journal from its folder into the database, record for record
  * and in order, under the folder's lock and the database lease (no apply writes to either meanwhile).
- * The folder is left as it was. Returns how many records were copied.
+ * The folder is left as it was. Returns how many records the database holds for the run now (late
+ * answers a pull left behind there included: `importRunRecords`).
  */
 export async function pushRunState(where: MoveAddress): Promise<number> {
   const { stateUrl, ...folder } = where;
@@ -38,10 +39,11 @@ export async function pushRunState(where: MoveAddress): Promise<number> {
     }
     const { importRunRecords } = await import('../postgres/run-records.js');
     const { parseStateUrl } = await import('../postgres/state-url.js');
-    await importRunRecords(stateUrl, where, records);
+    // Late answers waiting beside the journal were adopted into it when it was opened, so they go too.
+    const stored = await importRunRecords(stateUrl, where, records);
     // Under the folder's lock still: from now on, applying the folder's copy is refused (#31.11).
     await writeMovedMark(state.dir, { to: parseStateUrl(stateUrl).display, at: new Date().toISOString() });
-    return records.length;
+    return stored;
   } finally {
     await state.close();
   }

@@ -24,15 +24,16 @@ export interface LeaseView {
  * Copies a run's journal lines (the JSON records, oldest first) into the database, under the run's
  * lease, in one transaction: all of them or none, fenced by the lease (#31.11). Refuses a run that
  * already has records there, unless it was pulled into a folder (`state pull` marked it moved): then
- * the records left behind are replaced by the folder's, and the mark is cleared.
+ * the records left behind are replaced by the folder's (but for late answers stored there after the
+ * pull, carried over), and the mark is cleared. Returns how many records the database holds now.
  */
 export async function importRunRecords(
   stateUrl: string,
   run: RunKey,
   records: readonly string[],
   options: { ttlMs?: number } = {},
-): Promise<void> {
-  await withLeasedRun(stateUrl, run, options, async (client, lease) => {
+): Promise<number> {
+  return withLeasedRun(stateUrl, run, options, async (client, lease) => {
     await client.query('BEGIN');
     try {
       const { rows } = await client.query<{ n: string; moved: boolean }>(
@@ -49,7 +50,19 @@ export async function importRunRecords(
           { hint: 'Push a run into the database once, before applying it there; or pick another --run id.' },
         );
       }
+      let copied = records;
       if (existing > 0) {
+        // A late answer stored in the copy a pull left behind (its sender's lease ended while its
+        // create was out, and the answer came after the pull) is in no folder: carried over after the
+        // folder's records, where a replay applies it with the usual checks (#31.9), never dropped.
+        const pulled = new Set(records);
+        const { rows: late } = await client.query<[string]>({
+          text: `SELECT record FROM runner_records
+                  WHERE pipeline = $1 AND run_id = $2 AND record::jsonb ->> 'late' = 'true' ORDER BY seq`,
+          values: [run.pipeline, run.runId],
+          rowMode: 'array',
+        });
+        copied = [...records, ...late.map(([record]) => record).filter((record) => !pulled.has(record))];
         // The copy a pull left behind: the folder's records, which went on from it, take its place.
         for (const table of [
           'runner_snapshot_parts',
@@ -63,7 +76,7 @@ export async function importRunRecords(
           ]);
         }
       }
-      for (let start = 0; start < records.length; start += BATCH) {
+      for (let start = 0; start < copied.length; start += BATCH) {
         await client.query(
           `INSERT INTO runner_records (pipeline, run_id, record, lease_token, holder, job_id)
            SELECT $1, $2, t.record, $3, $4, t.job_id
@@ -73,8 +86,8 @@ export async function importRunRecords(
             run.runId,
             lease.token,
             lease.holder,
-            records.slice(start, start + BATCH),
-            records.slice(start, start + BATCH).map(jobIdOf),
+            copied.slice(start, start + BATCH),
+            copied.slice(start, start + BATCH).map(jobIdOf),
           ],
         );
       }
@@ -84,6 +97,7 @@ export async function importRunRecords(
       );
       await assertLeaseLive(client, stateUrl, run, lease.token);
       await client.query('COMMIT');
+      return copied.length;
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
       throw error;
