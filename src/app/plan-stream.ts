@@ -1,6 +1,7 @@
 import { createFileInfoReader } from '../catalog/read-file-info.js';
 import { loadCatalog } from '../catalog/load-catalog.js';
-import { replayJobs, streamJobs, type ExpandContext } from '../manifest/expand-jobs.js';
+import { streamJobs, type ExpandContext } from '../manifest/expand-jobs.js';
+import { replayJobs } from '../manifest/replay-jobs.js';
 import { loadManifest } from '../manifest/load-manifest.js';
 import type { ValidationIssue } from '../manifest/types.js';
 import type { CostReportView } from '../plan/job-table.js';

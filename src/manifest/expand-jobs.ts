@@ -1,11 +1,10 @@
 import { findUnsafeIdReason } from './check-job-id.js';
 import { checkJobCount, DEFAULT_MAX_JOBS } from './check-job-count.js';
-import { compileValue, renderValue, type ValueNode } from './compile-value.js';
+import { renderValue } from './compile-value.js';
+import { compileSpec, createResolver, knownNames, locateIn, type RenderingJob } from './compile-spec.js';
 import {
-  getMatrixAxes,
+  countMatrixUpperBound,
   iterateMatrix,
-  lookupMatrixName,
-  matrixValueText,
   type IndexedCombination,
   type MatrixCombination,
 } from './expand-matrix.js';
@@ -21,9 +20,7 @@ import {
 import { REDACTED } from '../redacted.js';
 import { resolveVars, type VarOverride, type VarValue } from './resolve-vars.js';
 import { checkReservedNames, describeMissingName } from './template-names.js';
-import type { CompiledTemplate, ResolveName } from './template.js';
-import { formatYamlPath } from './yaml-path.js';
-import type { JobKind } from '../kinds/types.js';
+import type { CompiledTemplate } from './template.js';
 import type {
   ExpandedJob,
   JobSpec,
@@ -33,8 +30,6 @@ import type {
   YamlPath,
 } from './types.js';
 
-/** The kind of a job that names none, and whose manifest `defaults` name none either. */
-export const DEFAULT_JOB_KIND: JobKind = 'image';
 /** Longest prompt accepted, after templates are rendered. */
 export const MAX_PROMPT_LENGTH = 32_000;
 
@@ -88,16 +83,11 @@ export interface JobStream {
  * next one, so a 1,000,000-job matrix costs one job at a time plus the small {@link JobIndex}. The
  * same jobs and issues, in the same order, as `expandJobs`.
  */
-export function streamJobs(
-  loaded: LoadedManifest,
-  context: ExpandContext,
-  /** `false`: index no job (see {@link replayJobs}); the index then stays empty. @default true */
-  indexJobs = true,
-): JobStream {
+export function streamJobs(loaded: LoadedManifest, context: ExpandContext): JobStream {
   const { manifest } = loaded;
   const maxJobs = context.maxJobs ?? manifest.maxJobs ?? DEFAULT_MAX_JOBS;
   const issues = [...checkReservedNames(loaded), ...checkJobCount(loaded, maxJobs)];
-  const ids = createJobIndex(loaded);
+  const ids = createJobIndex(loaded, Math.min(maxJobs, countJobsAtMost(loaded)));
   // A matrix that explodes is not expanded whole, but its other mistakes are still reported at once
   // (#33.10): each entry expands a sample of its first combinations, at most maxJobs jobs in all, so
   // the templates, ids and (in stage two) the catalog's checks still see every entry.
@@ -123,18 +113,10 @@ export function streamJobs(
         specIndex,
         { ...context, vars: resolved.vars, ...(sampleSize === undefined ? {} : { sampleSize }) },
         issues,
-        (id, values) => {
-          if (indexJobs) ids.noteUnexpanded(id, specIndex, values);
-        },
+        (id, values) => ids.noteUnexpanded(id, specIndex, values),
       );
       for (const { job, rawIndex, combination } of expanded) {
-        if (indexJobs)
-          ids.add(
-            job.id,
-            specIndex,
-            rawIndex,
-            job.matrixValues === combination ? undefined : job.matrixValues,
-          );
+        ids.add(job.id, specIndex, rawIndex, job.matrixValues === combination ? undefined : job.matrixValues);
         yield job;
       }
     }
@@ -142,26 +124,6 @@ export function streamJobs(
     for (const issue of ids.reportIds()) issues.push(issue);
   }
   return { jobs: generate(), issues, index: ids.index };
-}
-
-/**
- * The jobs {@link streamJobs} yields for the same manifest and context, again and in the same order
- * (expansion is deterministic), without indexing them: a plan that keeps no prompt reads them back
- * from here while it writes its report, at the cost of expanding the manifest twice.
- */
-export function replayJobs(loaded: LoadedManifest, context: ExpandContext): Iterable<ExpandedJob> {
-  return { [Symbol.iterator]: () => streamJobs(loaded, context, false).jobs };
-}
-
-/** A job entry with its templates compiled, ready to render once per matrix combination. */
-interface CompiledSpec {
-  kind: JobKind;
-  modelSource: string;
-  origins: ExpandedJob['origins'];
-  id: ValueNode;
-  model: ValueNode;
-  prompt: ValueNode | undefined;
-  params: [string, ValueNode][];
 }
 
 /** A job as {@link expandSpec} yields it, with the matrix combination it came from. */
@@ -219,38 +181,40 @@ function* expandSpec(
     if (group) group.count++;
     else grouped.set(key, { issue, count: 1 });
   };
+  // One resolver and one missing-name reporter per entry, reading the job being rendered: two
+  // closures per matrix combination were a part of planning 1,000,000 jobs' garbage.
+  const current: RenderingJob = { combination: {}, index: -1, model: compiled.modelSource };
+  let failed = false;
+  let renderedId: string | undefined;
+  const resolve = createResolver(current, context.vars, context.env, context.date, compiled.kind);
+  const onMissing = (path: YamlPath, names: readonly string[], template: CompiledTemplate): void => {
+    failed = true;
+    const { combination } = current;
+    for (const name of names) {
+      const key = `${path.join('\u0000')}\u0000${name}`;
+      if (reported.has(key)) continue;
+      reported.add(key);
+      const offset = template.parts.find((part) => typeof part !== 'string' && part.name === name);
+      const at = (p: YamlPath): SourceLocation =>
+        typeof offset === 'object' ? locateIn(loaded, p, offset.offset) : locate(p);
+      const where = { specIndex, idSource: spec.id, combination, known, locate: at };
+      issues.push(
+        describeMissingName(name, path, renderedId === undefined ? where : { ...where, jobId: renderedId }),
+      );
+    }
+  };
   let index = -1;
   for (const { combination, rawIndex } of combinations) {
     index++;
-    let failed = false;
-    let renderedModel = compiled.modelSource;
-    let renderedId: string | undefined;
-    const resolve = createResolver(
-      combination,
-      context.vars,
-      context,
-      index,
-      compiled.kind,
-      () => renderedModel,
-    );
-    const onMissing = (path: YamlPath, names: readonly string[], template: CompiledTemplate): void => {
-      failed = true;
-      for (const name of names) {
-        const key = `${path.join('\u0000')}\u0000${name}`;
-        if (reported.has(key)) continue;
-        reported.add(key);
-        const offset = template.parts.find((part) => typeof part !== 'string' && part.name === name);
-        const at = (p: YamlPath): SourceLocation =>
-          typeof offset === 'object' ? locateIn(loaded, p, offset.offset) : locate(p);
-        const where = { specIndex, idSource: spec.id, combination, known, locate: at };
-        issues.push(
-          describeMissingName(name, path, renderedId === undefined ? where : { ...where, jobId: renderedId }),
-        );
-      }
-    };
+    failed = false;
+    renderedId = undefined;
+    current.combination = combination;
+    current.index = index;
+    current.model = compiled.modelSource;
     const id = renderValue(compiled.id, resolve, onMissing) as string;
     if (!failed) renderedId = id;
-    renderedModel = renderValue(compiled.model, resolve, onMissing) as string;
+    const renderedModel = renderValue(compiled.model, resolve, onMissing) as string;
+    current.model = renderedModel;
     const prompt = compiled.prompt && (renderValue(compiled.prompt, resolve, onMissing) as string);
     const params: Record<string, unknown> = {};
     for (const [name, node] of compiled.params) params[name] = renderValue(node, resolve, onMissing);
@@ -295,8 +259,10 @@ function* expandSpec(
     };
     if (prompt !== undefined) rendered.prompt = prompt;
     // The key's value may still arrive through a var, a matrix value or a literal: never let it render.
-    const { value: job, redacted } = redactSecrets(rendered, secrets);
-    if (redacted) {
+    // Without a key to look for, no walk and no result object per job.
+    const redaction = secrets.length === 0 ? undefined : redactSecrets(rendered, secrets);
+    const job = redaction === undefined ? rendered : redaction.value;
+    if (redaction?.redacted === true) {
       reportGrouped('secret-redacted', {
         severity: 'warning',
         code: 'secret-redacted',
@@ -334,102 +300,12 @@ function* takeSome<T>(items: Iterable<T>, count: number): Generator<T, void, und
   }
 }
 
-/** Merges defaults under a job entry and compiles its templates; undefined when it cannot expand. */
-function compileSpec(
-  loaded: LoadedManifest,
-  spec: JobSpec,
-  specIndex: number,
-  issues: ValidationIssue[],
-): CompiledSpec | undefined {
-  const locate = (path: YamlPath): SourceLocation => loaded.locate(path);
-  const jobPath: YamlPath = ['jobs', specIndex];
-  const defaults = loaded.manifest.defaults ?? {};
-  const modelSource = spec.model ?? defaults.model;
-  if (modelSource === undefined) {
-    issues.push({
-      severity: 'error',
-      code: 'missing-model',
-      message: `jobs[${specIndex}] (id "${spec.id}") names no model, and defaults.model is not set`,
-      location: locate(jobPath),
-      hint: 'add model: <id> to the job or under defaults: (see `runner models`)',
-    });
-    return undefined;
-  }
-  let broken = false;
-  const onError = (path: YamlPath, message: string, offset: number): void => {
-    broken = true;
-    issues.push({
-      severity: 'error',
-      code: 'template-syntax',
-      message: `invalid template in ${formatYamlPath(path)}: ${message}`,
-      location: locateIn(loaded, path, offset),
-      hint: 'write {{ name }} to insert a variable, or \\{{ for a literal "{{"',
-    });
-  };
-  const origins: ExpandedJob['origins'] = {
-    job: jobPath,
-    model: spec.model !== undefined ? [...jobPath, 'model'] : ['defaults', 'model'],
-    params: {},
-  };
-  if (spec.prompt !== undefined) origins.prompt = [...jobPath, 'prompt'];
-  const params: [string, ValueNode][] = [];
-  const merged = { ...defaults.params, ...spec.params };
-  for (const name of Object.keys(merged)) {
-    const own = spec.params !== undefined && Object.hasOwn(spec.params, name);
-    const path: YamlPath = own ? [...jobPath, 'params', name] : ['defaults', 'params', name];
-    origins.params[name] = path;
-    params.push([name, compileValue(merged[name], path, onError)]);
-  }
-  const compiled: CompiledSpec = {
-    kind: spec.kind ?? defaults.kind ?? DEFAULT_JOB_KIND,
-    modelSource,
-    origins,
-    id: compileValue(spec.id, [...jobPath, 'id'], onError),
-    model: compileValue(modelSource, origins.model, onError),
-    prompt:
-      spec.prompt === undefined ? undefined : compileValue(spec.prompt, [...jobPath, 'prompt'], onError),
-    params,
-  };
-  return broken ? undefined : compiled;
-}
-
-/** Where character `offset` of the string at `path` is written, when the manifest can tell. */
-function locateIn(loaded: LoadedManifest, path: YamlPath, offset: number): SourceLocation {
-  return loaded.locateInValue?.(path, offset) ?? loaded.locate(path);
-}
-
-/** Names a template may use in this job entry (for did-you-mean hints). */
-function knownNames(vars: Record<string, VarValue>, spec: JobSpec): string[] {
-  const names = ['date', 'index', 'job.kind', 'job.model', ...Object.keys(vars)];
-  if (spec.matrix) {
-    names.push(...getMatrixAxes(spec.matrix).map(([name]) => name));
-    for (const entry of spec.matrix.include ?? []) names.push(...Object.keys(entry));
-  }
-  return [...new Set(names)];
-}
-
-function createResolver(
-  combination: MatrixCombination,
-  vars: Record<string, string | number | boolean> | undefined,
-  context: ExpandContext,
-  index: number,
-  kind: JobKind,
-  model: () => string,
-): ResolveName {
-  return (name) => {
-    if (name.startsWith('env.')) return context.env[name.slice(4)];
-    const fromMatrix = lookupMatrixName(combination, name);
-    if (fromMatrix !== undefined) return matrixValueText(fromMatrix);
-    switch (name) {
-      case 'date':
-        return context.date;
-      case 'index':
-        return String(index);
-      case 'job.kind':
-        return kind;
-      case 'job.model':
-        return model();
-    }
-    return vars !== undefined && Object.hasOwn(vars, name) ? String(vars[name]) : undefined;
-  };
+/** The most jobs the manifest's valid entries can give (`checkJobCount`'s count). */
+function countJobsAtMost(loaded: LoadedManifest): number {
+  let total = 0;
+  loaded.manifest.jobs.forEach((spec, index) => {
+    if (loaded.invalidJobs?.has(index) !== true)
+      total += spec.matrix ? countMatrixUpperBound(spec.matrix) : 1;
+  });
+  return total;
 }

@@ -5,13 +5,8 @@ export {
   type LoadManifestResult,
 } from './load-manifest.js';
 export { validateManifestSchema, PIPELINE_SCHEMA_URL } from './validate-schema.js';
-export {
-  expandJobs,
-  DEFAULT_JOB_KIND,
-  MAX_PROMPT_LENGTH,
-  type ExpandContext,
-  type ExpandJobsResult,
-} from './expand-jobs.js';
+export { expandJobs, MAX_PROMPT_LENGTH, type ExpandContext, type ExpandJobsResult } from './expand-jobs.js';
+export { DEFAULT_JOB_KIND } from './compile-spec.js';
 export { DEFAULT_MAX_JOBS } from './check-job-count.js';
 export {
   expandMatrix,

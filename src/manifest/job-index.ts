@@ -44,11 +44,16 @@ export interface JobIndexBuilder {
 const MAY_FOLD = /[A-Z\u0080-\uffff]/;
 
 /** Linear in the number of jobs: one hash lookup per id, and a second map only for ids with capitals. */
-export function createJobIndex(loaded: Pick<LoadedManifest, 'manifest' | 'locate'>): JobIndexBuilder {
+export function createJobIndex(
+  loaded: Pick<LoadedManifest, 'manifest' | 'locate'>,
+  /** Jobs the manifest is expected to give (sizes the tables at once; more or fewer may come). */
+  expectedJobs = 0,
+): JobIndexBuilder {
   /** Id → the position of its first job. */
-  const firstPosition = createIdTable();
-  const specs = createGrowableArray(Uint32Array);
-  const rawIndexes = createGrowableArray(Float64Array);
+  const firstPosition = createIdTable(expectedJobs);
+  const capacity = Math.max(1024, expectedJobs);
+  const specs = createGrowableArray(Uint32Array, capacity);
+  const rawIndexes = createGrowableArray(Float64Array, capacity);
   /** Positions whose values the matrix does not give back (the API key's value redacted from them). */
   const ownValues = new Map<number, MatrixCombination>();
   /** id → every producer, only for ids produced more than once. */

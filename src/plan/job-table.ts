@@ -2,7 +2,7 @@ import { createGrowableArray } from '../growable-array.js';
 import { RunnerError } from '../errors.js';
 import type { MatrixValue } from '../manifest/types.js';
 import type { CostReport, JobCost } from './cost-report.js';
-import { JOB_STATE_CLASSES } from './cost-report.js';
+import { JOB_STATE_CLASSES, type JobStateClass } from './cost-report.js';
 import { roundCredits } from './credits.js';
 import { createHashColumn } from './hash-column.js';
 
@@ -56,14 +56,35 @@ export interface ReplayedJob {
 /** The per-job part of a cost report, ~20 bytes a job plus its id (33 more with the diff parts; see {@link createJobTable}). */
 export interface JobTable extends JobListView {
   push(entry: JobTableEntry): void;
+  /**
+   * The rows in order, as one cursor refilled for each row (read it before asking for the next): what
+   * the table does not keep (prompt, matrix values), with the row's index for the rest. The JSON
+   * writer reads the table this way, with no `JobCost` object per job.
+   */
+  rows(): Iterable<TableRow>;
+  idAt(index: number): string;
   kindAt(index: number): string;
   modelAt(index: number): string;
+  /** As pushed, not rounded (the report's lines round it). */
   creditsAt(index: number): number;
+  stateAt(index: number): JobStateClass;
   toRunAt(index: number): boolean;
+  coveredAt(index: number): boolean;
+  /** The diff parts' hash; `undefined` for a row pushed without them. */
+  payloadHashAt(index: number): string | undefined;
+  paramsRefAt(index: number): number;
   /** The distinct params of the jobs given diff parts, by `ShownAt.paramsKey` (the report's `paramSets`). */
   paramSets(): Record<string, unknown>[];
   /** Marks a job to run as covered by the subscription's image allowance. */
   setCovered(index: number): void;
+}
+
+/** One row of a {@link JobTable} as `rows()` gives it. */
+export interface TableRow {
+  index: number;
+  /** Only for a row with diff parts. */
+  prompt: string | undefined;
+  matrixValues: Record<string, MatrixValue>;
 }
 
 const TO_RUN = 8;
@@ -114,14 +135,18 @@ export function createJobTable(
     }
     return key;
   };
+  // Jobs come in runs of one kind, model and params: the last of each is answered without a lookup.
+  let lastKind: string | undefined;
+  let lastKindIndex = 0;
+  let lastModel: string | undefined;
+  let lastModelIndex = 0;
+  let lastParams: string | undefined;
+  let lastParamsKey = 0;
   let shownRows = 0;
 
-  /**
-   * The line of row `index`; `replayed`: the row's job expanded again, whose prompt the table does not
-   * keep and whose matrix values need not be built once more.
-   */
-  const jobAt = (index: number, replayed?: ReplayedJob): JobCost => {
-    const prompt = replayed === undefined ? prompts[index] : replayed.prompt;
+  /** The line of row `index`, given what the table does not keep. */
+  const jobAt = (row: TableRow): JobCost => {
+    const { index } = row;
     const flag = flags.at(index);
     const job: JobCost = {
       id: ids[index]!,
@@ -131,41 +156,55 @@ export function createJobTable(
       state: JOB_STATE_CLASSES[flag & STATE_MASK]!,
       toRun: (flag & TO_RUN) !== 0,
       coveredBySubscription: (flag & COVERED) !== 0,
-      matrixValues: replayed?.matrixValues ?? matrixValuesOf(refs.at(index)),
+      matrixValues: row.matrixValues,
     };
     const payloadHash = hashes.at(index);
     if (payloadHash !== undefined) {
       job.payloadHash = payloadHash;
-      if (prompt !== undefined) job.prompt = prompt;
+      if (row.prompt !== undefined) job.prompt = row.prompt;
       job.paramsRef = paramKeys.at(index);
     }
     return job;
   };
+  function* rows(): Generator<TableRow, void, undefined> {
+    const row: TableRow = { index: 0, prompt: undefined, matrixValues: {} };
+    // Only the diff parts show a prompt: a table without them needs no second expansion.
+    if (replay === undefined || shownRows === 0) {
+      for (let index = 0; index < ids.length; index++) {
+        row.index = index;
+        row.prompt = prompts[index];
+        row.matrixValues = matrixValuesOf(refs.at(index));
+        yield row;
+      }
+      return;
+    }
+    const jobs = replay[Symbol.iterator]();
+    let position = -1;
+    let job: ReplayedJob | undefined;
+    for (let index = 0; index < ids.length; index++) {
+      const ref = refs.at(index);
+      while (position < ref) {
+        const next = jobs.next();
+        if (next.done === true) throw replayMismatch(ids[index]!, undefined);
+        job = next.value;
+        position++;
+      }
+      if (job === undefined || job.id !== ids[index]) throw replayMismatch(ids[index]!, job?.id);
+      row.index = index;
+      row.prompt = job.prompt;
+      // The replayed job's values are the ones the index would build again.
+      row.matrixValues = job.matrixValues ?? matrixValuesOf(ref);
+      yield row;
+    }
+  }
   const table: JobTable = {
     get length() {
       return ids.length;
     },
     *[Symbol.iterator]() {
-      // Only the diff parts show a prompt: a table without them needs no second expansion.
-      if (replay === undefined || shownRows === 0) {
-        for (let index = 0; index < ids.length; index++) yield jobAt(index);
-        return;
-      }
-      const jobs = replay[Symbol.iterator]();
-      let position = -1;
-      let job: ReplayedJob | undefined;
-      for (let index = 0; index < ids.length; index++) {
-        const ref = refs.at(index);
-        while (position < ref) {
-          const next = jobs.next();
-          if (next.done === true) throw replayMismatch(ids[index]!, undefined);
-          job = next.value;
-          position++;
-        }
-        if (job === undefined || job.id !== ids[index]) throw replayMismatch(ids[index]!, job?.id);
-        yield jobAt(index, job);
-      }
+      for (const row of rows()) yield jobAt(row);
     },
+    rows,
     push(entry) {
       if (replay !== undefined && ids.length > 0 && entry.ref <= refs.at(ids.length - 1)) {
         throw new RunnerError(
@@ -174,8 +213,10 @@ export function createJobTable(
         );
       }
       ids.push(entry.id);
-      kinds.push(intern(entry.kind));
-      models.push(intern(entry.model));
+      if (entry.kind !== lastKind) lastKindIndex = intern((lastKind = entry.kind));
+      if (entry.model !== lastModel) lastModelIndex = intern((lastModel = entry.model));
+      kinds.push(lastKindIndex);
+      models.push(lastModelIndex);
       credits.push(entry.credits);
       flags.push(JOB_STATE_CLASSES.indexOf(entry.state) | (entry.toRun ? TO_RUN : 0));
       refs.push(entry.ref);
@@ -184,13 +225,20 @@ export function createJobTable(
         shownRows++;
         if (replay === undefined) prompts[ids.length - 1] = entry.shown.prompt;
         while (paramKeys.length < ids.length - 1) paramKeys.push(0);
-        paramKeys.push(internParams(entry.shown.paramsJson));
+        const { paramsJson } = entry.shown;
+        if (paramsJson !== lastParams) lastParamsKey = internParams((lastParams = paramsJson));
+        paramKeys.push(lastParamsKey);
       }
     },
+    idAt: (index) => ids[index]!,
     kindAt: (index) => names[kinds.at(index)]!,
     modelAt: (index) => names[models.at(index)]!,
     creditsAt: (index) => credits.at(index),
+    stateAt: (index) => JOB_STATE_CLASSES[flags.at(index) & STATE_MASK]!,
     toRunAt: (index) => (flags.at(index) & TO_RUN) !== 0,
+    coveredAt: (index) => (flags.at(index) & COVERED) !== 0,
+    payloadHashAt: (index) => hashes.at(index),
+    paramsRefAt: (index) => paramKeys.at(index),
     paramSets: () => paramObjects,
     setCovered: (index) => flags.set(index, flags.at(index) | COVERED),
   };

@@ -1,4 +1,5 @@
 import type { JobCost } from './cost-report.js';
+import { roundCredits } from './credits.js';
 import { isJobTable, type CostReportView, type JobListView, type JobTable } from './job-table.js';
 
 /** Stands in for the job list. Ids cannot hold control characters, and no slug or message is this string. */
@@ -56,29 +57,62 @@ function renderJobsJson(jobs: JobCost[], first: boolean): string {
  * A {@link JobTable}'s lines written field by field, as `JSON.stringify(report, null, 2)` writes them:
  * a table's lines all have the report's keys in its order, so no line is checked, and the few
  * distinct kinds, models, states, credits, matrix keys and string values are written to JSON once
- * each. Twice as fast as {@link renderJobsJson} (0.12 s against 0.24 s for 100,000 jobs).
+ * each. Read from the table's columns (no `JobCost` object per job), the part from `kind` to
+ * `matrixValues` made again only when it differs from the row before (jobs of one entry share it).
+ * Twice as fast as {@link renderJobsJson} (0.12 s against 0.24 s for 100,000 jobs) before either.
  */
 function* renderTableJson(table: JobTable, jobsPerChunk: number): Generator<string> {
   const json = createJsonCache();
   let chunk = '';
-  let index = 0;
-  for (const job of table) {
+  let count = 0;
+  let middle = '';
+  let kind: string | undefined;
+  let model: string | undefined;
+  let credits = Number.NaN;
+  let state: string | undefined;
+  let toRun = false;
+  let covered = false;
+  for (const row of table.rows()) {
+    const { index } = row;
+    const rowKind = table.kindAt(index);
+    const rowModel = table.modelAt(index);
+    const rowCredits = table.creditsAt(index);
+    const rowState = table.stateAt(index);
+    const rowToRun = table.toRunAt(index);
+    const rowCovered = table.coveredAt(index);
+    if (
+      rowKind !== kind ||
+      rowModel !== model ||
+      rowCredits !== credits ||
+      rowState !== state ||
+      rowToRun !== toRun ||
+      rowCovered !== covered
+    ) {
+      kind = rowKind;
+      model = rowModel;
+      credits = rowCredits;
+      state = rowState;
+      toRun = rowToRun;
+      covered = rowCovered;
+      middle =
+        `,\n      "kind": ${json(kind)},\n      "model": ${json(model)},` +
+        `\n      "credits": ${json(roundCredits(credits))},\n      "state": ${json(state)},` +
+        `\n      "toRun": ${toRun},\n      "coveredBySubscription": ${covered},\n      "matrixValues": `;
+    }
     chunk +=
-      `${index === 0 ? '' : ',\n'}    {\n      "id": ${JSON.stringify(job.id)},\n      "kind": ${json(job.kind)},` +
-      `\n      "model": ${json(job.model)},\n      "credits": ${json(job.credits)},` +
-      `\n      "state": ${json(job.state)},\n      "toRun": ${job.toRun},` +
-      `\n      "coveredBySubscription": ${job.coveredBySubscription},` +
-      `\n      "matrixValues": ${renderMatrixValues(job.matrixValues, json)}`;
+      `${count === 0 ? '' : ',\n'}    {\n      "id": ${JSON.stringify(table.idAt(index))}${middle}` +
+      renderMatrixValues(row.matrixValues, json);
     // A table's diff parts (when it has them) are plain: a hex hash, a string, an index.
-    if (job.payloadHash !== undefined) {
+    const payloadHash = table.payloadHashAt(index);
+    if (payloadHash !== undefined) {
       chunk +=
-        `,\n      "payloadHash": "${job.payloadHash}"` +
-        (job.prompt === undefined ? '' : `,\n      "prompt": ${JSON.stringify(job.prompt)}`) +
-        `,\n      "paramsRef": ${job.paramsRef}`;
+        `,\n      "payloadHash": "${payloadHash}"` +
+        (row.prompt === undefined ? '' : `,\n      "prompt": ${JSON.stringify(row.prompt)}`) +
+        `,\n      "paramsRef": ${table.paramsRefAt(index)}`;
     }
     chunk += '\n    }';
-    index++;
-    if (index % jobsPerChunk === 0 || chunk.length >= MAX_CHUNK_CHARS) {
+    count++;
+    if (count % jobsPerChunk === 0 || chunk.length >= MAX_CHUNK_CHARS) {
       yield chunk;
       chunk = '';
     }

@@ -13,6 +13,7 @@ import type { CostOptions, PreviousJobState } from './classify-job.js';
 import { createCostTally, type CostTally, type TallyJob } from './cost-tally.js';
 import type { PayloadHashes } from '../catalog/payload-hash.js';
 import { diffPayloads, snapshotPayload, type FieldChange, type LastPayloads } from './payload-diff.js';
+import type { ReplayJobs } from './job-table.js';
 import { createShownPayloads } from './shown-payloads.js';
 import { createJobSelector, describeTargetProblems, type Targeting } from './select-jobs.js';
 
@@ -36,7 +37,7 @@ export interface StreamPlanInput {
    * The jobs of `stream` again, in the same order (`replayJobs`): the report's job list then keeps no
    * prompt and reads each back from them when it is written (see `createJobTable`).
    */
-  replay?: Iterable<ExpandedJob>;
+  replay?: ReplayJobs;
 }
 
 /** Either every issue (some are errors), or the running sums of a valid plan. */

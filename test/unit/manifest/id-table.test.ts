@@ -31,4 +31,24 @@ describe('createIdTable', () => {
     expect(table.add('job-5', 7)).toBe(5);
     expect(table.get('job-100000')).toBe(-1);
   });
+
+  it('answers the same when sized for the ids expected, more or fewer than come', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.string({ maxLength: 3 }), { maxLength: 3000 }),
+        fc.nat(5000),
+        (added, expected) => {
+          const table = createIdTable(expected);
+          const map = new Map<string, number>();
+          added.forEach((key, position) => {
+            expect(table.add(key, position)).toBe(map.get(key) ?? -1);
+            if (!map.has(key)) map.set(key, position);
+          });
+          expect([...table.keys()]).toEqual([...map.keys()]);
+          for (const key of added) expect(table.get(key)).toBe(map.get(key));
+        },
+      ),
+      { numRuns: 50 },
+    );
+  });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { JOB_STATE_CLASSES, type CostReport } from '../../../src/plan/cost-report.js';
+import { JOB_STATE_CLASSES, type CostReport, type JobStateClass } from '../../../src/plan/cost-report.js';
 import { createJobTable, isJobTable } from '../../../src/plan/job-table.js';
 import type { MatrixValue } from '../../../src/manifest/types.js';
 import { renderReportJsonChunks } from '../../../src/plan/render-report-json.js';
@@ -124,6 +124,32 @@ describe('renderReportJsonChunks, a job table written field by field', () => {
           if (line.covered) table.setCovered(ref);
         });
         expect(isJobTable(table)).toBe(true);
+        const view = { ...report(0), jobList: table };
+        const expected = JSON.stringify({ ...view, jobList: [...table] }, null, 2);
+        expect([...renderReportJsonChunks(view, perChunk)].join('')).toBe(expected);
+      }),
+    );
+  });
+
+  it('gives exactly JSON.stringify when consecutive jobs share their kind, model, credits, state and flags', () => {
+    // The writer makes the part from "kind" to "matrixValues" again only when a row differs from the last.
+    const alike = fc.record({
+      id: fc.string(),
+      kind: fc.constantFrom('image', 'render-video'),
+      model: fc.constantFrom('m', 'n'),
+      credits: fc.constantFrom(4, 4.000000001, 0.1 + 0.2, -0),
+      state: fc.constantFrom<JobStateClass>('new', 'done'),
+      toRun: fc.boolean(),
+      covered: fc.boolean(),
+      matrixValues: fc.constant({ a: 'x' }),
+    });
+    fc.assert(
+      fc.property(fc.array(alike, { maxLength: 12 }), fc.integer({ min: 1, max: 4 }), (entries, perChunk) => {
+        const table = createJobTable((ref) => entries[ref]!.matrixValues);
+        entries.forEach((line, ref) => {
+          table.push({ ...line, ref });
+          if (line.covered) table.setCovered(ref);
+        });
         const view = { ...report(0), jobList: table };
         const expected = JSON.stringify({ ...view, jobList: [...table] }, null, 2);
         expect([...renderReportJsonChunks(view, perChunk)].join('')).toBe(expected);
