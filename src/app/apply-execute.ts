@@ -70,6 +70,7 @@ export async function execute(
     uploadCache: state.uploadCache,
     snapshots: state.snapshots,
     ...(state.coordination === undefined ? {} : { coordination: state.coordination }),
+    ...(state.lateAnswers === undefined ? {} : { lateAnswers: state.lateAnswers }),
     // A lost create never adopts a job another run of the pipeline holds (issue #24.8).
     readOtherRuns: () =>
       run.store.otherRunsJobs({

@@ -17,7 +17,7 @@ import { errorMessageOf } from './error-info.js';
 import type { ExecutionSummary, ExitReason, JobOutcome, StopReason } from './events.js';
 import { resolveExecuteOptions, type ExecuteDeps, type ExecuteOptions } from './options.js';
 import { countOwed, emitDoneSkipped, isSamePayloadHash, runJob } from './run-job.js';
-import { createLateAnswerWait } from './late-answer.js';
+import { createLateAnswerWait, lateAnswersOf } from './late-answer.js';
 import { runSharedQueue, settleOthersJobs } from './run-shared.js';
 import { judgeRun } from '../state/run-verdict.js';
 import type { JobResult } from './job-result.js';
@@ -70,10 +70,8 @@ export async function executePlan(
     ...(deps.coordination !== undefined && resolved.maxCredits !== undefined
       ? { withSpendingLock: deps.coordination.withSpendingLock.bind(deps.coordination) }
       : {}),
-    // Another machine's create may be in flight when its lease ends: its answer is waited for (#31.9).
-    ...(deps.coordination === undefined
-      ? {}
-      : { lateAnswer: createLateAnswerWait(deps.coordination, options.lateAnswerWindowMs) }),
+    // Another runner's create may be in flight when its lease ends: its answer is waited for (#31.9).
+    ...lateAnswerOf(deps, resolved.runId, options.lateAnswerWindowMs),
   });
   const onAbort = () =>
     ctx.stopCreating(
@@ -453,4 +451,16 @@ export function chooseExitReason(
   if (allDone) return 'ok';
   if (stop !== undefined && stop !== 'service' && stop !== 'error') return stop;
   return 'failed';
+}
+
+/** The executor's wait for late answers (#31.9): the folder's after a takeover, a shared run's. */
+function lateAnswerOf(
+  deps: ExecuteDeps,
+  runId: string,
+  windowMs: number | undefined,
+): { lateAnswer?: ReturnType<typeof createLateAnswerWait> } {
+  const answers =
+    deps.lateAnswers ??
+    (deps.coordination === undefined ? undefined : lateAnswersOf(deps.coordination, runId));
+  return answers === undefined ? {} : { lateAnswer: createLateAnswerWait(answers, windowMs) };
 }

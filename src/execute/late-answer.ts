@@ -1,8 +1,8 @@
 import type { PlannedJob } from '../manifest/planned-job.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '../service/http.js';
-import type { AttemptState } from '../state/job-state.js';
+import type { AttemptState, JobState } from '../state/job-state.js';
 import { replayRecords } from '../state/replay-records.js';
-import type { RunCoordination } from '../state/state-store.js';
+import type { LateAnswers, RunCoordination } from '../state/state-store.js';
 import type { ExecutionContext } from './context.js';
 import { sleepUnlessAborted } from './poll-job.js';
 
@@ -17,16 +17,26 @@ export const LATE_ANSWER_WINDOW_MS = DEFAULT_REQUEST_TIMEOUT_MS + 5_000;
 const LOOK_EVERY_MS = 500;
 
 /**
+ * The one rule both backends' takers follow (#31.9): how long a runner that took a run over still
+ * waits for the answer to a create without an idempotency key that the runner before it sent, whose
+ * lease ended `endedAgoMs` ago (PostgreSQL: the lease row's expiry; the folder: the moment its lock's
+ * holder stopped creating, half its stale time after its last refresh). 0: the create is uncertain now.
+ */
+export function lateAnswerWaitMs(endedAgoMs: number, windowMs = LATE_ANSWER_WINDOW_MS): number {
+  return Math.max(0, windowMs - Math.max(0, endedAgoMs));
+}
+
+/**
  * A create without an idempotency key that another runner sent and that has no answer on record
- * (#31.9): that runner's lease ended (taken over, expired, or `runner state lease --break`) moments
- * ago, and its create may still be in flight. Its answer, when it comes, is stored as a late record
- * (a job paid, or nothing made); calling the attempt uncertain before then would lose a paid job.
- * Waits, reading the job's records, until the answer is there or {@link LATE_ANSWER_WINDOW_MS} after
- * the lease ended. True when the job's state changed (it is in `ctx.jobs`, to be gone on from);
- * false at once when there is nothing to wait for, and when the wait ran out.
+ * (#31.9): that runner's lease ended (taken over, expired, `runner state lease --break`, a folder lock
+ * gone stale) moments ago, and its create may still be in flight. Its answer, when it comes, is stored
+ * as a late record (a job paid, or nothing made); calling the attempt uncertain before then would
+ * lose a paid job, and `--resend-uncertain` would pay it twice. Waits, looking for the answer, for
+ * {@link lateAnswerWaitMs}. True when the job's state changed (it is in `ctx.jobs`, to be gone on
+ * from); false at once when there is nothing to wait for, and when the wait ran out.
  */
 export function createLateAnswerWait(
-  coordination: RunCoordination,
+  answers: LateAnswers,
   windowMs = LATE_ANSWER_WINDOW_MS,
 ): (ctx: ExecutionContext, job: PlannedJob, attempt: AttemptState) => Promise<boolean> {
   // Each attempt is waited for once: after the wait, it is uncertain as before.
@@ -35,32 +45,31 @@ export function createLateAnswerWait(
     const key = `${job.id}\u0000${attempt.attempt}`;
     if (waited.has(key)) return false;
     waited.add(key);
-    let sender: Awaited<ReturnType<RunCoordination['unansweredCreate']>>;
+    let sender: Awaited<ReturnType<LateAnswers['unansweredCreate']>>;
     try {
-      sender = await coordination.unansweredCreate(job.id);
+      sender = await answers.unansweredCreate(job.id);
     } catch {
       return false;
     }
-    if (sender === undefined || sender.endedAgoMs >= windowMs) return false;
-    const deadline = ctx.clock.now() + windowMs - sender.endedAgoMs;
+    const waitMs = sender === undefined ? 0 : lateAnswerWaitMs(sender.endedAgoMs, windowMs);
+    if (sender === undefined || waitMs <= 0) return false;
+    const deadline = ctx.clock.now() + waitMs;
     ctx.emit({
       type: 'warning',
       id: job.id,
-      message: `Job ${job.id}: its create (attempt ${attempt.attempt}, no idempotency key) was sent by ${sender.machine}, whose lease ended ${Math.round(sender.endedAgoMs / 1000)} s ago, and has no answer on record; waiting up to ${Math.ceil((deadline - ctx.clock.now()) / 1000)} s for the answer that runner may still store before calling it uncertain.`,
+      message: `Job ${job.id}: its create (attempt ${attempt.attempt}, no idempotency key) was sent by ${sender.machine}, whose lease ended ${Math.round(sender.endedAgoMs / 1000)} s ago, and has no answer on record; waiting up to ${Math.ceil(waitMs / 1000)} s for the answer that runner may still store before calling it uncertain.`,
     });
     for (;;) {
-      let rebuilt;
+      const held = ctx.jobs.get(job.id);
+      let answered: JobState | undefined;
       try {
-        rebuilt = replayRecords(
-          await coordination.readJobRecords(job.id),
-          `The records of job ${job.id} of run "${ctx.options.runId}"`,
-        ).get(job.id);
+        answered =
+          held === undefined ? undefined : await answers.lookForAnswer(job.id, held, attempt.attempt);
       } catch {
         return false;
       }
-      const now = rebuilt?.attempts.find((one) => one.attempt === attempt.attempt);
-      if (rebuilt !== undefined && now !== undefined && isAnswered(now)) {
-        ctx.jobs.set(job.id, rebuilt);
+      if (answered !== undefined) {
+        ctx.jobs.set(job.id, answered);
         return true;
       }
       const left = deadline - ctx.clock.now();
@@ -70,7 +79,25 @@ export function createLateAnswerWait(
   };
 }
 
+/**
+ * A shared run's late answers (PostgreSQL): stored as the job's records, read back and replayed with
+ * a replay's checks.
+ */
+export function lateAnswersOf(coordination: RunCoordination, runId: string): LateAnswers {
+  return {
+    unansweredCreate: (id) => coordination.unansweredCreate(id),
+    async lookForAnswer(id, _job, attempt) {
+      const rebuilt = replayRecords(
+        await coordination.readJobRecords(id),
+        `The records of job ${id} of run "${runId}"`,
+      ).get(id);
+      const now = rebuilt?.attempts.find((one) => one.attempt === attempt);
+      return rebuilt !== undefined && now !== undefined && isAnswered(now) ? rebuilt : undefined;
+    },
+  };
+}
+
 /** An attempt whose create got an answer on record: a job id, or a refusal. */
-function isAnswered(attempt: AttemptState): boolean {
+export function isAnswered(attempt: AttemptState): boolean {
   return attempt.jobId !== undefined || (attempt.outcome !== 'creating' && attempt.outcome !== 'uncertain');
 }

@@ -7,7 +7,7 @@ import type { OtherRunsJobs } from '../state/other-runs-jobs.js';
 import type { JournalWriter } from '../state/journal-writer.js';
 import type { StateLock } from '../state/backends/folder/lock.js';
 import type { StateSnapshots } from '../state/snapshot-schedule.js';
-import type { RunCoordination } from '../state/state-store.js';
+import type { LateAnswers, RunCoordination } from '../state/state-store.js';
 import type { UploadCache } from '../state/upload-cache.js';
 import type { ExecutionEvent } from './events.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './failure-policy.js';
@@ -77,6 +77,11 @@ export interface ExecuteDeps {
    * counted across all of them.
    */
   coordination?: RunCoordination;
+  /**
+   * Where the answers to creates a runner whose lease just ended sent are found (`RunState.lateAnswers`:
+   * the folder's, after a takeover). @default from `coordination`, when there is one
+   */
+  lateAnswers?: LateAnswers;
   onEvent(event: ExecutionEvent): void;
   /** Aborted on the first Ctrl-C: stop creating, keep polling open jobs until they finish. */
   signal: AbortSignal;

@@ -135,6 +135,25 @@ export interface RunCoordination {
   close(): Promise<void>;
 }
 
+/**
+ * Where a runner that took a run over finds the answers to creates without an idempotency key that
+ * the runner before it sent (#31.9): that runner's lease ended moments ago, and its answer, when it
+ * comes, is stored late (a PostgreSQL row, the folder's `late.jsonl`). The executor waits for it
+ * (`execute/late-answer.ts`, the same rule for both backends) before calling the create uncertain.
+ */
+export interface LateAnswers {
+  /**
+   * Who sent the latest create of job `id`, when another runner whose lease ended may still store
+   * its answer: its machine and how long ago its lease ended (0 while it lives). Undefined otherwise.
+   */
+  unansweredCreate(id: string): Promise<{ machine: string; endedAgoMs: number } | undefined>;
+  /**
+   * Job `id` (whose state this runner holds: `job`) with an answer to `attempt` stored since (adopted
+   * where the backend must, with a replay's checks), or undefined while there is none.
+   */
+  lookForAnswer(id: string, job: JobState, attempt: number): Promise<JobState | undefined>;
+}
+
 /** Everything `runner apply` needs of one run's state, opened in a safe order (the lock first). */
 export interface RunState {
   /** Where the state lives, for messages: the run's folder, or the database URL (no password). */
@@ -155,6 +174,11 @@ export interface RunState {
   readonly coordination?: RunCoordination;
   /** Writes the snapshots of the run's state: pass to `executePlan` as `snapshots`. */
   readonly snapshots: StateSnapshots;
+  /**
+   * The folder's, when its lock was taken over from a runner that may still be sending creates:
+   * pass to `executePlan` as `lateAnswers` (a shared run's come from its `coordination`).
+   */
+  readonly lateAnswers?: LateAnswers;
   /**
    * Closes the journal (after a snapshot being written) and releases the lock. With
    * `discardIfUnused`, a run this open started and that recorded nothing (an apply refused before its

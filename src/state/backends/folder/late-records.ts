@@ -2,6 +2,7 @@ import { open, readFile, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { checkRecordFields, checkRecordPlace, LATE_DUPLICATE } from '../../check-record.js';
 import type { JobState } from '../../job-state.js';
+import type { LateAnswers } from '../../state-store.js';
 import { MAX_LINE_BYTES } from '../../journal-format.js';
 import type { JournalWriter, LateEntry } from '../../journal-writer.js';
 import type { JournalRecord } from '../../records.js';
@@ -114,16 +115,19 @@ function isLate(record: JournalRecord): record is JournalRecord & LateEntry {
  * warning and, with `journal`, set aside in `late.rejected.jsonl`, so the warning is given once.
  * Without the lock (`status`) nothing is set aside: the journal read may be a moment behind the
  * late file (an intent written after the journal was read), so a record may only seem not to fit.
- * Returns the warnings and how many records were adopted.
+ * With `only`, the records of that one job (the rest of `jobs` may be out of date). Returns the
+ * warnings and how many records were adopted.
  */
 export async function adoptLateRecords(
   journalPath: string,
   jobs: Map<string, JobState>,
   journal?: Pick<JournalWriter, 'append'>,
+  only?: string,
 ): Promise<{ adopted: number; warnings: string[] }> {
   const warnings: string[] = [];
   let adopted = 0;
   for (const { line, record } of await readLateLines(journalPath)) {
+    if (only !== undefined && record.id !== only) continue;
     const place = checkRecordPlace(jobs, record as JournalRecord);
     if (place === LATE_DUPLICATE) continue;
     if (place !== undefined) {
@@ -143,4 +147,51 @@ export async function adoptLateRecords(
     );
   }
   return { adopted, warnings };
+}
+
+/**
+ * The folder's late answers once its lock was taken over from a runner that may still be sending
+ * creates (#31.9; `FolderLock.takenOver`): a create without an idempotency key that had no answer in
+ * the journal then (`inFlight`, job ids) was that runner's, and its answer may still come to
+ * `late.jsonl`; the executor waits for it as PostgreSQL's taker does, and adopts it under the lock.
+ */
+export function createFolderLateAnswers(input: {
+  journalPath: string;
+  journal: Pick<JournalWriter, 'append'>;
+  takenOver: { holder: string; leaseEndedAt: number };
+  inFlight: ReadonlySet<string>;
+  now: () => number;
+}): LateAnswers {
+  const { journalPath, journal, takenOver } = input;
+  return {
+    unansweredCreate(id) {
+      return Promise.resolve(
+        input.inFlight.has(id)
+          ? { machine: takenOver.holder, endedAgoMs: Math.max(0, input.now() - takenOver.leaseEndedAt) }
+          : undefined,
+      );
+    },
+    async lookForAnswer(id, job, attempt) {
+      // Adopted into a copy: the runner's own state changes only when the answer is there.
+      const jobs = new Map([[id, structuredClone(job)]]);
+      const { adopted } = await adoptLateRecords(journalPath, jobs, journal, id);
+      const now = jobs.get(id);
+      const answered = now?.attempts.find((one) => one.attempt === attempt);
+      return adopted > 0 && answered !== undefined && answered.outcome !== 'creating' ? now : undefined;
+    },
+  };
+}
+
+/**
+ * Jobs whose latest create had no idempotency key and no answer on record: what a runner whose lock
+ * was taken over may still have in flight.
+ */
+export function unansweredCreates(jobs: ReadonlyMap<string, JobState>): Set<string> {
+  const ids = new Set<string>();
+  for (const [id, job] of jobs) {
+    const last = job.attempts.at(-1);
+    if (last?.outcome === 'creating' && last.jobId === undefined && last.idempotencyKey === undefined)
+      ids.add(id);
+  }
+  return ids;
 }

@@ -70,6 +70,13 @@ export interface StateLock {
 /** The state folder's lock: a lease, so it always knows whether it lapsed. */
 export interface FolderLock extends StateLock {
   assertHeld(): void;
+  /**
+   * Set when this lock was taken over from a runner that may still be alive (its lease ran out: it
+   * may be paused, or on another machine): who it was, and when (this machine's clock, from the
+   * lock's last refresh) it stopped creating. A create it sent may be answered for a while after
+   * (#31.9). Unset for a holder proven gone: a dead process stores nothing.
+   */
+  readonly takenOver?: { holder: string; leaseEndedAt: number };
 }
 
 export interface AcquireLockOptions {
@@ -145,7 +152,13 @@ export async function acquireLock(stateDir: string, options: AcquireLockOptions 
     if (taken !== undefined) {
       const { pid, hostname, startedAt } = seen.owner;
       const warning = `Took over a stale lock in ${stateDir}: runner pid ${pid} on ${hostname} (started ${startedAt}) ${verdict}.`;
-      return createHandle(path, owner, taken, warning, { ...options, now, track });
+      const handle = createHandle(path, owner, taken, warning, { ...options, now, track });
+      const leaseEndedAt = leaseEndOf(seen, { owner, identity, isAlive, now });
+      return leaseEndedAt === undefined
+        ? handle
+        : Object.assign(handle, {
+            takenOver: { holder: `pid ${pid} on ${hostname}`, leaseEndedAt },
+          });
     }
     await delay(TAKEOVER_BACKOFF_MS + Math.floor(Math.random() * TAKEOVER_BACKOFF_MS));
   }
@@ -178,6 +191,22 @@ function judgeLock(
   return age > staleAfterMs
     ? `has not refreshed it for ${formatSeconds(age)} (stale after ${formatSeconds(staleAfterMs)})`
     : undefined;
+}
+
+/**
+ * When the holder of a lock taken over stopped creating: half its stale time after the lock's last
+ * refresh (`createHandle`'s lapse, checked before every create). Undefined when it is proven gone
+ * (same host and PID namespace, its pid not running, or an unreadable lock: it never wrote its own).
+ */
+function leaseEndOf(
+  seen: SeenLock,
+  self: { owner: LockOwner; identity: HostIdentity; isAlive: (pid: number) => boolean; now: () => number },
+): number | undefined {
+  const holder = seen.owner;
+  if (holder.pid <= 0) return undefined;
+  if (isSamePidSpace(holder, self.identity) && (holder.pid === self.owner.pid || !self.isAlive(holder.pid)))
+    return undefined;
+  return seen.mtimeMs + staleAfterOf(holder, self.owner.staleAfterMs ?? DEFAULT_LOCK_STALE_MS) / 2;
 }
 
 /** The holder's own lease when it recorded one, else ours (a lock of an earlier release). */

@@ -13,7 +13,7 @@ import { createSnapshotSchedule } from '../../snapshot-schedule.js';
 import { uploadCachePathFor } from '../../state-dir.js';
 import { ensureStateDir } from './locate-run-state.js';
 import { journalPathFor } from './journal.js';
-import { adoptLateRecords } from './late-records.js';
+import { adoptLateRecords, createFolderLateAnswers, unansweredCreates } from './late-records.js';
 import type { OpenRunInput, RunState } from '../../state-store.js';
 import { openUploadCache, UPLOAD_CACHE_FILE } from '../../upload-cache.js';
 
@@ -65,6 +65,18 @@ export async function openRunState(input: OpenRunInput): Promise<RunState> {
         : join(location.root, UPLOAD_CACHE_FILE));
     await mkdir(dirname(cachePath), { recursive: true, mode: 0o700 });
     const uploadCache = await openUploadCache(cachePath);
+    // A lock taken over from a runner that may be alive: its creates in flight may still be answered.
+    const takenOver = lock.takenOver;
+    const lateAnswers =
+      takenOver === undefined
+        ? undefined
+        : createFolderLateAnswers({
+            journalPath,
+            journal,
+            takenOver,
+            inFlight: unansweredCreates(replay.jobs),
+            now: () => clock.now(),
+          });
     const warnings = [
       ...location.warnings,
       ...(lock.warning === undefined ? [] : [lock.warning]),
@@ -80,6 +92,7 @@ export async function openRunState(input: OpenRunInput): Promise<RunState> {
       warnings,
       uploadCache,
       snapshots,
+      ...(lateAnswers === undefined ? {} : { lateAnswers }),
       async close(options) {
         try {
           await journal.close();
