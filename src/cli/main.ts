@@ -52,8 +52,10 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     (name: string) =>
     (...received: unknown[]) => {
       const options = received.pop() as Record<string, unknown>;
-      // A variadic argument (`plan a.yaml b.yaml`) arrives as one array.
-      pending = { name, args: received.flat().map(String), options };
+      // A variadic argument (`plan a.yaml b.yaml`) arrives as one array; an optional argument left
+      // out arrives as undefined, which is absent, not the word "undefined" (`runner help`).
+      const args = received.flat().filter((arg) => arg !== undefined);
+      pending = { name, args: args.map(String), options };
     };
 
   for (const { rawName, description, config } of GLOBAL_FLAGS) cli.option(rawName, description, config);
@@ -116,7 +118,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     for (const warning of ignored) output.err(`${output.style.yellow('warning')} ${warning}`);
     await cli.runMatchedCommand();
     if (pending === undefined) return ExitCode.Success;
-    if (pending.name === 'help') return await showHelp(pending.args[0], { cli, io, output });
+    if (pending.name === 'help') return await showHelp(pending.args[0], { io, output });
     const command = COMMAND_BY_NAME.get(pending.name);
     if (command === undefined) throw new Error(`command ${pending.name} has no implementation`);
     const global = pickGlobal(cli.options);
@@ -152,12 +154,10 @@ const HELP_TOPICS: Readonly<Record<string, string>> = {
  */
 async function showHelp(
   topic: string | undefined,
-  { cli, io, output }: { cli: ReturnType<typeof cac>; io: CliIO; output: Output },
+  { io, output }: { io: CliIO; output: Output },
 ): Promise<number> {
-  if (topic === undefined) {
-    cli.outputHelp();
-    return ExitCode.Success;
-  }
+  // `runner help` alone is `runner --help` (cac's outputHelp here would show help's own help).
+  if (topic === undefined) return runCli(['--help'], io);
   const text = HELP_TOPICS[topic];
   if (text !== undefined) {
     output.out(text);
