@@ -1,10 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createPostgresStore } from '../../src/state/backends/postgres/postgres-store.js';
-import type { OpenRunInput, RunCoordination, RunState, StateStore } from '../../src/state/state-store.js';
-import { pgAvailable, usePgCluster } from '../pg-cluster.js';
+import type { OpenRunInput, RunCoordination, StateStore } from '../../src/state/state-store.js';
+import { pgAvailable } from '../pg-cluster.js';
+import { claimed, coordinationOf, usePgWorkFolder } from './pg-work-folder.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -13,31 +12,15 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * slots and its 429 pauses; another account's runs, and a run that names no account, do not.
  */
 describe.runIf(pgAvailable())('runs of one account share its slots and its 429 pauses', () => {
-  const cluster = usePgCluster();
-  let work: string;
-  beforeAll(() => {
-    work = mkdtempSync(join(tmpdir(), 'runner-pg-account-'));
-  });
-  afterAll(() => {
-    rmSync(work, { recursive: true, force: true });
-  });
+  const work = usePgWorkFolder('runner-pg-account-', { leaseTtlMs: 600, each: 'file' });
+  const { cluster } = work;
 
   const address = (runId: string, pipeline = 'p'): OpenRunInput => ({
-    manifestFile: join(work, `${pipeline}.yaml`),
+    ...work.address(`${pipeline}-${runId}`),
+    manifestFile: join(work.dir, `${pipeline}.yaml`),
     pipeline,
     runId,
-    uploadCachePath: join(work, `uploads-${pipeline}-${runId}.json`),
-    leaseTtlMs: 600,
-    machine: `${pipeline}-${runId}`,
   });
-  const coordinationOf = (state: RunState): RunCoordination => {
-    if (state.coordination === undefined) throw new Error('no coordination');
-    return state.coordination;
-  };
-  const claimed = async (coordination: RunCoordination, limit: number) => {
-    const claim = await coordination.claim(limit);
-    return claim.kind === 'claimed' ? claim.id : claim.kind;
-  };
   /** A run joined with `account` (none: `undefined`), its queue `j1`…`j4`. */
   const openJoined = async (
     store: StateStore,

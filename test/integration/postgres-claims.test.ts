@@ -1,13 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { planIdentity } from '../../src/plan/plan-identity.js';
 import { createPostgresStore } from '../../src/state/backends/postgres/postgres-store.js';
 import { MIGRATIONS, migrateSchema } from '../../src/state/backends/postgres/schema.js';
-import type { OpenRunInput, RunCoordination, RunState } from '../../src/state/state-store.js';
-import { pgAvailable, usePgCluster } from '../pg-cluster.js';
+import { pgAvailable } from '../pg-cluster.js';
+import { claimed, coordinationOf, usePgWorkFolder } from './pg-work-folder.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -16,31 +13,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * process may claim, what waits, what passes on when a process dies, and a plan that differs.
  */
 describe.runIf(pgAvailable())('several processes on one run: claims and slots', () => {
-  const cluster = usePgCluster();
-  let work: string;
-  beforeAll(() => {
-    work = mkdtempSync(join(tmpdir(), 'runner-pg-claims-'));
-  });
-  afterAll(() => {
-    rmSync(work, { recursive: true, force: true });
-  });
-
-  const address = (machine: string): OpenRunInput => ({
-    manifestFile: join(work, 'm.yaml'),
-    pipeline: 'p',
-    runId: 'r1',
-    uploadCachePath: join(work, `uploads-${machine}.json`),
-    leaseTtlMs: 600,
-    machine,
-  });
-  const coordinationOf = (state: RunState): RunCoordination => {
-    if (state.coordination === undefined) throw new Error('no coordination');
-    return state.coordination;
-  };
-  const claimed = async (coordination: RunCoordination, limit: number) => {
-    const claim = await coordination.claim(limit);
-    return claim.kind === 'claimed' ? claim.id : claim.kind;
-  };
+  const work = usePgWorkFolder('runner-pg-claims-', { leaseTtlMs: 600, each: 'file' });
+  const { cluster, address } = work;
 
   it('shares the slots across processes: never more claimed at once than the limit, the rest wait', async () => {
     const store = createPostgresStore(await cluster().createDatabase());

@@ -1,14 +1,14 @@
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import pg from 'pg';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createPostgresStore } from '../../src/state/backends/postgres/postgres-store.js';
 import { breakLease } from '../../src/state/backends/postgres/run-records.js';
 import { pullRunState, pushRunState } from '../../src/state/backends/folder/move-run-state.js';
 import { openRunState } from '../../src/state/backends/folder/open-run-state.js';
-import type { OpenRunInput, RunCoordination, RunState } from '../../src/state/state-store.js';
-import { pgAvailable, usePgCluster } from '../pg-cluster.js';
+import type { OpenRunInput } from '../../src/state/state-store.js';
+import { pgAvailable } from '../pg-cluster.js';
+import { coordinationOf, usePgWorkFolder } from './pg-work-folder.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -18,21 +18,17 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * claim is given up only by a live lease.
  */
 describe.runIf(pgAvailable())('moving a run between a folder and PostgreSQL', () => {
-  const cluster = usePgCluster();
-  let dir: string;
-  beforeEach(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'runner-pg-move-'));
-  });
-  afterEach(async () => {
+  const work = usePgWorkFolder('runner-pg-move-', { leaseTtlMs: 10_000 });
+  const { cluster } = work;
+  afterEach(() => {
     vi.restoreAllMocks();
-    await rm(dir, { recursive: true, force: true });
   });
 
   const folder = () => ({
-    manifestFile: join(dir, 'm.yaml'),
+    manifestFile: join(work.dir, 'm.yaml'),
     pipeline: 'p',
     runId: 'r1',
-    stateDir: join(dir, 'state'),
+    stateDir: join(work.dir, 'state'),
   });
 
   async function folderRun(): Promise<void> {
@@ -74,12 +70,12 @@ describe.runIf(pgAvailable())('moving a run between a folder and PostgreSQL', ()
         /^Run "r1" of pipeline "p" moved from .* to postgres:\/\/.* Nothing was created\.$/,
       ),
       hint: expect.stringContaining(
-        `runner state pull ${join(dir, 'm.yaml')} --run r1 --state-dir ${join(dir, 'state')} --state postgres://`,
+        `runner state pull ${join(work.dir, 'm.yaml')} --run r1 --state-dir ${join(work.dir, 'state')} --state postgres://`,
       ),
     });
 
     const store = createPostgresStore(url);
-    const input: OpenRunInput = { ...folder(), uploadCachePath: join(dir, 'uploads.json') };
+    const input: OpenRunInput = { ...folder(), uploadCachePath: join(work.dir, 'uploads.json') };
     const db = await store.openRun(input);
     await db.journal.append({ type: 'status', id: 'j1', attempt: 1, status: 'running' });
     await db.close();
@@ -87,7 +83,7 @@ describe.runIf(pgAvailable())('moving a run between a folder and PostgreSQL', ()
     // Back into the folder (the copy the push left is set aside), which goes on from the database's.
     expect(await pullRunState({ ...folder(), stateUrl: url })).toBe(4);
     expect(
-      (await readdir(join(dir, 'state', 'p', 'r1'))).some((name) => name.startsWith('journal.pushed-')),
+      (await readdir(join(work.dir, 'state', 'p', 'r1'))).some((name) => name.startsWith('journal.pushed-')),
     ).toBe(true);
     await expect(store.openRun(input)).rejects.toMatchObject({
       code: 'STATE_MISMATCH',
@@ -135,14 +131,10 @@ describe.runIf(pgAvailable())('moving a run between a folder and PostgreSQL', ()
     const store = createPostgresStore(await cluster().createDatabase());
     const address = (machine: string, leaseTtlMs: number): OpenRunInput => ({
       ...folder(),
-      uploadCachePath: join(dir, `uploads-${machine}.json`),
+      uploadCachePath: join(work.dir, `uploads-${machine}.json`),
       leaseTtlMs,
       machine,
     });
-    const coordinationOf = (state: RunState): RunCoordination => {
-      if (state.coordination === undefined) throw new Error('no coordination');
-      return state.coordination;
-    };
     // The late process's heartbeat never beats: its lease runs out while it works on its job.
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     const late = await store.openRun(address('late', 2_000)).finally(() => vi.useRealTimers());

@@ -1,9 +1,7 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createPostgresStore } from '../../src/state/backends/postgres/postgres-store.js';
-import { pgAvailable, usePgCluster } from '../pg-cluster.js';
+import { pgAvailable } from '../pg-cluster.js';
+import { usePgWorkFolder } from './pg-work-folder.js';
 
 /**
  * The lease's heartbeat, `verify()` before each create and the journal's appends share one connection:
@@ -11,14 +9,7 @@ import { pgAvailable, usePgCluster } from '../pg-cluster.js';
  * DeprecationWarning (#31.15). Statements on one connection go one at a time.
  */
 describe.runIf(pgAvailable())('one statement at a time on a state connection', () => {
-  const cluster = usePgCluster();
-  let dir: string;
-  beforeEach(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'runner-pg-one-statement-'));
-  });
-  afterEach(async () => {
-    await rm(dir, { recursive: true, force: true });
-  });
+  const { cluster, address } = usePgWorkFolder('runner-pg-one-statement-', { leaseTtlMs: 300 });
 
   it('appends, verifies and heartbeats together without a node-postgres deprecation warning', async () => {
     const warnings: string[] = [];
@@ -26,13 +17,7 @@ describe.runIf(pgAvailable())('one statement at a time on a state connection', (
     process.on('warning', onWarning);
     const store = createPostgresStore(await cluster().createDatabase());
     // Heartbeats every 100 ms while the records are written.
-    const state = await store.openRun({
-      manifestFile: join(dir, 'm.yaml'),
-      pipeline: 'p',
-      runId: 'r1',
-      uploadCachePath: join(dir, 'uploads.json'),
-      leaseTtlMs: 300,
-    });
+    const state = await store.openRun(address());
     try {
       const writes: Promise<unknown>[] = [];
       for (let n = 1; n <= 150; n++) {

@@ -1,20 +1,21 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { systemClock } from '../../src/clock.js';
+import { describe, expect, it, vi } from 'vitest';
 import type { ExecutionEvent, ExecutionSummary } from '../../src/execute/events.js';
-import { executePlan } from '../../src/execute/executor.js';
 import type { ExecuteOptions } from '../../src/execute/options.js';
-import type { Plan } from '../../src/plan/types.js';
-import { createServiceClient } from '../../src/service/client.js';
-import { startSimulator } from '../../src/simulator/index.js';
+import type { ServiceClient } from '../../src/service/service-client.js';
 import { createPostgresStore } from '../../src/state/backends/postgres/postgres-store.js';
 import { breakLease } from '../../src/state/backends/postgres/run-records.js';
-import type { OpenRunInput, RunState } from '../../src/state/state-store.js';
-import { createMemoryUploadCache } from '../../src/state/upload-cache.js';
-import { pgAvailable, usePgCluster } from '../pg-cluster.js';
+import type { RunState } from '../../src/state/state-store.js';
+import { pgAvailable } from '../pg-cluster.js';
 import { videoJob } from './executor-harness.js';
+import {
+  executeOnRun,
+  joinRun,
+  planOf,
+  quickOptions,
+  startService,
+  usePgWorkFolder,
+  warningsOf,
+} from './pg-work-folder.js';
 
 /** Longer than the 3 s lease: the lease ends while the create waits to be re-sent. */
 const RETRY_AFTER_SECONDS = 6;
@@ -25,82 +26,32 @@ const RETRY_AFTER_SECONDS = 6;
  * be re-sent by a runner that no longer holds the run: the taker may already have re-sent it.
  */
 describe.runIf(pgAvailable())('a create re-sent after a 429 wait re-checks the lease (PostgreSQL)', () => {
-  const cluster = usePgCluster();
-  let dir: string;
-  beforeEach(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'runner-pg-resend-'));
-  });
-  afterEach(async () => {
-    await rm(dir, { recursive: true, force: true });
-  });
-
-  const address = (machine: string): OpenRunInput => ({
-    manifestFile: join(dir, 'm.yaml'),
-    pipeline: 'p',
-    runId: 'r1',
-    uploadCachePath: join(dir, `uploads-${machine}.json`),
-    leaseTtlMs: 3_000,
-    machine,
-  });
-  const plan = (): Plan => ({
-    pipeline: 'p',
-    manifestFile: join(dir, 'm.yaml'),
-    jobs: [videoJob('v1', 'a short film v1')],
-    warnings: [],
-  });
-  const options = (extra: Partial<ExecuteOptions> = {}): ExecuteOptions => ({
-    runId: 'r1',
-    pollIntervalMs: [10, 30],
-    firstPollAfterMs: 20,
-    retry: { backoffMs: 5 },
-    download: false,
-    outputDir: join(dir, 'out'),
-    ...extra,
-  });
+  const work = usePgWorkFolder('runner-pg-resend-', { leaseTtlMs: 3_000 });
 
   /**
    * A's create meets a 429 whose Retry-After outlasts its lease, the lease is broken during the wait,
    * and B takes the run over with `optionsB`. Returns what each saw.
    */
   async function takeOverDuringWait(optionsB: Partial<ExecuteOptions>) {
-    const url = await cluster().createDatabase();
+    const { dir, address } = work;
+    const url = await work.cluster().createDatabase();
     const store = createPostgresStore(url);
-    const sim = await startSimulator({ timeScale: 0.002, seed: 5 });
     // One client per machine: each has its own rate-limit gate, as two processes do.
-    const connect = () =>
-      createServiceClient({
-        baseUrl: sim.baseUrl,
-        apiKey: sim.apiKey,
-        retry: { maxRetries: 2, baseDelayMs: 5, maxDelayMs: 20 },
-      });
+    const { sim, connect } = await startService(5, 2);
     const clientA = connect();
     const clientB = connect();
     const apply = async (
       state: RunState,
-      client: ReturnType<typeof connect>,
+      client: ServiceClient,
       events: ExecutionEvent[],
       extra: Partial<ExecuteOptions> = {},
-    ): Promise<ExecutionSummary> => {
-      const coordination = state.coordination;
-      if (coordination === undefined) throw new Error('no coordination');
-      await coordination.join('plan-1');
-      return executePlan(
-        plan(),
-        {
-          client,
-          journal: state.journal,
-          lock: state.lock,
-          state: state.jobs,
-          clock: systemClock,
-          uploadCache: createMemoryUploadCache(),
-          snapshots: state.snapshots,
-          coordination,
-          signal: new AbortController().signal,
-          onEvent: (event) => events.push(event),
-        },
-        options(extra),
-      );
-    };
+    ): Promise<ExecutionSummary> =>
+      executeOnRun(planOf(dir, [videoJob('v1', 'a short film v1')]), state, {
+        client,
+        events,
+        coordination: await joinRun(state),
+        options: quickOptions(dir, extra),
+      });
     sim.rateLimitNext(1, RETRY_AFTER_SECONDS, { createsOnly: true });
     const a = await store.openRun(address('a'));
     let b: RunState | undefined;
@@ -127,9 +78,6 @@ describe.runIf(pgAvailable())('a create re-sent after a 429 wait re-checks the l
     }
   }
 
-  const warnings = (events: ExecutionEvent[], pattern: RegExp) =>
-    events.filter((event) => event.type === 'warning' && pattern.test(event.message));
-
   it('B re-sends the unanswered create: A sends nothing after its wait, one job is paid', async () => {
     // B, told to re-send uncertain creates, waits only briefly for a late answer (well before A's
     // Retry-After ends), then re-sends.
@@ -144,7 +92,7 @@ describe.runIf(pgAvailable())('a create re-sent after a 429 wait re-checks the l
     // A ended on its lost lease, and paid nothing.
     expect(errorA).toMatchObject({ code: 'STATE_LOCKED' });
     expect(eventsA.some((event) => event.type === 'job-created')).toBe(false);
-    expect(warnings(eventsA, /paid/)).toEqual([]);
+    expect(warningsOf(eventsA, /paid/)).toEqual([]);
   });
 
   it('B waits for a late answer: A keeps "nothing made" for it, and B creates the job', async () => {
@@ -152,11 +100,11 @@ describe.runIf(pgAvailable())('a create re-sent after a 429 wait re-checks the l
     expect(stats.jobsCreated).toBe(1);
     expect(stats.requests['POST /stock-videos/create']).toBe(2);
     expect(summaryB.jobs.map((job) => `${job.id} ${job.outcome}`)).toEqual(['v1 done']);
-    expect(warnings(eventsB, /waiting up to \d+ s for the answer/)).toHaveLength(1);
+    expect(warningsOf(eventsB, /waiting up to \d+ s for the answer/)).toHaveLength(1);
     expect(eventsB.some((event) => event.type === 'job-created' && event.id === 'v1')).toBe(true);
     // A learned its lease was gone before re-sending, and said that nothing was made.
     expect(
-      warnings(eventsA, /its refusal \(NOT_SENT: nothing was made\) is kept in the state as a late record/),
+      warningsOf(eventsA, /its refusal \(NOT_SENT: nothing was made\) is kept in the state as a late record/),
     ).toHaveLength(1);
     expect(eventsA.some((event) => event.type === 'job-created')).toBe(false);
   });

@@ -1,42 +1,26 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import pg from 'pg';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { systemClock } from '../../src/clock.js';
+import { describe, expect, it } from 'vitest';
 import type { ExecutionEvent } from '../../src/execute/events.js';
-import { executePlan } from '../../src/execute/executor.js';
-import type { Plan } from '../../src/plan/types.js';
-import { createServiceClient } from '../../src/service/client.js';
-import { startSimulator } from '../../src/simulator/index.js';
 import { createPostgresStore } from '../../src/state/backends/postgres/postgres-store.js';
-import type { OpenRunInput, RunState } from '../../src/state/state-store.js';
-import { createMemoryUploadCache } from '../../src/state/upload-cache.js';
-import { pgAvailable, usePgCluster } from '../pg-cluster.js';
+import type { RunState } from '../../src/state/state-store.js';
+import { pgAvailable } from '../pg-cluster.js';
 import { imageJob } from './executor-harness.js';
+import {
+  executeOnRun,
+  joinRun,
+  planOf,
+  quickOptions,
+  startService,
+  usePgWorkFolder,
+} from './pg-work-folder.js';
 
 /**
  * Records another process wrote to a shared run after this one replayed it are read with the checks
  * a replay makes (#31.10): a forged row is refused the same way on the claim path and at the end.
  */
 describe.runIf(pgAvailable())('records read mid-run from a shared PostgreSQL run', () => {
-  const cluster = usePgCluster();
-  let dir: string;
-  beforeEach(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'runner-pg-shared-records-'));
-  });
-  afterEach(async () => {
-    await rm(dir, { recursive: true, force: true });
-  });
-
-  const address = (machine: string): OpenRunInput => ({
-    manifestFile: join(dir, 'm.yaml'),
-    pipeline: 'p',
-    runId: 'r1',
-    uploadCachePath: join(dir, `uploads-${machine}.json`),
-    leaseTtlMs: 5_000,
-    machine,
-  });
+  const work = usePgWorkFolder('runner-pg-shared-records-', { leaseTtlMs: 5_000 });
+  const { address } = work;
 
   const tokenOf = (state: RunState): string => (state.lock as { token?: string }).token ?? '';
 
@@ -56,18 +40,12 @@ describe.runIf(pgAvailable())('records read mid-run from a shared PostgreSQL run
   }
 
   it('a forged "completed" row of a job not yet claimed is refused by the claim, not downloaded', async () => {
-    const url = await cluster().createDatabase();
-    const sim = await startSimulator({ timeScale: 0.002, seed: 3 });
-    const client = createServiceClient({
-      baseUrl: sim.baseUrl,
-      apiKey: sim.apiKey,
-      retry: { maxRetries: 1, baseDelayMs: 5, maxDelayMs: 20 },
-    });
+    const url = await work.cluster().createDatabase();
+    const { sim, connect } = await startService(3, 1);
+    const client = connect();
     const state = await createPostgresStore(url).openRun(address('a'));
     try {
-      const coordination = state.coordination;
-      if (coordination === undefined) throw new Error('no coordination');
-      await coordination.join('plan-1');
+      const coordination = await joinRun(state);
       // Written after this process replayed the run: the claim reads it, replay never did.
       const forged = 'http://127.0.0.1:9/forged.png';
       await forge(url, tokenOf(state), 'j1', {
@@ -77,36 +55,13 @@ describe.runIf(pgAvailable())('records read mid-run from a shared PostgreSQL run
         attempt: 1,
         resultUrls: [forged],
       });
-      const plan: Plan = {
-        pipeline: 'p',
-        manifestFile: join(dir, 'm.yaml'),
-        jobs: [imageJob('j1', 'a fox')],
-        warnings: [],
-      };
       const events: ExecutionEvent[] = [];
-      const summary = await executePlan(
-        plan,
-        {
-          client,
-          journal: state.journal,
-          lock: state.lock,
-          state: state.jobs,
-          clock: systemClock,
-          uploadCache: createMemoryUploadCache(),
-          snapshots: state.snapshots,
-          coordination,
-          signal: new AbortController().signal,
-          onEvent: (event) => events.push(event),
-        },
-        {
-          runId: 'r1',
-          pollIntervalMs: [10, 30],
-          firstPollAfterMs: 20,
-          retry: { backoffMs: 5 },
-          download: true,
-          outputDir: join(dir, 'out'),
-        },
-      );
+      const summary = await executeOnRun(planOf(work.dir, [imageJob('j1', 'a fox')]), state, {
+        client,
+        events,
+        coordination,
+        options: quickOptions(work.dir, { download: true }),
+      });
       const stops = events.filter((event) => event.type === 'stopped-creating');
       expect(stops.map((event) => event.message)).toEqual([
         expect.stringMatching(
@@ -125,12 +80,10 @@ describe.runIf(pgAvailable())('records read mid-run from a shared PostgreSQL run
   });
 
   it("a forged row among the other runners' records is refused when this apply reads them at its end", async () => {
-    const url = await cluster().createDatabase();
+    const url = await work.cluster().createDatabase();
     const state = await createPostgresStore(url).openRun(address('a'));
     try {
-      const coordination = state.coordination;
-      if (coordination === undefined) throw new Error('no coordination');
-      await coordination.join('plan-1');
+      const coordination = await joinRun(state);
       await forge(url, '999', 'j2', { type: 'intent', at: 1, id: 'j2', attempt: 1, payloadHash: 'h' });
       await forge(url, '999', 'j2', { type: 'created', at: 2, id: 'j2', attempt: 1, jobId: 'job-1' });
       // The same attempt, a second job id: a runner never writes it.

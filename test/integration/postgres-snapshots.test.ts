@@ -1,5 +1,4 @@
-import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -9,7 +8,8 @@ import { replayPostgresRun } from '../../src/state/backends/postgres/replay-run.
 import { SCHEMA_VERSION } from '../../src/state/backends/postgres/schema.js';
 import type { JobState } from '../../src/state/job-state.js';
 import type { OpenRunInput, RunState } from '../../src/state/state-store.js';
-import { pgAvailable, usePgCluster } from '../pg-cluster.js';
+import { pgAvailable } from '../pg-cluster.js';
+import { usePgWorkFolder } from './pg-work-folder.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const RUN = { pipeline: 'p', runId: 'r1' };
@@ -23,31 +23,24 @@ const plain = (jobs: ReadonlyMap<string, JobState>) => JSON.parse(JSON.stringify
  * ignored and the records are replayed whole; a process that lost its lease stores none.
  */
 describe.runIf(pgAvailable())('PostgreSQL state snapshots', () => {
-  const cluster = usePgCluster();
-  let work: string;
+  const work = usePgWorkFolder('runner-pg-snap-', { leaseTtlMs: 10_000, each: 'file' });
+  const { cluster } = work;
   const tmp = process.env.TMPDIR;
   beforeAll(() => {
-    work = mkdtempSync(join(tmpdir(), 'runner-pg-snap-'));
     // The temporary copies of snapshots go here, where the test can see that none is left.
-    mkdirSync(join(work, 'tmp'));
-    process.env.TMPDIR = join(work, 'tmp');
+    mkdirSync(join(work.dir, 'tmp'));
+    process.env.TMPDIR = join(work.dir, 'tmp');
   });
   afterAll(() => {
     if (tmp === undefined) delete process.env.TMPDIR;
     else process.env.TMPDIR = tmp;
-    rmSync(work, { recursive: true, force: true });
   });
   afterEach(() => {
-    expect(readdirSync(join(work, 'tmp'))).toEqual([]);
+    expect(readdirSync(join(work.dir, 'tmp'))).toEqual([]);
   });
 
   /** The run's address; a lease long enough for a loaded machine, short where it must expire. */
-  const address = (leaseTtlMs = 10_000): OpenRunInput => ({
-    manifestFile: join(work, 'm.yaml'),
-    ...RUN,
-    uploadCachePath: join(work, 'uploads.json'),
-    leaseTtlMs,
-  });
+  const address = (leaseTtlMs = 10_000): OpenRunInput => ({ ...work.address(), ...RUN, leaseTtlMs });
 
   /** Appends `jobs` jobs' intent and created records (`from` on), each job then open. */
   async function appendJobs(state: RunState, jobs: number, from = 0): Promise<void> {

@@ -1,15 +1,14 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createPostgresStore } from '../../src/state/backends/postgres/postgres-store.js';
 import { acquireLease } from '../../src/state/backends/postgres/lease.js';
 import { replayRunRecords } from '../../src/state/backends/postgres/read-records.js';
 import { SCHEMA_VERSION } from '../../src/state/backends/postgres/schema.js';
 import { parseStateUrl, redactUrls } from '../../src/state/backends/postgres/state-url.js';
 import type { OpenRunInput } from '../../src/state/state-store.js';
-import { pgAvailable, usePgCluster } from '../pg-cluster.js';
+import { pgAvailable } from '../pg-cluster.js';
+import { usePgWorkFolder } from './pg-work-folder.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -33,22 +32,14 @@ describe('state URL', () => {
 });
 
 describe.runIf(pgAvailable())('PostgreSQL state backend', () => {
-  const cluster = usePgCluster();
-  let work: string;
-  beforeAll(() => {
-    work = mkdtempSync(join(tmpdir(), 'runner-pg-state-'));
-  });
-  afterAll(() => {
-    rmSync(work, { recursive: true, force: true });
-  });
+  const work = usePgWorkFolder('runner-pg-state-', { leaseTtlMs: 600, each: 'file' });
+  const { cluster } = work;
 
   const freshUrl = () => cluster().createDatabase();
   const address = (runId = 'r1'): OpenRunInput => ({
-    manifestFile: join(work, 'm.yaml'),
-    pipeline: 'p',
+    ...work.address(),
     runId,
-    uploadCachePath: join(work, `uploads-${runId}.json`),
-    leaseTtlMs: 600,
+    uploadCachePath: join(work.dir, `uploads-${runId}.json`),
   });
 
   it('creates its tables on first use under the current schema version, and replays what was appended, in order', async () => {
