@@ -1,15 +1,14 @@
-import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { ReportEntry } from '../../src/report/report-data.js';
 import { stageStoreThumbnails } from '../../src/report/store-thumbnails.js';
 import { unreadableMarkerOf } from '../../src/report/thumbnails.js';
 import { openS3ResultsStore } from '../../src/results/s3-results.js';
 import { startFaultProxy } from '../s3-fault-proxy.js';
 import { useS3Server } from '../s3-server.js';
+import { brokenPng, imageEntry } from '../report-entry.js';
 
 const s3 = useS3Server();
 
@@ -35,24 +34,13 @@ describe('an unreadable image in the bucket', () => {
     for (const [name, value] of Object.entries(env)) vi.stubEnv(name, value);
     const store = await openS3ResultsStore(`s3://${s3().bucket}/unreadable`);
     try {
-      const broken = Buffer.from('\x89PNG\r\n\x1a\n and then no image at all');
-      const sha256 = createHash('sha256').update(broken).digest('hex');
-      await store.put('night/broken.png', Readable.from([broken]));
+      const { bytes, sha256 } = brokenPng();
+      await store.put('night/broken.png', Readable.from([bytes]));
       const staging = join(dir, 'staging');
-      const entries: ReportEntry[] = [
-        {
-          id: 'broken',
-          kind: 'image',
-          model: 'm',
-          params: {},
-          matrix: {},
-          status: 'done',
-          attempts: 1,
-          credits: 1,
-          files: [
-            { index: 1, url: 'u', path: join(staging, 'night', 'broken.png'), sha256, mediaType: 'image' },
-          ],
-        },
+      const entries = [
+        imageEntry('broken', [
+          { index: 1, url: 'u', path: join(staging, 'night', 'broken.png'), sha256, mediaType: 'image' },
+        ]),
       ];
       const reads = () =>
         proxy.seen.filter((line) => line.startsWith('GET /results/unreadable/night/broken.png'));

@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ReportEntry } from '../../../src/report/report-data.js';
 import {
   makeMissingThumbnails,
   makeThumbnail,
@@ -17,6 +16,7 @@ import {
 } from '../../../src/report/thumbnails.js';
 import { renderPng } from '../../../src/simulator/media.js';
 import { renderMp4 } from '../../../src/simulator/video.js';
+import { brokenPng, imageEntry } from '../../report-entry.js';
 
 const sha = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
@@ -65,28 +65,18 @@ describe('thumbnails', () => {
   });
 
   it('remembers an image it cannot read by its hash: the next report does not read it again', async () => {
-    const broken = Buffer.from('\x89PNG\r\n\x1a\n not the rest of a png');
+    const broken = brokenPng();
     const path = join(dir, 'broken.png');
-    await writeFile(path, broken);
-    const entries: ReportEntry[] = [
-      {
-        id: 'broken',
-        kind: 'image',
-        model: 'm',
-        params: {},
-        matrix: {},
-        status: 'done',
-        attempts: 1,
-        credits: 1,
-        files: [{ index: 1, url: 'u', path, sha256: sha(broken), mediaType: 'image' }],
-      },
+    await writeFile(path, broken.bytes);
+    const entries = [
+      imageEntry('broken', [{ index: 1, url: 'u', path, sha256: broken.sha256, mediaType: 'image' }]),
     ];
     expect(await makeMissingThumbnails(entries, dir)).toEqual({ made: 0, unreadable: 1, failed: 0 });
-    expect(await readdir(join(dir, THUMBNAIL_FOLDER))).toEqual([unreadableMarkerOf(sha(broken))]);
+    expect(await readdir(join(dir, THUMBNAIL_FOLDER))).toEqual([unreadableMarkerOf(broken.sha256)]);
     // Were the file read again, these bytes (a good image) would give a thumbnail: none is made.
     await writeFile(path, await readFile((await bigImage('good.png')).path));
     expect(await makeMissingThumbnails(entries, dir)).toEqual({ made: 0, unreadable: 1, failed: 0 });
-    expect(await readdir(join(dir, THUMBNAIL_FOLDER))).toEqual([unreadableMarkerOf(sha(broken))]);
+    expect(await readdir(join(dir, THUMBNAIL_FOLDER))).toEqual([unreadableMarkerOf(broken.sha256)]);
   });
 
   it('on download, marks an image it cannot read', async () => {
@@ -142,22 +132,13 @@ describe('thumbnails', () => {
     await makeThumbnail(dir, first.path, first.sha256);
     const video = renderMp4({ label: 'clip' });
     await writeFile(join(dir, 'v.mp4'), video);
-    const entry = (id: string, files: ReportEntry['files']): ReportEntry => ({
-      id,
-      kind: 'image',
-      model: 'm',
-      params: {},
-      matrix: {},
-      status: 'done',
-      attempts: 1,
-      credits: 1,
-      files,
-    });
     const entries = [
-      entry('a', [{ index: 1, url: 'u', ...first, mediaType: 'image' }]),
-      entry('b', [{ index: 1, url: 'u', ...second, mediaType: 'image' }]),
-      entry('v', [{ index: 1, url: 'u', path: join(dir, 'v.mp4'), sha256: sha(video), mediaType: 'video' }]),
-      entry('remote', [{ index: 1, url: 'https://r/x.png', mediaType: 'image' }]),
+      imageEntry('a', [{ index: 1, url: 'u', ...first, mediaType: 'image' }]),
+      imageEntry('b', [{ index: 1, url: 'u', ...second, mediaType: 'image' }]),
+      imageEntry('v', [
+        { index: 1, url: 'u', path: join(dir, 'v.mp4'), sha256: sha(video), mediaType: 'video' },
+      ]),
+      imageEntry('remote', [{ index: 1, url: 'https://r/x.png', mediaType: 'image' }]),
     ];
     expect(await makeMissingThumbnails(entries, dir)).toEqual({ made: 1, unreadable: 0, failed: 0 });
     expect((await readdir(join(dir, THUMBNAIL_FOLDER))).sort()).toEqual(
