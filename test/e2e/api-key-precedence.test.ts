@@ -3,7 +3,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src/simulator/index.js';
 import type { Simulator } from '../../src/simulator/types.js';
-import { IMAGE_MODEL, makeWorkDir, writeImageMatrixManifest } from './apply-fixtures.js';
+import {
+  FAST_POLLS,
+  IMAGE_MODEL,
+  makeWorkDir,
+  writeImageMatrixManifest,
+  writeKeyFiles,
+} from './apply-fixtures.js';
 import { runCli, type CliResult } from './run-cli.js';
 
 /** The key the simulator accepts, in the key file; the variable holds another one. */
@@ -25,10 +31,10 @@ describe('the API key when the key file and MEDIAGEN_API_KEY disagree', () => {
   beforeAll(async () => {
     simulator = await startSimulator({ timeScale: 0.006, seed: 34, apiKey: FILE_KEY });
     dir = await makeWorkDir('api-key-precedence');
-    keyFile = join(dir, 'file-key');
-    envKeyFile = join(dir, 'env-key');
-    await writeFile(keyFile, `${FILE_KEY}\n`, { mode: 0o600 });
-    await writeFile(envKeyFile, `${ENV_KEY}\n`, { mode: 0o600 });
+    ({ 'file-key': keyFile, 'env-key': envKeyFile } = await writeKeyFiles(dir, {
+      'file-key': FILE_KEY,
+      'env-key': ENV_KEY,
+    }));
   });
   afterAll(async () => {
     await simulator.close();
@@ -65,10 +71,7 @@ describe('the API key when the key file and MEDIAGEN_API_KEY disagree', () => {
         join(dir, 'state'),
         '--output',
         join(dir, 'out'),
-        '--poll-interval',
-        '20-40',
-        '--first-poll',
-        '30',
+        ...FAST_POLLS,
       ],
     ]) {
       const result = await run([...args, ...withFile]);

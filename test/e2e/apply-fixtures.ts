@@ -47,6 +47,25 @@ export async function writeImageMatrixManifest(
   return { file, jobIds };
 }
 
+/** Polls fast enough for the simulator at the tests' time scales: apply's `--poll-interval`, `--first-poll`. */
+export const FAST_POLLS: readonly string[] = ['--poll-interval', '20-40', '--first-poll', '30'];
+
+/**
+ * Writes each key into a file of its name in `dir` as a user keeps one (the key, a newline, mode
+ * 0600); returns each file's path by name.
+ */
+export async function writeKeyFiles<Name extends string>(
+  dir: string,
+  keys: Record<Name, string>,
+): Promise<Record<Name, string>> {
+  const paths = {} as Record<Name, string>;
+  for (const [name, key] of Object.entries(keys) as [Name, string][]) {
+    paths[name] = join(dir, name);
+    await writeFile(paths[name], `${key}\n`, { mode: 0o600 });
+  }
+  return paths;
+}
+
 /**
  * One process's side of a run kept elsewhere (a database): a fresh folder named by `prefix`, an image
  * matrix manifest in it, and the `apply` arguments that run it with fast polls and the output in the
@@ -58,17 +77,7 @@ export async function writeApplyWorkspace(
 ): Promise<{ dir: string; file: string; jobIds: string[]; apply: string[] }> {
   const dir = await makeWorkDir(prefix);
   const { file, jobIds } = await writeImageMatrixManifest(dir, input);
-  const apply = [
-    'apply',
-    file,
-    '--yes',
-    '--output',
-    join(dir, 'out'),
-    '--poll-interval',
-    '20-40',
-    '--first-poll',
-    '30',
-  ];
+  const apply = ['apply', file, '--yes', '--output', join(dir, 'out'), ...FAST_POLLS];
   return { dir, file, jobIds, apply };
 }
 

@@ -1,9 +1,16 @@
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src/simulator/index.js';
 import type { Simulator } from '../../src/simulator/types.js';
-import { listFilesDeep, makeWorkDir, readStatus, writeImageMatrixManifest } from './apply-fixtures.js';
+import {
+  FAST_POLLS,
+  listFilesDeep,
+  makeWorkDir,
+  readStatus,
+  writeImageMatrixManifest,
+  writeKeyFiles,
+} from './apply-fixtures.js';
 import { runCli, startCli, type CliResult } from './run-cli.js';
 
 const TIME_SCALE = 0.006;
@@ -44,10 +51,10 @@ describe('no API key leaks into any output or file', () => {
     workDir = await makeWorkDir('leak');
     // The key files live apart from the folder that is searched: they are the only place a key may be.
     secretsDir = await makeWorkDir('leak-secrets');
-    keyFile = join(secretsDir, 'api-key');
-    wrongKeyFile = join(secretsDir, 'wrong-key');
-    await writeFile(keyFile, `${API_KEY}\n`, { mode: 0o600 });
-    await writeFile(wrongKeyFile, `${WRONG_KEY}\n`, { mode: 0o600 });
+    ({ 'api-key': keyFile, 'wrong-key': wrongKeyFile } = await writeKeyFiles(secretsDir, {
+      'api-key': API_KEY,
+      'wrong-key': WRONG_KEY,
+    }));
   });
   afterAll(async () => {
     await simulator.close();
@@ -115,10 +122,7 @@ describe('no API key leaks into any output or file', () => {
         ...stateArgs,
         '--output',
         join(dir, 'out'),
-        '--poll-interval',
-        '20-40',
-        '--first-poll',
-        '30',
+        ...FAST_POLLS,
       ]);
       expect(JSON.parse(apply.stdout)).toHaveProperty('exitReason', 'ok');
       // Plan again after the run: the report now reads the journal.
