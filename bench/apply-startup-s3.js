@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { emitResult, note, round } from './measure.js';
+import { startS3Server } from './s3-server.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = join(ROOT, 'dist/bundle/runner.js');
@@ -60,16 +61,8 @@ function startProxy(target) {
 
 async function main() {
   const { startSimulator } = await import(join(ROOT, 'dist/simulator/index.js'));
-  const { default: S3rver } = await import('s3rver');
   const dir = mkdtempSync(join(tmpdir(), 'runner-bench-startup-s3-'));
-  const s3 = new S3rver({
-    address: '127.0.0.1',
-    port: 0,
-    directory: join(dir, 's3'),
-    silent: true,
-    configureBuckets: [{ name: 'results' }],
-  });
-  const { port } = await s3.run();
+  const s3 = await startS3Server(dir);
   const simulator = await startSimulator({ timeScale: 0.001 });
   const proxy = await startProxy(simulator.baseUrl);
   const manifest = join(dir, 'one.yaml');
@@ -94,13 +87,7 @@ async function main() {
     RUNNER_CACHE_DIR: join(dir, 'cache'),
     MEDIAGEN_BASE_URL: `${proxy.url}${new URL(simulator.baseUrl).pathname}`,
     MEDIAGEN_API_KEY: simulator.apiKey,
-    AWS_ACCESS_KEY_ID: 'S3RVER',
-    AWS_SECRET_ACCESS_KEY: 'S3RVER',
-    AWS_REGION: 'us-east-1',
-    AWS_ENDPOINT_URL_S3: `http://127.0.0.1:${port}`,
-    AWS_CONFIG_FILE: join(dir, 'aws-config'),
-    AWS_SHARED_CREDENTIALS_FILE: join(dir, 'aws-credentials'),
-    AWS_EC2_METADATA_DISABLED: 'true',
+    ...s3.env,
   };
   const times = { folder: [], bucket: [] };
   const once = async (kind, index) => {

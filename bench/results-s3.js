@@ -27,6 +27,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { emitResult, note, round } from './measure.js';
+import { startS3Server } from './s3-server.js';
 
 const MIB = 1024 * 1024;
 const SELF = fileURLToPath(import.meta.url);
@@ -157,27 +158,11 @@ function runChild(spec, env) {
 }
 
 async function main() {
-  const { default: S3rver } = await import('s3rver');
   const dir = mkdtempSync(join(tmpdir(), 'runner-bench-s3-'));
-  const s3 = new S3rver({
-    address: '127.0.0.1',
-    port: 0,
-    directory: join(dir, 's3'),
-    silent: true,
-    configureBuckets: [{ name: 'results' }],
-  });
-  const { port } = await s3.run();
+  const s3 = await startS3Server(dir);
   const sourceServer = await startSource();
   const source = `http://127.0.0.1:${sourceServer.address().port}`;
-  const env = {
-    AWS_ACCESS_KEY_ID: 'S3RVER',
-    AWS_SECRET_ACCESS_KEY: 'S3RVER',
-    AWS_REGION: 'us-east-1',
-    AWS_ENDPOINT_URL_S3: `http://127.0.0.1:${port}`,
-    AWS_CONFIG_FILE: join(dir, 'aws-config'),
-    AWS_SHARED_CREDENTIALS_FILE: join(dir, 'aws-credentials'),
-    AWS_EC2_METADATA_DISABLED: 'true',
-  };
+  const { env } = s3;
   const results = {};
   try {
     const count = Number(process.env.BENCH_COUNT ?? 200);
