@@ -21,6 +21,7 @@ const BENCHMARKS = [
   'diff-100k',
   'results-s3',
   'apply-startup-s3',
+  'apply-large-image-s3',
 ];
 const BENCH_DIR = fileURLToPath(new URL('.', import.meta.url));
 
@@ -84,6 +85,11 @@ const ROWS = {
     ['bucket RSS above disk (goal ≤ 100 MB)', 'rssAboveDiskMB', 'MB'],
     ['1 GB video: peak RSS disk / bucket (goal: flat)', ['bigDiskRssMB', 'bigBucketRssMB'], 'MB'],
     ['1 GB video: wall time disk / bucket', ['bigDiskMs', 'bigBucketMs'], 'ms'],
+  ],
+  'apply-large-image-s3': [
+    ['one image to the bucket: peak RSS at 48 / 192 MiB (goal: flat)', ['rssMB_48', 'rssMB_192'], 'MB'],
+    ['GETs of the image (goal: 0)', ['imageGets_48', 'imageGets_192'], ''],
+    ['wall time at 48 / 192 MiB', ['ms_48', 'ms_192'], 'ms'],
   ],
   'apply-startup-s3': [
     ['runs of each case (interleaved)', 'runs', ''],

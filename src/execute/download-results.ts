@@ -5,7 +5,8 @@ import { joinKey, keyFolder } from '../results/result-key.js';
 import { RESULT_RETENTION_MS } from '../service/job-status.js';
 import type { DownloadState, JobState } from '../state/job-state.js';
 import type { ExecutionContext } from './context.js';
-import { KEPT_IMAGE_BYTES, type SavedResult } from './options.js';
+import type { SavedResult } from './options.js';
+import { ImageKeeper, type KeptImage } from './kept-image.js';
 import { errorMessageOf } from './error-info.js';
 import { setAsideSuperseded } from './set-aside-superseded.js';
 import { buildOutputName, extensionFromUrl, sniffExtension } from './output-path.js';
@@ -60,13 +61,9 @@ export async function downloadResults(
       firstError ??= 'the download was stopped by the interrupt';
       continue;
     }
-    let saved: { file: string; bytes: number; sha256: string } | undefined;
-    /** The image's bytes kept for its thumbnail (a bucket output), never journaled. */
-    let body: Buffer | undefined;
+    let got: Awaited<ReturnType<typeof downloadOne>>;
     try {
-      const got = await downloadOne(ctx, results, job, index, url, last.jobId, already);
-      saved = { file: got.file, bytes: got.bytes, sha256: got.sha256 };
-      body = got.body;
+      got = await downloadOne(ctx, results, job, index, url, last.jobId, already);
     } catch (error) {
       failures++;
       firstError ??=
@@ -75,39 +72,46 @@ export async function downloadResults(
           : reportLacking(ctx, job.id, index, location, already, last.completedAt, error);
       continue;
     }
-    if (already !== undefined) refetched++;
-    // The same bytes as recorded: nothing new to journal (another machine's record stands).
-    const same = already !== undefined && holdsRecorded(saved, already);
-    if (!same) {
-      try {
-        await ctx.record({
-          type: 'downloaded',
-          id: job.id,
-          url,
-          ...saved,
-          ...(ctx.machine === undefined ? {} : { machine: ctx.machine }),
-        });
-      } catch (error) {
-        failures++;
-        firstError ??= `the journal could not record the download: ${errorMessageOf(error)}`;
-        ctx.stopCreating(
-          'error',
-          `No new jobs are created: the journal could not record the download of job ${job.id} (${errorMessageOf(error)}).`,
-        );
-        continue;
+    const saved = { file: got.file, bytes: got.bytes, sha256: got.sha256 };
+    try {
+      if (already !== undefined) refetched++;
+      // The same bytes as recorded: nothing new to journal (another machine's record stands).
+      const same = already !== undefined && holdsRecorded(saved, already);
+      if (!same) {
+        try {
+          await ctx.record({
+            type: 'downloaded',
+            id: job.id,
+            url,
+            ...saved,
+            ...(ctx.machine === undefined ? {} : { machine: ctx.machine }),
+          });
+        } catch (error) {
+          failures++;
+          firstError ??= `the journal could not record the download: ${errorMessageOf(error)}`;
+          ctx.stopCreating(
+            'error',
+            `No new jobs are created: the journal could not record the download of job ${job.id} (${errorMessageOf(error)}).`,
+          );
+          continue;
+        }
       }
+      const shown = results.pathOf(saved.file) ?? `${location}/${saved.file}`;
+      ctx.emit({ type: 'downloaded', id: job.id, url, ...saved, file: shown });
+      files.push(saved.file);
+      // The image's bytes kept for its thumbnail (a bucket output), never journaled.
+      await afterDownload(ctx, {
+        id: job.id,
+        kind: job.kind,
+        file: shown,
+        key: saved.file,
+        sha256: saved.sha256,
+        ...got.kept,
+      });
+    } finally {
+      // A kept file lives only as long as its thumbnail is being made.
+      await got.release?.().catch(() => undefined);
     }
-    const shown = results.pathOf(saved.file) ?? `${location}/${saved.file}`;
-    ctx.emit({ type: 'downloaded', id: job.id, url, ...saved, file: shown });
-    files.push(saved.file);
-    await afterDownload(ctx, {
-      id: job.id,
-      kind: job.kind,
-      file: shown,
-      key: saved.file,
-      sha256: saved.sha256,
-      ...(body === undefined ? {} : { body }),
-    });
   }
   return {
     files,
@@ -131,57 +135,54 @@ async function downloadOne(
   url: string,
   jobId: string | undefined,
   already: DownloadState | undefined,
-): Promise<{ file: string; bytes: number; sha256: string; body?: Buffer }> {
+): Promise<{
+  file: string;
+  bytes: number;
+  sha256: string;
+  /** An image's bytes kept for its thumbnail, and what lets them go (removes a kept file). */
+  kept?: KeptImage;
+  release?: () => Promise<void>;
+}> {
   let key =
     already === undefined ? buildOutputName(job.id, index, url, job.kind) : results.keyOf(already.file);
   // An image going to a bucket is kept as it streams by (each attempt afresh), for its thumbnail: else
   // the thumbnail would read every image back from the bucket (a GET, egress where billed).
   const keep = ctx.afterDownload !== undefined && job.kind === 'image' && results.pathOf(key) === undefined;
-  let kept: Buffer[] | undefined;
-  const { bytes, sha256 } = await ctx.client.downloadTo(
-    url,
-    (body, info) => {
-      if (already === undefined && extensionFromUrl(url) === undefined) {
-        const extension = sniffExtension(info.head);
-        if (extension !== undefined)
-          key = joinKey(keyFolder(key), buildOutputName(job.id, index, url, job.kind, extension));
-      }
-      kept = keep ? [] : undefined;
-      return results.store.put(key, keep ? keepWhileSmall(body, (chunks) => (kept = chunks)) : body, {
-        signal: info.signal,
-        ...(info.contentType === undefined ? {} : { contentType: info.contentType }),
-        ...(info.sizeHint === undefined ? {} : { sizeHint: info.sizeHint }),
-      });
-    },
-    {
-      signal: ctx.downloadSignal,
-      // A URL kept redacted (it held the key) is fetched by polling the job again after a restart.
-      ...(jobId === undefined ? {} : { jobId }),
-      resultIndex: index,
-    },
-  );
-  const body = kept === undefined ? undefined : Buffer.concat(kept);
-  return { file: key, bytes, sha256, ...(body?.length === bytes ? { body } : {}) };
-}
-
-/**
- * `body` as it is, with its chunks handed to `keep` as they pass while they stay within
- * {@link KEPT_IMAGE_BYTES} (past it, `keep(undefined)`: too large to hold for a thumbnail).
- */
-async function* keepWhileSmall(
-  body: AsyncIterable<Uint8Array>,
-  keep: (chunks: Buffer[] | undefined) => void,
-): AsyncIterable<Uint8Array> {
-  let chunks: Buffer[] | undefined = [];
-  let size = 0;
-  keep(chunks);
-  for await (const chunk of body) {
-    if (chunks !== undefined) {
-      size += chunk.byteLength;
-      if (size > KEPT_IMAGE_BYTES) keep((chunks = undefined));
-      else chunks.push(Buffer.from(chunk));
-    }
-    yield chunk;
+  let keeper: ImageKeeper | undefined;
+  try {
+    const { bytes, sha256 } = await ctx.client.downloadTo(
+      url,
+      async (body, info) => {
+        if (already === undefined && extensionFromUrl(url) === undefined) {
+          const extension = sniffExtension(info.head);
+          if (extension !== undefined)
+            key = joinKey(keyFolder(key), buildOutputName(job.id, index, url, job.kind, extension));
+        }
+        await keeper?.discard();
+        keeper = keep ? new ImageKeeper(info.sizeHint) : undefined;
+        return results.store.put(key, keeper === undefined ? body : keeper.pass(body), {
+          signal: info.signal,
+          ...(info.contentType === undefined ? {} : { contentType: info.contentType }),
+          ...(info.sizeHint === undefined ? {} : { sizeHint: info.sizeHint }),
+        });
+      },
+      {
+        signal: ctx.downloadSignal,
+        // A URL kept redacted (it held the key) is fetched by polling the job again after a restart.
+        ...(jobId === undefined ? {} : { jobId }),
+        resultIndex: index,
+      },
+    );
+    const kept = await keeper?.take(bytes);
+    return {
+      file: key,
+      bytes,
+      sha256,
+      ...(kept === undefined ? {} : { kept, release: () => keeper?.discard() ?? Promise.resolve() }),
+    };
+  } catch (error) {
+    await keeper?.discard();
+    throw error;
   }
 }
 

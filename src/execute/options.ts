@@ -25,14 +25,16 @@ export interface SavedResult {
   sha256: string;
   /**
    * The stored bytes, kept as they streamed by, for an image result of a store that is not a folder of
-   * this machine (a bucket: its thumbnail is made from them instead of reading the object back). At
-   * most {@link KEPT_IMAGE_BYTES}; absent otherwise.
+   * this machine (a bucket: its thumbnail is made from them instead of reading the object back), up to
+   * `KEPT_IMAGE_BYTES` (`./kept-image.ts`); absent otherwise.
    */
   body?: Buffer;
+  /**
+   * For such an image larger than that: a private file holding the stored bytes (mode 0600, in a
+   * private folder of this process), removed once `afterDownload` returns.
+   */
+  bodyFile?: string;
 }
-
-/** An image result larger than this is not kept in memory for its thumbnail (it is read back instead). */
-export const KEPT_IMAGE_BYTES = 32 * 1024 * 1024;
 
 /** Everything with an effect, passed in (tests inject fakes). */
 export interface ExecuteDeps {

@@ -49,7 +49,8 @@ async function putThumbnailOf(
   store: ResultsStore,
   key: string,
   sha256: string,
-  image: Buffer,
+  /** The image's bytes, or a file of this machine holding them. */
+  image: Buffer | string,
 ): Promise<Buffer | undefined> {
   const thumbnail = await encodeThumbnail(image);
   if (thumbnail === undefined) {
@@ -65,13 +66,16 @@ async function putThumbnailOf(
 
 /**
  * `ExecuteDeps.afterDownload` for a bucket output: each image result's thumbnail made as it is stored
- * (spread over the run, beside the polling, as for a folder), from the bytes the download kept.
+ * (spread over the run, beside the polling, as for a folder), from the bytes the download kept (in
+ * memory, or in a private file past 32 MiB): no image is read back from the bucket.
  */
 export function thumbnailOnStore(store: ResultsStore): (saved: SavedResult) => Promise<void> {
   return async (saved) => {
     if (mediaTypeOf(saved.kind, saved.key) !== 'image') return;
-    // Made from the bytes the download kept as they streamed into the bucket, else read back.
-    if (saved.body !== undefined) await putThumbnailOf(store, saved.key, saved.sha256, saved.body);
+    // Made from the bytes the download kept as they streamed into the bucket (in memory, or a private
+    // file for a large image), else read back.
+    const kept = saved.body ?? saved.bodyFile;
+    if (kept !== undefined) await putThumbnailOf(store, saved.key, saved.sha256, kept);
     else await makeStoredThumbnail(store, saved.key, saved.sha256);
   };
 }

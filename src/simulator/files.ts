@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { SimulatorCore } from './core.js';
 import { resultPathPrefix } from './echo-key.js';
 import { answerError, readBody, type Answer } from './http-util.js';
+import { parsePromptMarkers } from './markers.js';
 import { CONTENT_TYPES, renderJpeg, renderPng } from './media.js';
 import { renderMp4 } from './video.js';
 
@@ -34,7 +35,14 @@ export function resolveOwnFile(
   if (job?.state !== 'complete' || job.outcome.type !== 'complete') return undefined;
   if (ext !== job.resultExt || index < 1 || index > job.outcome.imageCount) return undefined;
   const label = `${core.options.seed}/${job.jobId}/${index}`;
-  const image = { label, prompt: job.prompt, aspectRatio: job.aspectRatio, generation: job.generation };
+  const imageMiB = parsePromptMarkers(job.prompt ?? '').imageMiB;
+  const image = {
+    label,
+    prompt: job.prompt,
+    aspectRatio: job.aspectRatio,
+    generation: job.generation,
+    ...(imageMiB === undefined ? {} : { padToBytes: imageMiB * 1024 * 1024 }),
+  };
   const bytes = ext === 'png' ? renderPng(image) : ext === 'jpeg' ? renderJpeg(image) : renderMp4(image);
   return { bytes, contentType: CONTENT_TYPES[ext] };
 }

@@ -16,6 +16,11 @@ export interface PromptMarkers {
    * `[[images:N]]` forces N (1 to 10,000), more than any real job yields (issue #24.9).
    */
   imageCount?: number;
+  /**
+   * `[[image-mb:N]]`: each PNG result is padded to at least N MiB (1 to 2,048) with a private chunk
+   * every reader skips: a large image to download without the pixels to draw.
+   */
+  imageMiB?: number;
   /** The prompt with every marker removed and trimmed. */
   text: string;
 }
@@ -35,6 +40,8 @@ export function parsePromptMarkers(prompt: string): PromptMarkers {
     else if (name === 'one-image') markers.imageCount = 1;
     else if (name === 'images' && /^\d+$/.test(arg) && Number(arg) >= 1 && Number(arg) <= 10_000)
       markers.imageCount = Number(arg);
+    else if (name === 'image-mb' && /^\d+$/.test(arg) && Number(arg) >= 1 && Number(arg) <= 2048)
+      markers.imageMiB = Number(arg);
   }
   markers.text = prompt.replace(MARKER, '').trim();
   return markers;

@@ -18,6 +18,11 @@ export interface Placeholder {
    * other colours and pattern, as a real model draws another picture. Absent or 0: the first.
    */
   generation?: number | undefined;
+  /**
+   * A PNG of at least this many bytes: padded with a private ancillary chunk (`ruNp`, which every
+   * reader skips) before its end, so a large download is still the small placeholder's image.
+   */
+  padToBytes?: number | undefined;
 }
 
 /** The long side of a placeholder, in pixels: big enough to see, small enough to stay cheap. */
@@ -123,6 +128,9 @@ export function renderPng(input: Placeholder | string): Buffer {
     pngChunk('tEXt', Buffer.from(`Comment\0${placeholder.label}`, 'latin1')),
     // Level 1: flat placeholder colours compress well at once, and 8× faster than the default.
     pngChunk('IDAT', deflateSync(pixels, { level: 1 })),
+    ...(placeholder.padToBytes === undefined
+      ? []
+      : [pngChunk('ruNp', Buffer.alloc(placeholder.padToBytes, 0x2e))]),
     pngChunk('IEND', Buffer.alloc(0)),
   ]);
 }

@@ -1,6 +1,8 @@
 import { crc32 } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { inflateSync } from 'node:zlib';
+import sharp from 'sharp';
+import { parsePromptMarkers } from '../../../src/simulator/markers.js';
 import { placeholderSize, renderJpeg, renderPng } from '../../../src/simulator/media.js';
 import { renderMp4, videoSize } from '../../../src/simulator/video.js';
 
@@ -19,6 +21,19 @@ describe('simulator result media', () => {
     }
     expect(types).toEqual(['IHDR', 'tEXt', 'IDAT', 'IEND']);
     expect(renderPng('job_2/1').equals(png)).toBe(false);
+  });
+
+  it('pads a PNG for [[image-mb:N]] with a private chunk before IEND, the image itself unchanged', async () => {
+    expect(parsePromptMarkers('a heron [[image-mb:40]]').imageMiB).toBe(40);
+    expect(parsePromptMarkers('a heron [[image-mb:0]]').imageMiB).toBeUndefined();
+    const plain = renderPng({ label: 'job_1/1', prompt: 'a heron' });
+    const padded = renderPng({ label: 'job_1/1', prompt: 'a heron', padToBytes: 1024 * 1024 });
+    expect(padded.length).toBeGreaterThan(1024 * 1024);
+    expect(padded.subarray(-12).equals(plain.subarray(-12))).toBe(true);
+    const decoded = await Promise.all(
+      [plain, padded].map((png) => sharp(png, { failOn: 'error' }).raw().toBuffer()),
+    );
+    expect(decoded[1]!.equals(decoded[0]!)).toBe(true);
   });
 
   it('renders a colour JPEG framed by SOI/EOI with a baseline frame header of the requested shape', () => {
