@@ -192,7 +192,7 @@ async function main() {
     ...(await import(new URL('clock.js', DIST).href)),
     ...(await import(new URL('execute/index.js', DIST).href)),
     ...(await import(new URL('service/client.js', DIST).href)),
-    ...(await import(new URL('state/index.js', DIST).href)),
+    ...(await import(new URL('state/backends/folder/open-run-state.js', DIST).href)),
   };
   // A short unreported run first, so the first measured size does not pay for the JIT warming up.
   await runOnce(WARM_UP_JOBS, modules);

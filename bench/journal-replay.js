@@ -115,8 +115,8 @@ async function generate(dir, jobs) {
   const { createFileInfoReader } = await import('../dist/catalog/read-file-info.js');
   const { buildPlan } = await import('../dist/plan/build-plan.js');
   const { snapshotPayload } = await import('../dist/plan/payload-diff.js');
-  const { deriveIdempotencyKey, openJournal, resolveStateDir, journalPathFor } =
-    await import('../dist/state/index.js');
+  const { deriveIdempotencyKey, resolveStateDir } = await import('../dist/state/index.js');
+  const { openJournal, journalPathFor } = await import('../dist/state/backends/folder/journal.js');
   const manifestFile = join(dir, `${PIPELINE}.yaml`);
   const outputDir = join(dir, 'out');
   const stateRoot = join(dir, 'state');
@@ -171,7 +171,7 @@ async function generate(dir, jobs) {
 
 /** Child mode `--replay JOURNAL N`: `replayRunJournal`, as status, runs, report and plan read state. */
 async function replayOnce(journalPath, jobs) {
-  const { replayRunJournal } = await import('../dist/state/index.js');
+  const { replayRunJournal } = await import('../dist/state/backends/folder/replay-run-journal.js');
   const run = await timeIt(() => replayRunJournal(journalPath));
   if (run.value.replay.jobs.size !== jobs) throw new Error(`replayed ${run.value.replay.jobs.size} jobs`);
   const snapshot = run.value.snapshot !== undefined;
@@ -180,7 +180,7 @@ async function replayOnce(journalPath, jobs) {
 
 /** Child mode `--open MANIFEST STATEROOT N`: `openRunState` (lock, replay, open for append). */
 async function openOnce(manifestFile, stateDir, jobs) {
-  const { openRunState } = await import('../dist/state/index.js');
+  const { openRunState } = await import('../dist/state/backends/folder/open-run-state.js');
   const run = await timeIt(() => openRunState({ manifestFile, pipeline: PIPELINE, runId: RUN_ID, stateDir }));
   if (run.value.jobs.size !== jobs) throw new Error(`openRunState gave ${run.value.jobs.size} jobs`);
   await run.value.close();
@@ -189,7 +189,8 @@ async function openOnce(manifestFile, stateDir, jobs) {
 
 /** Child mode `--write-snapshot JOURNAL`: replays the journal and writes its snapshot. */
 async function snapshotOnce(journalPath) {
-  const { replayRunJournal, writeSnapshot } = await import('../dist/state/index.js');
+  const { replayRunJournal } = await import('../dist/state/backends/folder/replay-run-journal.js');
+  const { writeSnapshot } = await import('../dist/state/backends/folder/snapshot-file.js');
   const reading = await replayRunJournal(journalPath);
   const run = await timeIt(() =>
     writeSnapshot(journalPath, {

@@ -6,7 +6,7 @@ import type { CommandContext } from './context.js';
 import { checkCost, DEFAULT_MAX_ATTEMPTS } from './cost-check.js';
 import { isRecordedOutputHere } from './apply-options.js';
 import { checkRunOutputDir } from './check-output-dir.js';
-import { recordedOutputDir, recordedOutputHost } from '../state/run-output-dir.js';
+import { recordedOutputDir, recordedOutputHost } from '../state/index.js';
 import type { ServiceConnection } from './connection.js';
 import { refuseStalePlan } from './saved-plan-io.js';
 import { replacementsStillDue } from '../plan/saved-plan.js';

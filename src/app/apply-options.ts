@@ -9,10 +9,15 @@ import type { CommandContext } from './context.js';
 import type { StateOptions } from './run-options.js';
 import type { WriteTarget } from './preflight.js';
 import type { RunPlanOptions } from './run-plan-options.js';
-import { resolveStateDir, resolveStateRoot, toSafeSegment, uploadCachePathFor } from '../state/state-dir.js';
-import { UPLOAD_CACHE_FILE } from '../state/upload-cache.js';
-import type { AcquireLockOptions } from '../state/backends/folder/lock.js';
-import { hostOf } from '../state/machine-name.js';
+import {
+  type AcquireLockOptions,
+  hostOf,
+  resolveStateDir,
+  resolveStateRoot,
+  toSafeSegment,
+  UPLOAD_CACHE_FILE,
+  uploadCachePathFor,
+} from '../state/index.js';
 import { OUTPUT_ROOT_ENV } from './output-root.js';
 import { isS3Output, joinOutputLocation, resolveOutputLocation } from './output-location.js';
 

@@ -1,6 +1,6 @@
 import type { ExecutionSummary } from '../execute/events.js';
 import type { ExecuteOptions } from '../execute/options.js';
-import type { RunState, StateStore } from '../state/state-store.js';
+import type { RunState, StateStore } from '../state/index.js';
 import type { CommandContext } from './context.js';
 import type { BalanceWatch } from './balance-watch.js';
 import type { Outcome } from './outcome.js';

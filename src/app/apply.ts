@@ -1,7 +1,5 @@
 import { resolve } from 'node:path';
-import { stateStoreFor } from '../state/select-state-store.js';
-import { sharePlanStrings } from '../state/share-plan-strings.js';
-import { machineName } from '../state/machine-name.js';
+import { machineName, sharePlanStrings, stateStoreFor } from '../state/index.js';
 import type { CommandContext } from './context.js';
 import type { Outcome } from './outcome.js';
 import {

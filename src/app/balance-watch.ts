@@ -1,6 +1,6 @@
 import { formatCredits, roundCredits } from '../plan/credits.js';
 import type { ServiceClient } from '../service/service-client.js';
-import { sumBudgetedCredits, type JobState } from '../state/job-state.js';
+import { type JobState, sumBudgetedCredits } from '../state/index.js';
 
 /**
  * The account's available credit read before an apply's first create and after its last answer,

@@ -6,10 +6,10 @@ import { describeOutput, isS3Output } from './output-location.js';
 import {
   checkOutputClaim,
   OUTPUT_CLAIM_FILE,
-  readOutputClaim,
   type OutputOwner,
-} from '../state/output-claim.js';
-import type { StateStore } from '../state/state-store.js';
+  readOutputClaim,
+  type StateStore,
+} from '../state/index.js';
 import { resolveOutputDir, type OutputDirInput } from './apply-options.js';
 import type { CommandContext } from './context.js';
 import { preflightTargets } from './preflight.js';

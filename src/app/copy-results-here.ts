@@ -1,6 +1,6 @@
 import type { ResultsStore } from '../results/results-store.js';
 import type { ResultFiles } from '../results/result-files.js';
-import type { JobState } from '../state/job-state.js';
+import type { JobState } from '../state/index.js';
 import { holdsRecorded } from '../results/held-here.js';
 import { recordedResults } from './results-here.js';
 

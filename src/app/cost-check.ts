@@ -6,7 +6,7 @@ import type { CostReportView } from '../plan/job-table.js';
 import type { Plan } from '../plan/types.js';
 import type { ServiceClient } from '../service/service-client.js';
 import type { Model } from '../service/types.js';
-import { sumBudgetedCredits, type JobState } from '../state/job-state.js';
+import { type JobState, sumBudgetedCredits } from '../state/index.js';
 
 /** Attempts per job when the manifest's `retry.maxAttempts` is not set. */
 export const DEFAULT_MAX_ATTEMPTS = 3;

@@ -6,7 +6,7 @@ import { makeMissingThumbnails, readThumbnails } from '../report/thumbnails.js';
 import { writeWholeInPieces } from '../report/write-report-files.js';
 import { createFolderResultsStore } from '../results/backends/folder/folder-results-store.js';
 import type { ResultFiles } from '../results/result-files.js';
-import type { JobState } from '../state/job-state.js';
+import type { JobState } from '../state/index.js';
 import { copyResultsHere } from './copy-results-here.js';
 
 /** A bucket's results to copy into the page's folder first, for a review that works offline. */

@@ -10,7 +10,7 @@ import { streamPlan } from '../plan/stream-plan.js';
 import { addTargetingToReport } from '../plan/targeting-report.js';
 import type { ServiceClient } from '../service/service-client.js';
 import type { Model } from '../service/types.js';
-import { readStoredRun } from '../state/select-state-store.js';
+import { readStoredRun } from '../state/index.js';
 import type { CommandContext } from './context.js';
 import { DEFAULT_MAX_ATTEMPTS, readCostAccount, readCostOptions } from './cost-check.js';
 import { toPrepareOptions } from './prepare-plan.js';

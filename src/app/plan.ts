@@ -8,7 +8,7 @@ import { withJobList } from '../plan/estimate-cost.js';
 import { planByStreaming, type StreamedPlanOutcome } from './plan-stream.js';
 import { renderReportJsonChunks } from '../plan/render-report-json.js';
 import { renderReportMarkdown, renderReportSummary, renderReportText } from '../plan/render-report.js';
-import { readStoredRun } from '../state/select-state-store.js';
+import { readStoredRun } from '../state/index.js';
 import type { ServiceConnection } from './connection.js';
 import type { CommandContext } from './context.js';
 import { checkCost, DEFAULT_MAX_ATTEMPTS } from './cost-check.js';

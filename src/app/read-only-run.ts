@@ -2,12 +2,16 @@ import { RunnerError } from '../errors.js';
 import type { ExpandedJob, LoadedManifest, ValidationIssue } from '../manifest/types.js';
 import { validateManifestOffline, type OfflineValidationContext } from '../manifest/validate-manifest.js';
 import type { Targeting } from '../plan/select-jobs.js';
-import type { JobState } from '../state/job-state.js';
-import { listStoredRuns, readStoredRun } from '../state/select-state-store.js';
-import { recordedOutputDir, recordedOutputHost } from '../state/run-output-dir.js';
+import {
+  type JobState,
+  listStoredRuns,
+  readStoredRun,
+  recordedOutputDir,
+  recordedOutputHost,
+  type ReplayResult,
+  type RunAddress,
+} from '../state/index.js';
 import { isRecordedOutputHere } from './apply-options.js';
-import type { ReplayResult } from '../state/replay.js';
-import type { RunAddress } from '../state/state-dir.js';
 import type { CommandContext } from './context.js';
 import { peekRunDate, runDateOf } from './run-date.js';
 import { readSecretGuard } from './read-secrets.js';

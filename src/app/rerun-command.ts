@@ -1,4 +1,4 @@
-import { displayStateUrl } from '../state/backends/postgres/state-url.js';
+import { displayStateUrl } from '../state/state-url.js';
 import type { GlobalOptions } from './context.js';
 
 /** Commands a hint may tell the user to run. */

@@ -2,8 +2,7 @@ import type { ResultsHere } from '../report/report-data.js';
 import type { ResultFiles } from '../results/result-files.js';
 import { holdsRecorded } from '../results/held-here.js';
 import { RESULT_RETENTION_MS } from '../service/job-status.js';
-import type { DownloadState, JobState } from '../state/job-state.js';
-import { viewJobState } from '../state/stored-job.js';
+import { type DownloadState, type JobState, viewJobState } from '../state/index.js';
 
 /**
  * The run's recorded results as THIS machine has them (#30.2), for `status` and `report` (read-only:

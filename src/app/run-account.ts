@@ -1,5 +1,5 @@
 import { UsageError } from '../errors.js';
-import type { JournalRecord } from '../state/records.js';
+import type { JournalRecord } from '../state/index.js';
 
 type RunRecord = Extract<JournalRecord, { type: 'run' }>;
 

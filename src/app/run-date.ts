@@ -1,6 +1,4 @@
-import { readStoredRunStart } from '../state/select-state-store.js';
-import type { ReplayResult } from '../state/replay.js';
-import type { RunAddress } from '../state/state-dir.js';
+import { readStoredRunStart, type ReplayResult, type RunAddress } from '../state/index.js';
 import { todayUtc } from './prepare-plan.js';
 
 /**

@@ -1,7 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { UsageError } from '../errors.js';
-import type { JournalRecord } from '../state/records.js';
+import type { JournalRecord } from '../state/index.js';
 
 type RunRecord = Extract<JournalRecord, { type: 'run' }>;
 

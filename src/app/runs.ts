@@ -1,5 +1,5 @@
 import { validateManifestOffline } from '../manifest/validate-manifest.js';
-import { listStoredRuns } from '../state/select-state-store.js';
+import { listStoredRuns } from '../state/index.js';
 import type { CommandContext } from './context.js';
 import type { Outcome } from './outcome.js';
 import { todayUtc } from './prepare-plan.js';

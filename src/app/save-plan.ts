@@ -10,7 +10,7 @@ import type { RunPlanOptions } from './run-plan-options.js';
 import { OUTPUT_ROOT_ENV } from './output-root.js';
 import { NO_TARGETING } from '../plan/select-jobs.js';
 import { loadVarOverrides } from './var-options.js';
-import type { JobState } from '../state/job-state.js';
+import type { JobState } from '../state/index.js';
 import { redactSecrets, secretValues } from '../manifest/secret-guard.js';
 import { readSecretGuard } from './read-secrets.js';
 

@@ -15,7 +15,7 @@ import {
 import type { JobCost } from '../plan/cost-report.js';
 import type { Plan } from '../plan/types.js';
 import type { Model } from '../service/types.js';
-import { runnerDirFor } from '../state/state-dir.js';
+import { runnerDirFor } from '../state/index.js';
 import type { ApplyOptions } from './apply-options.js';
 import { twoStatePlaces } from './run-options.js';
 

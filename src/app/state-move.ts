@@ -1,5 +1,6 @@
 import { UsageError } from '../errors.js';
 import { validateManifestOffline } from '../manifest/validate-manifest.js';
+import { breakLease, inspectLease, parseStateUrl, pullRunState, pushRunState } from '../state/index.js';
 import type { CommandContext } from './context.js';
 import type { Outcome } from './outcome.js';
 import type { StateCommandOptions } from './state-options.js';
@@ -39,10 +40,9 @@ export async function runStateMove(
     ...stateDirOf(options.state.stateDir),
     stateUrl,
   };
-  const { display } = (await import('../state/backends/postgres/state-url.js')).parseStateUrl(stateUrl);
+  const { display } = parseStateUrl(stateUrl);
   const run = `run "${where.runId}" of pipeline "${where.pipeline}"`;
   if (action === 'push') {
-    const { pushRunState } = await import('../state/backends/folder/move-run-state.js');
     const count = await pushRunState(where);
     ctx.output.out(
       `Pushed ${run}: ${count} records into ${display}. Apply it with --state from now on; the folder was left as it was.`,
@@ -50,13 +50,11 @@ export async function runStateMove(
     return 'done';
   }
   if (action === 'pull') {
-    const { pullRunState } = await import('../state/backends/folder/move-run-state.js');
     const count = await pullRunState(where);
     ctx.output.out(`Pulled ${run}: ${count} records from ${display} into its folder.`);
     return 'done';
   }
-  const leases = await import('../state/backends/postgres/run-records.js');
-  const lease = await leases.inspectLease(stateUrl, where);
+  const lease = await inspectLease(stateUrl, where);
   if (options.json) {
     ctx.output.out(JSON.stringify({ schemaVersion: 1, lease: lease ?? null }, null, 2));
   } else if (lease === undefined) {
@@ -68,7 +66,7 @@ export async function runStateMove(
     );
   }
   if (options.break) {
-    const broken = await leases.breakLease(stateUrl, where);
+    const broken = await breakLease(stateUrl, where);
     ctx.output.out(
       broken
         ? `Broke the lease: its holder's next write is refused and it stops before its next create; the next apply takes the run over and follows its open jobs.`

@@ -1,10 +1,14 @@
 import { UsageError } from '../errors.js';
 import { validateManifestOffline } from '../manifest/validate-manifest.js';
-import { moveCommand } from '../state/moved-run-hint.js';
-import { selectRunsToPrune, type DeleteRunResult, type PrunedRun } from '../state/prune-runs.js';
-import { stateStoreFor } from '../state/select-state-store.js';
+import {
+  type AcquireLockOptions,
+  type DeleteRunResult,
+  moveCommand,
+  type PrunedRun,
+  selectRunsToPrune,
+  stateStoreFor,
+} from '../state/index.js';
 import type { CommandContext } from './context.js';
-import type { AcquireLockOptions } from '../state/backends/folder/lock.js';
 import type { Outcome } from './outcome.js';
 import { todayUtc } from './prepare-plan.js';
 import type { StateOptions } from './run-options.js';

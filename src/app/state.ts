@@ -1,10 +1,6 @@
-import { existsSync } from 'node:fs';
 import { RunnerError, UsageError } from '../errors.js';
 import { loadManifest } from '../manifest/load-manifest.js';
-import { checkJournal, cutJournal, type JournalCheck } from '../state/backends/folder/check-journal.js';
-import { locateRunState } from '../state/backends/folder/locate-run-state.js';
-import { acquireLock } from '../state/backends/folder/lock.js';
-import { journalPathFor } from '../state/backends/folder/journal.js';
+import { checkRunJournal, locateRunJournal, repairRunJournal, type JournalCheck } from '../state/index.js';
 import type { CommandContext } from './context.js';
 import type { Outcome } from './outcome.js';
 import type { RenderIssues } from './views.js';
@@ -43,21 +39,20 @@ export async function runState(
     return 'invalid-input';
   }
   const { runId } = options;
-  const location = await locateRunState({
+  const journal = await locateRunJournal({
     manifestFile,
     pipeline: loaded.manifest.name,
     runId,
     ...options.state,
   });
-  const journalPath = journalPathFor(location.dir);
-  if (!existsSync(journalPath)) {
+  if (!journal.exists) {
     throw new RunnerError(
       'STATE_NOT_FOUND',
-      `Run "${runId}" of pipeline "${loaded.manifest.name}" has no state: ${location.dir} holds no journal.`,
+      `Run "${runId}" of pipeline "${loaded.manifest.name}" has no state: ${journal.dir} holds no journal.`,
       { hint: `See the runs that have state with \`runner runs ${manifestFile}\`.` },
     );
   }
-  const found = await checkJournal(journalPath);
+  const found = await checkRunJournal(journal);
   report(ctx, found);
   if (found.problem === undefined) return 'done';
   if (!options.repair) {
@@ -66,18 +61,11 @@ export async function runState(
     );
     return 'journal-damaged';
   }
-  // Under the lock: no apply appends while the journal is cut.
-  const lock = await acquireLock(location.dir);
-  try {
-    const current = await checkJournal(journalPath);
-    if (current.problem === undefined) return 'done';
-    const repair = await cutJournal(journalPath, current.problem, new Date());
-    ctx.output.out(
-      `Cut ${journalPath} at line ${current.problem.line} (byte ${current.problem.offset}); ${current.lines} lines kept. The journal as it was is in ${repair.copy}.${repair.snapshotRemoved ? ' The snapshot covered lines past the cut and was removed.' : ''}`,
-    );
-  } finally {
-    await lock.release();
-  }
+  const cut = await repairRunJournal(journal);
+  if (cut === undefined) return 'done';
+  ctx.output.out(
+    `Cut ${journal.path} at line ${cut.problem.line} (byte ${cut.problem.offset}); ${cut.lines} lines kept. The journal as it was is in ${cut.copy}.${cut.snapshotRemoved ? ' The snapshot covered lines past the cut and was removed.' : ''}`,
+  );
   return 'done';
 }
 

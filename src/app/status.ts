@@ -1,7 +1,6 @@
 import { openResultsStore } from '../results/open-results-store.js';
 import { createResultFiles } from '../results/result-files.js';
-import { judgeRun, type RunVerdict } from '../state/run-verdict.js';
-import { buildStatusView } from '../state/status-view.js';
+import { buildStatusView, judgeRun, type RunVerdict } from '../state/index.js';
 import { resolveOutputDir } from './apply-options.js';
 import { isS3Output } from './output-location.js';
 import { findResultsHere } from './results-here.js';

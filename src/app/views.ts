@@ -1,7 +1,6 @@
 import type { ValidationIssue } from '../manifest/types.js';
 import type { Model } from '../service/types.js';
-import type { RunsView } from '../state/run-summary.js';
-import type { StatusView } from '../state/status-view.js';
+import type { RunsView, StatusView } from '../state/index.js';
 import type { Style } from '../text-style.js';
 import type { UnfinishedRunsRenderer } from './warn-unfinished-runs.js';
 

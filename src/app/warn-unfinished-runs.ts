@@ -1,6 +1,4 @@
-import type { RunSummary } from '../state/run-summary.js';
-import type { RunAddress } from '../state/state-dir.js';
-import type { StateStore } from '../state/state-store.js';
+import type { RunAddress, RunSummary, StateStore } from '../state/index.js';
 import type { CommandContext, GlobalOptions } from './context.js';
 import type { RepeatedFlags } from './rerun-command.js';
 

@@ -2,16 +2,21 @@ import type { Clock } from '../clock.js';
 import type { ResultFiles } from '../results/result-files.js';
 import type { ServiceClient } from '../service/service-client.js';
 import type { PlannedJob } from '../manifest/planned-job.js';
-import type { AttemptState, JobState } from '../state/job-state.js';
-import { viewJobState } from '../state/stored-job.js';
-import type { JournalWriter, LateEntry } from '../state/journal-writer.js';
+import {
+  applyJournalRecord,
+  type AttemptState,
+  type JobState,
+  type JournalEntry,
+  type JournalRecord,
+  type JournalWriter,
+  type LateEntry,
+  type OtherRunsJobs,
+  type StateSnapshots,
+  type UploadCache,
+  viewJobState,
+} from '../state/index.js';
 import { isRunnerError } from '../errors.js';
 import type { ExecuteDeps } from './options.js';
-import type { JournalEntry, JournalRecord } from '../state/records.js';
-import type { StateSnapshots } from '../state/snapshot-schedule.js';
-import { applyJournalRecord } from '../state/replay.js';
-import type { OtherRunsJobs } from '../state/other-runs-jobs.js';
-import type { UploadCache } from '../state/upload-cache.js';
 import type { Budget } from './budget.js';
 import type { JobLimiter } from './concurrency.js';
 import type { ExecutionEvent, StopReason } from './events.js';

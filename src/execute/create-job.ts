@@ -1,7 +1,7 @@
 import { snapshotPayload } from '../plan/payload-diff.js';
 import { getJobKind } from '../kinds/index.js';
 import type { PlannedJob } from '../manifest/planned-job.js';
-import { deriveIdempotencyKey } from '../state/idempotency-key.js';
+import { deriveIdempotencyKey } from '../state/index.js';
 import type { ExecutionContext } from './context.js';
 import { earlierSendMayHaveActed, errorCodeOf, errorMessageOf } from './error-info.js';
 import { ResendWithheldError } from '../service/errors.js';

@@ -3,7 +3,7 @@ import type { ResultFiles } from '../results/result-files.js';
 import { holdsRecorded, isHeldHere } from '../results/held-here.js';
 import { joinKey, keyFolder } from '../results/result-key.js';
 import { RESULT_RETENTION_MS } from '../service/job-status.js';
-import type { DownloadState, JobState } from '../state/job-state.js';
+import type { DownloadState, JobState } from '../state/index.js';
 import type { ExecutionContext } from './context.js';
 import type { SavedResult } from './options.js';
 import { ImageKeeper, type KeptImage } from './kept-image.js';

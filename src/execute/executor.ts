@@ -5,9 +5,15 @@ import type { PlannedJob } from '../manifest/planned-job.js';
 import { createFolderResultsStore } from '../results/backends/folder/folder-results-store.js';
 import { isHeldHere } from '../results/held-here.js';
 import { createResultFiles, type ResultFiles } from '../results/result-files.js';
-import type { RunCoordination } from '../state/state-store.js';
-import { sumBudgetedCredits, summarizeJob, type JobState, type JobSummary } from '../state/job-state.js';
-import { viewJobState } from '../state/stored-job.js';
+import {
+  type JobState,
+  type JobSummary,
+  judgeRun,
+  type RunCoordination,
+  sumBudgetedCredits,
+  summarizeJob,
+  viewJobState,
+} from '../state/index.js';
 import { createBudget, type SharedPrices } from './budget.js';
 import { createJobLimiter } from './concurrency.js';
 import { readStartConcurrency } from './start-concurrency.js';
@@ -19,7 +25,6 @@ import { resolveExecuteOptions, type ExecuteDeps, type ExecuteOptions } from './
 import { countOwed, emitDoneSkipped, isSamePayloadHash, runJob } from './run-job.js';
 import { createLateAnswerWait, lateAnswersOf } from './late-answer.js';
 import { runSharedQueue, settleOthersJobs } from './run-shared.js';
-import { judgeRun } from '../state/run-verdict.js';
 import type { JobResult } from './job-result.js';
 
 /**

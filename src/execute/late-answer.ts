@@ -1,8 +1,12 @@
 import type { PlannedJob } from '../manifest/planned-job.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS } from '../service/http.js';
-import type { AttemptState, JobState } from '../state/job-state.js';
-import { replayRecords } from '../state/replay-records.js';
-import type { LateAnswers, RunCoordination } from '../state/state-store.js';
+import {
+  type AttemptState,
+  type JobState,
+  type LateAnswers,
+  replayRecords,
+  type RunCoordination,
+} from '../state/index.js';
 import type { ExecutionContext } from './context.js';
 import { sleepUnlessAborted } from './poll-job.js';
 

@@ -2,13 +2,16 @@ import type { Clock } from '../clock.js';
 import type { ResultFiles } from '../results/result-files.js';
 import type { JobKind } from '../kinds/types.js';
 import type { ServiceClient } from '../service/service-client.js';
-import type { JobState } from '../state/job-state.js';
-import type { OtherRunsJobs } from '../state/other-runs-jobs.js';
-import type { JournalWriter } from '../state/journal-writer.js';
-import type { StateLock } from '../state/backends/folder/lock.js';
-import type { StateSnapshots } from '../state/snapshot-schedule.js';
-import type { LateAnswers, RunCoordination } from '../state/state-store.js';
-import type { UploadCache } from '../state/upload-cache.js';
+import type {
+  JobState,
+  JournalWriter,
+  LateAnswers,
+  OtherRunsJobs,
+  RunCoordination,
+  RunLease,
+  StateSnapshots,
+  UploadCache,
+} from '../state/index.js';
 import type { ExecutionEvent } from './events.js';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './failure-policy.js';
 import { MAX_CONCURRENCY } from './concurrency.js';
@@ -46,10 +49,10 @@ export interface ExecuteDeps {
    */
   state: ReadonlyMap<string, JobState>;
   /**
-   * The state's lock (`openRunState().lock`): verified before every create, so a runner whose lock
+   * The run's lock or lease (`RunState.lock`): verified before every create, so a runner whose lock
    * was taken over creates nothing more; `assertHeld`, when there, before every journal write.
    */
-  lock?: Pick<StateLock, 'verify' | 'assertHeld'>;
+  lock?: Pick<RunLease, 'verify' | 'assertHeld'>;
   /** Told of every change to the live state, to write snapshots of it (`openRunState().snapshots`). */
   snapshots?: StateSnapshots;
   clock: Clock;

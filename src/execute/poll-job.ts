@@ -1,8 +1,7 @@
 import { getJobKind } from '../kinds/index.js';
 import type { PlannedJob } from '../manifest/planned-job.js';
 import type { JobRecord } from '../service/types.js';
-import type { AttemptState } from '../state/job-state.js';
-import { MAX_RESULTS_PER_JOB } from '../state/journal-format.js';
+import { type AttemptState, MAX_RESULTS_PER_JOB } from '../state/index.js';
 import type { ExecutionContext } from './context.js';
 import { countReportedCost, warnRaisedCost } from './counted-cost.js';
 import { countPolledCost } from './polled-cost.js';

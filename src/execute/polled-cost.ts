@@ -1,6 +1,6 @@
 import type { PlannedJob } from '../manifest/planned-job.js';
 import type { ChargeSource, JobRecord } from '../service/types.js';
-import type { AttemptState } from '../state/job-state.js';
+import type { AttemptState } from '../state/index.js';
 import type { ExecutionContext } from './context.js';
 
 /** The cost fields a status record journals when a poll showed a charge not counted yet. */

@@ -2,7 +2,7 @@ import { getJobKind } from '../kinds/index.js';
 import { matchesPlannedJob } from '../catalog/payload-hash.js';
 import type { PlannedJob } from '../manifest/planned-job.js';
 import type { JobRecord } from '../service/types.js';
-import type { AttemptState, JobState } from '../state/job-state.js';
+import type { AttemptState, JobState } from '../state/index.js';
 import type { ExecutionContext } from './context.js';
 import { createAttempt, warnUnusableCost } from './create-job.js';
 import { describeKeyWindowMiss } from '../plan/key-window.js';

@@ -1,7 +1,11 @@
 import type { PlannedJob } from '../manifest/planned-job.js';
-import { summarizeJob, type JobState } from '../state/job-state.js';
-import { replayRecords } from '../state/replay-records.js';
-import type { ClaimResult, RunCoordination } from '../state/state-store.js';
+import {
+  type ClaimResult,
+  type JobState,
+  replayRecords,
+  type RunCoordination,
+  summarizeJob,
+} from '../state/index.js';
 import type { ExecutionContext } from './context.js';
 import { errorMessageOf } from './error-info.js';
 import type { JobOutcome } from './events.js';

@@ -1,6 +1,6 @@
 import type { ResultFiles } from '../results/result-files.js';
 import { joinKey, keyFolder, keyName } from '../results/result-key.js';
-import type { JobState } from '../state/job-state.js';
+import type { JobState } from '../state/index.js';
 
 /** Folder, beside a superseded file, that holds the files of replaced attempts. */
 export const SUPERSEDED_DIR = '.superseded';

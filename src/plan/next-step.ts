@@ -1,4 +1,4 @@
-import type { AttemptState, JobStatus } from '../state/job-state.js';
+import type { AttemptState, JobStatus } from '../state/index.js';
 import { locateInKeyWindow } from './key-window.js';
 
 /**

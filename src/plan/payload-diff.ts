@@ -1,7 +1,6 @@
 import { isLocalFileRef } from '../catalog/local-files.js';
 import { canonicalJson, writeCanonical } from '../canonical-json.js';
-import type { JobState } from '../state/job-state.js';
-import { viewJobState } from '../state/stored-job.js';
+import { type JobState, viewJobState } from '../state/index.js';
 import type { PlannedJob } from '../manifest/planned-job.js';
 
 /**

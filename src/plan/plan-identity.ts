@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { formatPlanIdentity, type PlanSettings } from '../state/plan-agreement.js';
+import { formatPlanIdentity, type PlanSettings } from '../state/index.js';
 import type { Plan } from './types.js';
 
 /**

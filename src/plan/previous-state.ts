@@ -1,4 +1,4 @@
-import type { JobState } from '../state/job-state.js';
+import type { JobState } from '../state/index.js';
 import type { PreviousJobState } from './classify-job.js';
 import { nextStep, stepViewOf, type NextStep, type StepPolicy } from './next-step.js';
 

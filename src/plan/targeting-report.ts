@@ -1,4 +1,4 @@
-import type { JobState } from '../state/job-state.js';
+import type { JobState } from '../state/index.js';
 import type { CostReport } from './cost-report.js';
 import { diffPlanAgainstState, readLastPayloads } from './payload-diff.js';
 import type { Plan } from './types.js';

@@ -5,13 +5,13 @@ import { adviseJob, type AdviceCommands } from '../execute/job-advice.js';
 import type { JobKind } from '../kinds/types.js';
 import type { MatrixValue } from '../manifest/types.js';
 import {
-  sumBudgetedCredits,
-  summarizeJob,
   type AttemptState,
   type JobState,
   type JobStatus,
-} from '../state/job-state.js';
-import { viewJobState } from '../state/stored-job.js';
+  sumBudgetedCredits,
+  summarizeJob,
+  viewJobState,
+} from '../state/index.js';
 import { RESULT_RETENTION_MS } from '../service/job-status.js';
 
 /** What the report and the results index need of one job of the manifest (an expanded or planned job). */

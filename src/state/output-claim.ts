@@ -1,11 +1,9 @@
-import { existsSync } from 'node:fs';
 import { mkdir, open, readFile, rename, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RunnerError } from '../errors.js';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../file-modes.js';
-import { displayStateUrl } from './backends/postgres/state-url.js';
-import { JOURNAL_FILE } from './backends/folder/journal.js';
-import { stateStoreFor } from './select-state-store.js';
+import { displayStateUrl } from './state-url.js';
+import { stateHoldsRun } from './select-state-store.js';
 
 /** The file in an output folder naming the run that writes there. */
 export const OUTPUT_CLAIM_FILE = '.runner-run.json';
@@ -182,22 +180,6 @@ function sameState(a: OutputOwner, b: OutputOwner): boolean {
 /** The owner as a claim file records it: its database's URL as shown, never with a password (#31.12). */
 function shownOwner(owner: OutputOwner): OutputOwner {
   return owner.stateUrl === undefined ? owner : { ...owner, stateUrl: displayStateUrl(owner.stateUrl) };
-}
-
-/**
- * Whether the claiming run's state still holds it, judged in its own backend: a folder's journal, or
- * the run's records in its database (a claim of a database run is never "no journal": #31.1). A
- * database that cannot be read may still hold it: the folder is not taken.
- */
-async function stateHoldsRun(claim: OutputOwner): Promise<boolean> {
-  if (claim.stateUrl === undefined) return existsSync(join(claim.stateDir, JOURNAL_FILE));
-  try {
-    const store = await stateStoreFor({ stateUrl: claim.stateUrl });
-    const where = { manifestFile: claim.stateDir, pipeline: claim.pipeline, runId: claim.runId };
-    return (await store.readRun(where)).exists;
-  } catch {
-    return true;
-  }
 }
 
 /** The claim in `dir`, undefined when there is none, `unreadable` when the file is not one. */

@@ -1,5 +1,5 @@
 import type { RunSummary } from './run-summary.js';
-import type { AcquireLockOptions } from './backends/folder/lock.js';
+import type { AcquireLockOptions } from './lock-options.js';
 
 /** Which runs `runner state prune` deletes (both, when both are given: a run must pass each). */
 export interface PruneRule {

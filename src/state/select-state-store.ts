@@ -1,4 +1,6 @@
+import { existsSync } from 'node:fs';
 import { folderStateStore } from './backends/folder/folder-store.js';
+import { journalPathFor } from './backends/folder/journal.js';
 import type { ListRunsInput, RunsView } from './run-summary.js';
 import type { RunStateReading } from './run-reading.js';
 import type { RunAddress } from './state-dir.js';
@@ -33,4 +35,26 @@ export async function listStoredRuns(input: ListRunsInput & { stateUrl?: string 
 /** When the run's first apply started, from its backend (see {@link StateStore.readRunStart}). */
 export async function readStoredRunStart(where: RunAddress): Promise<number | undefined> {
   return (await stateStoreFor(where)).readRunStart(where);
+}
+
+/**
+ * Whether the run whose state is at `where` still holds it, judged in its own backend: the run
+ * folder's journal (`where.stateDir` is the run's folder itself), or the run's records in its
+ * database (a database run is never "no journal": #31.1). A database that cannot be read may still
+ * hold it: true. For the output folder's claim (`output-claim.ts`).
+ */
+export async function stateHoldsRun(where: {
+  stateDir: string;
+  stateUrl?: string;
+  pipeline: string;
+  runId: string;
+}): Promise<boolean> {
+  if (where.stateUrl === undefined) return existsSync(journalPathFor(where.stateDir));
+  try {
+    const store = await stateStoreFor({ stateUrl: where.stateUrl });
+    const run = { manifestFile: where.stateDir, pipeline: where.pipeline, runId: where.runId };
+    return (await store.readRun(run)).exists;
+  } catch {
+    return true;
+  }
 }

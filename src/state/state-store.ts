@@ -2,7 +2,7 @@ import type { Clock } from '../clock.js';
 import type { SharedRateLimit } from '../service/rate-limit-gate.js';
 import type { JobState } from './job-state.js';
 import type { JournalWriter } from './journal-writer.js';
-import type { AcquireLockOptions } from './backends/folder/lock.js';
+import type { AcquireLockOptions } from './lock-options.js';
 import type { ListRunsInput, RunsView } from './run-summary.js';
 import type { RunStateReading } from './run-reading.js';
 import type { OtherRunsJobs } from './other-runs-jobs.js';

@@ -5,7 +5,7 @@ import { createPostgresStore } from '../../src/state/backends/postgres/postgres-
 import { acquireLease } from '../../src/state/backends/postgres/lease.js';
 import { replayRunRecords } from '../../src/state/backends/postgres/read-records.js';
 import { SCHEMA_VERSION } from '../../src/state/backends/postgres/schema.js';
-import { parseStateUrl, redactUrls } from '../../src/state/backends/postgres/state-url.js';
+import { parseStateUrl, redactUrls } from '../../src/state/state-url.js';
 import type { OpenRunInput } from '../../src/state/state-store.js';
 import { pgAvailable } from '../pg-cluster.js';
 import { usePgWorkFolder } from './pg-work-folder.js';

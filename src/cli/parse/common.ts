@@ -1,7 +1,7 @@
 import type { RepeatedFlags } from '../../app/rerun-command.js';
 import { UsageError } from '../../errors.js';
 import { twoStatePlaces, type StateOptions } from '../../app/run-options.js';
-import { parseStateUrl } from '../../state/backends/postgres/state-url.js';
+import { parseStateUrl } from '../../state/state-url.js';
 import type { VarFlags } from '../../app/var-options.js';
 import { parseNumberOption, parseStringOption } from './values.js';
 import type { ManifestOptions } from '../../app/prepare-plan.js';

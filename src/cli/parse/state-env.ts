@@ -1,7 +1,6 @@
 import type { StateTuning } from '../../app/apply-options.js';
 import { UsageError } from '../../errors.js';
-import type { HostIdentity } from '../../state/backends/folder/lock-identity.js';
-import type { AcquireLockOptions } from '../../state/backends/folder/lock.js';
+import type { AcquireLockOptions, HostIdentity } from '../../state/index.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 

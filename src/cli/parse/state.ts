@@ -1,6 +1,6 @@
 import { UsageError } from '../../errors.js';
 import { parseNumberOption, parseStringOption } from './values.js';
-import { parseStateUrl } from '../../state/backends/postgres/state-url.js';
+import { parseStateUrl } from '../../state/state-url.js';
 import type { StateCommandOptions } from '../../app/state-options.js';
 import type { PruneOptions } from '../../app/state-prune.js';
 import { readRunId, readStateDir, type Flags } from './common.js';

@@ -1,6 +1,6 @@
 import { formatCredits } from '../../plan/credits.js';
 import { formatTable } from '../../plan/text-table.js';
-import type { RunsView } from '../../state/run-summary.js';
+import type { RunsView } from '../../state/index.js';
 import type { Style } from '../../text-style.js';
 import { SIMULATED_STATE_NOTE } from '../../app/simulated-state-note.js';
 

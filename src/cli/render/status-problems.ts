@@ -1,5 +1,5 @@
 import { adviseJob, type AdviceCommands } from '../../execute/job-advice.js';
-import type { JobStatusView } from '../../state/status-view.js';
+import type { JobStatusView } from '../../state/index.js';
 import type { Style } from '../../text-style.js';
 
 /** Longest error text shown per job in the text view; `--json` has it whole (as journaled). */

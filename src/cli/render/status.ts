@@ -1,6 +1,6 @@
 import { formatCredits } from '../../plan/credits.js';
 import { formatTable } from '../../plan/text-table.js';
-import type { StatusView } from '../../state/status-view.js';
+import type { StatusView } from '../../state/index.js';
 import type { Style } from '../../text-style.js';
 import { renderStatusProblems } from './status-problems.js';
 

@@ -1,4 +1,4 @@
-import type { RunSummary } from '../../state/run-summary.js';
+import type { RunSummary } from '../../state/index.js';
 import type { GlobalOptions } from '../../app/context.js';
 import type { Style } from '../../text-style.js';
 import { rerunCommand, type RepeatedFlags } from '../../app/rerun-command.js';

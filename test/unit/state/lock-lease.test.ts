@@ -4,11 +4,8 @@ import { existsSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { acquireLock } from '../../../src/state/backends/folder/lock.js';
-import {
-  isSamePidSpace,
-  readHostIdentity,
-  type HostIdentity,
-} from '../../../src/state/backends/folder/lock-identity.js';
+import { isSamePidSpace, readHostIdentity } from '../../../src/state/backends/folder/lock-identity.js';
+import type { HostIdentity } from '../../../src/state/lock-options.js';
 
 let dir: string;
 beforeEach(async () => {

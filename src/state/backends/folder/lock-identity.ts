@@ -1,19 +1,6 @@
 import { readFileSync, readlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
-
-/**
- * Where a process runs, as far as its pid means anything: two processes can compare pids only when
- * they share the host (hostname and the kernel's boot id) and the PID namespace. Containers on one
- * host differ in their namespace (each may run as pid 1); two CI runners on one network disk differ
- * in their host.
- */
-export interface HostIdentity {
-  hostname: string;
-  /** `/proc/sys/kernel/random/boot_id`: undefined where there is no /proc (macOS, Windows). */
-  bootId?: string;
-  /** The PID namespace, `readlink /proc/self/ns/pid` (e.g. `pid:[4026531836]`); undefined without /proc. */
-  pidNamespace?: string;
-}
+import type { HostIdentity } from '../../lock-options.js';
 
 /** This process's {@link HostIdentity}, read once: none of it changes while a process runs. */
 export function readHostIdentity(): HostIdentity {

@@ -4,7 +4,8 @@ import { readFileSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { RunnerError } from '../../../errors.js';
-import { isSamePidSpace, readHostIdentity, type HostIdentity } from './lock-identity.js';
+import type { AcquireLockOptions, HostIdentity } from '../../lock-options.js';
+import { isSamePidSpace, readHostIdentity } from './lock-identity.js';
 
 /** File name of the lock inside a state directory. */
 export const LOCK_FILE = 'lock';
@@ -77,20 +78,6 @@ export interface FolderLock extends StateLock {
    * (#31.9). Unset for a holder proven gone: a dead process stores nothing.
    */
   readonly takenOver?: { holder: string; leaseEndedAt: number };
-}
-
-export interface AcquireLockOptions {
-  /** @default process.pid */
-  pid?: number;
-  /** Whether a process is alive. @default `process.kill(pid, 0)` */
-  isAlive?: (pid: number) => boolean;
-  now?: () => number;
-  /** Where this runner runs (tests fake containers). @default readHostIdentity() */
-  identity?: HostIdentity;
-  /** @default DEFAULT_LOCK_HEARTBEAT_MS */
-  heartbeatMs?: number;
-  /** @default DEFAULT_LOCK_STALE_MS */
-  staleAfterMs?: number;
 }
 
 /** What a contender saw of a lock: its owner and when it was last refreshed. */

@@ -38,7 +38,7 @@ export async function pushRunState(where: MoveAddress): Promise<number> {
       records.push(line.text);
     }
     const { importRunRecords } = await import('../postgres/run-records.js');
-    const { parseStateUrl } = await import('../postgres/state-url.js');
+    const { parseStateUrl } = await import('../../state-url.js');
     // Late answers waiting beside the journal were adopted into it when it was opened, so they go too.
     const stored = await importRunRecords(stateUrl, where, records);
     // Under the folder's lock still: from now on, applying the folder's copy is refused (#31.11).

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { RunnerError } from '../../../errors.js';
-import { redactUrls, type StateUrl } from './state-url.js';
+import { redactUrls, type StateUrl } from '../../state-url.js';
 
 /** An open connection to the state database, and what went wrong with it since. */
 export interface StateDb {

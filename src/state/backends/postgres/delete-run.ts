@@ -12,7 +12,7 @@ import { connectStateDb, unreachableError } from './connect-db.js';
 import type { RunKey } from './lease.js';
 import { replayPostgresRun } from './replay-run.js';
 import { migrateSchema, readSchemaVersion, SCHEMA_VERSION } from './schema.js';
-import type { StateUrl } from './state-url.js';
+import type { StateUrl } from '../../state-url.js';
 
 /**
  * Every table keyed by one run (schema.ts), children first: its snapshot's parts and header, its job

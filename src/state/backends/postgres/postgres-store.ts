@@ -24,7 +24,7 @@ import { replayPostgresRun, type PostgresRunReading } from './replay-run.js';
 import { writePostgresSnapshot } from './snapshots.js';
 import { deletePostgresRun } from './delete-run.js';
 import { migrateSchema, readSchemaVersion } from './schema.js';
-import { parseStateUrl, type StateUrl } from './state-url.js';
+import { parseStateUrl, type StateUrl } from '../../state-url.js';
 
 /**
  * The PostgreSQL backend (`--state postgres://user@host:port/db`): every run's records in one table,

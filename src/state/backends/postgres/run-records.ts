@@ -4,7 +4,7 @@ import { parseJournalLine } from '../../replay.js';
 import { connectStateDb, unreachableError } from './connect-db.js';
 import { acquireLease, DEFAULT_LEASE_TTL_MS, type RunKey } from './lease.js';
 import { migrateSchema, readSchemaVersion } from './schema.js';
-import { parseStateUrl } from './state-url.js';
+import { parseStateUrl } from '../../state-url.js';
 
 /** Records per INSERT when a run's records are copied in. */
 const BATCH = 5_000;

@@ -1,4 +1,4 @@
-import { UsageError } from '../../../errors.js';
+import { UsageError } from '../errors.js';
 
 /** The parts of `--state postgres://user@host:port/db?sslmode=…` node-postgres connects with. */
 export interface StateUrl {

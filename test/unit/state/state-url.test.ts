@@ -1,10 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { rerunCommand } from '../../../../../src/app/rerun-command.js';
-import {
-  displayStateUrl,
-  parseStateUrl,
-  redactUrls,
-} from '../../../../../src/state/backends/postgres/state-url.js';
+import { rerunCommand } from '../../../src/app/rerun-command.js';
+import { displayStateUrl, parseStateUrl, redactUrls } from '../../../src/state/state-url.js';
 
 const SECRET = 'hunter2';
 
