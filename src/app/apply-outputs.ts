@@ -281,7 +281,8 @@ function resultsHereAfterApply(run: {
     const state = run.state.get(job.id);
     if (state === undefined) continue;
     for (const download of viewJobState(state).downloads) {
-      if (saved.has(files.pathOf(download.file) ?? download.file)) continue;
+      // A folder's executor names what it saved by path, a bucket's by key (the recorded name).
+      if (saved.has(download.file) || saved.has(files.pathOf(download.file) ?? download.file)) continue;
       let notes = missing.get(job.id);
       if (notes === undefined) missing.set(job.id, (notes = new Map<string, string>()));
       notes.set(
