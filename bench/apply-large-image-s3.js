@@ -11,57 +11,31 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startForwardingProxy } from './forwarding-proxy.js';
 import { emitResult, note, round } from './measure.js';
+import { startS3Server } from './s3-server.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BIN = join(ROOT, 'dist/bundle/runner.js');
 const SIZES = (process.env.BENCH_IMAGE_MB ?? '48,192').split(',').map(Number);
 
 /** A proxy in front of the S3 server that notes each request as `METHOD path`. */
-function startRecorder(target) {
-  const upstream = new URL(target);
+async function startRecorder(target) {
   const seen = [];
-  const server = createServer((incoming, answer) => {
-    seen.push(`${incoming.method} ${incoming.url}`);
-    const out = request(
-      {
-        host: upstream.hostname,
-        port: upstream.port,
-        method: incoming.method,
-        path: incoming.url,
-        headers: incoming.headers,
-      },
-      (reply) => {
-        answer.writeHead(reply.statusCode ?? 502, reply.headers);
-        reply.pipe(answer);
-      },
-    );
-    incoming.pipe(out);
-  });
-  return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () =>
-      resolve({ url: `http://127.0.0.1:${server.address().port}`, seen, close: () => server.close() }),
-    ),
+  const proxy = await startForwardingProxy(target, (incoming) =>
+    seen.push(`${incoming.method} ${incoming.url}`),
   );
+  return { ...proxy, seen };
 }
 
 async function main() {
   const { startSimulator } = await import(join(ROOT, 'dist/simulator/index.js'));
-  const { default: S3rver } = await import('s3rver');
   const dir = mkdtempSync(join(tmpdir(), 'runner-bench-large-image-'));
-  const s3 = new S3rver({
-    address: '127.0.0.1',
-    port: 0,
-    directory: join(dir, 's3'),
-    silent: true,
-    configureBuckets: [{ name: 'results' }],
-  });
-  const { port } = await s3.run();
-  const recorder = await startRecorder(`http://127.0.0.1:${port}`);
+  const s3 = await startS3Server(dir);
+  const recorder = await startRecorder(s3.env.AWS_ENDPOINT_URL_S3);
   const simulator = await startSimulator({ timeScale: 0.001 });
   const env = {
     PATH: process.env.PATH ?? '',
@@ -71,13 +45,8 @@ async function main() {
     RUNNER_CACHE_DIR: join(dir, 'cache'),
     MEDIAGEN_BASE_URL: simulator.baseUrl,
     MEDIAGEN_API_KEY: simulator.apiKey,
-    AWS_ACCESS_KEY_ID: 'S3RVER',
-    AWS_SECRET_ACCESS_KEY: 'S3RVER',
-    AWS_REGION: 'us-east-1',
+    ...s3.env,
     AWS_ENDPOINT_URL_S3: recorder.url,
-    AWS_CONFIG_FILE: join(dir, 'aws-config'),
-    AWS_SHARED_CREDENTIALS_FILE: join(dir, 'aws-credentials'),
-    AWS_EC2_METADATA_DISABLED: 'true',
   };
   const results = {};
   try {

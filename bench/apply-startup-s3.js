@@ -13,10 +13,10 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startForwardingProxy } from './forwarding-proxy.js';
 import { emitResult, note, round } from './measure.js';
 import { startS3Server } from './s3-server.js';
 
@@ -25,38 +25,15 @@ const BIN = join(ROOT, 'dist/bundle/runner.js');
 const RUNS = Number(process.env.BENCH_STARTUP_RUNS ?? 10);
 
 /** A proxy in front of `target` that calls `onPost` at the first POST of each watch. */
-function startProxy(target) {
-  const upstream = new URL(target);
+async function startProxy(target) {
   let waiting;
-  const server = createServer((incoming, answer) => {
+  const proxy = await startForwardingProxy(target, (incoming) => {
     if (incoming.method === 'POST' && waiting !== undefined) {
       waiting({ at: performance.now(), path: incoming.url });
       waiting = undefined;
     }
-    const out = request(
-      {
-        host: upstream.hostname,
-        port: upstream.port,
-        method: incoming.method,
-        path: incoming.url,
-        headers: incoming.headers,
-      },
-      (reply) => {
-        answer.writeHead(reply.statusCode ?? 502, reply.headers);
-        reply.pipe(answer);
-      },
-    );
-    incoming.pipe(out);
   });
-  return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () =>
-      resolve({
-        url: `http://127.0.0.1:${server.address().port}`,
-        nextPost: () => new Promise((done) => (waiting = done)),
-        close: () => server.close(),
-      }),
-    ),
-  );
+  return { ...proxy, nextPost: () => new Promise((done) => (waiting = done)) };
 }
 
 async function main() {
