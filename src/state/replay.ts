@@ -74,8 +74,18 @@ export class JournalLineError extends RunnerError {
 }
 
 /** Feeds journal lines in order, then `finish()`; see {@link replayJournal}. */
+/**
+ * A late record (written outside the lease's fence, #31.9) that no longer fits its job: passed over,
+ * never applied. `place` says why.
+ */
+export interface LatePassedOver {
+  record: JournalRecord;
+  place: string;
+}
+
 export interface JournalReplay {
-  add(line: JournalLine): void;
+  /** Applies one line; returns what it passed over when the line held a late record that no longer fits. */
+  add(line: JournalLine): LatePassedOver | undefined;
   /** The state after the lines added so far, all of them complete (no torn last line). */
   checkpoint(): ReplayCheckpoint;
   finish(): ReplayResult;
@@ -109,9 +119,22 @@ export function replayJournal(text: string, source = 'The state journal'): Repla
  * The incremental form of {@link replayJournal}: `source` names the journal in messages. From a
  * checkpoint, it takes over the checkpoint's jobs map and goes on from there.
  */
-export function createJournalReplay(source = 'The state journal', from?: ReplayCheckpoint): JournalReplay {
+export function createJournalReplay(
+  source = 'The state journal',
+  from?: ReplayCheckpoint,
+  options: {
+    /**
+     * Warn of each late record passed over (the folder's journal). False: the caller does, from what
+     * `add` returns (PostgreSQL, which sets such a record aside once and names it). @default true
+     */
+    warnLate?: boolean;
+  } = {},
+): JournalReplay {
   const jobs = from?.jobs ?? new Map<string, JobState>();
   const lineWarnings = [...(from?.lineWarnings ?? [])];
+  // Not part of a checkpoint: a snapshot stored from it would repeat them at every replay for ever,
+  // though the record they are about is set aside, or covered by the snapshot, by then.
+  const lateWarnings: string[] = [];
   let tornWarning: string | undefined;
   const runs: ReplayResult['runs'] = [...(from?.runs ?? [])];
   const unknownTypes = new Map<string, { count: number; firstLine: number }>(
@@ -167,12 +190,15 @@ export function createJournalReplay(source = 'The state journal', from?: ReplayC
         if (!isLateRecord(record)) throw new JournalLineError(source, line.number, place);
         // Written outside the lease's fence by a runner that lost it mid-create (#31.9): the run went
         // on without it meanwhile. Said aloud, since it may name a paid job no attempt holds now.
-        lineWarnings.push(
-          `Passed over line ${line.number} of the state journal: a late "${record.type}" record from a runner whose lease had ended, which no longer fits: ${place}.`,
-        );
-        return;
+        if (options.warnLate !== false) {
+          lateWarnings.push(
+            `Passed over line ${line.number} of the state journal: a late "${record.type}" record from a runner whose lease had ended, which no longer fits: ${place}.`,
+          );
+        }
+        return { record, place };
       }
       applyRecord(jobs, runs, record);
+      return undefined;
     },
     checkpoint() {
       deriveStatuses(jobs);
@@ -187,7 +213,11 @@ export function createJournalReplay(source = 'The state journal', from?: ReplayC
       };
     },
     finish() {
-      const warnings = [...lineWarnings, ...(tornWarning === undefined ? [] : [tornWarning])];
+      const warnings = [
+        ...lineWarnings,
+        ...lateWarnings,
+        ...(tornWarning === undefined ? [] : [tornWarning]),
+      ];
       for (const [type, { count, firstLine }] of unknownTypes) {
         warnings.push(
           `Ignored ${count} state journal record${count === 1 ? '' : 's'} of unknown type ${JSON.stringify(type.slice(0, 40))} (first at line ${firstLine}): written by a newer runner? They change no job's state.`,

@@ -267,7 +267,7 @@ describe.runIf(pgAvailable())('PostgreSQL state snapshots', () => {
         `DROP TABLE runner_snapshot_parts; DROP TABLE runner_snapshots;
          DROP TABLE runner_model_prices; ALTER TABLE runner_runs DROP COLUMN moved_to, DROP COLUMN moved_at;
          ALTER TABLE runner_claims DROP COLUMN slot_until, DROP COLUMN account;
-         DROP TABLE runner_account_pauses;
+         DROP TABLE runner_account_pauses; ALTER TABLE runner_records DROP COLUMN set_aside_at;
          DELETE FROM runner_schema_migrations WHERE version >= 3`,
       ),
     );

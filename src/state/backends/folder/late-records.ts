@@ -84,10 +84,12 @@ async function readIfThere(path: string): Promise<string> {
 }
 
 /**
- * Sets a late line aside as no longer fitting (appended to `late.rejected.jsonl`, fsynced, with its
- * folder entry when the file is new), so the warning about it is given once.
+ * Sets late lines aside as no longer fitting (appended to `late.rejected.jsonl`, fsynced, with its
+ * folder entry when the file is new), so the warning about each is given once. A run pulled from
+ * PostgreSQL brings the late records the database set aside there (`state pull`).
  */
-async function setAsideLateLine(journalPath: string, line: string): Promise<void> {
+export async function setAsideLateLines(journalPath: string, lines: readonly string[]): Promise<void> {
+  if (lines.length === 0) return;
   const path = rejectedLatePathFor(journalPath);
   const isNew = await stat(path).then(
     () => false,
@@ -95,7 +97,7 @@ async function setAsideLateLine(journalPath: string, line: string): Promise<void
   );
   const handle = await open(path, 'a', 0o600);
   try {
-    await handle.appendFile(`${line}\n`, 'utf8');
+    await handle.appendFile(lines.map((line) => `${line}\n`).join(''), 'utf8');
     await handle.datasync();
   } finally {
     await handle.close();
@@ -131,7 +133,7 @@ export async function adoptLateRecords(
     const place = checkRecordPlace(jobs, record as JournalRecord);
     if (place === LATE_DUPLICATE) continue;
     if (place !== undefined) {
-      if (journal !== undefined) await setAsideLateLine(journalPath, line);
+      if (journal !== undefined) await setAsideLateLines(journalPath, [line]);
       warnings.push(
         `Passed over a late "${record.type}" record of job ${record.id} in ${latePathFor(journalPath)}, from a runner whose lock was taken over, which no longer fits: ${place}.${journal === undefined ? ' The next apply sets it aside.' : ` Set aside in ${rejectedLatePathFor(journalPath)} for you to read; not shown again.`}`,
       );

@@ -10,6 +10,7 @@ import { readRunState } from './read-run-state.js';
 import { type RunAddress } from '../../state-dir.js';
 import { ensureStateDir } from './locate-run-state.js';
 import { journalPathFor } from './journal.js';
+import { setAsideLateLines } from './late-records.js';
 
 /** A run's address in the folder (`--state-dir` or `.runner/`) and the database it moves to or from. */
 export type MoveAddress = Omit<RunAddress, 'stateUrl'> & { stateUrl: string };
@@ -78,7 +79,7 @@ export async function pullRunState(where: MoveAddress): Promise<number> {
     const { exportRunRecords } = await import('../postgres/run-records.js');
     const count = await exportRunRecords(stateUrl, where, {
       movedTo: root,
-      write: async (records) => {
+      write: async (records, setAside) => {
         if (moved !== undefined) await setAsidePushedCopy(dir, moved);
         const handle = await open(path, 'w', 0o600);
         try {
@@ -88,6 +89,8 @@ export async function pullRunState(where: MoveAddress): Promise<number> {
           await handle.close();
         }
         await syncDirectory(dir);
+        // Late records the database set aside (no longer fitting, warned of once): kept for a person.
+        await setAsideLateLines(path, setAside);
         if (moved !== undefined) await removeMovedMark(dir);
       },
     });

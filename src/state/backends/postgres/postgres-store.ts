@@ -107,7 +107,7 @@ async function openPostgresRun(url: StateUrl, input: OpenRunInput): Promise<RunS
         sinceSeq: last[0]?.seq ?? '0',
         connect: () => connectStateDb(url, sessionLimits(ttlMs)),
       });
-      const reading = await guard(url, () => replayPostgresRun(db.client, run, source));
+      const reading = await guard(url, () => replayPostgresRun(db.client, run, source, lease));
       const { replay } = reading;
       checkJournalIdentity(replay, input, source);
       const journal = await openPostgresJournal(db.client, run, lease, {

@@ -1,5 +1,10 @@
 import type { ClientBase } from 'pg';
-import { createJournalReplay, type ReplayCheckpoint, type ReplayResult } from '../../replay.js';
+import {
+  createJournalReplay,
+  type LatePassedOver,
+  type ReplayCheckpoint,
+  type ReplayResult,
+} from '../../replay.js';
 import type { FirstRunRecord } from '../../run-reading.js';
 import type { RunKey } from './lease.js';
 
@@ -15,6 +20,11 @@ export interface RecordsReading {
   lastSeq: string | undefined;
   /** The replay apart from its jobs. */
   checkpoint: Omit<ReplayCheckpoint, 'jobs' | 'lines'>;
+  /**
+   * Late records (#31.9) that no longer fit their job and are not set aside yet: passed over, not
+   * yet warned of (the caller does, and the run's lease holder sets them aside: `setAsideLate`).
+   */
+  passedOver: (LatePassedOver & { seq: string })[];
 }
 
 /** Where a replay starts: after the records a snapshot stands for, from its replay of them. */
@@ -36,22 +46,31 @@ export async function replayRunRecords(
   options: { page?: number; start?: RecordsStart } = {},
 ): Promise<RecordsReading> {
   const { page = PAGE, start } = options;
-  const replay = createJournalReplay(source, start?.checkpoint);
+  const replay = createJournalReplay(source, start?.checkpoint, { warnLate: false });
+  const passedOver: RecordsReading['passedOver'] = [];
   let number = start?.checkpoint.lines ?? 0;
   let lastSeq = start?.lastSeq;
+  let setAsideColumn = true;
   // In pages by sequence number: a large run is never held as one result set (memory), and each
   // page is replayed while the next is not yet asked for.
   for (let after = start?.lastSeq ?? '0'; ;) {
-    const { rows } = await client.query<[string, string]>({
-      text: `SELECT seq::text AS after, record FROM runner_records WHERE pipeline = $1 AND run_id = $2 AND seq > $3
-              ORDER BY seq LIMIT ${page}`,
-      // Ordered by the bigint column, never by its text (where "10" sorts before "9").
-      values: [run.pipeline, run.runId, after],
-      rowMode: 'array',
-    });
-    for (const [, text] of rows) {
+    let rows: [string, string, boolean][];
+    try {
+      rows = await readPage(client, run, after, page, setAsideColumn);
+    } catch (error) {
+      // A database of the schema before records were set aside, read by a command that does not
+      // upgrade it (status): none is.
+      if (!setAsideColumn || (error as { code?: unknown }).code !== UNDEFINED_COLUMN) throw error;
+      setAsideColumn = false;
+      rows = await readPage(client, run, after, page, setAsideColumn);
+    }
+    for (const [seq, text, setAside] of rows) {
       number++;
-      replay.add({ number, text, bytes: text.length, terminated: true });
+      // A late record that no longer fit, set aside by the holder that passed it over and warned of
+      // it (#31.9): it would be passed over again, so it is counted, never replayed, and quiet.
+      if (setAside) continue;
+      const late = replay.add({ number, text, bytes: text.length, terminated: true });
+      if (late !== undefined) passedOver.push({ ...late, seq });
     }
     const last = rows.at(-1);
     if (last !== undefined) lastSeq = last[0];
@@ -59,7 +78,65 @@ export async function replayRunRecords(
     after = last[0];
   }
   const { jobs: _jobs, lines: _lines, ...checkpoint } = replay.checkpoint();
-  return { replay: replay.finish(), lines: number, lastSeq, checkpoint };
+  return { replay: replay.finish(), lines: number, lastSeq, checkpoint, passedOver };
+}
+
+/** PostgreSQL's SQLSTATE for a column that does not exist. */
+const UNDEFINED_COLUMN = '42703';
+
+async function readPage(
+  client: ClientBase,
+  run: RunKey,
+  after: string,
+  page: number,
+  setAsideColumn: boolean,
+): Promise<[string, string, boolean][]> {
+  const { rows } = await client.query<[string, string, boolean]>({
+    text: `SELECT seq::text AS after, record, ${setAsideColumn ? 'set_aside_at IS NOT NULL' : 'false'}
+             FROM runner_records WHERE pipeline = $1 AND run_id = $2 AND seq > $3
+            ORDER BY seq LIMIT ${page}`,
+    // Ordered by the bigint column, never by its text (where "10" sorts before "9").
+    values: [run.pipeline, run.runId, after],
+    rowMode: 'array',
+  });
+  return rows;
+}
+
+/**
+ * Sets aside the late records a replay passed over (`RecordsReading.passedOver`), fenced by the
+ * run's live lease `token`: they stay in the table for a person to read (`set_aside_at` says when),
+ * and every later replay passes over them quietly. False when the lease is no longer live (nothing
+ * was set aside: the next holder does it).
+ */
+export async function setAsideLate(
+  client: ClientBase,
+  run: RunKey,
+  token: string,
+  seqs: readonly string[],
+): Promise<boolean> {
+  if (seqs.length === 0) return true;
+  const { rowCount } = await client.query(
+    `UPDATE runner_records SET set_aside_at = clock_timestamp()
+      WHERE pipeline = $1 AND run_id = $2 AND seq = ANY($4::bigint[]) AND set_aside_at IS NULL
+        AND EXISTS (SELECT 1 FROM runner_leases WHERE pipeline = $1 AND run_id = $2 AND token = $3
+                      AND NOT released AND expires_at > clock_timestamp())`,
+    [run.pipeline, run.runId, token, seqs],
+  );
+  return (rowCount ?? 0) > 0;
+}
+
+/**
+ * The warning for a late record a replay passed over, and whether it was set aside now (the holder)
+ * or only read (`status`, `runs`: the next apply sets it aside).
+ */
+export function passedOverWarning(
+  late: RecordsReading['passedOver'][number],
+  source: string,
+  setAside: boolean,
+): string {
+  const { record, place, seq } = late;
+  const id = 'id' in record ? ` of job ${record.id}` : '';
+  return `Passed over a late "${record.type}" record${id} in ${source} (record ${seq}), from a runner whose lease had ended, which no longer fits: ${place}.${setAside ? ` Set aside for you to read (runner_records, seq ${seq}, set_aside_at set); not shown again.` : ' The next apply sets it aside.'}`;
 }
 
 /** The run's first `run` record (when it started, its output folder), from its first few records. */

@@ -2,7 +2,7 @@ import type { ClientBase } from 'pg';
 import { RunnerError } from '../../../errors.js';
 import { SnapshotProblem } from '../../snapshot-format.js';
 import type { RunKey } from './lease.js';
-import { replayRunRecords, type RecordsReading } from './read-records.js';
+import { passedOverWarning, replayRunRecords, setAsideLate, type RecordsReading } from './read-records.js';
 import { loadPostgresSnapshot, type SnapshotCover } from './snapshots.js';
 
 /** A run's state read from the database: its records replayed, from its snapshot when it had a good one. */
@@ -17,12 +17,34 @@ export interface PostgresRunReading extends RecordsReading {
  * the same state. A snapshot that does not match (another format, records it stands for that are not
  * there or differ, a damaged part) is ignored with a warning, never trusted: the records are the source
  * of truth, and the next apply stores a new snapshot.
+ *
+ * A late record that no longer fits its job is passed over with a warning; with `lease` (the token of
+ * the apply that opens the run under its lease), it is set aside at the same time, so the warning is
+ * given once (#31.9, as the folder's `late.rejected.jsonl`). Readers without the lease only warn.
  */
 export async function replayPostgresRun(
   client: ClientBase,
   run: RunKey,
   source: string,
+  lease?: { token: string },
 ): Promise<PostgresRunReading> {
+  const reading = await replayWhole(client, run, source);
+  if (reading.passedOver.length > 0) {
+    const setAside =
+      lease !== undefined &&
+      (await setAsideLate(
+        client,
+        run,
+        lease.token,
+        reading.passedOver.map((late) => late.seq),
+      ));
+    for (const late of reading.passedOver)
+      reading.replay.warnings.push(passedOverWarning(late, source, setAside));
+  }
+  return reading;
+}
+
+async function replayWhole(client: ClientBase, run: RunKey, source: string): Promise<PostgresRunReading> {
   let loaded: Awaited<ReturnType<typeof loadPostgresSnapshot>>;
   let ignored: string | undefined;
   try {

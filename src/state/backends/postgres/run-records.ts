@@ -56,9 +56,11 @@ export async function importRunRecords(
         // create was out, and the answer came after the pull) is in no folder: carried over after the
         // folder's records, where a replay applies it with the usual checks (#31.9), never dropped.
         const pulled = new Set(records);
+        // One set aside as no longer fitting (warned of once, #31.9) stays out: it would be passed over.
         const { rows: late } = await client.query<[string]>({
           text: `SELECT record FROM runner_records
-                  WHERE pipeline = $1 AND run_id = $2 AND record::jsonb ->> 'late' = 'true' ORDER BY seq`,
+                  WHERE pipeline = $1 AND run_id = $2 AND record::jsonb ->> 'late' = 'true' AND set_aside_at IS NULL
+                  ORDER BY seq`,
           values: [run.pipeline, run.runId],
           rowMode: 'array',
         });
@@ -137,14 +139,19 @@ function jobIdOf(line: string): string | null {
 
 /**
  * A run's records (JSON lines, oldest first), read under its lease so no apply adds any meanwhile,
- * handed to `write` (the folder's new journal); then, still under the lease, the run is marked moved
- * to `movedTo` (#31.11): applying the database's copy is refused from then on. A run already marked
- * moved is refused.
+ * handed to `write` (the folder's new journal), but for late records set aside as no longer fitting
+ * (#31.9), handed apart (`setAside`: the folder keeps them for a person, as its own); then, still
+ * under the lease, the run is marked moved to `movedTo` (#31.11): applying the database's copy is
+ * refused from then on. A run already marked moved is refused.
  */
 export async function exportRunRecords(
   stateUrl: string,
   run: RunKey,
-  options: { movedTo: string; write: (records: string[]) => Promise<void>; ttlMs?: number },
+  options: {
+    movedTo: string;
+    write: (records: string[], setAside: string[]) => Promise<void>;
+    ttlMs?: number;
+  },
 ): Promise<number> {
   return withLeasedRun(stateUrl, run, options, async (client, lease) => {
     const moved = await readMoved(client, run);
@@ -155,14 +162,18 @@ export async function exportRunRecords(
         { hint: 'Its state lives in that folder now; `runner state push` brings it back into the database.' },
       );
     }
-    const { rows } = await client.query<[string]>({
-      text: 'SELECT record FROM runner_records WHERE pipeline = $1 AND run_id = $2 ORDER BY seq',
+    const { rows } = await client.query<[string, boolean]>({
+      text: `SELECT record, set_aside_at IS NOT NULL FROM runner_records WHERE pipeline = $1 AND run_id = $2
+              ORDER BY seq`,
       values: [run.pipeline, run.runId],
       rowMode: 'array',
     });
-    const records = rows.map(([record]) => record);
+    const records = rows.filter(([, setAside]) => !setAside).map(([record]) => record);
     if (records.length === 0) return 0;
-    await options.write(records);
+    await options.write(
+      records,
+      rows.filter(([, setAside]) => setAside).map(([record]) => record),
+    );
     await client.query('BEGIN');
     try {
       await client.query(

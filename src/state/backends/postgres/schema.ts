@@ -123,6 +123,9 @@ export const MIGRATIONS: readonly string[] = [
      account text PRIMARY KEY,
      paused_until timestamptz NOT NULL
    );`,
+  // 8: a late record (#31.9) that no longer fits its job is set aside by the apply that passes it over
+  // (and warns of it, once): kept for a person to read, passed over quietly by every later replay.
+  `ALTER TABLE runner_records ADD COLUMN set_aside_at timestamptz;`,
 ];
 
 /** The schema version this runner writes and reads. */
