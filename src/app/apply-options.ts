@@ -19,6 +19,7 @@ import {
   uploadCachePathFor,
 } from '../state/index.js';
 import { OUTPUT_ROOT_ENV } from './output-root.js';
+import { namedPage } from './page-file.js';
 import { isS3Output, joinOutputLocation, resolveOutputLocation } from './output-location.js';
 
 /** What `runner apply` is asked, besides what plan is asked too (RunPlanOptions). */
@@ -250,10 +251,11 @@ export function resolveReportFile(
   where: { manifestDir: string; resultsDir: string },
 ): string | undefined {
   if (options.report === false) return undefined;
-  if (options.report !== undefined) return resolve(ctx.cwd, options.report);
+  if (options.report !== undefined) return resolve(ctx.cwd, namedPage(options.report, ctx.cwd));
   if (manifest.report === false) return undefined;
   if (typeof manifest.report === 'string') {
-    return isAbsolute(manifest.report) ? manifest.report : join(where.manifestDir, manifest.report);
+    const page = namedPage(manifest.report, where.manifestDir);
+    return isAbsolute(page) ? page : join(where.manifestDir, page);
   }
   return joinOutputLocation(where.resultsDir, 'report.html');
 }
@@ -290,7 +292,8 @@ export function applyWriteTargets(
     if (output !== undefined && !isS3Output(output))
       targets.push({ path: output, kind: 'dir', what: '--output' });
     const report = typeof options.report === 'string' ? options.report : undefined;
-    if (report !== undefined) targets.push({ path: report, kind: 'file', what: '--report', replaced: true });
+    if (report !== undefined)
+      targets.push({ path: namedPage(report, ctx.cwd), kind: 'file', what: '--report', replaced: true });
     if (stateDir !== undefined) targets.push({ path: stateDir, kind: 'dir', what: '--state-dir' });
     return targets;
   }

@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { resolveOutputDir } from './apply-options.js';
 import { formatBytes } from '../service/http.js';
 import { writeFolderPage } from './folder-page.js';
+import { namedPage } from './page-file.js';
 import { findResultsHere } from './results-here.js';
 import type { CommandContext } from './context.js';
 import type { Outcome } from './outcome.js';
@@ -74,7 +75,10 @@ export async function runReport(
   // folder laid out as the prefix (each result linked by its key), then put beside them.
   const writeReport = async (store: ResultsStore, staging: string | undefined): Promise<Outcome> => {
     const { out } = options;
-    const file = out === undefined ? join(staging ?? resultsDir, 'report.html') : resolve(ctx.cwd, out);
+    const file =
+      out === undefined
+        ? join(staging ?? resultsDir, 'report.html')
+        : resolve(ctx.cwd, namedPage(out, ctx.cwd));
     // `--out` for a bucket: the page goes to a folder of this machine with the results beside it, for
     // a review that works offline; without `--out` it is put in the bucket beside the results.
     const offline = staging !== undefined && out !== undefined;

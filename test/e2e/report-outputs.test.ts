@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -105,6 +105,24 @@ jobs:
     const html = await readFile(out, 'utf8');
     expect(html).toContain('"href":"../runner-output/outputs/n1/ad-latte.png"');
     expect(html).toContain('"failureKind":"PROMPT_UNCLEAR"');
+  });
+
+  it('`report --out DIR` writes DIR/report.html, for a folder that exists or a path ending in a slash', async () => {
+    // Before, an existing folder failed on the page's temporary file ("… is a folder") and `review/`
+    // became a file named `review`, the page's links pointing one folder too high.
+    const existing = join(dir, 'review-existing');
+    await mkdir(existing);
+    const fresh = join(dir, 'review-fresh');
+    for (const [named, folder] of [
+      [existing, existing],
+      [`${fresh}/`, fresh],
+    ] as const) {
+      const result = await runCli(['report', manifest, '--run', 'n1', '--out', named], { env: {} });
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout.trim()).toBe(`Report: ${join(folder, 'report.html')}`);
+      const html = await readFile(join(folder, 'report.html'), 'utf8');
+      expect(html).toContain('"href":"../runner-output/outputs/n1/ad-latte.png"');
+    }
   });
 
   it('--no-report leaves the page out; manifest `report: PATH` moves it', async () => {

@@ -48,7 +48,10 @@ export const applyCommand = defineCommand({
       type: [String],
     }),
     flag('--json', 'Print the final summary as JSON'),
-    flag('--report [file]', 'Write the HTML report here (default: report.html in the download folder)'),
+    flag(
+      '--report [file]',
+      'Write the HTML report here; a folder (existing, or written with a trailing /) gets report.html inside it (default: report.html in the download folder)',
+    ),
     flag('--no-report', 'Do not write the HTML report'),
     flag('--junit <file>', 'Also write the run as JUnit XML (one test case per job)'),
     ...TARGETING_FLAGS,

@@ -10,7 +10,10 @@ export const reportCommand = defineCommand({
     RUN_FLAG,
     ...STATE_FLAGS,
     flag('--output <dir>', 'Output folder of a run of an earlier release (a run records its own)'),
-    flag('--out <file>', 'Where to write the page (default: report.html in the download folder)'),
+    flag(
+      '--out <file>',
+      'Where to write the page; a folder (existing, or written with a trailing /) gets report.html inside it (default: report.html in the download folder)',
+    ),
     ...TARGETING_FLAGS,
     ...VAR_FLAGS,
   ],
