@@ -109,12 +109,10 @@ async function main() {
       plan,
       {
         client,
-        journal: state.journal,
-        // As apply passes it: the lock is verified before every create (#24.1).
-        lock: state.lock,
-        state: state.jobs,
+        // As apply passes it, the lock verified before every create (#24.1); no snapshots, and on
+        // PostgreSQL no coordination (one process, the executor's own limit), as measured before #34.1.
+        run: { journal: state.journal, lock: state.lock, jobs: state.jobs, uploadCache: state.uploadCache },
         clock: systemClock,
-        uploadCache: state.uploadCache,
         signal: new AbortController().signal,
         onEvent(event) {
           if (event.type === 'job-created') events.created++;

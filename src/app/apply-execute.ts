@@ -61,14 +61,10 @@ export async function execute(
       );
   const { summary, signal } = await executeWatched(ctx, effects.view, plan, executeOptions, hints.again, {
     client: connection.client,
-    journal: state.journal,
-    lock: state.lock,
-    state: state.jobs,
+    // The run's state whole (journal, jobs, lock, snapshots, uploads, coordination, late answers): a
+    // shared run's (PostgreSQL, joined above) has the executor run only the jobs this process claims.
+    run: state,
     clock: effects.clock,
-    uploadCache: state.uploadCache,
-    snapshots: state.snapshots,
-    ...(state.coordination === undefined ? {} : { coordination: state.coordination }),
-    ...(state.lateAnswers === undefined ? {} : { lateAnswers: state.lateAnswers }),
     // A lost create never adopts a job another run of the pipeline holds (issue #24.8).
     readOtherRuns: () =>
       run.store.otherRunsJobs({

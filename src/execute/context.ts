@@ -16,7 +16,7 @@ import {
   viewJobState,
 } from '../state/index.js';
 import { isRunnerError } from '../errors.js';
-import type { ExecuteDeps } from './options.js';
+import type { ExecuteDeps, ExecuteRun } from './options.js';
 import type { Budget } from './budget.js';
 import type { JobLimiter } from './concurrency.js';
 import type { ExecutionEvent, StopReason } from './events.js';
@@ -122,7 +122,7 @@ export function createExecutionContext(input: {
    */
   original?: ReadonlyMap<string, JobState>;
   journal: Pick<JournalWriter, 'append' | 'appendLate'>;
-  lock?: ExecuteDeps['lock'];
+  lock?: ExecuteRun['lock'];
   snapshots?: StateSnapshots;
   onEvent: (event: ExecutionEvent) => void;
   /** Ctrl-C / SIGTERM (`ExecuteDeps.signal`). */

@@ -21,10 +21,10 @@ import { createExecutionContext, type ExecutionContext } from './context.js';
 import { downloadResults, type DownloadedResults } from './download-results.js';
 import { errorMessageOf } from './error-info.js';
 import type { ExecutionSummary, ExitReason, JobOutcome, StopReason } from './events.js';
-import { resolveExecuteOptions, type ExecuteDeps, type ExecuteOptions } from './options.js';
+import { resolveExecuteOptions, type ExecuteDeps, type ExecuteOptions, type ExecuteRun } from './options.js';
 import { countOwed, emitDoneSkipped, isSamePayloadHash, runJob } from './run-job.js';
 import { createLateAnswerWait, lateAnswersOf } from './late-answer.js';
-import { runSharedQueue, settleOthersJobs } from './run-shared.js';
+import { type JobSlot, schedulerFor } from './job-scheduler.js';
 import type { JobResult } from './job-result.js';
 
 /**
@@ -38,8 +38,9 @@ export async function executePlan(
   options: ExecuteOptions,
 ): Promise<ExecutionSummary> {
   const resolved = resolveExecuteOptions(options, plan.budget);
+  const { run } = deps;
   // Copy-on-write: a deep copy of every job up front doubled the memory of a resumed 100,000-job run.
-  const jobs = new Map<string, JobState>(deps.state);
+  const jobs = new Map<string, JobState>(run.jobs);
   let alreadySpent = 0;
   for (const job of jobs.values()) alreadySpent += sumBudgetedCredits(job);
   const start = await readStartConcurrency(deps.client, resolved.concurrency, deps.signal);
@@ -50,7 +51,7 @@ export async function executePlan(
     client: deps.client,
     clock: deps.clock,
     random: deps.random ?? Math.random,
-    uploadCache: deps.uploadCache,
+    uploadCache: run.uploadCache,
     ...(deps.readOtherRuns === undefined ? {} : { readOtherRuns: deps.readOtherRuns }),
     ...(deps.afterDownload === undefined ? {} : { afterDownload: deps.afterDownload }),
     ...resultsOf(deps.results, resolved),
@@ -59,24 +60,24 @@ export async function executePlan(
     budget: createBudget(
       resolved.maxCredits,
       alreadySpent,
-      deps.coordination !== undefined && resolved.maxCredits !== undefined
-        ? sharedPricesOf(deps.coordination, deps.signal)
+      run.coordination !== undefined && resolved.maxCredits !== undefined
+        ? sharedPricesOf(run.coordination, deps.signal)
         : undefined,
     ),
     limiter,
     jobs,
-    original: deps.state,
-    journal: deps.journal,
-    ...(deps.lock === undefined ? {} : { lock: deps.lock }),
-    ...(deps.snapshots === undefined ? {} : { snapshots: deps.snapshots }),
+    original: run.jobs,
+    journal: run.journal,
+    ...(run.lock === undefined ? {} : { lock: run.lock }),
+    ...(run.snapshots === undefined ? {} : { snapshots: run.snapshots }),
     onEvent: (event) => deps.onEvent(event),
     interruptSignal: deps.signal,
     // Under a cap, a shared run's other machines spend from the same cap.
-    ...(deps.coordination !== undefined && resolved.maxCredits !== undefined
-      ? { withSpendingLock: deps.coordination.withSpendingLock.bind(deps.coordination) }
+    ...(run.coordination !== undefined && resolved.maxCredits !== undefined
+      ? { withSpendingLock: run.coordination.withSpendingLock.bind(run.coordination) }
       : {}),
     // Another runner's create may be in flight when its lease ends: its answer is waited for (#31.9).
-    ...lateAnswerOf(deps, resolved.runId, options.lateAnswerWindowMs),
+    ...lateAnswerOf(run, resolved.runId, options.lateAnswerWindowMs),
   });
   const onAbort = () =>
     ctx.stopCreating(
@@ -127,7 +128,7 @@ export async function executePlan(
       emitDoneSkipped(ctx, job.id, summary.lastAttempt, summary.lastJobId);
     results.set(job.id, { outcome: 'done', files: settled, downloadFailures: 0 });
   }
-  const follow = async (job: PlannedJob, slot: (task: () => Promise<JobOutcome>) => Promise<JobOutcome>) => {
+  const follow = async (job: PlannedJob, slot: JobSlot) => {
     const outcome = resolved.downloadOnly
       ? reportWithoutRunning(ctx, job)
       : await slot(() => runJobSafely(ctx, job));
@@ -151,20 +152,12 @@ export async function executePlan(
     });
     return shown;
   };
+  // One process on the run, or a share of it with others: the run's state says which.
+  const scheduler = schedulerFor(run);
   try {
-    if (deps.coordination === undefined) {
-      await Promise.all(toFollow.map((job) => follow(job, limiter.limit)));
-    } else {
-      // Several processes on one run: each job only once claimed, the slots counted in the database.
-      await runSharedQueue(ctx, deps.coordination, {
-        planned: plan.jobs,
-        toFollow,
-        workers: start.concurrency,
-        follow,
-      });
-      for (const [id, outcome] of await settleOthersJobs(ctx, deps.coordination, plan.jobs, results)) {
-        results.set(id, outcome);
-      }
+    await scheduler.followJobs(ctx, { planned: plan.jobs, toFollow, workers: start.concurrency, follow });
+    for (const [id, outcome] of await scheduler.othersResults(ctx, plan.jobs, results)) {
+      results.set(id, outcome);
     }
   } finally {
     deps.signal.removeEventListener('abort', onAbort);
@@ -175,7 +168,7 @@ export async function executePlan(
   if (resolved.download && !deps.signal.aborted)
     await fetchWhatThisMachineLacks(ctx, plan.jobs, results, checked, downloadLimit);
   if (deps.signal.aborted) await ctx.record({ type: 'interrupted', reason: 'signal' });
-  for (const message of (await deps.snapshots?.finish(jobs)) ?? []) ctx.emit({ type: 'warning', message });
+  for (const message of (await run.snapshots?.finish(jobs)) ?? []) ctx.emit({ type: 'warning', message });
   return summarize(plan, ctx, results);
 }
 
@@ -460,12 +453,11 @@ export function chooseExitReason(
 
 /** The executor's wait for late answers (#31.9): the folder's after a takeover, a shared run's. */
 function lateAnswerOf(
-  deps: ExecuteDeps,
+  run: ExecuteRun,
   runId: string,
   windowMs: number | undefined,
 ): { lateAnswer?: ReturnType<typeof createLateAnswerWait> } {
   const answers =
-    deps.lateAnswers ??
-    (deps.coordination === undefined ? undefined : lateAnswersOf(deps.coordination, runId));
+    run.lateAnswers ?? (run.coordination === undefined ? undefined : lateAnswersOf(run.coordination, runId));
   return answers === undefined ? {} : { lateAnswer: createLateAnswerWait(answers, windowMs) };
 }

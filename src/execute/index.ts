@@ -1,6 +1,6 @@
 export { executePlan, chooseExitReason } from './executor.js';
 export type { ExecutionEvent, ExecutionSummary, ExitReason, JobOutcome, StopReason } from './events.js';
-export type { ExecuteDeps, ExecuteOptions } from './options.js';
+export type { ExecuteDeps, ExecuteOptions, ExecuteRun } from './options.js';
 export { resolveExecuteOptions } from './options.js';
 export {
   DEFAULT_FAILURE_ACTIONS,

@@ -39,26 +39,49 @@ export interface SavedResult {
   bodyFile?: string;
 }
 
-/** Everything with an effect, passed in (tests inject fakes). */
-export interface ExecuteDeps {
-  client: ServiceClient;
-  journal: Pick<JournalWriter, 'path' | 'append' | 'appendLate' | 'close'>;
+/**
+ * The run's state as the store opened it, whole: `StateStore.openRun`'s `RunState` is one (apply
+ * passes it as it is), and tests build one from the parts they have (`test/run-state.ts`). What it
+ * holds decides how the jobs are scheduled (`schedulerFor`): with a `coordination`, this process runs
+ * its share of a run several processes apply; without one, every job, under its own limit.
+ */
+export interface ExecuteRun {
+  /** Appends records durably and in order (`RunState.journal`). */
+  readonly journal: Pick<JournalWriter, 'path' | 'append' | 'appendLate' | 'close'>;
   /**
-   * Replayed state (`replayJournal(text).jobs`); not mutated: the executor copies a job's state
-   * before the first record of this run changes it.
+   * Replayed state (`RunState.jobs`); not mutated: the executor copies a job's state before the
+   * first record of this run changes it.
    */
-  state: ReadonlyMap<string, JobState>;
+  readonly jobs: ReadonlyMap<string, JobState>;
   /**
    * The run's lock or lease (`RunState.lock`): verified before every create, so a runner whose lock
    * was taken over creates nothing more; `assertHeld`, when there, before every journal write.
    */
-  lock?: Pick<RunLease, 'verify' | 'assertHeld'>;
-  /** Told of every change to the live state, to write snapshots of it (`openRunState().snapshots`). */
-  snapshots?: StateSnapshots;
+  readonly lock?: Pick<RunLease, 'verify' | 'assertHeld'>;
+  /** Told of every change to the live state, to write snapshots of it (`RunState.snapshots`). */
+  readonly snapshots?: StateSnapshots;
+  readonly uploadCache: UploadCache;
+  /**
+   * With a shared backend (`RunState.coordination`, joined): the run is applied by several processes
+   * at once; this one only runs the jobs it claims, and the account's open-job slots are counted
+   * across all of them.
+   */
+  readonly coordination?: RunCoordination;
+  /**
+   * Where the answers to creates a runner whose lease just ended sent are found (`RunState.lateAnswers`:
+   * the folder's, after a takeover). @default from `coordination`, when there is one
+   */
+  readonly lateAnswers?: LateAnswers;
+}
+
+/** Everything with an effect, passed in (tests inject fakes). */
+export interface ExecuteDeps {
+  client: ServiceClient;
+  /** The run's state whole: its journal, replayed jobs, lock, snapshots, upload cache, coordination. */
+  run: ExecuteRun;
   clock: Clock;
   /** [0, 1) for poll jitter. @default Math.random */
   random?: () => number;
-  uploadCache: UploadCache;
   /**
    * What the other runs of the pipeline hold (their journals), read when a lost create is looked for:
    * a job another run holds is never adopted (issue #24.8). Absent: only this run's state is known.
@@ -76,17 +99,6 @@ export interface ExecuteDeps {
   results?: ResultFiles;
   /** This machine's name, journaled with each download (#30.2). */
   machine?: string;
-  /**
-   * With a shared backend (`openRun().coordination`, joined): the run is applied by several
-   * processes at once; this one only runs the jobs it claims, and the account's open-job slots are
-   * counted across all of them.
-   */
-  coordination?: RunCoordination;
-  /**
-   * Where the answers to creates a runner whose lease just ended sent are found (`RunState.lateAnswers`:
-   * the folder's, after a takeover). @default from `coordination`, when there is one
-   */
-  lateAnswers?: LateAnswers;
   onEvent(event: ExecutionEvent): void;
   /** Aborted on the first Ctrl-C: stop creating, keep polling open jobs until they finish. */
   signal: AbortSignal;

@@ -154,14 +154,17 @@ export interface LateAnswers {
   lookForAnswer(id: string, job: JobState, attempt: number): Promise<JobState | undefined>;
 }
 
-/** Everything `runner apply` needs of one run's state, opened in a safe order (the lock first). */
+/**
+ * Everything `runner apply` needs of one run's state, opened in a safe order (the lock first): passed
+ * to `executePlan` whole (`ExecuteDeps.run`), which schedules the jobs by what it holds (`coordination`).
+ */
 export interface RunState {
   /** Where the state lives, for messages: the run's folder, or the database URL (no password). */
   readonly dir: string;
   readonly lock: RunLease;
   /** Appends records durably and in order: each is stored before `append` resolves. */
   readonly journal: JournalWriter;
-  /** Replayed jobs, to pass to `executePlan` as `state`. */
+  /** Replayed jobs (the executor copies one before its first change). */
   readonly jobs: Map<string, JobState>;
   readonly runs: ReplayResult['runs'];
   /** A stale lock taken over, a torn last journal line ignored. */
@@ -169,14 +172,16 @@ export interface RunState {
   readonly uploadCache: UploadCache;
   /**
    * With a shared backend (PostgreSQL), how this process shares the run with others applying it at
-   * the same time: pass to `executePlan` as `coordination` once joined. Undefined for the folder.
+   * the same time: joined before the run is executed, the executor runs only the jobs this process
+   * claims, in the account's open-job slots counted across the processes. Undefined for the folder:
+   * one process runs every job, under its own limit.
    */
   readonly coordination?: RunCoordination;
-  /** Writes the snapshots of the run's state: pass to `executePlan` as `snapshots`. */
+  /** Writes the snapshots of the run's state, told of every record the executor applies. */
   readonly snapshots: StateSnapshots;
   /**
-   * The folder's, when its lock was taken over from a runner that may still be sending creates:
-   * pass to `executePlan` as `lateAnswers` (a shared run's come from its `coordination`).
+   * The folder's, when its lock was taken over from a runner that may still be sending creates: the
+   * executor waits for them (a shared run's come from its `coordination`).
    */
   readonly lateAnswers?: LateAnswers;
   /**

@@ -12,7 +12,7 @@ import { createResultFiles } from '../../src/results/result-files.js';
 import type { ServiceClient } from '../../src/service/service-client.js';
 import { openJournal } from '../../src/state/backends/folder/journal.js';
 import { replayJournal } from '../../src/state/replay.js';
-import { createMemoryUploadCache } from '../../src/state/upload-cache.js';
+import { testRun } from '../run-state.js';
 import { imageJob, useExecutorHarness } from './executor-harness.js';
 
 /** Results that cannot be saved (#24.3, #24.7) and results owed after an interrupt (#20.8), over real HTTP. */
@@ -133,19 +133,19 @@ describe('a full disk (#24.3)', () => {
         { pipeline: 'it', manifestFile: join(harness.dir, 'm.yaml'), jobs: jobs(3), warnings: [] },
         {
           client,
-          journal: {
-            path: journalPath,
-            close: () => Promise.resolve(),
-            append: (entry) =>
-              entry.type === 'downloaded'
-                ? Promise.reject(
-                    Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' }),
-                  )
-                : journal.append(entry),
-          },
-          state: new Map(),
+          run: testRun({
+            journal: {
+              path: journalPath,
+              close: () => Promise.resolve(),
+              append: (entry) =>
+                entry.type === 'downloaded'
+                  ? Promise.reject(
+                      Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' }),
+                    )
+                  : journal.append(entry),
+            },
+          }),
           clock: systemClock,
-          uploadCache: createMemoryUploadCache(),
           signal: new AbortController().signal,
           onEvent: (event) => events.push(event),
         },

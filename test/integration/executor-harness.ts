@@ -17,7 +17,8 @@ import { startSimulator, type Simulator, type SimulatorOptions } from '../../src
 import type { JobState } from '../../src/state/job-state.js';
 import { openJournal } from '../../src/state/backends/folder/journal.js';
 import { replayJournal } from '../../src/state/replay.js';
-import { createMemoryUploadCache, type UploadCache } from '../../src/state/upload-cache.js';
+import type { UploadCache } from '../../src/state/upload-cache.js';
+import { testRun } from '../run-state.js';
 
 /**
  * The executor against the simulator over real HTTP, for integration tests: a fresh folder, simulator
@@ -105,10 +106,12 @@ async function runExecutor(
       plan,
       {
         client: service,
-        journal,
-        state: await readState(),
+        run: testRun({
+          journal,
+          jobs: await readState(),
+          ...(extras.uploadCache === undefined ? {} : { uploadCache: extras.uploadCache }),
+        }),
         clock: systemClock,
-        uploadCache: extras.uploadCache ?? createMemoryUploadCache(),
         signal: extras.signal ?? new AbortController().signal,
         ...(extras.afterDownload === undefined ? {} : { afterDownload: extras.afterDownload }),
         ...(extras.results === undefined ? {} : { results: extras.results }),

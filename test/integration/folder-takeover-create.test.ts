@@ -11,7 +11,7 @@ import { startSimulator } from '../../src/simulator/index.js';
 import { folderStateStore } from '../../src/state/backends/folder/folder-store.js';
 import { summarizeJob } from '../../src/state/job-state.js';
 import type { OpenRunInput, RunState } from '../../src/state/state-store.js';
-import { createMemoryUploadCache } from '../../src/state/upload-cache.js';
+import { testRun } from '../run-state.js';
 import { videoJob } from './executor-harness.js';
 
 /** Two machines sharing a run folder (a network folder): one lock file, two hosts. */
@@ -61,12 +61,13 @@ describe('a takeover of a run folder while video creates are in flight', () => {
         plan,
         {
           client,
-          journal: state.journal,
-          lock: state.lock,
-          state: state.jobs,
+          run: testRun({
+            journal: state.journal,
+            lock: state.lock,
+            jobs: state.jobs,
+            snapshots: state.snapshots,
+          }),
           clock: systemClock,
-          uploadCache: createMemoryUploadCache(),
-          snapshots: state.snapshots,
           signal: new AbortController().signal,
           onEvent: (event) => events.push(event),
         },
@@ -172,13 +173,14 @@ describe('a takeover of a run folder while video creates are in flight', () => {
         plan,
         {
           client,
-          journal: state.journal,
-          lock: state.lock,
-          state: state.jobs,
+          run: testRun({
+            journal: state.journal,
+            lock: state.lock,
+            jobs: state.jobs,
+            snapshots: state.snapshots,
+            ...(state.lateAnswers === undefined ? {} : { lateAnswers: state.lateAnswers }),
+          }),
           clock: systemClock,
-          uploadCache: createMemoryUploadCache(),
-          snapshots: state.snapshots,
-          ...(state.lateAnswers === undefined ? {} : { lateAnswers: state.lateAnswers }),
           signal: new AbortController().signal,
           onEvent: (event) => events.push(event),
         },

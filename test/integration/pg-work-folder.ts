@@ -11,7 +11,6 @@ import { createServiceClient } from '../../src/service/client.js';
 import type { ServiceClient } from '../../src/service/service-client.js';
 import { startSimulator, type Simulator } from '../../src/simulator/index.js';
 import type { OpenRunInput, RunCoordination, RunState } from '../../src/state/state-store.js';
-import { createMemoryUploadCache } from '../../src/state/upload-cache.js';
 import { type PgCluster, usePgCluster } from '../pg-cluster.js';
 
 /**
@@ -112,30 +111,21 @@ export function quickOptions(dir: string, extra: Partial<ExecuteOptions> = {}): 
 }
 
 /**
- * Executes `plan` on an opened run's state as apply does (its journal, lock, jobs and snapshots; a
- * joined coordination when given), each event pushed to `events`.
+ * Executes `plan` on an opened run's state as apply does: the state whole (its journal, lock, jobs,
+ * snapshots, coordination and late answers; a PostgreSQL run's coordination joined first, `joinRun`),
+ * each event pushed to `events`.
  */
 export function executeOnRun(
   plan: Plan,
   state: RunState,
-  run: {
-    client: ServiceClient;
-    events: ExecutionEvent[];
-    options: ExecuteOptions;
-    coordination?: RunCoordination;
-  },
+  run: { client: ServiceClient; events: ExecutionEvent[]; options: ExecuteOptions },
 ): Promise<ExecutionSummary> {
   return executePlan(
     plan,
     {
       client: run.client,
-      journal: state.journal,
-      lock: state.lock,
-      state: state.jobs,
+      run: state,
       clock: systemClock,
-      uploadCache: createMemoryUploadCache(),
-      snapshots: state.snapshots,
-      ...(run.coordination === undefined ? {} : { coordination: run.coordination }),
       signal: new AbortController().signal,
       onEvent: (event) => run.events.push(event),
     },

@@ -45,13 +45,14 @@ describe.runIf(pgAvailable())('a create re-sent after a 429 wait re-checks the l
       client: ServiceClient,
       events: ExecutionEvent[],
       extra: Partial<ExecuteOptions> = {},
-    ): Promise<ExecutionSummary> =>
-      executeOnRun(planOf(dir, [videoJob('v1', 'a short film v1')]), state, {
+    ): Promise<ExecutionSummary> => {
+      await joinRun(state);
+      return executeOnRun(planOf(dir, [videoJob('v1', 'a short film v1')]), state, {
         client,
         events,
-        coordination: await joinRun(state),
         options: quickOptions(dir, extra),
       });
+    };
     sim.rateLimitNext(1, RETRY_AFTER_SECONDS, { createsOnly: true });
     const a = await store.openRun(address('a'));
     let b: RunState | undefined;

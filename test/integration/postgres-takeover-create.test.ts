@@ -12,7 +12,7 @@ import { createPostgresStore } from '../../src/state/backends/postgres/postgres-
 import { breakLease } from '../../src/state/backends/postgres/run-records.js';
 import { summarizeJob } from '../../src/state/job-state.js';
 import type { OpenRunInput, RunState } from '../../src/state/state-store.js';
-import { createMemoryUploadCache } from '../../src/state/upload-cache.js';
+import { testRun } from '../run-state.js';
 import { pgAvailable, usePgCluster } from '../pg-cluster.js';
 import { videoJob } from './executor-harness.js';
 
@@ -63,13 +63,14 @@ describe.runIf(pgAvailable())('a takeover while video creates are in flight (Pos
         plan,
         {
           client,
-          journal: state.journal,
-          lock: state.lock,
-          state: state.jobs,
+          run: testRun({
+            journal: state.journal,
+            lock: state.lock,
+            jobs: state.jobs,
+            snapshots: state.snapshots,
+            coordination,
+          }),
           clock: systemClock,
-          uploadCache: createMemoryUploadCache(),
-          snapshots: state.snapshots,
-          coordination,
           signal: new AbortController().signal,
           onEvent: (event) => events.push(event),
         },

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach } from 'vitest';
 import type { ExecutionEvent, ExecutionSummary } from '../../../src/execute/events.js';
 import { executePlan } from '../../../src/execute/executor.js';
-import type { ExecuteDeps, ExecuteOptions } from '../../../src/execute/options.js';
+import type { ExecuteDeps, ExecuteOptions, ExecuteRun } from '../../../src/execute/options.js';
 import type { JobKind } from '../../../src/kinds/types.js';
 import type { Plan } from '../../../src/plan/types.js';
 import type { PlannedJob } from '../../../src/manifest/planned-job.js';
@@ -14,6 +14,7 @@ import { openJournal } from '../../../src/state/backends/folder/journal.js';
 import { replayRunJournal } from '../../../src/state/backends/folder/replay-run-journal.js';
 import { writeSnapshot } from '../../../src/state/backends/folder/snapshot-file.js';
 import { createMemoryUploadCache } from '../../../src/state/upload-cache.js';
+import { testRun } from '../../run-state.js';
 import { createFakeClock, createFakeService, type FakeService } from './fake-service.js';
 
 /** A fresh temporary folder per test, removed after it; call once at the top of a test file. */
@@ -96,7 +97,7 @@ export function createExecutorHarness(
     clock?: ReturnType<typeof createFakeClock>;
     readOtherRuns?: ExecuteDeps['readOtherRuns'];
     /** The state lock, as apply passes it. */
-    lock?: ExecuteDeps['lock'];
+    lock?: ExecuteRun['lock'];
   } = {},
 ): ExecutorHarness {
   const service = createFakeService();
@@ -127,15 +128,17 @@ export function createExecutorHarness(
           plan,
           {
             client: setup.client ?? service.client,
-            journal,
-            state: resumeFrom ?? (await state()),
+            run: testRun({
+              journal,
+              jobs: resumeFrom ?? (await state()),
+              uploadCache,
+              ...(setup.lock === undefined ? {} : { lock: setup.lock }),
+            }),
             clock,
             random: () => 0.5,
-            uploadCache,
             ...(setup.readOtherRuns === undefined ? {} : { readOtherRuns: setup.readOtherRuns }),
             onEvent: (event) => events.push(event),
             signal,
-            ...(setup.lock === undefined ? {} : { lock: setup.lock }),
           },
           {
             runId: HARNESS_RUN.runId,

@@ -9,7 +9,7 @@ import { legacyPayloadHash } from '../../../src/catalog/payload-hash.js';
 import { openJournal } from '../../../src/state/backends/folder/journal.js';
 import type { JobState } from '../../../src/state/job-state.js';
 import { viewJobState } from '../../../src/state/stored-job.js';
-import { createMemoryUploadCache } from '../../../src/state/upload-cache.js';
+import { testRun } from '../../run-state.js';
 import { deriveIdempotencyKey } from '../../../src/state/idempotency-key.js';
 import {
   createExecutorHarness,
@@ -573,10 +573,8 @@ describe('executePlan', () => {
       makePlan(jobs, 3),
       {
         client: h.service.client,
-        journal: tripwire,
-        state: new Map(),
+        run: testRun({ journal: tripwire }),
         clock: h.clock,
-        uploadCache: createMemoryUploadCache(),
         onEvent: () => undefined,
         signal: controller.signal,
       },
@@ -604,10 +602,8 @@ describe('executePlan', () => {
       makePlan([plannedJob('a', 'x')]),
       {
         client: h.service.client,
-        journal: tripwire,
-        state: new Map(),
+        run: testRun({ journal: tripwire }),
         clock: h.clock,
-        uploadCache: createMemoryUploadCache(),
         onEvent: () => undefined,
         signal: controller.signal,
       },
