@@ -1,5 +1,6 @@
 import { readdir } from 'node:fs/promises';
 import { RunnerError } from '../errors.js';
+import { sweepLeftKeptImages } from '../execute/kept-image-folders.js';
 import { openResultsStore } from '../results/open-results-store.js';
 import type { ResultsStore } from '../results/results-store.js';
 import { describeOutput, isS3Output } from './output-location.js';
@@ -82,6 +83,9 @@ export async function checkRunOutputDir(
  * unless `--output` names one for both (the state of each then records only its own keys).
  */
 async function preflightBucket(dir: string): Promise<NonNullable<RunOutputDir['bucket']>> {
+  // A bucket apply keeps its large images in private folders; those a SIGKILL left (a pid of this
+  // host that no longer runs) are removed now, before this run makes its own (#30).
+  await sweepLeftKeptImages();
   const bucket = (await openResultsStore(dir, '/')) as NonNullable<RunOutputDir['bucket']>;
   try {
     await bucket.preflight();

@@ -1,7 +1,7 @@
 import { mkdtemp, open, rm, type FileHandle } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PRIVATE_FILE_MODE } from '../file-modes.js';
+import { keptImageFolderPrefix } from './kept-image-folders.js';
 
 /** An image result larger than this is kept in a private file for its thumbnail, not in memory. */
 export const KEPT_IMAGE_BYTES = 32 * 1024 * 1024;
@@ -15,7 +15,9 @@ export type KeptImage = { body: Buffer } | { bodyFile: string };
  * in memory up to {@link KEPT_IMAGE_BYTES}, past that (or when the content-length says it will be)
  * in a private file (mode 0600) of a private folder of this process (mkdtemp, 0700) under the
  * system's temporary folder, each chunk written before it is passed on, so memory stays flat whatever
- * the image's size. {@link discard} removes the folder; one keeper per download attempt.
+ * the image's size. {@link discard} removes the folder; one keeper per download attempt. The folder
+ * is named by this process and host, so that one a SIGKILL leaves is swept by the next apply
+ * (`./kept-image-folders.ts`).
  */
 export class ImageKeeper {
   private chunks: Buffer[] | undefined = [];
@@ -71,7 +73,7 @@ export class ImageKeeper {
 
   /** Moves what memory holds into a new private file; every later chunk goes there. */
   private async spillToFile(): Promise<void> {
-    const dir = await mkdtemp(join(tmpdir(), 'runner-image-'));
+    const dir = await mkdtemp(keptImageFolderPrefix());
     const file = join(dir, 'image');
     this.spill = { dir, file, handle: undefined };
     // 'wx': a new file (O_EXCL), in a folder only this user can enter.
