@@ -1,7 +1,7 @@
-import { appendFile, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { appendFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { PRIVATE_FILE_MODE } from '../file-modes.js';
-import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import type { ExecutionSummary } from '../execute/events.js';
 import type { AdviceCommands } from '../execute/job-advice.js';
 import type { LoadedManifest } from '../manifest/types.js';
@@ -23,6 +23,7 @@ import { createFolderResultsStore } from '../results/backends/folder/folder-resu
 import { createResultFiles } from '../results/result-files.js';
 import { formatBytes } from '../service/http.js';
 import { writeFolderPage } from './folder-page.js';
+import { putCopy, putStagedFiles } from './put-staged-files.js';
 import type { ResultsStore } from '../results/results-store.js';
 import { type JobState, viewJobState } from '../state/index.js';
 import { writeReportFiles, type ReportFiles } from '../report/write-report-files.js';
@@ -33,6 +34,8 @@ import { describeOutput, isS3Output } from './output-location.js';
 /** The files an apply wrote, and the results it copied beside a page of this machine (a bucket's). */
 export interface ApplyFiles extends ReportFiles {
   copiedHere?: { copied: number; bytes: number; into: string };
+  /** A bucket output's own page and JUnit XML, when `report`/`junit` name files of this machine. */
+  inBucket?: { report?: string; junit?: string };
 }
 
 /**
@@ -108,10 +111,12 @@ async function writeToBucket(
       file !== undefined && file.startsWith(`${run.outputDir}/`)
         ? file.slice(run.outputDir.length + 1)
         : undefined;
-    const pageKey = inBucket(reportFile);
     // A page named as a file of this machine (`--report FILE`, the manifest's `report:`) is a review of
-    // this machine, as `runner report --out DIR` writes one: the results are copied beside it.
-    const localPage = pageKey === undefined ? reportFile : undefined;
+    // this machine, as `runner report --out DIR` writes one: the results are copied beside it. The
+    // bucket gets its own page all the same (`report.html`), so that the prefix served as a static
+    // site always has one: the local copy is added, it does not replace the bucket's (#30).
+    const localPage = reportFile !== undefined && inBucket(reportFile) === undefined ? reportFile : undefined;
+    const pageKey = localPage === undefined ? inBucket(reportFile) : 'report.html';
     // The page's thumbnails are in the bucket beside the results: those the bucket lacks are made
     // there (one listing, not a HEAD per result); the page links them by key. A thumbnail that cannot
     // be made is not worth failing the run for: the page shows that result itself.
@@ -127,8 +132,17 @@ async function writeToBucket(
       { ...run, outputDir: staging },
       pageKey === undefined ? undefined : thumbnails,
     );
-    const moved = await putStagedFiles(bucket, staging, run.outputDir, files);
-    if (localPage !== undefined) await writeLocalPage(run, bucket, localPage, moved);
+    const moved: ApplyFiles = await putStagedFiles(bucket, staging, run.outputDir, files);
+    // `--junit FILE` is a file of this machine (CI reads it there); the bucket keeps a copy beside
+    // the results, as it keeps the page, so the prefix holds the whole run's record.
+    if (moved.junit !== undefined && !moved.failures.some((failure) => failure.file === moved.junit)) {
+      const junit = await putCopy(bucket, run.outputDir, moved.junit, 'junit.xml', moved);
+      if (junit !== undefined) moved.inBucket = { junit };
+    }
+    if (localPage !== undefined) {
+      if (moved.report !== undefined) moved.inBucket = { ...moved.inBucket, report: moved.report };
+      await writeLocalPage(run, bucket, localPage, moved);
+    }
     return { files: moved, data };
   } finally {
     await rm(staging, { recursive: true, force: true });
@@ -167,55 +181,6 @@ async function writeLocalPage(
     files.failures.push({ file, message: errorText(error) });
   }
 }
-
-/**
- * Puts the files written in `staging` into the bucket under the same keys, and names them by their
- * `s3://` location; one that cannot be put is a failure of the run, as a file that cannot be written.
- */
-async function putStagedFiles(
-  bucket: ResultsStore,
-  staging: string,
-  location: string,
-  files: ReportFiles,
-): Promise<ReportFiles> {
-  const failed = new Set(files.failures.map((failure) => failure.file));
-  const moved: ReportFiles = { ...files, failures: [] };
-  const put = async (file: string): Promise<string> => {
-    const key = relative(staging, file).split(sep).join('/');
-    if (key.startsWith('..') || isAbsolute(key)) return file;
-    const shown = `${location}/${key}`;
-    if (failed.has(file)) return shown;
-    try {
-      await bucket.writeWhole(key, await readFile(file), contentTypeOf(key));
-    } catch (error) {
-      moved.failures.push({ file: shown, message: errorText(error) });
-    }
-    return shown;
-  };
-  moved.resultsJson = await put(files.resultsJson);
-  moved.resultsCsv = await put(files.resultsCsv);
-  if (files.report !== undefined) moved.report = await put(files.report);
-  if (files.junit !== undefined) moved.junit = await put(files.junit);
-  if (files.gridImages !== undefined) moved.gridImages = await Promise.all(files.gridImages.map(put));
-  for (const failure of files.failures)
-    moved.failures.push({
-      ...failure,
-      file: failure.file.startsWith(staging)
-        ? `${location}/${relative(staging, failure.file).split(sep).join('/')}`
-        : failure.file,
-    });
-  return moved;
-}
-
-const CONTENT_TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.json': 'application/json',
-  '.csv': 'text/csv; charset=utf-8',
-  '.xml': 'application/xml',
-  '.png': 'image/png',
-};
-const contentTypeOf = (key: string): string =>
-  CONTENT_TYPES[/\.[a-z]+$/.exec(key)?.[0] ?? ''] ?? 'application/octet-stream';
 
 /** {@link writeApplyOutputs} into a folder: the run's output folder, or a bucket's staging folder. */
 async function writeApplyFiles(
@@ -337,18 +302,25 @@ export async function reportApplyOutputs(
   }
   const failed = new Set(files.failures.map((failure) => failure.file));
   const written = (file: string) => !failed.has(file);
+  // A bucket's own copy of a file of this machine (not when only the bucket's was written).
+  const alsoIn = (copy: string | undefined, file: string) =>
+    copy === undefined || copy === file ? '' : ` (and ${copy})`;
   // The report comes last: the line a person looks for at the end of a run.
   const lines = [
     ...(written(files.resultsJson) && written(files.resultsCsv)
       ? [`Results index: ${show(files.resultsJson)} (and results.csv)`]
       : []),
-    ...(files.junit === undefined ? [] : [`JUnit: ${show(files.junit)}`]),
+    ...(files.junit === undefined
+      ? []
+      : [`JUnit: ${show(files.junit)}${alsoIn(files.inBucket?.junit, files.junit)}`]),
     ...(files.copiedHere === undefined
       ? []
       : [
           `Copied ${files.copiedHere.copied} result(s) (${formatBytes(files.copiedHere.bytes)}) from ${show(run.outputDir)} into ${show(files.copiedHere.into)}, beside the page, for an offline review.`,
         ]),
-    ...(files.report === undefined ? [] : [`Report: ${show(files.report)}`]),
+    ...(files.report === undefined
+      ? []
+      : [`Report: ${show(files.report)}${alsoIn(files.inBucket?.report, files.report)}`]),
     ...files.failures.map((failure) => `error: could not write ${show(failure.file)}: ${failure.message}`),
   ];
   if (files.failures.length > 0) {

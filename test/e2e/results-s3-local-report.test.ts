@@ -17,6 +17,8 @@ import { runCli } from './run-cli.js';
  * `apply --output s3://… --report <a file of this machine>` (#30): the page is a review of this machine,
  * as `runner report --out DIR` writes one. Before, it linked every result and thumbnail into the
  * temporary folder the bucket's files were staged in, deleted when apply ended: a page of broken images.
+ * The bucket keeps its own page (and a copy of `--junit FILE`): the local page is added, it does not
+ * replace the bucket's (before, the bucket had no report.html).
  */
 const s3 = useS3Server();
 const FAST = ['--poll-interval', '15-25', '--first-poll', '50', '--yes'];
@@ -25,7 +27,10 @@ const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest(
 
 /** The page's data: every result and thumbnail it links, and its grid images. */
 async function pageData(file: string): Promise<PageData> {
-  const html = await readFile(file, 'utf8');
+  return pageDataOf(await readFile(file, 'utf8'));
+}
+
+function pageDataOf(html: string): PageData {
   const json = /<script type="application\/json" id="report-data">\n?([\s\S]*?)<\/script>/.exec(html)?.[1];
   expect(json, 'the page carries its data').toBeDefined();
   return JSON.parse(json!) as PageData;
@@ -69,12 +74,14 @@ describe('apply --output s3://… --report FILE (#30)', () => {
       });
       const output = `s3://${s3().bucket}/local`;
       const page = join(dir, 'review', 'night', 'report.html');
+      const junit = join(dir, 'junit.xml');
       const applied = await runCli(
-        ['apply', file, '--run', 'night-1', '--output', output, '--report', page, ...FAST],
+        ['apply', file, '--run', 'night-1', '--output', output, '--report', page, '--junit', junit, ...FAST],
         { env },
       );
       expect(applied.code, applied.stderr).toBe(0);
-      expect(applied.stdout).toContain(`Report: ${page}`);
+      expect(applied.stdout).toContain(`Report: ${page} (and ${output}/report.html)`);
+      expect(applied.stdout).toContain(`JUnit: ${junit} (and ${output}/junit.xml)`);
       expect(applied.stdout).toMatch(
         /Copied 4 result\(s\) .* from s3:\/\/results\/local into .*review\/night/,
       );
@@ -101,6 +108,20 @@ describe('apply --output s3://… --report FILE (#30)', () => {
         expect(sha256(copied), row.id).toBe(sha256(served));
         expect((await s3().readObject(`local/${row.file!}`)).equals(served), row.id).toBe(true);
       }
+      // The bucket has its own page all the same, for the prefix served as a static site: every link
+      // a relative key the bucket holds; and the files beside it, the JUnit XML as written here.
+      const keys = await s3().listKeys('local');
+      for (const name of ['report.html', 'results.json', 'results.csv', 'junit.xml'])
+        expect(keys, name).toContain(`local/${name}`);
+      const bucketPage = pageDataOf((await s3().readObject('local/report.html')).toString('utf8'));
+      expect(bucketPage.entries.map((entry) => entry.id).sort()).toEqual([...jobIds].sort());
+      const bucketLinks = localLinks(bucketPage);
+      expect(bucketLinks.length).toBeGreaterThanOrEqual(2 * jobIds.length + 1);
+      for (const link of bucketLinks) {
+        expect(link, link).not.toMatch(/^(\.\.\/|\/|[a-z]+:)/);
+        expect(keys, `${link} is a key beside the bucket's page`).toContain(`local/${link}`);
+      }
+      expect((await s3().readObject('local/junit.xml')).equals(await readFile(junit))).toBe(true);
       // Opened in a browser (where one is installed, as report-browser.test.ts): every card's image
       // decodes, none shows the "could not load" state.
       if (existsSync(CHROMIUM)) {
