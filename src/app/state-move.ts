@@ -39,6 +39,8 @@ export async function runStateMove(
     runId: options.runId,
     ...stateDirOf(options.state.stateDir),
     stateUrl,
+    // A create in flight of a runner whose lease just ended is waited for before the copy (#31.9).
+    onWait: (message: string) => ctx.output.err(message),
   };
   const { display } = parseStateUrl(stateUrl);
   const run = `run "${where.runId}" of pipeline "${where.pipeline}"`;

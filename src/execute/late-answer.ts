@@ -1,34 +1,21 @@
 import type { PlannedJob } from '../manifest/planned-job.js';
-import { DEFAULT_REQUEST_TIMEOUT_MS } from '../service/http.js';
 import {
   type AttemptState,
   type JobState,
+  LATE_ANSWER_WINDOW_MS,
   type LateAnswers,
+  lateAnswerWaitMs,
   replayRecords,
   type RunCoordination,
 } from '../state/index.js';
 import type { ExecutionContext } from './context.js';
 import { sleepUnlessAborted } from './poll-job.js';
 
-/**
- * How long after a runner's lease ended a create it sent may still be answered: it checked its lease
- * right before sending, and a request gets no answer past the request timeout; a few seconds more for
- * the answer to be stored.
- */
-export const LATE_ANSWER_WINDOW_MS = DEFAULT_REQUEST_TIMEOUT_MS + 5_000;
+// The rule lives in the state: `state pull` and `state push` follow it too.
+export { LATE_ANSWER_WINDOW_MS, lateAnswerWaitMs };
 
 /** How often the job's records are read while waiting for a late answer. */
 const LOOK_EVERY_MS = 500;
-
-/**
- * The one rule both backends' takers follow (#31.9): how long a runner that took a run over still
- * waits for the answer to a create without an idempotency key that the runner before it sent, whose
- * lease ended `endedAgoMs` ago (PostgreSQL: the lease row's expiry; the folder: the moment its lock's
- * holder stopped creating, half its stale time after its last refresh). 0: the create is uncertain now.
- */
-export function lateAnswerWaitMs(endedAgoMs: number, windowMs = LATE_ANSWER_WINDOW_MS): number {
-  return Math.max(0, windowMs - Math.max(0, endedAgoMs));
-}
 
 /**
  * A create without an idempotency key that another runner sent and that has no answer on record

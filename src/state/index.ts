@@ -43,6 +43,7 @@ export { MAX_RESULTS_PER_JOB } from './journal-format.js';
 export type { JournalWriter, LateEntry } from './journal-writer.js';
 export { applyJournalRecord, type ReplayResult } from './replay.js';
 export { replayRecords } from './replay-records.js';
+export { LATE_ANSWER_WINDOW_MS, lateAnswerWaitMs } from './late-answer-window.js';
 export {
   sumBudgetedCredits,
   summarizeJob,

@@ -1,5 +1,10 @@
 import type { ClientBase } from 'pg';
 import { RunnerError } from '../../../errors.js';
+import {
+  LATE_ANSWER_WINDOW_MS,
+  type UnansweredCreate,
+  waitForLateAnswers,
+} from '../../late-answer-window.js';
 import { parseJournalLine } from '../../replay.js';
 import { connectStateDb, unreachableError } from './connect-db.js';
 import { acquireLease, DEFAULT_LEASE_TTL_MS, type RunKey } from './lease.js';
@@ -151,6 +156,10 @@ export async function exportRunRecords(
     movedTo: string;
     write: (records: string[], setAside: string[]) => Promise<void>;
     ttlMs?: number;
+    /** {@link waitForLateAnswers}' window (tests shorten it). @default LATE_ANSWER_WINDOW_MS */
+    lateAnswerWindowMs?: number;
+    /** Hears once what the copy waits for (a create in flight of a runner whose lease just ended). */
+    onWait?: (message: string) => void;
   },
 ): Promise<number> {
   return withLeasedRun(stateUrl, run, options, async (client, lease) => {
@@ -162,6 +171,15 @@ export async function exportRunRecords(
         { hint: 'Its state lives in that folder now; `runner state push` brings it back into the database.' },
       );
     }
+    // A holder whose lease just ended (broken, expired) may still get a video create's answer and
+    // store it as a late row: copied before then, the folder would call the job uncertain, and
+    // `--resend-uncertain` there would pay for it twice. Waited for as a taker waits (#31.9).
+    const windowMs = options.lateAnswerWindowMs ?? LATE_ANSWER_WINDOW_MS;
+    await waitForLateAnswers({
+      look: () => unansweredCreates(client, run, lease.token, windowMs),
+      windowMs,
+      ...(options.onWait === undefined ? {} : { onWait: options.onWait }),
+    });
     const { rows } = await client.query<[string, boolean]>({
       text: `SELECT record, set_aside_at IS NOT NULL FROM runner_records WHERE pipeline = $1 AND run_id = $2
               ORDER BY seq`,
@@ -188,6 +206,38 @@ export async function exportRunRecords(
     }
     return records.length;
   });
+}
+
+/**
+ * The run's creates without an idempotency key that another lease sent (the job's latest intent),
+ * with no answer on record after them (a job id, a refusal, or "uncertain" from a taker that waited
+ * already), whose lease ended less than `windowMs` ago: what may still be answered late.
+ */
+async function unansweredCreates(
+  client: ClientBase,
+  run: RunKey,
+  ownToken: string,
+  windowMs: number,
+): Promise<UnansweredCreate[]> {
+  const { rows } = await client.query<{ id: string; machine: string; ended_ago: number }>(
+    `SELECT i.job_id AS id, coalesce(l.machine, l.holder) AS machine,
+            greatest(0, extract(epoch FROM clock_timestamp() - l.expires_at) * 1000)::float8 AS ended_ago
+       FROM (SELECT DISTINCT ON (job_id) seq, job_id, lease_token, record FROM runner_records
+              WHERE pipeline = $1 AND run_id = $2 AND job_id IS NOT NULL AND record LIKE '{"type":"intent"%'
+              ORDER BY job_id, seq DESC) i
+       JOIN runner_leases l ON l.pipeline = $1 AND l.run_id = $2 AND l.token = i.lease_token
+      WHERE l.token <> $3 AND l.expires_at > clock_timestamp() - $4 * interval '1 millisecond'
+        AND i.record::jsonb ->> 'idempotencyKey' IS NULL
+        AND NOT EXISTS (
+          SELECT 1 FROM runner_records a
+           WHERE a.pipeline = $1 AND a.run_id = $2 AND a.job_id = i.job_id AND a.seq > i.seq
+             AND a.set_aside_at IS NULL
+             AND (a.record LIKE '{"type":"created"%' OR a.record LIKE '{"type":"create-failed"%'
+                  OR a.record LIKE '{"type":"uncertain"%'))
+      ORDER BY i.seq`,
+    [run.pipeline, run.runId, ownToken, windowMs],
+  );
+  return rows.map((row) => ({ id: row.id, machine: row.machine, endedAgoMs: row.ended_ago }));
 }
 
 /** Where a run pulled into a folder went (`runner_runs.moved_to`), or undefined. */
