@@ -22,8 +22,9 @@ export interface Output {
   err(text: string): void;
   /**
    * Writes a piece of a long stdout text, waiting while the pipe is full, so the pieces do not pile
-   * up in memory. Resolves at once when the reader has gone.
+   * up in memory. Resolves at once when the reader has gone. A buffer is UTF-8 (`utf8Batches`), and is
+   * not reused by the caller once given.
    */
-  write(chunk: string): Promise<void>;
+  write(chunk: string | Uint8Array): Promise<void>;
   style: Style;
 }

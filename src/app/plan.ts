@@ -7,6 +7,7 @@ import type { CostReportView } from '../plan/job-table.js';
 import { withJobList } from '../plan/estimate-cost.js';
 import { planByStreaming, type StreamedPlanOutcome } from './plan-stream.js';
 import { renderReportJsonChunks } from '../plan/render-report-json.js';
+import { utf8Batches } from '../utf8-batches.js';
 import { renderReportMarkdown, renderReportSummary, renderReportText } from '../plan/render-report.js';
 import { readStoredRun } from '../state/index.js';
 import type { ServiceConnection } from './connection.js';
@@ -208,8 +209,9 @@ async function emitReport(
   if (format === 'json') {
     // In pieces: a 100,000-job report is ~30 MB of JSON, and one string of it doubles peak memory.
     // With --out the JSON goes to the file only (#33.6): a terminal or a CI log gets the summary.
+    // Encoded into ~1 MB batches: one write each, not one per piece (see utf8Batches).
     const file = outFile === undefined ? undefined : await openReportStream(outFile);
-    for (const chunk of renderReportJsonChunks(report)) {
+    for (const chunk of utf8Batches(renderReportJsonChunks(report))) {
       if (file === undefined) await output.write(chunk);
       else if (!file.write(chunk)) await once(file, 'drain');
     }

@@ -52,7 +52,7 @@ describe('apply as a use case, effects passed in', () => {
       out: (text) => lines.out.push(text),
       err: (text) => lines.err.push(text),
       write: (chunk) => {
-        lines.out.push(chunk);
+        lines.out.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'));
         return Promise.resolve();
       },
       style: createStyle(false),
