@@ -75,6 +75,8 @@ export async function planByStreaming(
     env: ctx.env,
     date,
     varOverrides: varInput.overrides,
+    // The plan reads the jobs' params (checks, hashes, diffs) and never changes them.
+    shareStaticParams: true,
     ...(secrets === undefined ? {} : { secrets }),
     ...(prepare.maxJobs === undefined ? {} : { maxJobs: prepare.maxJobs }),
   };

@@ -151,6 +151,10 @@ export function toPlannedJob(job: ExpandedJob, checked: CheckedJob): PlannedJob 
 }
 
 function validateJob(job: ExpandedJob, env: Env): CheckedJob | undefined {
+  const clean = env.lastClean;
+  // Most jobs of a matrix entry end here, before the two closures below are made for them.
+  if (clean !== undefined && isLike(job, clean.job) && describePromptIssue(job, clean.compiled) === undefined)
+    return clean.checked;
   let hasError = false;
   let seen: Set<string> | undefined;
   const add = (
@@ -190,7 +194,6 @@ function validateJob(job: ExpandedJob, env: Env): CheckedJob | undefined {
     );
   };
 
-  const clean = env.lastClean;
   if (clean !== undefined && isLike(job, clean.job)) {
     checkPrompt(job, clean.compiled, add);
     return hasError ? undefined : clean.checked;
@@ -271,28 +274,34 @@ function checkPrompt(
   compiled: CompiledModelConfig,
   add: (severity: 'error' | 'warning', code: string, message: string, path: YamlPath) => void,
 ): void {
-  const promptPath = job.origins.prompt ?? job.origins.job;
+  const issue = describePromptIssue(job, compiled);
+  if (issue !== undefined)
+    add(issue.severity, issue.code, issue.message, job.origins.prompt ?? job.origins.job);
+}
+
+/** What is wrong with a job's prompt, if anything (the job's params and model aside). */
+function describePromptIssue(
+  job: ExpandedJob,
+  compiled: CompiledModelConfig,
+): { severity: 'error' | 'warning'; code: string; message: string } | undefined {
   const required = job.kind === 'image' || compiled.promptField?.required === true;
   if (job.prompt === undefined || job.prompt.trim() === '') {
-    if (required) {
-      const received = job.prompt === undefined ? 'none' : JSON.stringify(job.prompt);
-      add(
-        'error',
-        'missing-prompt',
-        `job needs a prompt describing the scene, style and composition; received ${received}`,
-        promptPath,
-      );
-    }
-    return;
+    if (!required) return undefined;
+    const received = job.prompt === undefined ? 'none' : JSON.stringify(job.prompt);
+    return {
+      severity: 'error',
+      code: 'missing-prompt',
+      message: `job needs a prompt describing the scene, style and composition; received ${received}`,
+    };
   }
   if (job.kind === 'image' && isPromptTooShort(job.prompt)) {
-    add(
-      'warning',
-      'prompt-too-short',
-      `prompt ${JSON.stringify(job.prompt)} is very short; expected at least 4 words and 20 characters (the service fails vague prompts with PROMPT_UNCLEAR)`,
-      promptPath,
-    );
+    return {
+      severity: 'warning',
+      code: 'prompt-too-short',
+      message: `prompt ${JSON.stringify(job.prompt)} is very short; expected at least 4 words and 20 characters (the service fails vague prompts with PROMPT_UNCLEAR)`,
+    };
   }
+  return undefined;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { findUnsafeIdReason } from './check-job-id.js';
 import { checkJobCount, DEFAULT_MAX_JOBS } from './check-job-count.js';
-import { renderValue } from './compile-value.js';
+import { renderValue, type OnMissingNames, type ValueNode } from './compile-value.js';
 import { compileSpec, createResolver, knownNames, locateIn, type RenderingJob } from './compile-spec.js';
 import {
   countMatrixUpperBound,
@@ -20,7 +20,7 @@ import {
 import { REDACTED } from '../redacted.js';
 import { resolveVars, type VarOverride, type VarValue } from './resolve-vars.js';
 import { checkReservedNames, describeMissingName } from './template-names.js';
-import type { CompiledTemplate } from './template.js';
+import type { CompiledTemplate, ResolveName } from './template.js';
 import type {
   ExpandedJob,
   JobSpec,
@@ -45,6 +45,13 @@ export interface ExpandContext {
   secrets?: SecretGuard;
   /** `--var-file` then `--var` overrides of `vars` (later wins). */
   varOverrides?: ReadonlyMap<string, VarOverride>;
+  /**
+   * The consumer only reads the jobs' params, never changes them: the jobs of an entry whose params
+   * have no template then share one params object (each job gets a fresh copy otherwise). What
+   * `runner plan` asks: one object per job, and the job checks comparing them key by key, were ~5 %
+   * of planning 1,000,000 jobs.
+   */
+  shareStaticParams?: boolean;
 }
 
 /** `jobs` holds the jobs that expanded cleanly; any error in `issues` means the run must not start. */
@@ -203,6 +210,11 @@ function* expandSpec(
       );
     }
   };
+  // Rendered once: a static value never reports a missing name.
+  const sharedParams =
+    context.shareStaticParams === true && compiled.params.every(([, node]) => node.type === 'static')
+      ? renderParams(compiled.params, resolve, onMissing)
+      : undefined;
   let index = -1;
   for (const { combination, rawIndex } of combinations) {
     index++;
@@ -216,8 +228,7 @@ function* expandSpec(
     const renderedModel = renderValue(compiled.model, resolve, onMissing) as string;
     current.model = renderedModel;
     const prompt = compiled.prompt && (renderValue(compiled.prompt, resolve, onMissing) as string);
-    const params: Record<string, unknown> = {};
-    for (const [name, node] of compiled.params) params[name] = renderValue(node, resolve, onMissing);
+    const params = sharedParams ?? renderParams(compiled.params, resolve, onMissing);
     if (failed) {
       if (renderedId !== undefined) noteUnexpanded(renderedId, combination);
       continue;
@@ -282,6 +293,17 @@ function* expandSpec(
         : { ...issue, message: `${issue.message} (and ${count - 1} more jobs of jobs[${specIndex}] alike)` },
     );
   }
+}
+
+/** A job's params, each rendered in the order written. */
+function renderParams(
+  nodes: readonly (readonly [string, ValueNode])[],
+  resolve: ResolveName,
+  onMissing: OnMissingNames,
+): Record<string, unknown> {
+  const params: Record<string, unknown> = {};
+  for (const [name, node] of nodes) params[name] = renderValue(node, resolve, onMissing);
+  return params;
 }
 
 /**
