@@ -188,11 +188,12 @@ async function main() {
     if (bigMB > 0) {
       for (const [name, spec] of cases.slice(0, 2)) {
         note(`1 × ${bigMB} MB to the ${name}`);
-        const { ms, rssMB } = await runChild(
+        const { ms, rssMB, cpuMs } = await runChild(
           { ...spec, output: `${spec.output}-big`, source, count: 1, bytes: bigMB * MIB },
           env,
         );
         results[`big${name === 'disk' ? 'Disk' : 'Bucket'}Ms`] = round(ms, 0);
+        results[`big${name === 'disk' ? 'Disk' : 'Bucket'}CpuMs`] = round(cpuMs, 0);
         results[`big${name === 'disk' ? 'Disk' : 'Bucket'}RssMB`] = round(rssMB);
       }
     }

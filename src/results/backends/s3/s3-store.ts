@@ -3,7 +3,6 @@
  * an output is used (see ../../s3-results.ts): the SDK is ~150 packages a folder output never needs.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { Readable } from 'node:stream';
 import {
   CopyObjectCommand,
   DeleteObjectCommand,
@@ -13,11 +12,11 @@ import {
   PutObjectCommand,
   type S3Client,
 } from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
 import { RunnerError } from '../../../errors.js';
 import type { ResultsStore, StoredResult } from '../../results-store.js';
 import { BodyDigest } from './body-digest.js';
-import { PartBuffers } from './part-buffers.js';
+import { uploadParts, type Part } from './multipart-upload.js';
+import { PartBuffers, partsOf } from './part-buffers.js';
 import { createS3Client, type S3ClientOptions } from './s3-client.js';
 import { describeS3Error } from './s3-errors.js';
 import { objectKeyOf, type S3Location } from './s3-location.js';
@@ -58,7 +57,8 @@ export function createS3ResultsStore(location: S3Location, options: S3StoreOptio
   const client = options.client ?? createS3Client(options);
   const partSize = Math.max(options.partSize ?? 8 * MIB, 5 * MIB);
   const Bucket = location.bucket;
-  const buffers = new PartBuffers(partSize, options.queueSize ?? 4);
+  const queueSize = options.queueSize ?? 4;
+  const buffers = new PartBuffers(partSize, queueSize);
   const fail = (doing: string, error: unknown) => describeS3Error(location, doing, error);
 
   /**
@@ -71,7 +71,9 @@ export function createS3ResultsStore(location: S3Location, options: S3StoreOptio
     contentType: string | undefined,
     digest: BodyDigest = measured(data),
   ): Promise<StoredResult> {
-    const { bytes, sha256, md5 } = digest.finish();
+    const finished = digest.finish();
+    const { bytes, sha256 } = finished;
+    const md5 = finished.md5 ?? createHash('md5').update(data).digest();
     const command = new PutObjectCommand({
       Bucket,
       Key,
@@ -97,7 +99,8 @@ export function createS3ResultsStore(location: S3Location, options: S3StoreOptio
   }
 
   function measured(data: Buffer): BodyDigest {
-    const digest = new BodyDigest(partSize);
+    // One part of its own size: a whole object of any size is one PutObject, its MD5 measured.
+    const digest = new BodyDigest(data.length);
     digest.add(data);
     return digest;
   }
@@ -120,33 +123,17 @@ export function createS3ResultsStore(location: S3Location, options: S3StoreOptio
 
   async function putMultipart(
     Key: string,
-    body: AsyncIterable<Buffer>,
+    parts: AsyncIterable<Part>,
     digest: BodyDigest,
     contentType: string | undefined,
   ): Promise<StoredResult> {
-    const upload = new Upload({
+    // Each part's MD5 is checked by the store (Content-MD5) and against its ETag as it is stored.
+    await uploadParts(
       client,
-      partSize,
-      queueSize: options.queueSize ?? 4,
-      // A failed upload is aborted (its parts removed) before done() rejects.
-      leavePartsOnError: false,
-      params: {
-        Bucket,
-        Key,
-        Body: Readable.from(body, { objectMode: false }),
-        // Each part carries its SHA-256, which AWS checks part by part.
-        ChecksumAlgorithm: 'SHA256',
-        ...(contentType === undefined ? {} : { ContentType: contentType }),
-      },
-    });
-    const answer = await upload.done();
-    const { bytes, sha256, md5, multipartEtag } = digest.finish();
-    try {
-      checkEtag(Key, answer.ETag, [multipartEtag, md5.toString('hex')]);
-    } catch (error) {
-      await client.send(new DeleteObjectCommand({ Bucket, Key })).catch(() => undefined);
-      throw error;
-    }
+      { Bucket, Key, ContentType: contentType, display: location.display, queueSize },
+      parts,
+    );
+    const { bytes, sha256 } = digest.finish();
     // The SHA-256 is known only now: it becomes the object's metadata by a copy onto itself (no bytes
     // move on the client side). A process killed before this leaves an object stat() measures.
     await client.send(
@@ -249,12 +236,16 @@ export function createS3ResultsStore(location: S3Location, options: S3StoreOptio
           return stored;
         }
         await abortStale;
-        const first = [buffer.subarray(0, used), overflow];
         const rest = (async function* () {
-          yield* first;
+          yield overflow;
           yield* watched;
         })();
-        return await putMultipart(Key, rest, digest, putOptions.contentType);
+        return await putMultipart(
+          Key,
+          partsOf(buffers, buffer, used, rest, () => digest.firstPartMd5()),
+          digest,
+          putOptions.contentType,
+        );
       } catch (error) {
         // A body that failed (download error, size cap, abort) is the caller's error, not the store's.
         if (bodyError !== undefined) throw bodyError.error as Error;
