@@ -3,7 +3,6 @@ import { nextStep, type StepPolicy } from '../plan/next-step.js';
 import type { Plan } from '../plan/types.js';
 import type { PlannedJob } from '../manifest/planned-job.js';
 import { createFolderResultsStore } from '../results/backends/folder/folder-results-store.js';
-import { isHeldHere } from '../results/held-here.js';
 import { createResultFiles, type ResultFiles } from '../results/result-files.js';
 import {
   type JobState,
@@ -12,13 +11,13 @@ import {
   type RunCoordination,
   sumBudgetedCredits,
   summarizeJob,
-  viewJobState,
 } from '../state/index.js';
 import { createBudget, type SharedPrices } from './budget.js';
 import { createJobLimiter } from './concurrency.js';
 import { readStartConcurrency } from './start-concurrency.js';
 import { createExecutionContext, type ExecutionContext } from './context.js';
-import { downloadResults, type DownloadedResults } from './download-results.js';
+import { downloadResultsSafely, fetchWhatThisMachineLacks, type FetchedEarly } from './fetch-lacking.js';
+import { fetchOthersResultsMeanwhile } from './fetch-meanwhile.js';
 import { errorMessageOf } from './error-info.js';
 import type { ExecutionSummary, ExitReason, JobOutcome, StopReason } from './events.js';
 import { resolveExecuteOptions, type ExecuteDeps, type ExecuteOptions, type ExecuteRun } from './options.js';
@@ -113,6 +112,8 @@ export async function executePlan(
   const results = new Map<string, JobResult>();
   /** Jobs whose results this process downloaded (or checked) in this apply: not checked again. */
   const checked = new Set<string>();
+  /** Jobs this process follows (claimed, on a shared run): their results are its own to download. */
+  const own = new Set<string>();
   // Jobs done in an earlier apply with every result on record need no slot, no promise and no folder
   // check: settled here, so resuming a large run costs memory and time only for what is left to do.
   const toFollow: PlannedJob[] = [];
@@ -129,6 +130,7 @@ export async function executePlan(
     results.set(job.id, { outcome: 'done', files: settled, downloadFailures: 0 });
   }
   const follow = async (job: PlannedJob, slot: JobSlot) => {
+    own.add(job.id);
     const outcome = resolved.downloadOnly
       ? reportWithoutRunning(ctx, job)
       : await slot(() => runJobSafely(ctx, job));
@@ -139,7 +141,7 @@ export async function executePlan(
             // verify: a result another machine saved before it died (a job it finished, then lost
             // the lease of, mid-downloads) is in THAT machine's folder: checked here like the rest, as
             // this job is not checked again before the run is reported.
-            return downloadSafely(ctx, job, { verify: true });
+            return downloadResultsSafely(ctx, job, { verify: true });
           })
         : { files: jobs.get(job.id)?.downloads.map((download) => download.file) ?? [], failures: 0 };
     // Paid, but a result is not saved: not done for the user, and never counted as done (#24.3).
@@ -154,8 +156,22 @@ export async function executePlan(
   };
   // One process on the run, or a share of it with others: the run's state says which.
   const scheduler = schedulerFor(run);
+  // On a shared run, the results the others save are fetched meanwhile, not all after this one's last job.
+  const meanwhile =
+    run.coordination === undefined
+      ? undefined
+      : fetchOthersResultsMeanwhile(ctx, run.coordination, {
+          planned: plan.jobs,
+          isOwn: (id) => own.has(id),
+          ownWaiting: () => downloadLimit.pendingCount > 0,
+        });
+  let early: ReadonlyMap<string, FetchedEarly> | undefined;
   try {
-    await scheduler.followJobs(ctx, { planned: plan.jobs, toFollow, workers: start.concurrency, follow });
+    try {
+      await scheduler.followJobs(ctx, { planned: plan.jobs, toFollow, workers: start.concurrency, follow });
+    } finally {
+      early = await meanwhile?.stop();
+    }
     for (const [id, outcome] of await scheduler.othersResults(ctx, plan.jobs, results)) {
       results.set(id, outcome);
     }
@@ -166,7 +182,7 @@ export async function executePlan(
   const lost = ctx.lockLost();
   if (lost !== undefined) throw lost;
   if (resolved.download && !deps.signal.aborted)
-    await fetchWhatThisMachineLacks(ctx, plan.jobs, results, checked, downloadLimit);
+    await fetchWhatThisMachineLacks(ctx, plan.jobs, results, checked, early);
   if (deps.signal.aborted) await ctx.record({ type: 'interrupted', reason: 'signal' });
   for (const message of (await run.snapshots?.finish(jobs)) ?? []) ctx.emit({ type: 'warning', message });
   return summarize(plan, ctx, results);
@@ -245,62 +261,6 @@ function resultsOf(
   };
 }
 
-/**
- * Before the run is reported (#30.2): every done job's results, saved by an earlier apply or by another
- * machine, are checked in this machine's store (present, same size and SHA-256); what is missing or
- * different is fetched again while its link lives (no create, nothing paid), and what cannot be is
- * counted as not saved (`downloading`), with when and where it was saved.
- */
-async function fetchWhatThisMachineLacks(
-  ctx: ExecutionContext,
-  planned: readonly PlannedJob[],
-  results: Map<string, JobResult>,
-  checked: ReadonlySet<string>,
-  limit: ReturnType<typeof pLimit>,
-): Promise<void> {
-  let refetched = 0;
-  await Promise.all(
-    planned.map(async (job) => {
-      const result = results.get(job.id);
-      const state = ctx.jobs.get(job.id);
-      if (result?.outcome !== 'done' || checked.has(job.id) || state?.status !== 'done') return;
-      const downloads = await limit(async () =>
-        // Read without keeping it: a job of a state snapshot stays on disk when all is here.
-        (await isAllStoredHere(ctx, viewJobState(state)))
-          ? undefined
-          : downloadSafely(ctx, job, { verify: true }),
-      );
-      if (downloads === undefined) return;
-      refetched += downloads.refetched ?? 0;
-      if (downloads.failures === 0) return;
-      results.set(job.id, {
-        outcome: 'downloading',
-        files: downloads.files,
-        downloadFailures: downloads.failures,
-        ...(downloads.error === undefined ? {} : { downloadError: downloads.error }),
-      });
-    }),
-  );
-  if (refetched > 0) {
-    ctx.emit({
-      type: 'warning',
-      message: `${refetched} result(s) the state records as saved were missing from ${ctx.results?.store.location ?? 'the output folder'} (saved on another machine, or moved): fetched again from the service, no job created, nothing paid.`,
-    });
-  }
-}
-
-/** True when every recorded result of the job's latest attempt is in this machine's store as recorded. */
-async function isAllStoredHere(ctx: ExecutionContext, job: JobState): Promise<boolean> {
-  const results = ctx.results;
-  const last = job.attempts.at(-1);
-  if (results === undefined || last === undefined) return true;
-  for (const download of job.downloads) {
-    if (!last.resultUrls.includes(download.url)) continue;
-    if (!(await isHeldHere(results, download))) return false;
-  }
-  return true;
-}
-
 /** Open and unanswered jobs first: they take the slots before any new create. */
 function orderForResume(planned: readonly PlannedJob[], jobs: ReadonlyMap<string, JobState>): PlannedJob[] {
   const rank = (job: PlannedJob): number => {
@@ -353,23 +313,6 @@ async function runJobSafely(ctx: ExecutionContext, job: PlannedJob): Promise<Job
     ctx.stopCreating('error', `No new jobs are created after an unexpected error in job ${job.id}.`);
     const status = ctx.jobs.get(job.id)?.status;
     return status === 'open' ? 'still-running' : status === 'creating' ? 'creating' : 'pending';
-  }
-}
-
-async function downloadSafely(
-  ctx: ExecutionContext,
-  job: PlannedJob,
-  mode: { verify?: boolean } = {},
-): Promise<DownloadedResults> {
-  try {
-    return await downloadResults(ctx, job, mode);
-  } catch (error) {
-    ctx.emit({
-      type: 'warning',
-      id: job.id,
-      message: `Downloading the results of job ${job.id} failed: ${errorMessageOf(error)}`,
-    });
-    return { files: [], failures: 1, error: `result not saved: ${errorMessageOf(error)}` };
   }
 }
 

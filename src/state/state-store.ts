@@ -120,6 +120,14 @@ export interface RunCoordination {
    */
   readOthersJobs(): Promise<Map<string, JobState>>;
   /**
+   * The jobs another process recorded a saved result of after `cursor` (after this process joined,
+   * when undefined), each as all of its records have it now, and the cursor to read on from: what a
+   * machine fetches into its own output while the run goes on (#30.2), a few rows per call however
+   * long the run. A record committed out of sequence order may be missed: `readOthersJobs` at the
+   * end of the run is the whole answer.
+   */
+  readOthersSavedSince(cursor: string | undefined): Promise<{ jobs: Map<string, JobState>; cursor: string }>;
+  /**
    * Who sent the latest create of job `id` (the runner whose token wrote its latest intent), when that
    * is another runner: its machine and how long ago, on the database's clock, its lease ended (0 while
    * it lives). A create it sent may still be answered, and the answer stored late (#31.9).

@@ -414,6 +414,36 @@ export function createRunCoordination(
         `The records other runners wrote to ${options.where} since this one joined`,
       );
     },
+    async readOthersSavedSince(cursor) {
+      // One statement, one snapshot: the run's last sequence number, and every record of the jobs
+      // whose result another process recorded saved between the cursor and it (the by-run index
+      // from the cursor on, then the by-job index): a look costs what changed since the last.
+      const { rows } = await serial(() =>
+        client.query<{ upto: string; record: string | null }>(
+          `WITH upto AS (
+             SELECT coalesce(max(seq), $4::bigint) AS seq FROM runner_records WHERE pipeline = $1 AND run_id = $2)
+           SELECT upto.seq::text AS upto, saved.record
+             FROM upto LEFT JOIN LATERAL (
+               SELECT seq, record FROM runner_records
+                WHERE pipeline = $1 AND run_id = $2 AND job_id IN (
+                        SELECT job_id FROM runner_records
+                         WHERE pipeline = $1 AND run_id = $2 AND seq > $4 AND seq <= upto.seq
+                           AND lease_token <> $3 AND job_id IS NOT NULL
+                           AND record LIKE '{"type":"downloaded"%')) AS saved ON true
+            ORDER BY saved.seq`,
+          [...key, cursor ?? options.sinceSeq],
+        ),
+      );
+      const records = rows.flatMap((row) => (row.record === null ? [] : [row.record]));
+      return {
+        // Checked as a replay checks them (#31.10), as readOthersJobs does.
+        jobs: replayRecords(
+          records,
+          `The records other runners wrote to ${options.where} since this one joined`,
+        ),
+        cursor: rows[0]?.upto ?? cursor ?? options.sinceSeq,
+      };
+    },
     async unansweredCreate(id) {
       const { rows } = await serial(() =>
         client.query<{ own: boolean; machine: string; ended_ago: number }>(
