@@ -68,7 +68,7 @@ export interface ExecutionContext {
    * Verifies the state's lock before a create: false (creating and polling stopped, nothing more
    * journaled) when this runner no longer holds it.
    */
-  holdsLock(): Promise<boolean>;
+  holdsLock(options?: { fencedWriteFollows?: boolean }): Promise<boolean>;
   /** The STATE_LOCKED error once the lock was found lost: `executePlan` ends with it. */
   lockLost(): Error | undefined;
   /**
@@ -237,10 +237,10 @@ export function createExecutionContext(input: {
         throw error;
       }
     },
-    async holdsLock() {
+    async holdsLock(options) {
       if (lost !== undefined) return false;
       try {
-        await input.lock?.verify();
+        await input.lock?.verify(options);
         return true;
       } catch (error) {
         loseLock(error);

@@ -68,7 +68,8 @@ async function sendAttempt(
     return ctx.hardSignal.aborted ? blocked : 'failed';
   }
   // Before every create, not once per run: a runner paused past its lease may have lost the state (#24.1).
-  if (!(await ctx.holdsLock())) return blocked;
+  // The intent written below is fenced by the lease too, so a lease renewed moments ago is enough.
+  if (!(await ctx.holdsLock({ fencedWriteFollows: true }))) return blocked;
   const body = adapter.buildBody({ model: job.model, prompt: job.prompt, params });
   const idempotencyKey = adapter.idempotent
     ? deriveIdempotencyKey({

@@ -13,6 +13,15 @@ import type { StateSnapshots } from './snapshot-schedule.js';
 import type { RunAddress } from './state-dir.js';
 import type { UploadCache } from './upload-cache.js';
 
+/** {@link RunLease.verify}'s options. */
+export interface VerifyOptions {
+  /**
+   * A write the database fences by this lease (the create's intent) comes before anything is paid:
+   * a lease renewed recently enough needs no round trip now (PostgreSQL). @default false
+   */
+  fencedWriteFollows?: boolean;
+}
+
 /**
  * The right to write one run's state: the folder's lock file, or a lease row in PostgreSQL. Whoever
  * holds it is the only process that may create the run's jobs.
@@ -24,7 +33,7 @@ export interface RunLease {
    * Throws STATE_LOCKED unless this process still holds the lock or lease: called before a create, so
    * a process that lost it (paused, cut off, taken over) never pays for a job.
    */
-  verify(): Promise<void>;
+  verify(options?: VerifyOptions): Promise<void>;
   /**
    * Throws STATE_LOCKED when this process already knows it lost the lock or lease (or it lapsed
    * while the process was paused). No I/O: cheap before every journal write. Optional.
