@@ -51,7 +51,7 @@ await build({
   outfile: 'dist/bundle/main.cjs',
   format: 'cjs',
   // sharp loads its native libvips build from node_modules (src/report/thumbnails.ts, lazily).
-  external: ['undici', 'pino', 'pg', 'sharp', '@aws-sdk/client-s3', '@aws-sdk/lib-storage'],
+  external: ['undici', 'pino', 'pg', 'sharp', '@aws-sdk/client-s3'],
 });
 
 // The launcher names its code cache by the bundle's content, so no build reads another's cache.
