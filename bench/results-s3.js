@@ -27,6 +27,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { emitResult, note, round } from './measure.js';
+import { startBareS3Server } from './bare-s3-server.js';
 import { startS3Server } from './s3-server.js';
 
 const MIB = 1024 * 1024;
@@ -159,7 +160,9 @@ function runChild(spec, env) {
 
 async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'runner-bench-s3-'));
-  const s3 = await startS3Server(dir);
+  // `BENCH_S3=bare`: a bare endpoint that leaves a real store's own work (hashing every byte again) off
+  // these cores (bench/bare-s3-server.js); by default s3rver.
+  const s3 = process.env.BENCH_S3 === 'bare' ? await startBareS3Server(dir) : await startS3Server(dir);
   const sourceServer = await startSource();
   const source = `http://127.0.0.1:${sourceServer.address().port}`;
   const { env } = s3;

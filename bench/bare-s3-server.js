@@ -1,0 +1,200 @@
+/**
+ * A bare S3 endpoint for benchmarks only (`BENCH_S3=bare`): enough of the protocol for a ResultsStore
+ * (PutObject, CopyObject, HeadObject, GetObject, DeleteObject, the multipart calls and their listing),
+ * path-style, on 127.0.0.1, bodies streamed to files under `dir/bare-s3`. What it leaves out is what a
+ * real store does on its own machines: it checks no signature, and it answers a body's ETag with the
+ * MD5 the client sent (`Content-MD5`, which S3 verifies on its side) instead of hashing every byte
+ * again, which s3rver does on the same two cores as the client (bench/README.md, "What is left is
+ * s3rver's"). So a bucket run against it costs this machine what it would cost against a store
+ * elsewhere, plus a file write per byte, as the disk case pays. Never a test's server: s3rver is.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { createReadStream, createWriteStream, mkdirSync } from 'node:fs';
+import { copyFile, rename, rm, stat } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+
+const xml = (body) => `<?xml version="1.0" encoding="UTF-8"?>\n${body}`;
+const escape = (text) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+export async function startBareS3Server(dir) {
+  const root = join(dir, 'bare-s3');
+  mkdirSync(root, { recursive: true });
+  /** key → { file, size, etag, contentType, meta } */
+  const objects = new Map();
+  /** uploadId → { key, contentType, meta, parts: Map<number, { file, etag }> } */
+  const uploads = new Map();
+  const fileFor = () => join(root, randomUUID());
+
+  /** The request body into a fresh file; its ETag from the client's Content-MD5 when it sent one. */
+  async function receive(req) {
+    const file = fileFor();
+    const sentMd5 = req.headers['content-md5'];
+    const hash = sentMd5 === undefined ? createHash('md5') : undefined;
+    if (hash !== undefined) req.on('data', (chunk) => hash.update(chunk));
+    await pipeline(req, createWriteStream(file));
+    const md5 = hash?.digest('hex') ?? Buffer.from(sentMd5, 'base64').toString('hex');
+    return { file, size: (await stat(file)).size, etag: `"${md5}"` };
+  }
+
+  const metaOf = (req) =>
+    Object.fromEntries(Object.entries(req.headers).filter(([name]) => name.startsWith('x-amz-meta-')));
+
+  async function handle(req, res) {
+    const url = new URL(req.url, 'http://bare');
+    const [, bucket, ...rest] = url.pathname.split('/');
+    const key = rest.map(decodeURIComponent).join('/');
+    const q = url.searchParams;
+    const send = (status, body, headers = {}) => {
+      res.writeHead(status, {
+        ...(body === undefined ? {} : { 'content-type': 'application/xml' }),
+        ...headers,
+      });
+      res.end(body);
+    };
+    if (req.method === 'PUT' && q.has('partNumber')) {
+      const upload = uploads.get(q.get('uploadId'));
+      if (upload === undefined) return send(404, xml('<Error><Code>NoSuchUpload</Code></Error>'));
+      const part = await receive(req);
+      upload.parts.set(Number(q.get('partNumber')), part);
+      return send(200, undefined, { etag: part.etag });
+    }
+    if (req.method === 'PUT' && req.headers['x-amz-copy-source'] !== undefined) {
+      const source = decodeURIComponent(req.headers['x-amz-copy-source']).replace(/^\/?[^/]+\//, '');
+      const from = objects.get(source);
+      if (from === undefined) return send(404, xml('<Error><Code>NoSuchKey</Code></Error>'));
+      const file = fileFor();
+      await copyFile(from.file, file);
+      objects.set(key, { ...from, file });
+      return send(200, xml(`<CopyObjectResult><ETag>${from.etag}</ETag></CopyObjectResult>`));
+    }
+    if (req.method === 'PUT') {
+      const body = await receive(req);
+      objects.set(key, { ...body, contentType: req.headers['content-type'], meta: metaOf(req) });
+      return send(200, undefined, { etag: body.etag });
+    }
+    if (req.method === 'POST' && q.has('uploads')) {
+      const uploadId = randomUUID();
+      uploads.set(uploadId, {
+        key,
+        contentType: req.headers['content-type'],
+        meta: metaOf(req),
+        parts: new Map(),
+      });
+      return send(
+        200,
+        xml(
+          `<InitiateMultipartUploadResult><Bucket>${bucket}</Bucket><Key>${escape(key)}</Key><UploadId>${uploadId}</UploadId></InitiateMultipartUploadResult>`,
+        ),
+      );
+    }
+    if (req.method === 'POST' && q.has('uploadId')) {
+      const upload = uploads.get(q.get('uploadId'));
+      req.resume();
+      await new Promise((resolve) => req.on('end', resolve));
+      if (upload === undefined) return send(404, xml('<Error><Code>NoSuchUpload</Code></Error>'));
+      const numbers = [...upload.parts.keys()].sort((a, b) => a - b);
+      const file = fileFor();
+      // S3 joins the parts on its side; here the first part's file grows by the others.
+      await rename(upload.parts.get(numbers[0]).file, file);
+      for (const number of numbers.slice(1)) {
+        const part = upload.parts.get(number).file;
+        await pipeline(createReadStream(part), createWriteStream(file, { flags: 'a' }));
+        await rm(part);
+      }
+      const joined = createHash('md5');
+      for (const number of numbers)
+        joined.update(Buffer.from(upload.parts.get(number).etag.slice(1, -1), 'hex'));
+      const etag = `"${joined.digest('hex')}-${numbers.length}"`;
+      objects.set(upload.key, {
+        file,
+        size: (await stat(file)).size,
+        etag,
+        contentType: upload.contentType,
+        meta: upload.meta,
+      });
+      uploads.delete(q.get('uploadId'));
+      return send(
+        200,
+        xml(
+          `<CompleteMultipartUploadResult><Bucket>${bucket}</Bucket><Key>${escape(upload.key)}</Key><ETag>${etag}</ETag></CompleteMultipartUploadResult>`,
+        ),
+      );
+    }
+    if (req.method === 'DELETE' && q.has('uploadId')) {
+      const upload = uploads.get(q.get('uploadId'));
+      for (const part of upload?.parts.values() ?? []) await rm(part.file, { force: true });
+      uploads.delete(q.get('uploadId'));
+      return send(204);
+    }
+    if (req.method === 'DELETE') {
+      const object = objects.get(key);
+      objects.delete(key);
+      if (object !== undefined) await rm(object.file, { force: true });
+      return send(204);
+    }
+    if (req.method === 'GET' && key === '' && q.has('uploads')) {
+      const prefix = q.get('prefix') ?? '';
+      const rows = [...uploads.entries()]
+        .filter(([, upload]) => upload.key.startsWith(prefix))
+        .map(([id, upload]) => `<Upload><Key>${escape(upload.key)}</Key><UploadId>${id}</UploadId></Upload>`);
+      return send(
+        200,
+        xml(
+          `<ListMultipartUploadsResult><Bucket>${bucket}</Bucket><IsTruncated>false</IsTruncated>${rows.join('')}</ListMultipartUploadsResult>`,
+        ),
+      );
+    }
+    if (req.method === 'GET' && key === '') {
+      const prefix = q.get('prefix') ?? '';
+      const rows = [...objects.entries()]
+        .filter(([name]) => name.startsWith(prefix))
+        .map(
+          ([name, object]) =>
+            `<Contents><Key>${escape(name)}</Key><Size>${object.size}</Size><ETag>${object.etag}</ETag></Contents>`,
+        );
+      return send(
+        200,
+        xml(
+          `<ListBucketResult><Name>${bucket}</Name><KeyCount>${rows.length}</KeyCount><IsTruncated>false</IsTruncated>${rows.join('')}</ListBucketResult>`,
+        ),
+      );
+    }
+    const object = objects.get(key);
+    if (req.method === 'HEAD' || req.method === 'GET') {
+      if (object === undefined)
+        return send(404, req.method === 'HEAD' ? undefined : xml('<Error><Code>NoSuchKey</Code></Error>'));
+      res.writeHead(200, {
+        'content-length': object.size,
+        etag: object.etag,
+        ...(object.contentType === undefined ? {} : { 'content-type': object.contentType }),
+        ...object.meta,
+      });
+      if (req.method === 'HEAD') return res.end();
+      return pipeline(createReadStream(object.file), res);
+    }
+    return send(501, xml('<Error><Code>NotImplemented</Code></Error>'));
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error) => {
+      if (!res.headersSent) res.writeHead(500);
+      res.end(String(error));
+    });
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address();
+  return {
+    env: {
+      AWS_ACCESS_KEY_ID: 'BARE',
+      AWS_SECRET_ACCESS_KEY: 'BARE',
+      AWS_REGION: 'us-east-1',
+      AWS_ENDPOINT_URL_S3: `http://127.0.0.1:${port}`,
+      AWS_CONFIG_FILE: join(dir, 'aws-config'),
+      AWS_SHARED_CREDENTIALS_FILE: join(dir, 'aws-credentials'),
+      AWS_EC2_METADATA_DISABLED: 'true',
+    },
+    close: () => new Promise((resolve) => server.close(resolve)),
+  };
+}
