@@ -12,6 +12,7 @@ import {
   type NetworkFailure,
   type RequestContext,
 } from './errors.js';
+import { DEFAULT_REQUEST_TIMEOUT_MS } from './request-timeout.js';
 
 export interface HttpOptions {
   /** Ends in `/api/v2`; trailing slashes are ignored. */
@@ -56,8 +57,6 @@ export interface Http {
   /** Closes the keep-alive Agent (not an injected dispatcher). */
   close(): Promise<void>;
 }
-
-export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 
 /** Creates the transport. One Agent per client: connections are reused across requests. */
 export function createHttp(options: HttpOptions): Http {

@@ -1,4 +1,4 @@
-import { DEFAULT_REQUEST_TIMEOUT_MS } from '../service/http.js';
+import { DEFAULT_REQUEST_TIMEOUT_MS } from '../service/request-timeout.js';
 
 /**
  * How long after a runner's lease ended a create it sent may still be answered: it checked its lease
