@@ -1,6 +1,7 @@
 import { lstat, readdir, rm } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { isProcessAlive } from '../process-alive.js';
 
 /**
  * The private folders {@link ImageKeeper} (`./kept-image.ts`) makes under the system's temporary
@@ -21,16 +22,6 @@ const hostPart = (): string =>
 /** The `mkdtemp` prefix of a kept image's folder of this process, in `dir` (the temporary folder). */
 export function keptImageFolderPrefix(dir: string = tmpdir()): string {
   return join(dir, `${PREFIX}${process.pid}-${hostPart()}-`);
-}
-
-/** Whether a process of that pid runs on this host (EPERM: it runs, as another user). */
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /**
@@ -55,7 +46,7 @@ export async function sweepLeftKeptImages(dir: string = tmpdir()): Promise<strin
     const named = NAMED.exec(name);
     if (named === null || named[2] !== host) continue;
     const pid = Number(named[1]);
-    if (!Number.isSafeInteger(pid) || pid <= 0 || isRunning(pid)) continue;
+    if (!Number.isSafeInteger(pid) || pid <= 0 || isProcessAlive(pid)) continue;
     const folder = join(dir, name);
     try {
       const stats = await lstat(folder);

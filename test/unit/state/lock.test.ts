@@ -3,7 +3,8 @@ import { mkdtemp, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { acquireLock, isProcessAlive } from '../../../src/state/backends/folder/lock.js';
+import { acquireLock } from '../../../src/state/backends/folder/lock.js';
+import { isProcessAlive } from '../../../src/process-alive.js';
 import { readHostIdentity } from '../../../src/state/backends/folder/lock-identity.js';
 import { isRunnerError } from '../../../src/errors.js';
 

@@ -6,6 +6,7 @@ import { performance } from 'node:perf_hooks';
 import { RunnerError } from '../../../errors.js';
 import type { AcquireLockOptions, HostIdentity } from '../../lock-options.js';
 import { isSamePidSpace, readHostIdentity } from './lock-identity.js';
+import { isProcessAlive } from '../../../process-alive.js';
 
 /** File name of the lock inside a state directory. */
 export const LOCK_FILE = 'lock';
@@ -350,17 +351,6 @@ function parseOwner(text: string): LockOwner | undefined {
   if (token !== undefined) owner.token = token;
   if (typeof value.staleAfterMs === 'number') owner.staleAfterMs = value.staleAfterMs;
   return owner;
-}
-
-/** Whether a process with this pid exists (EPERM: it exists but belongs to someone else). */
-export function isProcessAlive(pid: number): boolean {
-  if (pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 function createHandle(
