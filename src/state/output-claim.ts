@@ -1,7 +1,10 @@
-import { mkdir, open, readFile, rename, rm, type FileHandle } from 'node:fs/promises';
+import { link, mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { RunnerError } from '../errors.js';
 import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../file-modes.js';
+import { isProcessAlive } from '../process-alive.js';
 import { displayStateUrl } from './state-url.js';
 import { stateHoldsRun } from './select-state-store.js';
 
@@ -106,55 +109,123 @@ export async function claimOutputDir(
 async function writeClaim(dir: string, owner: OutputOwner, what: string): Promise<string | undefined> {
   const file = join(dir, OUTPUT_CLAIM_FILE);
   await mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
+  await removeDeadWritersTemporaries(dir);
   const text = `${JSON.stringify({ schemaVersion: 1, ...owner }, null, 2)}\n`;
   for (let tries = 0; tries < 3; tries++) {
     const decision = await decide(dir, owner);
     if (decision.verdict === 'refuse') throw refusal(dir, decision.reason, what);
     if (decision.verdict === 'mine') return undefined;
-    // No claim was there: only an exclusive create may make one (another run may be making its own).
-    if (!decision.existed) {
-      let handle: FileHandle;
-      try {
-        handle = await open(file, 'wx', PRIVATE_FILE_MODE);
-      } catch (error) {
-        // Another run created it between the check and now: judge its claim.
-        if ((error as NodeJS.ErrnoException).code === 'EEXIST') continue;
-        throw error;
-      }
-      try {
-        await handle.writeFile(text, 'utf8');
-        await handle.sync();
-      } catch (error) {
-        // A claim cut short (a full disk) would refuse every later run, this one's too: not left.
-        await handle.close().catch(() => undefined);
-        await rm(file, { force: true });
-        throw error;
-      }
-      await handle.close();
-      return decision.warning;
-    }
-    // A claim this run may take over (its own run id whose state is gone, a simulated run's).
-    const temporary = `${file}.${process.pid}.tmp`;
+    // The claim is written whole beside the folder's claim file first, then put in place in one step:
+    // a run killed while writing leaves at most a temporary file, never a claim cut short that would
+    // refuse every later run (this one's resume too).
+    const temporary = join(dir, temporaryName(process.pid));
     try {
-      const handle = await open(temporary, 'w', PRIVATE_FILE_MODE);
-      try {
-        await handle.writeFile(text, 'utf8');
-        await handle.sync();
-      } finally {
-        await handle.close();
+      await writeWhole(temporary, text);
+      // No claim was there: only an exclusive step may place one (another run may be placing its
+      // own). A hard link is that step; a claim there already answers EEXIST.
+      if (!decision.existed) {
+        const placed = await placeExclusively(temporary, file);
+        if (placed === 'taken') continue;
+      } else {
+        // A claim this run may take over (its own run id whose state is gone, a simulated run's).
+        await rename(temporary, file);
       }
-      await rename(temporary, file);
-    } catch (error) {
+    } finally {
       await rm(temporary, { force: true });
-      throw error;
     }
     return decision.warning;
   }
   throw refusal(dir, 'other runs keep claiming it at the same time', what);
 }
 
+async function writeWhole(path: string, text: string): Promise<void> {
+  const handle = await open(path, 'w', PRIVATE_FILE_MODE);
+  try {
+    await handle.writeFile(text, 'utf8');
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Links `temporary` as `file` unless a file is there (`taken`). */
+async function placeExclusively(temporary: string, file: string): Promise<'placed' | 'taken'> {
+  try {
+    await link(temporary, file);
+    return 'placed';
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return 'taken';
+    if (!NO_HARD_LINKS.has(code ?? '')) throw error;
+  }
+  // A file system without hard links (some network and FUSE mounts): an exclusive create, then the
+  // text, as before. A kill between the two leaves an empty claim, which a later run takes over.
+  try {
+    await writeFileExclusively(file, await readFile(temporary, 'utf8'));
+    return 'placed';
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return 'taken';
+    throw error;
+  }
+}
+
+const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV']);
+
+async function writeFileExclusively(file: string, text: string): Promise<void> {
+  const handle = await open(file, 'wx', PRIVATE_FILE_MODE);
+  try {
+    await handle.writeFile(text, 'utf8');
+    await handle.sync();
+  } catch (error) {
+    // A claim cut short (a full disk) would refuse every later run, this one's too: not left.
+    await handle.close().catch(() => undefined);
+    await rm(file, { force: true });
+    throw error;
+  }
+  await handle.close();
+}
+
+/** A claim being written, named by its writer so that the temporaries a killed run left are known. */
+function temporaryName(pid: number): string {
+  return `${OUTPUT_CLAIM_FILE}.${hostname()}.${String(pid)}.${randomBytes(4).toString('hex')}.tmp`;
+}
+
+/** Removes the claim temporaries that runs of this host killed mid-write left in `dir`. */
+async function removeDeadWritersTemporaries(dir: string): Promise<void> {
+  const prefix = `${OUTPUT_CLAIM_FILE}.${hostname()}.`;
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!name.startsWith(prefix) || !name.endsWith('.tmp')) continue;
+    const pid = Number(name.slice(prefix.length).split('.')[0]);
+    if (Number.isInteger(pid) && pid !== process.pid && !isProcessAlive(pid)) {
+      await rm(join(dir, name), { force: true });
+    }
+  }
+}
+
+/**
+ * How long an empty claim file counts as being written. Claims are placed whole (see
+ * {@link writeClaim}); an empty one is left by a run killed mid-write on a file system without hard
+ * links, or by an earlier release, which wrote the text within milliseconds of creating the file.
+ */
+const EMPTY_CLAIM_GRACE_MS = 2_000;
+
 async function decide(dir: string, owner: OutputOwner): Promise<ClaimVerdict & { existed: boolean }> {
   const existing = await readOutputClaim(dir);
+  if (existing === 'unreadable' && (await isAbandonedEmptyClaim(dir))) {
+    // The run that made it was killed before writing a word, so before its first create (a claim comes
+    // first): it paid nothing into this folder.
+    return {
+      verdict: 'take-over',
+      warning: `the output folder's ${OUTPUT_CLAIM_FILE} was empty, left by a run killed while claiming the folder (before it created anything); this run claims it.`,
+      existed: true,
+    };
+  }
   if (existing === 'unreadable') {
     return {
       verdict: 'refuse',
@@ -165,6 +236,15 @@ async function decide(dir: string, owner: OutputOwner): Promise<ClaimVerdict & {
   const stateExists =
     existing !== undefined && !sameState(existing, owner) && (await stateHoldsRun(existing));
   return { ...judgeOutputClaim(existing, owner, stateExists), existed: existing !== undefined };
+}
+
+async function isAbandonedEmptyClaim(dir: string): Promise<boolean> {
+  try {
+    const info = await stat(join(dir, OUTPUT_CLAIM_FILE));
+    return info.size === 0 && Date.now() - info.mtimeMs > EMPTY_CLAIM_GRACE_MS;
+  } catch {
+    return false;
+  }
 }
 
 /** Whether two claims name one state: one folder, or one database. */

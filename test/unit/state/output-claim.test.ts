@@ -1,5 +1,5 @@
-import { mkdtemp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdtemp, mkdir, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -72,5 +72,30 @@ describe('claimOutputDir', () => {
   it('refuses a folder whose claim file cannot be read', async () => {
     await writeFile(join(dir, OUTPUT_CLAIM_FILE), 'not json');
     await expect(claimOutputDir(dir, n1)).rejects.toThrow(/cannot be read as a run's claim/);
+  });
+
+  it('takes over an empty claim a run killed mid-write left, once it is not being written', async () => {
+    // What a SIGKILL between creating the claim file and writing it left (seen in crash-resume, seed
+    // 11): every later run, the killed run's resume too, was refused for good.
+    const file = join(dir, OUTPUT_CLAIM_FILE);
+    await writeFile(file, '');
+    const inAMinute = new Date(Date.now() + 60_000);
+    await utimes(file, inAMinute, inAMinute);
+    await expect(claimOutputDir(dir, n1)).rejects.toThrow(/cannot be read as a run's claim/);
+    const anHourAgo = new Date(Date.now() - 3_600_000);
+    await utimes(file, anHourAgo, anHourAgo);
+    await expect(claimOutputDir(dir, n1)).resolves.toMatch(/was empty, left by a run killed/);
+    expect(JSON.parse(await readFile(file, 'utf8'))).toMatchObject({ runId: 'n1' });
+    await expect(claimOutputDir(dir, n1)).resolves.toBeUndefined();
+  });
+
+  it('places a claim whole, and clears the temporaries of writers that died on this host', async () => {
+    const dead = `${OUTPUT_CLAIM_FILE}.${hostname()}.999999999.0badf00d.tmp`;
+    const otherHost = `${OUTPUT_CLAIM_FILE}.elsewhere.1.0badf00d.tmp`;
+    await writeFile(join(dir, dead), '{"pipeline":');
+    await writeFile(join(dir, otherHost), '{"pipeline":');
+    await expect(claimOutputDir(dir, n1)).resolves.toBeUndefined();
+    expect((await readdir(dir)).sort()).toEqual([OUTPUT_CLAIM_FILE, otherHost].sort());
+    expect(JSON.parse(await readFile(join(dir, OUTPUT_CLAIM_FILE), 'utf8'))).toMatchObject(n1);
   });
 });
