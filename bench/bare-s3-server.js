@@ -1,12 +1,17 @@
 /**
  * A bare S3 endpoint for benchmarks only (`BENCH_S3=bare`): enough of the protocol for a ResultsStore
  * (PutObject, CopyObject, HeadObject, GetObject, DeleteObject, the multipart calls and their listing),
- * path-style, on 127.0.0.1, bodies streamed to files under `dir/bare-s3`. What it leaves out is what a
- * real store does on its own machines: it checks no signature, and it answers a body's ETag with the
- * MD5 the client sent (`Content-MD5`, which S3 verifies on its side) instead of hashing every byte
- * again, which s3rver does on the same two cores as the client (bench/README.md, "What is left is
- * s3rver's"). So a bucket run against it costs this machine what it would cost against a store
- * elsewhere, plus a file write per byte, as the disk case pays. Never a test's server: s3rver is.
+ * path-style, on 127.0.0.1, bodies streamed to files under `dir/bare-s3`. It stands for a real store
+ * (AWS S3, R2, MinIO) on other machines, so it answers as AWS does and leaves out what such a store does
+ * on its own cores: it checks no signature, and a put sent with `x-amz-checksum-sha256` (the runner's
+ * puts and parts) is answered with that checksum echoed, as AWS S3 answers once it has verified it,
+ * without hashing the body here (`BARE_S3_VERIFY=1` hashes and verifies it, refusing a mismatch with
+ * BadDigest as S3 does, at the cost of a SHA-256 of every byte on these cores). The ETag of such a put
+ * is opaque (AWS's is the MD5 it computes on its side; the runner reads no ETag when the checksum is
+ * echoed). A put with `Content-MD5` and no checksum has that MD5 as its ETag; one with neither is
+ * hashed (MD5), as s3rver does. So a bucket run against it costs this machine what it would cost
+ * against a store elsewhere, plus a file write per byte, as the disk case pays. Never a test's server:
+ * s3rver is.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream, mkdirSync } from 'node:fs';
@@ -27,16 +32,45 @@ export async function startBareS3Server(dir) {
   const uploads = new Map();
   const fileFor = () => join(root, randomUUID());
 
-  /** The request body into a fresh file; its ETag from the client's Content-MD5 when it sent one. */
+  const verify = process.env.BARE_S3_VERIFY === '1';
+
+  /**
+   * The request body into a fresh file, with the answer's ETag and checksum: see the comment at the
+   * top for where they come from. `bad` when a verified checksum does not match the body.
+   */
   async function receive(req) {
     const file = fileFor();
     const sentMd5 = req.headers['content-md5'];
-    const hash = sentMd5 === undefined ? createHash('md5') : undefined;
-    if (hash !== undefined) req.on('data', (chunk) => hash.update(chunk));
+    const sentSha256 = req.headers['x-amz-checksum-sha256'];
+    const md5 = sentMd5 === undefined && sentSha256 === undefined ? createHash('md5') : undefined;
+    const sha256 = sentSha256 !== undefined && verify ? createHash('sha256') : undefined;
+    if (md5 !== undefined) req.on('data', (chunk) => md5.update(chunk));
+    if (sha256 !== undefined) req.on('data', (chunk) => sha256.update(chunk));
     await pipeline(req, createWriteStream(file));
-    const md5 = hash?.digest('hex') ?? Buffer.from(sentMd5, 'base64').toString('hex');
-    return { file, size: (await stat(file)).size, etag: `"${md5}"` };
+    const size = (await stat(file)).size;
+    if (sha256 !== undefined && sha256.digest('base64') !== sentSha256) {
+      await rm(file, { force: true });
+      return { bad: true };
+    }
+    const etag =
+      md5?.digest('hex') ??
+      (sentMd5 === undefined
+        ? Buffer.from(sentSha256, 'base64').subarray(0, 16).toString('hex')
+        : Buffer.from(sentMd5, 'base64').toString('hex'));
+    return {
+      file,
+      size,
+      etag: `"${etag}"`,
+      headers: {
+        etag: `"${etag}"`,
+        ...(sentSha256 === undefined ? {} : { 'x-amz-checksum-sha256': sentSha256 }),
+      },
+    };
   }
+
+  const badDigest = xml(
+    '<Error><Code>BadDigest</Code><Message>The SHA256 you specified did not match the calculated checksum.</Message></Error>',
+  );
 
   const metaOf = (req) =>
     Object.fromEntries(Object.entries(req.headers).filter(([name]) => name.startsWith('x-amz-meta-')));
@@ -57,8 +91,9 @@ export async function startBareS3Server(dir) {
       const upload = uploads.get(q.get('uploadId'));
       if (upload === undefined) return send(404, xml('<Error><Code>NoSuchUpload</Code></Error>'));
       const part = await receive(req);
+      if (part.bad) return send(400, badDigest);
       upload.parts.set(Number(q.get('partNumber')), part);
-      return send(200, undefined, { etag: part.etag });
+      return send(200, undefined, part.headers);
     }
     if (req.method === 'PUT' && req.headers['x-amz-copy-source'] !== undefined) {
       const source = decodeURIComponent(req.headers['x-amz-copy-source']).replace(/^\/?[^/]+\//, '');
@@ -71,8 +106,15 @@ export async function startBareS3Server(dir) {
     }
     if (req.method === 'PUT') {
       const body = await receive(req);
-      objects.set(key, { ...body, contentType: req.headers['content-type'], meta: metaOf(req) });
-      return send(200, undefined, { etag: body.etag });
+      if (body.bad) return send(400, badDigest);
+      objects.set(key, {
+        file: body.file,
+        size: body.size,
+        etag: body.etag,
+        contentType: req.headers['content-type'],
+        meta: metaOf(req),
+      });
+      return send(200, undefined, body.headers);
     }
     if (req.method === 'POST' && q.has('uploads')) {
       const uploadId = randomUUID();

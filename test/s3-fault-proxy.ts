@@ -1,4 +1,11 @@
-import { createServer, request, type IncomingMessage, type Server } from 'node:http';
+import { createHash } from 'node:crypto';
+import {
+  createServer,
+  request,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type Server,
+} from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
 /** What the proxy does with one request: pass it on, answer for the store, delay it, or cut it. */
@@ -8,7 +15,18 @@ export type Fault =
   | { delayMs: number }
   /** Held until the promise settles (another request's arrival, say), then passed on. */
   | { until: Promise<unknown> }
-  | { status: number; code: string; message?: string; headers?: Record<string, string> };
+  | { status: number; code: string; message?: string; headers?: Record<string, string> }
+  /**
+   * Passed on, the store's answer headers then rewritten: given the request's headers and the SHA-256
+   * (base64) of the body the proxy passed on, as a store that verifies checksums measures it. A store
+   * that echoes `x-amz-checksum-sha256` as AWS S3 does, one that echoes a wrong one, an ETag changed.
+   */
+  | {
+      answer: (
+        sent: { headers: IncomingHttpHeaders; sha256: string },
+        headers: IncomingHttpHeaders,
+      ) => IncomingHttpHeaders;
+    };
 
 /** A loopback HTTP proxy in front of the S3 server that misbehaves as the test says. */
 export interface FaultProxy {
@@ -49,6 +67,9 @@ export async function startFaultProxy(
       });
       return;
     }
+    const rewrite = typeof fault === 'object' && 'answer' in fault ? fault.answer : undefined;
+    const measured = rewrite === undefined ? undefined : createHash('sha256');
+    if (measured !== undefined) incoming.on('data', (chunk: Buffer) => measured.update(chunk));
     const forward = () => {
       const out = request(
         {
@@ -59,7 +80,14 @@ export async function startFaultProxy(
           headers: incoming.headers,
         },
         (back) => {
-          answer.writeHead(back.statusCode ?? 502, back.headers);
+          const headers =
+            rewrite === undefined || measured === undefined
+              ? back.headers
+              : rewrite(
+                  { headers: incoming.headers, sha256: measured.digest('base64') },
+                  { ...back.headers },
+                );
+          answer.writeHead(back.statusCode ?? 502, headers);
           back.pipe(answer);
         },
       );
@@ -67,7 +95,7 @@ export async function startFaultProxy(
       incoming.pipe(out);
     };
     if (typeof fault === 'object' && 'until' in fault) void fault.until.finally(forward);
-    else if (typeof fault === 'object') setTimeout(forward, fault.delayMs);
+    else if (typeof fault === 'object' && 'delayMs' in fault) setTimeout(forward, fault.delayMs);
     else forward();
   });
   server.on('connection', (socket) => {

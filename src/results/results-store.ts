@@ -13,8 +13,9 @@
  *   (folder: temporary + fsync + rename + folder fsync; S3: a completed put or multipart upload). A body
  *   that throws, an abort, a crash: the key holds what it held before (or nothing), never a prefix.
  * - **Honest figures.** `put` and `stat` give the size and SHA-256 of the bytes the store holds, not of
- *   the bytes sent (a short write, a proxy's framing bytes, a truncated upload must show). S3 verifies
- *   the SHA-256 it was sent (`x-amz-checksum-sha256`, or the ETag of a single-part put).
+ *   the bytes sent (a short write, a proxy's framing bytes, a truncated upload must show). S3: the store's echo
+ *   of the SHA-256 it was sent (`x-amz-checksum-sha256`), else the ETag (an MD5) of each put, else
+ *   the object read back (`backends/s3/stored-proof.ts`).
  * - **Keys stay inside.** A key is checked with {@link checkResultKey} (`./result-key.ts`): no `..`, no
  *   absolute path, no empty segment, no backslash; a folder backend never follows a symbolic link
  *   planted inside its root.

@@ -207,3 +207,64 @@ describe('faults while results stream in', () => {
     expect((await s3().storedBytes('faults/slow.png'))?.equals(data)).toBe(true);
   });
 });
+
+describe("the store's proof that it kept the bytes sent", () => {
+  /** A store answering each put (a whole object or a part) with headers of `answer`'s making. */
+  const answering = (
+    answer: (sha256: string, headers: Record<string, unknown>) => Record<string, unknown>,
+  ): Promise<FaultProxy> =>
+    proxyWith((method, url) =>
+      method === 'PUT' && !url.includes('.runner-probe-')
+        ? { answer: ({ sha256: measured }, headers) => answer(measured, headers) as typeof headers }
+        : 'pass',
+    );
+  const wrong = (sha256: string) => createHash('sha256').update(sha256).digest('base64');
+
+  it('a checksum echoed other than sent refuses the put: nothing stored under the key', async () => {
+    const proxy = await answering((measured, headers) => ({
+      ...headers,
+      'x-amz-checksum-sha256': wrong(measured),
+    }));
+    const store = await openStore({ endpoint: proxy.endpoint });
+    const error = await refusal(store.put('echoed.png', chunks(randomBytes(3 * MIB))));
+    expect(error.message).toContain('the object faults/echoed.png was not stored as sent (its SHA-256');
+    expect(await store.stat('echoed.png')).toBeUndefined();
+  });
+
+  it("a part's checksum echoed other than sent refuses the upload: nothing stored, nothing unfinished", async () => {
+    const proxy = await answering((measured, headers) => ({
+      ...headers,
+      'x-amz-checksum-sha256': wrong(measured),
+    }));
+    const store = await openStore({ endpoint: proxy.endpoint });
+    const error = await refusal(store.put('echoed.mp4', chunks(randomBytes(11 * MIB))));
+    expect(error.message).toMatch(/part \d of faults\/echoed\.mp4 was not stored as sent/);
+    expect(await store.stat('echoed.mp4')).toBeUndefined();
+    expect(await s3().unfinishedUploads()).toEqual([]);
+  });
+
+  it('an ETag that is not the MD5 of the bytes sent, and no checksum echoed, refuses the put', async () => {
+    const proxy = await answering((_, headers) => ({ ...headers, etag: `"${'0'.repeat(32)}"` }));
+    const store = await openStore({ endpoint: proxy.endpoint });
+    const error = await refusal(store.put('etag.png', chunks(randomBytes(1000))));
+    expect(error.message).toContain(
+      `the object faults/etag.png was not stored as sent (ETag ${'0'.repeat(32)}`,
+    );
+    expect(await store.stat('etag.png')).toBeUndefined();
+  });
+
+  it('a store that proves nothing (no checksum echoed, an ETag that is no MD5) has the object read back', async () => {
+    const proxy = await answering((_, headers) => ({ ...headers, etag: '"kms-opaque-etag"' }));
+    const store = await openStore({ endpoint: proxy.endpoint });
+    for (const [key, data] of [
+      ['opaque.png', randomBytes(1000)],
+      ['opaque.mp4', randomBytes(11 * MIB)],
+    ] as const) {
+      expect(await store.put(key, chunks(data))).toEqual({ bytes: data.length, sha256: sha256(data) });
+      expect((await s3().storedBytes(`faults/${key}`))?.equals(data)).toBe(true);
+      expect(proxy.seen.filter((seen) => seen.startsWith(`GET /${s3().bucket}/faults/${key}`))).toHaveLength(
+        1,
+      );
+    }
+  });
+});

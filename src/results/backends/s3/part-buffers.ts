@@ -36,8 +36,6 @@ export async function* partsOf(
   first: Buffer,
   used: number,
   rest: AsyncIterable<Buffer>,
-  /** The first part's MD5, if measured already (the body's digest measured its first bytes). */
-  firstMd5?: () => Buffer | undefined,
 ): AsyncGenerator<Part> {
   const partSize = first.length;
   let buffer = first;
@@ -58,7 +56,7 @@ export async function* partsOf(
         filled += take;
         at += take;
         if (filled === partSize) {
-          const part = { body: buffer, release, ...(buffer === first ? { md5: firstMd5?.() } : {}) };
+          const part = { body: buffer, release };
           next();
           yield part;
         }

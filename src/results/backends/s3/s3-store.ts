@@ -18,15 +18,17 @@ import { BodyDigest } from './body-digest.js';
 import { uploadParts, type Part } from './multipart-upload.js';
 import { PartBuffers, partsOf } from './part-buffers.js';
 import { createS3Client, type S3ClientOptions } from './s3-client.js';
+import { signPayloadHash } from './payload-hash.js';
 import { describeS3Error } from './s3-errors.js';
 import { objectKeyOf, type S3Location } from './s3-location.js';
+import { notAsSent, proofOf } from './stored-proof.js';
 import { abortUnfinishedUploads } from './unfinished-uploads.js';
 
 /** How the store uploads; every field has a production default. */
 export interface S3StoreOptions extends S3ClientOptions {
   /**
-   * A body up to this size is one PutObject (buffered, its MD5 and SHA-256 sent for the store to
-   * check); a larger one is a multipart upload in parts of this size. Memory stays near
+   * A body up to this size is one PutObject (buffered, its SHA-256 sent for the store to check); a
+   * larger one is a multipart upload in parts of this size. Memory stays near
    * `partSize × (queueSize + 1)` whatever the body's size. @default 8 MiB (S3's floor is 5 MiB)
    */
   partSize?: number;
@@ -62,8 +64,9 @@ export function createS3ResultsStore(location: S3Location, options: S3StoreOptio
   const fail = (doing: string, error: unknown) => describeS3Error(location, doing, error);
 
   /**
-   * One PutObject of a whole buffered body, its MD5 and SHA-256 checked by the store and by its ETag.
-   * `digest` is the body's, measured as it streamed in (hashing it again cost 46 ms of CPU per 5 MB).
+   * One PutObject of a whole buffered body, its SHA-256 sent as the object's checksum and as SigV4's
+   * payload hash, the store's answer judged by ./stored-proof.ts. `digest` is the body's, measured as
+   * it streamed in (hashing it again cost 46 ms of CPU per 5 MB).
    */
   async function putWhole(
     Key: string,
@@ -71,54 +74,68 @@ export function createS3ResultsStore(location: S3Location, options: S3StoreOptio
     contentType: string | undefined,
     digest: BodyDigest = measured(data),
   ): Promise<StoredResult> {
-    const finished = digest.finish();
-    const { bytes, sha256 } = finished;
-    const md5 = finished.md5 ?? createHash('md5').update(data).digest();
+    const { bytes, sha256 } = digest.finish();
     const command = new PutObjectCommand({
       Bucket,
       Key,
       Body: data,
       ContentLength: bytes,
-      ContentMD5: md5.toString('base64'),
       ChecksumSHA256: sha256.toString('base64'),
       Metadata: { [SHA256_META]: sha256.toString('hex') },
       ...(contentType === undefined ? {} : { ContentType: contentType }),
     });
-    // SigV4 signs the payload's SHA-256; given none, the SDK hashes the buffered body once more for it.
-    command.middlewareStack.add(
-      (next) => async (args) => {
-        const request = args.request as { headers?: Record<string, string> };
-        if (request.headers !== undefined) request.headers['x-amz-content-sha256'] = sha256.toString('hex');
-        return next(args);
-      },
-      { step: 'build', name: 'runnerPayloadSha256' },
-    );
+    signPayloadHash(command, sha256.toString('hex'));
     const answer = await client.send(command);
-    checkEtag(Key, answer.ETag, [md5.toString('hex')]);
-    return { bytes, sha256: sha256.toString('hex') };
+    const stored = { bytes, sha256: sha256.toString('hex') };
+    let proof;
+    try {
+      proof = proofOf(
+        { body: data, sha256, echoed: answer.ChecksumSHA256, etag: answer.ETag },
+        `the object ${Key}`,
+        location.display,
+      );
+    } catch (error) {
+      await forget(Key);
+      throw error;
+    }
+    if (proof === 'none') await readBack(Key, stored);
+    return stored;
   }
 
   function measured(data: Buffer): BodyDigest {
-    // One part of its own size: a whole object of any size is one PutObject, its MD5 measured.
-    const digest = new BodyDigest(data.length);
+    const digest = new BodyDigest();
     digest.add(data);
     return digest;
   }
 
-  /** A store that ignored the Content-MD5 header still returns the MD5 of what it kept as the ETag. */
-  function checkEtag(Key: string, etag: string | undefined, expected: string[]): void {
-    const got = (etag ?? '').replace(/"/g, '').toLowerCase();
-    // Not an MD5 (an SSE-KMS object's ETag, say): the checksums sent are the store's check then.
-    if (!/^[0-9a-f]{32}(-\d+)?$/.test(got)) return;
-    if (!expected.includes(got)) {
-      throw new RunnerError(
-        'RESULTS_UNREACHABLE',
-        `${location.display}: the object ${Key} was not stored as sent (ETag ${got}, expected ${expected.join(' or ')}).`,
-        {
-          hint: 'The store or something between changed the bytes; run the command again to upload it again.',
-        },
-      );
+  /**
+   * An object the store kept other than as sent is removed (best effort), so that nothing finds it
+   * under its key with the checksum it was sent as metadata.
+   */
+  async function forget(Key: string): Promise<void> {
+    await client.send(new DeleteObjectCommand({ Bucket, Key })).catch(() => undefined);
+  }
+
+  /**
+   * The proof of a store whose answer proved nothing (no checksum echoed, an ETag that is no MD5):
+   * the object read back and hashed, so that nothing is called stored that nothing verified.
+   */
+  async function readBack(Key: string, sent: StoredResult): Promise<void> {
+    const answer = await client.send(new GetObjectCommand({ Bucket, Key }));
+    const hash = createHash('sha256');
+    let bytes = 0;
+    for await (const chunk of (answer.Body as AsyncIterable<Uint8Array> | undefined) ?? []) {
+      hash.update(chunk);
+      bytes += chunk.byteLength;
     }
+    const got = hash.digest('hex');
+    if (bytes === sent.bytes && got === sent.sha256) return;
+    await forget(Key);
+    throw notAsSent(
+      location.display,
+      `the object ${Key}`,
+      `read back: ${bytes} bytes of SHA-256 ${got}, expected ${sent.bytes} of ${sent.sha256}`,
+    );
   }
 
   async function putMultipart(
@@ -127,8 +144,8 @@ export function createS3ResultsStore(location: S3Location, options: S3StoreOptio
     digest: BodyDigest,
     contentType: string | undefined,
   ): Promise<StoredResult> {
-    // Each part's MD5 is checked by the store (Content-MD5) and against its ETag as it is stored.
-    await uploadParts(
+    // Each part is proved by the store's echo of its SHA-256, or its ETag (./multipart-upload.ts).
+    const uploaded = await uploadParts(
       client,
       { Bucket, Key, ContentType: contentType, display: location.display, queueSize },
       parts,
@@ -154,7 +171,9 @@ export function createS3ResultsStore(location: S3Location, options: S3StoreOptio
         { hint: 'Run the command again to upload it again.' },
       );
     }
-    return { bytes, sha256: sha256.toString('hex') };
+    const stored = { bytes, sha256: sha256.toString('hex') };
+    if (uploaded.unproven > 0) await readBack(Key, stored);
+    return stored;
   }
 
   const store: S3ResultsStore = {
@@ -201,7 +220,7 @@ export function createS3ResultsStore(location: S3Location, options: S3StoreOptio
 
     async put(key, body, putOptions = {}) {
       const Key = objectKeyOf(location, key);
-      const digest = new BodyDigest(partSize);
+      const digest = new BodyDigest();
       const source = digest.tap(body, putOptions.signal);
       let bodyError: { error: unknown } | undefined;
       const watched = (async function* () {
@@ -240,12 +259,7 @@ export function createS3ResultsStore(location: S3Location, options: S3StoreOptio
           yield overflow;
           yield* watched;
         })();
-        return await putMultipart(
-          Key,
-          partsOf(buffers, buffer, used, rest, () => digest.firstPartMd5()),
-          digest,
-          putOptions.contentType,
-        );
+        return await putMultipart(Key, partsOf(buffers, buffer, used, rest), digest, putOptions.contentType);
       } catch (error) {
         // A body that failed (download error, size cap, abort) is the caller's error, not the store's.
         if (bodyError !== undefined) throw bodyError.error as Error;
