@@ -4,6 +4,7 @@ import { REPORT_STATUSES_IN_ORDER, type PageData, type PageEntry, type PageFile 
 import { REPORT_PAGE_STYLE } from './report-page-style.js';
 import { REPORT_PAGE_REVIEW_STYLE } from './report-page-review-style.js';
 import { reportStatusOf, type ReportData, type ReportEntry, type ReportFile } from './report-data.js';
+import { readableUtcTime } from '../readable-time.js';
 import { piecesOf, type PiecewiseFormat } from './piecewise-text.js';
 import { relativePath } from './results-index.js';
 import type { ThumbnailLookup } from './thumbnails.js';
@@ -80,7 +81,9 @@ export function reportHtmlFormat(
     '</head>',
     '<body>',
     `<header><h1>${escapeHtml(data.pipeline)} <small>run ${escapeHtml(data.runId)}</small></h1>`,
-    `<p class="meta">${escapeHtml(data.manifestFile)} · made ${escapeHtml(data.generatedAt)} · <span id="summary"></span></p>`,
+    // When it was made, as people read it: UTC here (the runner does not know the reader's zone), the
+    // reader's local time once the page's script runs; the exact ISO instant stays in the attributes.
+    `<p class="meta">${escapeHtml(data.manifestFile)} · made <time id="made" datetime="${escapeHtml(data.generatedAt)}" title="${escapeHtml(data.generatedAt)}">${escapeHtml(readableUtcTime(data.generatedAt))}</time> · <span id="summary"></span></p>`,
     '<p id="attention" class="attention" hidden></p>',
     '<form id="controls">',
     '<label>view <select id="view"><option value="gallery">gallery</option><option value="grid">grid</option></select></label>',

@@ -36,6 +36,23 @@ export function filePath(href: string): string {
   }
 }
 
+/**
+ * An instant in the reader's time zone, named (`27 Nov 2026, 16:00 GMT+9`): for when the run was made,
+ * which the runner wrote in UTC. Not a time: `undefined`.
+ */
+export function formatZonedTime(iso: string): string | undefined {
+  const date = new Date(iso);
+  if (isNaN(date.getTime())) return undefined;
+  return date.toLocaleString(undefined, {
+    day: 'numeric',
+    month: 'short',
+    year: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+    timeZoneName: 'short',
+  });
+}
+
 export function formatTime(iso: string): string {
   const date = new Date(iso);
   return isNaN(date.getTime())

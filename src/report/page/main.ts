@@ -1,6 +1,6 @@
 import { attentionSummary } from './attention.js';
 import { axisValues, indexAxisValues } from './axes.js';
-import { byId, el, option } from './dom.js';
+import { byId, el, formatZonedTime, option } from './dom.js';
 import { setupLightbox } from './keyboard.js';
 import { data, entries, state, TILE_SIZES } from './model.js';
 import { setupMedia } from './print.js';
@@ -30,6 +30,8 @@ function setup(): void {
     parts.push(String(counts[status]) + ' ' + status);
     option(statusSelect, status);
   });
+  const made = byId('made');
+  made.textContent = formatZonedTime(made.getAttribute('datetime') || '') || made.textContent;
   byId('summary').textContent = entries.length + ' jobs: ' + parts.join(', ') + ' · ' + credits + ' credits';
   attentionSummary(counts);
   const axisBox = byId('axis-filters');

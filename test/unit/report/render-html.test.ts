@@ -66,6 +66,15 @@ describe('renderReportHtml', () => {
     );
   });
 
+  it('says when the run was made as people read it, the exact instant kept in <time datetime>', () => {
+    const html = renderReportHtml({ ...sampleData(), generatedAt: '2026-11-27T07:00:17.393Z' }, '/out');
+    expect(html).toContain(
+      'made <time id="made" datetime="2026-11-27T07:00:17.393Z" title="2026-11-27T07:00:17.393Z">27 Nov 2026, 07:00 UTC</time>',
+    );
+    // The page's data (which machines and the exported review file read) keeps the ISO form.
+    expect(html).toContain('"generatedAt":"2026-11-27T07:00:17.393Z"');
+  });
+
   it('cannot be closed early by a prompt holding </script>', () => {
     const sample = sampleData();
     const data: ReportData = {
