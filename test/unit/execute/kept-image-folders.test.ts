@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, symlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -44,6 +44,45 @@ describe('kept images left by a killed process (#30)', () => {
       expect((await readdir(temporary)).sort()).toEqual(
         [basename(own), otherHost, oldName, notAFolder].sort(),
       );
+    },
+  );
+
+  it.skipIf(process.getuid === undefined)(
+    'sweeps a folder named as the earlier release named them only once it and its file were untouched for a day',
+    async () => {
+      const temporary = join(dir, 'unnamed');
+      await mkdir(temporary);
+      // A fixed "now", and times set from it: nothing here depends on the clock.
+      const now = Date.UTC(2026, 0, 15, 12);
+      const at = async (path: string, ms: number) => utimes(path, new Date(ms), new Date(ms));
+      const day = 24 * 60 * 60 * 1000;
+      const stale = now - day - 60_000;
+      const fresh = now - day + 60_000;
+      /** An old-form folder holding an image, the image modified at `fileMs`, the folder at `folderMs`. */
+      const folder = async (name: string, folderMs: number, fileMs: number) => {
+        const path = join(temporary, name);
+        await mkdir(path);
+        await writeFile(join(path, 'image'), 'bytes of an image');
+        await at(join(path, 'image'), fileMs);
+        await at(path, folderMs);
+        return path;
+      };
+      const left = await folder('runner-image-Ab12Cd', stale, stale);
+      await folder('runner-image-Fr3sh1', fresh, fresh);
+      // A download still writing to its file (a folder's mtime does not move when a file in it grows).
+      await folder('runner-image-Wr1te5', stale, fresh);
+      const emptyLeft = join(temporary, 'runner-image-Empty0');
+      await mkdir(emptyLeft);
+      await at(emptyLeft, stale);
+      // A link of the old name to a stale folder elsewhere: not this process's to follow.
+      const elsewhere = await folder('elsewhere', stale, stale);
+      await symlink(elsewhere, join(temporary, 'runner-image-L1nk00'));
+
+      expect((await sweepLeftKeptImages(temporary, now)).sort()).toEqual([left, emptyLeft].sort());
+      expect((await readdir(temporary)).sort()).toEqual(
+        ['elsewhere', 'runner-image-Fr3sh1', 'runner-image-L1nk00', 'runner-image-Wr1te5'].sort(),
+      );
+      expect(await readdir(elsewhere)).toEqual(['image']);
     },
   );
 
