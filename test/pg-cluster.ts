@@ -4,9 +4,24 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import pg from 'pg';
 import { afterAll, beforeAll } from 'vitest';
 
 const execFile = promisify(execFileCb);
+
+/**
+ * Runs `task` on a client connected to the database at `url`, as no runner would (to read what the
+ * runner wrote, or to damage or age it), and closes the client whatever happens.
+ */
+export async function withPgClient<T>(url: string, task: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await task(client);
+  } finally {
+    await client.end();
+  }
+}
 
 /** A throwaway PostgreSQL server for one test file. */
 export interface PgCluster {

@@ -5,13 +5,13 @@ import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { systemClock } from '../../src/clock.js';
 import type { ExecutionEvent, ExecutionSummary } from '../../src/execute/events.js';
 import { executePlan } from '../../src/execute/executor.js';
-import type { ExecuteOptions } from '../../src/execute/options.js';
+import type { ExecuteDeps, ExecuteOptions } from '../../src/execute/options.js';
 import type { Plan } from '../../src/plan/types.js';
 import { createServiceClient } from '../../src/service/client.js';
 import type { ServiceClient } from '../../src/service/service-client.js';
 import { startSimulator, type Simulator } from '../../src/simulator/index.js';
 import type { OpenRunInput, RunCoordination, RunState } from '../../src/state/state-store.js';
-import { type PgCluster, usePgCluster } from '../pg-cluster.js';
+import { type PgCluster, usePgCluster, withPgClient } from '../pg-cluster.js';
 
 /**
  * What the PostgreSQL integration tests share: a throwaway cluster for the file, a temporary work
@@ -113,12 +113,18 @@ export function quickOptions(dir: string, extra: Partial<ExecuteOptions> = {}): 
 /**
  * Executes `plan` on an opened run's state as apply does: the state whole (its journal, lock, jobs,
  * snapshots, coordination and late answers; a PostgreSQL run's coordination joined first, `joinRun`),
- * each event pushed to `events`.
+ * each event pushed to `events`; as machine `machine` of a shared run where one is named.
  */
 export function executeOnRun(
   plan: Plan,
   state: RunState,
-  run: { client: ServiceClient; events: ExecutionEvent[]; options: ExecuteOptions },
+  run: {
+    client: ServiceClient;
+    events: ExecutionEvent[];
+    options: ExecuteOptions;
+    machine?: string;
+    afterDownload?: ExecuteDeps['afterDownload'];
+  },
 ): Promise<ExecutionSummary> {
   return executePlan(
     plan,
@@ -126,10 +132,29 @@ export function executeOnRun(
       client: run.client,
       run: state,
       clock: systemClock,
+      ...(run.machine === undefined ? {} : { machine: run.machine }),
       signal: new AbortController().signal,
       onEvent: (event) => run.events.push(event),
+      ...(run.afterDownload === undefined ? {} : { afterDownload: run.afterDownload }),
     },
     run.options,
+  );
+}
+
+/** The lease token under which an opened run's state writes its records ('' for none). */
+export const leaseTokenOf = (state: RunState): string => (state.lock as { token?: string }).token ?? '';
+
+/**
+ * Inserts a record into run r1 of pipeline p as no runner would: straight into the table, under
+ * `token`'s name (a forged or foreign row, for the checks a replay makes).
+ */
+export async function forgeRecord(url: string, token: string, id: string, record: object): Promise<void> {
+  await withPgClient(url, (client) =>
+    client.query(
+      `INSERT INTO runner_records (pipeline, run_id, record, lease_token, holder, job_id)
+       VALUES ('p', 'r1', $1, $2, 'someone', $3)`,
+      [JSON.stringify(record), token, id],
+    ),
   );
 }
 

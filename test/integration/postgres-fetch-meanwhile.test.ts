@@ -1,17 +1,23 @@
 import { existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { systemClock } from '../../src/clock.js';
 import type { ExecutionEvent, ExecutionSummary } from '../../src/execute/events.js';
-import { executePlan } from '../../src/execute/executor.js';
 import type { ExecuteDeps } from '../../src/execute/options.js';
 import type { Plan } from '../../src/plan/types.js';
 import { createPostgresStore } from '../../src/state/backends/postgres/postgres-store.js';
 import type { RunState } from '../../src/state/state-store.js';
 import { pgAvailable } from '../pg-cluster.js';
 import { imageJob } from './executor-harness.js';
-import { joinRun, planOf, quickOptions, startService, usePgWorkFolder } from './pg-work-folder.js';
+import {
+  executeOnRun,
+  forgeRecord,
+  joinRun,
+  leaseTokenOf,
+  planOf,
+  quickOptions,
+  startService,
+  usePgWorkFolder,
+} from './pg-work-folder.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -35,19 +41,11 @@ describe.runIf(pgAvailable())("a shared run: the other machines' results fetched
       afterDownload?: ExecuteDeps['afterDownload'];
     },
   ): Promise<ExecutionSummary> {
-    return executePlan(
-      plan,
-      {
-        client: run.client,
-        run: state,
-        clock: systemClock,
-        machine: run.machine,
-        signal: new AbortController().signal,
-        onEvent: (event) => run.events.push(event),
-        ...(run.afterDownload === undefined ? {} : { afterDownload: run.afterDownload }),
-      },
-      quickOptions(work.dir, { download: true, outputDir: join(work.dir, `out-${run.machine}`) }),
-    );
+    const options = quickOptions(work.dir, {
+      download: true,
+      outputDir: join(work.dir, `out-${run.machine}`),
+    });
+    return executeOnRun(plan, state, { ...run, options });
   }
 
   /** Opens the run as machines a and b, both joined before either writes a record. */
@@ -56,23 +54,6 @@ describe.runIf(pgAvailable())("a shared run: the other machines' results fetched
     const a = await store.openRun(address('a'));
     const b = await store.openRun(address('b'));
     return { a, b, ca: await joinRun(a), cb: await joinRun(b) };
-  }
-
-  const tokenOf = (state: RunState): string => (state.lock as { token?: string }).token ?? '';
-
-  /** Inserts a record as no runner would: straight into the table, under `token`'s name. */
-  async function forge(url: string, token: string, id: string, record: object): Promise<void> {
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    try {
-      await client.query(
-        `INSERT INTO runner_records (pipeline, run_id, record, lease_token, holder, job_id)
-         VALUES ('p', 'r1', $1, $2, 'someone', $3)`,
-        [JSON.stringify(record), token, id],
-      );
-    } finally {
-      await client.end();
-    }
   }
 
   const jobs = ['fox', 'hare', 'owl'].map((animal, index) =>
@@ -165,7 +146,7 @@ describe.runIf(pgAvailable())("a shared run: the other machines' results fetched
       // b's own reads leave out what b wrote.
       expect((await cb.readOthersSavedSince(undefined)).jobs.size).toBe(0);
       // A "downloaded" row no runner wrote (the job was never completed) is refused, as a replay refuses it.
-      await forge(url, tokenOf(b), 'j7', {
+      await forgeRecord(url, leaseTokenOf(b), 'j7', {
         type: 'downloaded',
         at: 1,
         id: 'j7',

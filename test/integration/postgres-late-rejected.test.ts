@@ -1,12 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { pullRunState } from '../../src/state/backends/folder/move-run-state.js';
 import { openRunState } from '../../src/state/backends/folder/open-run-state.js';
 import { createPostgresStore } from '../../src/state/backends/postgres/postgres-store.js';
 import type { StateStore } from '../../src/state/state-store.js';
-import { pgAvailable } from '../pg-cluster.js';
+import { pgAvailable, withPgClient } from '../pg-cluster.js';
 import { usePgWorkFolder } from './pg-work-folder.js';
 
 /**
@@ -31,7 +30,7 @@ describe.runIf(pgAvailable())('PostgreSQL: a late record that no longer fits', (
     await first.journal.append({ type: 'intent', id: 'v2', attempt: 1, payloadHash: 'h' });
     await first.journal.append({ type: 'uncertain', id: 'v2', attempt: 1, reason: 'no answer' });
     await first.close();
-    await withClient(url, async (client) => {
+    await withPgClient(url, async (client) => {
       for (const [id, jobId] of [
         ['v1', 'job-2'],
         ['v2', 'job-3'],
@@ -57,7 +56,7 @@ describe.runIf(pgAvailable())('PostgreSQL: a late record that no longer fits', (
     expect(warned[0]).toMatch(/Set aside for you to read \(runner_records, seq \d+/);
 
     // Kept for a person, marked.
-    const kept = await withClient(url, async (client) =>
+    const kept = await withPgClient(url, async (client) =>
       (
         await client.query<{ record: string }>(
           'SELECT record FROM runner_records WHERE set_aside_at IS NOT NULL ORDER BY seq',
@@ -82,7 +81,7 @@ describe.runIf(pgAvailable())('PostgreSQL: a late record that no longer fits', (
     ]);
     expect(late((await store.readRun(work.address())).replay.warnings)).toHaveLength(1);
     const setAside = () =>
-      withClient(
+      withPgClient(
         url,
         async (client) =>
           (await client.query('SELECT 1 FROM runner_records WHERE set_aside_at IS NOT NULL')).rowCount,
@@ -111,13 +110,3 @@ describe.runIf(pgAvailable())('PostgreSQL: a late record that no longer fits', (
     ]);
   });
 });
-
-async function withClient<T>(url: string, task: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await task(client);
-  } finally {
-    await client.end();
-  }
-}

@@ -1,13 +1,13 @@
-import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import type { ExecutionEvent } from '../../src/execute/events.js';
 import { createPostgresStore } from '../../src/state/backends/postgres/postgres-store.js';
-import type { RunState } from '../../src/state/state-store.js';
 import { pgAvailable } from '../pg-cluster.js';
 import { imageJob } from './executor-harness.js';
 import {
   executeOnRun,
+  forgeRecord,
   joinRun,
+  leaseTokenOf,
   planOf,
   quickOptions,
   startService,
@@ -22,23 +22,6 @@ describe.runIf(pgAvailable())('records read mid-run from a shared PostgreSQL run
   const work = usePgWorkFolder('runner-pg-shared-records-', { leaseTtlMs: 5_000 });
   const { address } = work;
 
-  const tokenOf = (state: RunState): string => (state.lock as { token?: string }).token ?? '';
-
-  /** Inserts a record as no runner would: straight into the table, under `token`'s name. */
-  async function forge(url: string, token: string, id: string, record: object): Promise<void> {
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    try {
-      await client.query(
-        `INSERT INTO runner_records (pipeline, run_id, record, lease_token, holder, job_id)
-         VALUES ('p', 'r1', $1, $2, 'someone', $3)`,
-        [JSON.stringify(record), token, id],
-      );
-    } finally {
-      await client.end();
-    }
-  }
-
   it('a forged "completed" row of a job not yet claimed is refused by the claim, not downloaded', async () => {
     const url = await work.cluster().createDatabase();
     const { sim, connect } = await startService(3, 1);
@@ -48,7 +31,7 @@ describe.runIf(pgAvailable())('records read mid-run from a shared PostgreSQL run
       await joinRun(state);
       // Written after this process replayed the run: the claim reads it, replay never did.
       const forged = 'http://127.0.0.1:9/forged.png';
-      await forge(url, tokenOf(state), 'j1', {
+      await forgeRecord(url, leaseTokenOf(state), 'j1', {
         type: 'completed',
         at: 1,
         id: 'j1',
@@ -83,10 +66,10 @@ describe.runIf(pgAvailable())('records read mid-run from a shared PostgreSQL run
     const state = await createPostgresStore(url).openRun(address('a'));
     try {
       const coordination = await joinRun(state);
-      await forge(url, '999', 'j2', { type: 'intent', at: 1, id: 'j2', attempt: 1, payloadHash: 'h' });
-      await forge(url, '999', 'j2', { type: 'created', at: 2, id: 'j2', attempt: 1, jobId: 'job-1' });
+      await forgeRecord(url, '999', 'j2', { type: 'intent', at: 1, id: 'j2', attempt: 1, payloadHash: 'h' });
+      await forgeRecord(url, '999', 'j2', { type: 'created', at: 2, id: 'j2', attempt: 1, jobId: 'job-1' });
       // The same attempt, a second job id: a runner never writes it.
-      await forge(url, '999', 'j2', { type: 'created', at: 3, id: 'j2', attempt: 1, jobId: 'job-2' });
+      await forgeRecord(url, '999', 'j2', { type: 'created', at: 3, id: 'j2', attempt: 1, jobId: 'job-2' });
       await expect(coordination.readOthersJobs()).rejects.toMatchObject({
         code: 'STATE_CORRUPT',
         message: expect.stringMatching(/the 3rd of them\): a "created" record naming job job-2/),

@@ -1,6 +1,6 @@
 import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createPostgresStore } from '../../src/state/backends/postgres/postgres-store.js';
 import { replayRunRecords } from '../../src/state/backends/postgres/read-records.js';
@@ -8,7 +8,7 @@ import { replayPostgresRun } from '../../src/state/backends/postgres/replay-run.
 import { SCHEMA_VERSION } from '../../src/state/backends/postgres/schema.js';
 import type { JobState } from '../../src/state/job-state.js';
 import type { OpenRunInput, RunState } from '../../src/state/state-store.js';
-import { pgAvailable } from '../pg-cluster.js';
+import { pgAvailable, withPgClient } from '../pg-cluster.js';
 import { usePgWorkFolder } from './pg-work-folder.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -73,20 +73,10 @@ describe.runIf(pgAvailable())('PostgreSQL state snapshots', () => {
     return store;
   }
 
-  async function withClient<T>(url: string, task: (client: pg.Client) => Promise<T>): Promise<T> {
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    try {
-      return await task(client);
-    } finally {
-      await client.end();
-    }
-  }
-
   it('replays from the snapshot plus the records after it: the state the records alone give', async () => {
     const url = await cluster().createDatabase();
     const store = await runWithSnapshot(url, 500);
-    const { parts, records } = await withClient(url, async (client) => {
+    const { parts, records } = await withPgClient(url, async (client) => {
       const { rows } = await client.query<{ parts: number; records: string }>(
         'SELECT parts, records::text AS records FROM runner_snapshots',
       );
@@ -105,7 +95,7 @@ describe.runIf(pgAvailable())('PostgreSQL state snapshots', () => {
 
     const reading = await store.readRun(address());
     expect(reading.replay.warnings).toEqual([]);
-    await withClient(url, async (client) => {
+    await withPgClient(url, async (client) => {
       const fromSnapshot = await replayPostgresRun(client, RUN, 'test');
       expect(fromSnapshot.snapshot?.records).toBe(records);
       const whole = await replayRunRecords(client, RUN, 'test');
@@ -183,12 +173,12 @@ describe.runIf(pgAvailable())('PostgreSQL state snapshots', () => {
     async (_what, damage, reason) => {
       const url = await cluster().createDatabase();
       const store = await runWithSnapshot(url, 500);
-      await withClient(url, damage);
+      await withPgClient(url, damage);
       const reading = await store.readRun(address());
       expect(reading.replay.warnings, reading.replay.warnings.join('\n')).toHaveLength(1);
       expect(reading.replay.warnings[0]).toMatch(/^Ignored the state snapshot of .*: /);
       expect(reading.replay.warnings[0]).toMatch(reason);
-      await withClient(url, async (client) => {
+      await withPgClient(url, async (client) => {
         const whole = await replayRunRecords(client, RUN, 'test');
         expect(plain(reading.replay.jobs)).toEqual(plain(whole.replay.jobs));
       });
@@ -216,13 +206,15 @@ describe.runIf(pgAvailable())('PostgreSQL state snapshots', () => {
     const warnings = await old.snapshots.finish(old.jobs);
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatch(/Could not write the state snapshot .*expired or was taken over/);
-    expect(await withClient(url, (client) => client.query('SELECT 1 FROM runner_snapshots'))).toMatchObject({
-      rowCount: 0,
-    });
+    expect(await withPgClient(url, (client) => client.query('SELECT 1 FROM runner_snapshots'))).toMatchObject(
+      {
+        rowCount: 0,
+      },
+    );
     expect(await taker.snapshots.finish(taker.jobs)).toEqual([]);
     await taker.close();
     await old.close();
-    const rows = await withClient(url, (client) =>
+    const rows = await withPgClient(url, (client) =>
       client.query<{ holder: string }>('SELECT holder FROM runner_snapshots'),
     );
     expect(rows.rowCount).toBe(1);
@@ -240,9 +232,11 @@ describe.runIf(pgAvailable())('PostgreSQL state snapshots', () => {
     await appendJobs(two, 3, 3);
     await appendJobs(one, 1, 6);
     expect(await one.snapshots.finish(one.jobs)).toEqual([]);
-    expect(await withClient(url, (client) => client.query('SELECT 1 FROM runner_snapshots'))).toMatchObject({
-      rowCount: 0,
-    });
+    expect(await withPgClient(url, (client) => client.query('SELECT 1 FROM runner_snapshots'))).toMatchObject(
+      {
+        rowCount: 0,
+      },
+    );
     await one.close();
     await two.close();
     // Every machine's jobs are read back, whole.
@@ -252,9 +246,11 @@ describe.runIf(pgAvailable())('PostgreSQL state snapshots', () => {
     const alone = await store.openRun(address());
     expect(await alone.snapshots.finish(alone.jobs)).toEqual([]);
     await alone.close();
-    expect(await withClient(url, (client) => client.query('SELECT 1 FROM runner_snapshots'))).toMatchObject({
-      rowCount: 1,
-    });
+    expect(await withPgClient(url, (client) => client.query('SELECT 1 FROM runner_snapshots'))).toMatchObject(
+      {
+        rowCount: 1,
+      },
+    );
     expect((await store.readRun(address())).replay.jobs.size).toBe(7);
   }, 60_000);
 
@@ -262,7 +258,7 @@ describe.runIf(pgAvailable())('PostgreSQL state snapshots', () => {
     const url = await cluster().createDatabase();
     const store = await runWithSnapshot(url, 3);
     // As the previous runner left it: no snapshot tables, the schema version before them.
-    await withClient(url, (client) =>
+    await withPgClient(url, (client) =>
       client.query(
         `DROP TABLE runner_snapshot_parts; DROP TABLE runner_snapshots;
          DROP TABLE runner_model_prices; ALTER TABLE runner_runs DROP COLUMN moved_to, DROP COLUMN moved_at;
@@ -277,7 +273,7 @@ describe.runIf(pgAvailable())('PostgreSQL state snapshots', () => {
     const state = await store.openRun(address());
     expect(await state.snapshots.finish(state.jobs)).toEqual([]);
     await state.close();
-    const version = await withClient(url, (client) =>
+    const version = await withPgClient(url, (client) =>
       client.query<{ v: number }>('SELECT max(version) AS v FROM runner_schema_migrations'),
     );
     expect(version.rows[0]?.v).toBe(SCHEMA_VERSION);
