@@ -54,11 +54,18 @@ await build({
   external: ['undici', 'pino', 'pg', 'sharp', '@aws-sdk/client-s3'],
 });
 
+// ASCII throughout, so the launcher reads it as Latin-1, a copy of its bytes, not by decoding UTF-8
+// (src/cli/launch.ts). esbuild already escapes strings, regular expressions and names
+// (`charset: 'ascii'` is its default); what it copies as written is comments, where an escape reads as
+// well as the character.
+const mainSource = (await readFile(`${ROOT}dist/bundle/main.cjs`, 'utf8')).replace(
+  /[^\0-\x7f]/gu,
+  (character) => `\\u{${character.codePointAt(0).toString(16)}}`,
+);
+await writeFile(`${ROOT}dist/bundle/main.cjs`, mainSource);
+
 // The launcher names its code cache by the bundle's content, so no build reads another's cache.
-const bundleHash = createHash('sha256')
-  .update(await readFile(`${ROOT}dist/bundle/main.cjs`))
-  .digest('hex')
-  .slice(0, 16);
+const bundleHash = createHash('sha256').update(mainSource).digest('hex').slice(0, 16);
 await build({
   ...COMMON,
   ...SCRIPT_URL,

@@ -10,7 +10,15 @@ import { eastAsianWidth } from 'get-east-asian-width';
  * first table cell that is not Latin text (bench/README.md, #21.3).
  */
 
-const segmenter = new Intl.Segmenter('en', { granularity: 'grapheme' });
+/**
+ * Made at the first text that is not Latin: the first use of Intl loads ICU's data (~40 ms), which
+ * `runner plan` and `validate` of Latin ids never need (bench/README.md, #34).
+ */
+let segmenter: Intl.Segmenter | undefined;
+function graphemes(text: string): Intl.Segments {
+  segmenter ??= new Intl.Segmenter('en', { granularity: 'grapheme' });
+  return segmenter.segment(text);
+}
 
 /** A character that shows: not a control, format, combining or default-ignorable one. */
 const VISIBLE = /[^\p{Default_Ignorable_Code_Point}\p{Cc}\p{Cf}\p{Mn}\p{Me}\p{Cs}]/u;
@@ -64,7 +72,7 @@ export function measureDisplayWidth(text: string): number {
 /** {@link measureDisplayWidth} by walking grapheme clusters, for any text. */
 export function measureByGraphemes(text: string): number {
   let width = 0;
-  for (const { segment } of segmenter.segment(text)) width += measureGrapheme(segment);
+  for (const { segment } of graphemes(text)) width += measureGrapheme(segment);
   return width;
 }
 
@@ -78,7 +86,7 @@ export function truncateToWidth(text: string, width: number): string {
   if (measureDisplayWidth(text) <= width) return text;
   let out = '';
   let used = 0;
-  for (const { segment } of segmenter.segment(text)) {
+  for (const { segment } of graphemes(text)) {
     const next = measureGrapheme(segment);
     if (used + next > width - 1) break;
     out += segment;
