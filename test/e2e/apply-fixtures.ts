@@ -47,7 +47,19 @@ export async function writeImageMatrixManifest(
   return { file, jobIds };
 }
 
-/** Polls fast enough for the simulator at the tests' time scales: apply's `--poll-interval`, `--first-poll`. */
+/**
+ * How most e2e tests poll: fast enough for the simulator at their time scales (apply's
+ * `--poll-interval`, every 15 to 25 ms, and `--first-poll`, 50 ms after the create).
+ */
+export const FAST: readonly string[] = ['--poll-interval', '15-25', '--first-poll', '50'];
+
+/** {@link FAST} for an apply that asks nothing (`--yes`). */
+export const FAST_YES: readonly string[] = [...FAST, '--yes'];
+
+/**
+ * Polls fast enough for the simulator, as api-key-precedence and secret-leak poll (slower, with an
+ * earlier first poll than {@link FAST}: kept as those tests were written).
+ */
 export const FAST_POLLS: readonly string[] = ['--poll-interval', '20-40', '--first-poll', '30'];
 
 /**

@@ -6,10 +6,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src/simulator/index.js';
 import type { Simulator, SimulatorOptions } from '../../src/simulator/types.js';
 import { runCli } from './run-cli.js';
+import { FAST_YES } from './apply-fixtures.js';
 
 const TIME_SCALE = 0.005;
 /** Polling scaled like the simulator, so a 45 s job (0.225 s here) is followed at the real policy's pace. */
-const FAST = ['--poll-interval', '15-25', '--first-poll', '50', '--yes'];
 
 interface StatusJson {
   schemaVersion: number;
@@ -66,7 +66,7 @@ jobs:
     prompt: A short teaser about winter animals in the forest
     params: { script: "Winter is coming to the forest.", sceneCount: 2 }
 `);
-    const first = await runCli(['apply', file, ...FAST], { env });
+    const first = await runCli(['apply', file, ...FAST_YES], { env });
     expect(first.stderr).not.toContain('error');
     expect(first.code).toBe(0);
     expect(first.stdout).toContain('All 7 jobs done.');
@@ -86,7 +86,7 @@ jobs:
     }
 
     const charged = sim.stats().creditsCharged;
-    const again = await runCli(['apply', file, ...FAST, '--json'], { env });
+    const again = await runCli(['apply', file, ...FAST_YES, '--json'], { env });
     expect(again.code).toBe(0);
     expect(JSON.parse(again.stdout)).toMatchObject({
       schemaVersion: 1,
@@ -116,7 +116,7 @@ jobs:
   - id: fine
     prompt: A lighthouse on a cliff on a calm summer morning
 `);
-    const result = await runCli(['apply', file, ...FAST], { env });
+    const result = await runCli(['apply', file, ...FAST_YES], { env });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/retry\s+flaky: GENERATION_TIMEOUT, attempt 2/);
     expect(result.stderr).toMatch(/failed\s+vague: PROMPT_UNCLEAR: .*change the prompt/);
@@ -126,7 +126,7 @@ jobs:
     expect(byId.vague).toMatchObject({ status: 'failed', attempts: 1, failureKind: 'PROMPT_UNCLEAR' });
     expect(sim.stats().jobsCreated).toBe(4);
 
-    const again = await runCli(['apply', file, ...FAST], { env });
+    const again = await runCli(['apply', file, ...FAST_YES], { env });
     expect(again.code).toBe(1);
     expect(sim.stats().jobsCreated).toBe(4);
     const text = await runCli(['status', file], { env });
@@ -155,7 +155,7 @@ jobs:
   - id: always
     prompt: "A crowded night market full of lanterns and noodle stands [[fail:CONTENT_REJECTED]]"
 `);
-    const result = await runCli(['apply', file, ...FAST, '--json'], { env });
+    const result = await runCli(['apply', file, ...FAST_YES, '--json'], { env });
     expect(result.code).toBe(1);
     // A script reading `apply --json` learns why a job is not done without asking `status`.
     const summary = JSON.parse(result.stdout) as {
@@ -184,7 +184,7 @@ jobs:
     params: { script: "The sea, part {{ n }}.", sceneCount: 5 }
 `;
     const over = await setup(manifest(10));
-    const refused = await runCli(['apply', over.file, ...FAST], { env: over.env });
+    const refused = await runCli(['apply', over.file, ...FAST_YES], { env: over.env });
     expect(refused.code).toBe(3);
     expect(refused.stderr).toContain('No job was created.');
     // The manifest's budget binds: raise it (--max-credits can only lower it).
@@ -193,12 +193,12 @@ jobs:
     await over.simulator.close();
 
     const poor = await setup(manifest(1000), { account: { freeCredit: 20, purchasedCredit: 0 } });
-    const short = await runCli(['apply', poor.file, ...FAST], { env: poor.env });
+    const short = await runCli(['apply', poor.file, ...FAST_YES], { env: poor.env });
     expect(short.code).toBe(3);
     expect(short.stderr).toContain('Top up');
     expect(poor.simulator.stats().jobsCreated).toBe(0);
 
-    const capped = await runCli(['apply', poor.file, ...FAST, '--max-credits', '5'], { env: poor.env });
+    const capped = await runCli(['apply', poor.file, ...FAST_YES, '--max-credits', '5'], { env: poor.env });
     expect(capped.code).toBe(3);
     // --max-credits binds here, below the manifest's budget of 1000.
     expect(capped.stderr).toContain("Pass a higher --max-credits (up to the manifest's budget of 1000)");
@@ -222,7 +222,7 @@ jobs:
 `,
       { jobDurationMs: { image: 200_000 } },
     );
-    const running = runCli(['apply', file, ...FAST], { env });
+    const running = runCli(['apply', file, ...FAST_YES], { env });
     while (sim.stats().jobsCreated < 4) await new Promise((resolve) => setTimeout(resolve, 20));
     sim.revokeApiKey();
     const result = await running;

@@ -5,9 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src/simulator/index.js';
 import type { Simulator } from '../../src/simulator/types.js';
 import { runCli } from './run-cli.js';
+import { FAST_YES } from './apply-fixtures.js';
 
 const TIME_SCALE = 0.005;
-const FAST = ['--poll-interval', '15-25', '--first-poll', '50', '--yes'];
 
 const manifest = (prompt = 'A detailed {{ style }} painting of a {{ animal }} by {{ brand }}') => `version: 1
 name: authoring
@@ -80,19 +80,19 @@ describe('authoring features (built binary against the simulator)', () => {
       ),
     );
     const before = simulator.stats().jobsCreated;
-    const refused = await runCli(['apply', planFile, '--catalog', pricier, ...FAST], { env });
+    const refused = await runCli(['apply', planFile, '--catalog', pricier, ...FAST_YES], { env });
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/model chatgpt-image-sangtao's price changed: creditCost \d+ → \d+/);
     expect(simulator.stats().jobsCreated).toBe(before);
 
-    const applied = await runCli(['apply', planFile, '--catalog', catalogFile, ...FAST], { env });
+    const applied = await runCli(['apply', planFile, '--catalog', catalogFile, ...FAST_YES], { env });
     expect(applied.stderr).not.toContain('error');
     expect(applied.stderr).toContain('--only img-fox-* left out 2 jobs');
     expect(applied.code).toBe(0);
     expect(simulator.stats().jobsCreated).toBe(before + 2);
 
     await writeFile(file, `${manifest()}# edited\n`);
-    const changed = await runCli(['apply', planFile, '--catalog', catalogFile, ...FAST], { env });
+    const changed = await runCli(['apply', planFile, '--catalog', catalogFile, ...FAST_YES], { env });
     expect(changed.code).toBe(2);
     expect(changed.stderr).toContain('the manifest');
     expect(changed.stderr).toContain('No job was created.');
@@ -102,10 +102,10 @@ describe('authoring features (built binary against the simulator)', () => {
   it('--replace runs one done job again; plan shows what changed field by field', async () => {
     const file = join(dir, 'replace.yaml');
     await writeFile(file, manifest());
-    const first = await runCli(['apply', file, ...FAST], { env });
+    const first = await runCli(['apply', file, ...FAST_YES], { env });
     expect(first.code).toBe(0);
     const before = simulator.stats().jobsCreated;
-    const replaced = await runCli(['apply', file, '--replace', 'img-owl-oil', ...FAST], { env });
+    const replaced = await runCli(['apply', file, '--replace', 'img-owl-oil', ...FAST_YES], { env });
     expect(replaced.code).toBe(0);
     expect(simulator.stats().jobsCreated).toBe(before + 1);
     const view = JSON.parse(

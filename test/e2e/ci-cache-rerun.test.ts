@@ -4,12 +4,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src/simulator/index.js';
 import type { Simulator } from '../../src/simulator/types.js';
 import type { StatusView } from '../../src/state/status-view.js';
-import { IMAGE_MODEL, makeWorkDir, simulatorEnv } from './apply-fixtures.js';
+import { FAST_YES, IMAGE_MODEL, makeWorkDir, simulatorEnv } from './apply-fixtures.js';
 import { runCli } from './run-cli.js';
 import { stateBackends, useStateBackend } from './state-backends.js';
 
 const TIME_SCALE = 0.005;
-const FAST = ['--poll-interval', '15-25', '--first-poll', '50', '--yes'];
 /** The run id the action uses by default: the workflow run's id, which "Re-run jobs" keeps. */
 const RUN_ID = '9876543210';
 
@@ -76,7 +75,7 @@ describe.each(stateBackends())('a failed night re-run on a fresh machine, state 
       if (place === undefined) await cp(join(cache, key), to, { recursive: true });
     };
     const night = (file: string, attempt: number) =>
-      runCli(['apply', file, '--run', RUN_ID, '--output', join(dir, `artifact-${attempt}`), ...FAST], {
+      runCli(['apply', file, '--run', RUN_ID, '--output', join(dir, `artifact-${attempt}`), ...FAST_YES], {
         env,
       });
 

@@ -4,11 +4,9 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src/simulator/index.js';
 import type { Simulator } from '../../src/simulator/types.js';
-import { IMAGE_MODEL, makeWorkDir, readStatus, simulatorEnv } from './apply-fixtures.js';
+import { FAST_YES, IMAGE_MODEL, makeWorkDir, readStatus, simulatorEnv } from './apply-fixtures.js';
 import { runCli } from './run-cli.js';
 import { runCliKilledWhen } from './run-cli-killable.js';
-
-const FAST = ['--yes', '--poll-interval', '15-25', '--first-poll', '50'];
 
 /** Whether the run's journal holds the job id of a create (the job is open from then on). */
 function journaledCreate(stateDir: string): boolean {
@@ -50,7 +48,7 @@ jobs:
     );
     const env = simulatorEnv(sim);
     const stateDir = join(dir, 'state');
-    const apply = ['apply', file, '--state-dir', stateDir, ...FAST];
+    const apply = ['apply', file, '--state-dir', stateDir, ...FAST_YES];
 
     const killed = await runCliKilledWhen(apply, () => journaledCreate(stateDir), { env });
     expect(killed.killed).toBe(true);

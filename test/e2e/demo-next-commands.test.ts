@@ -4,11 +4,10 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { RunsView } from '../../src/state/run-summary.js';
 import type { StatusView } from '../../src/state/status-view.js';
-import { makeWorkDir } from './apply-fixtures.js';
+import { FAST, makeWorkDir } from './apply-fixtures.js';
 import { runCli } from './run-cli.js';
 
 const pipelines = fileURLToPath(new URL('../../pipelines/', import.meta.url));
-const FAST = ['--sim-time-scale', '0.005', '--poll-interval', '15-25', '--first-poll', '50'];
 
 /**
  * After `npm run demo` (an `apply --simulate` of pipelines/demo.yaml), the commands that read a run
@@ -27,7 +26,10 @@ describe('the demo, then status, runs and report', () => {
     const env = { TMPDIR: join(dir, 'tmp') };
     await mkdir(env.TMPDIR);
 
-    const demo = await runCli(['apply', manifest, '--simulate', '--yes', ...FAST], { env, cwd: dir });
+    const demo = await runCli(
+      ['apply', manifest, '--simulate', '--yes', '--sim-time-scale', '0.005', ...FAST],
+      { env, cwd: dir },
+    );
     expect(demo.code, demo.stderr).toBe(0);
     const shown = /See this run with `runner status (\S+) --state-dir (\S+)`/.exec(demo.stdout);
     expect(shown, demo.stdout).not.toBeNull();

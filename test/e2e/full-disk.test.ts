@@ -7,7 +7,7 @@ import type { Simulator } from '../../src/simulator/types.js';
 import { OUTPUT_CLAIM_FILE } from '../../src/state/output-claim.js';
 import type { StatusView } from '../../src/state/status-view.js';
 import { canMountTinyDisk, fillDisk, mountTinyDisk } from '../tiny-disk.js';
-import { makeWorkDir, simulatorEnv, writeImageMatrixManifest } from './apply-fixtures.js';
+import { FAST, makeWorkDir, simulatorEnv, writeImageMatrixManifest } from './apply-fixtures.js';
 import { runCli } from './run-cli.js';
 
 /**
@@ -16,7 +16,7 @@ import { runCli } from './run-cli.js';
  */
 
 const TIME_SCALE = 0.005;
-const FAST = ['--poll-interval', '15-25', '--first-poll', '50', '--concurrency', '1', '--yes'];
+const ONE_AT_A_TIME = [...FAST, '--concurrency', '1', '--yes'];
 
 let simulator: Simulator | undefined;
 let disk: { path: string; unmount(): void } | undefined;
@@ -51,7 +51,7 @@ describe.skipIf(!canMountTinyDisk)('apply with its output folder on a full disk'
     let filler = await fillDisk(disk.path, 'filler');
 
     // An output folder that cannot take the run's claim (#20.5) is refused before the first create.
-    const refused = await runCli(['apply', file, ...where, ...FAST], { env });
+    const refused = await runCli(['apply', file, ...where, ...ONE_AT_A_TIME], { env });
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/could not be saved \(ENOSPC/);
     expect(refused.stderr).toContain('Nothing was created or paid.');
@@ -63,7 +63,7 @@ describe.skipIf(!canMountTinyDisk)('apply with its output folder on a full disk'
     await writeFile(join(disk.path, OUTPUT_CLAIM_FILE), JSON.stringify(owner));
     filler = await fillDisk(disk.path, 'filler');
 
-    const first = await runCli(['apply', file, ...where, ...FAST], { env });
+    const first = await runCli(['apply', file, ...where, ...ONE_AT_A_TIME], { env });
     expect(first.code).toBe(1);
     expect(first.stderr).toMatch(/is full \(ENOSPC\); the partial file was removed/);
     expect(first.stderr).toContain(`the disk holding ${disk.path}`);
@@ -76,7 +76,7 @@ describe.skipIf(!canMountTinyDisk)('apply with its output folder on a full disk'
     expect((JSON.parse(owed.stdout) as StatusView).totals.downloading).toBeGreaterThanOrEqual(1);
 
     await rm(filler);
-    const second = await runCli(['apply', file, ...where, ...FAST], { env });
+    const second = await runCli(['apply', file, ...where, ...ONE_AT_A_TIME], { env });
     expect(second.code).toBe(0);
     expect(second.stdout).toContain('All 3 jobs done.');
     expect(simulator.stats().jobsCreated).toBe(3);

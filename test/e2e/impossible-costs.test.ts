@@ -3,11 +3,10 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src/simulator/index.js';
 import type { Dialect, Simulator } from '../../src/simulator/types.js';
-import { makeWorkDir, simulatorEnv } from './apply-fixtures.js';
+import { FAST_YES, makeWorkDir, simulatorEnv } from './apply-fixtures.js';
 import { runCli } from './run-cli.js';
 
 const TIME_SCALE = 0.005;
-const FAST = ['--yes', '--poll-interval', '15-25', '--first-poll', '50'];
 
 /** `count` stock videos of 8 credits each (stock-narrated: 8 × duration 1). */
 function stockManifest(count: number): string {
@@ -58,7 +57,7 @@ describe('impossible costs (built binary against the simulator)', () => {
     expect(plan.code, plan.stderr).toBe(2);
     expect(plan.stderr).toMatch(expected);
     expect(plan.stdout).not.toMatch(/-30|-60/);
-    const apply = await runCli(['apply', file, ...state, ...FAST], { env });
+    const apply = await runCli(['apply', file, ...state, ...FAST_YES], { env });
     expect(apply.code, apply.stderr).toBe(2);
     expect(apply.stderr).toMatch(expected);
     expect(sim.stats().jobsCreated).toBe(0);
@@ -66,7 +65,7 @@ describe('impossible costs (built binary against the simulator)', () => {
 
   it('counts a create answer reporting -1000 at its estimate, with a warning, never as negative spending', async () => {
     const { sim, file, env, state } = await setup({ reportedCost: -1000 }, stockManifest(2));
-    const apply = await runCli(['apply', file, ...state, ...FAST, '--json'], { env });
+    const apply = await runCli(['apply', file, ...state, ...FAST_YES, '--json'], { env });
     expect(apply.code, apply.stderr).toBe(0);
     const summary = JSON.parse(apply.stdout) as { creditsSpent: number; creditsSpentTotal: number };
     expect(summary).toMatchObject({ creditsSpent: 16, creditsSpentTotal: 16 });
@@ -82,7 +81,7 @@ describe('impossible costs (built binary against the simulator)', () => {
       stockManifest(10),
     );
     // Before: the first wave of four creates each reserved 0 and was charged 8 (32 against a cap of 20).
-    const apply = await runCli(['apply', file, ...state, ...FAST, '--max-credits', '20'], { env });
+    const apply = await runCli(['apply', file, ...state, ...FAST_YES, '--max-credits', '20'], { env });
     expect(apply.code, apply.stderr).toBe(3);
     expect(sim.stats().creditsCharged).toBeLessThanOrEqual(20 + 8);
     // Creating stopped at the cap, with most jobs left for later.

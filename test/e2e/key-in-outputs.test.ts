@@ -3,11 +3,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keyEncodings, startSimulator } from '../../src/simulator/index.js';
 import type { Simulator } from '../../src/simulator/types.js';
-import { listFilesDeep, makeWorkDir } from './apply-fixtures.js';
+import { FAST_YES, listFilesDeep, makeWorkDir } from './apply-fixtures.js';
 import { runCli } from './run-cli.js';
 
 const TIME_SCALE = 0.005;
-const FAST = ['--yes', '--poll-interval', '15-25', '--first-poll', '50'];
 const API_KEY = 'sk-ECHOCHECK-api-5e1d0c9b7a2f4e83';
 const LEGACY_KEY = 'legacy-ECHOCHECK-7c2a90d4e61b35f8';
 /** In both keys: also catches a partly cut key. */
@@ -66,7 +65,7 @@ jobs:
     expect(plan.stdout + plan.stderr).not.toContain(API_KEY);
 
     // The saved plan carries its state and output folders: apply needs none of the flags again.
-    const apply = await runCli(['apply', planFile, ...FAST], { env });
+    const apply = await runCli(['apply', planFile, ...FAST_YES], { env });
     expect(apply.code, apply.stderr).toBe(0);
     expect(apply.stdout + apply.stderr).not.toContain(API_KEY);
     expect(simulator.stats().jobsCreated).toBe(1);
@@ -124,7 +123,7 @@ jobs:
       [
         'apply',
         file,
-        ...FAST,
+        ...FAST_YES,
         '--state-dir',
         stateDir,
         '--output',
@@ -192,7 +191,7 @@ jobs:
 `,
     );
     const env = { MEDIAGEN_BASE_URL: simulator.baseUrl, MEDIAGEN_API_KEY: API_KEY };
-    const common = ['--state-dir', join(dir, 'later-state'), '--output', join(dir, 'later-out'), ...FAST];
+    const common = ['--state-dir', join(dir, 'later-state'), '--output', join(dir, 'later-out'), ...FAST_YES];
     const createdBefore = simulator.stats().jobsCreated;
     const first = await runCli(['apply', file, ...common, '--no-download'], { env });
     expect(first.code, first.stderr).toBe(0);
@@ -275,7 +274,7 @@ jobs:
       [
         'apply',
         file,
-        ...FAST,
+        ...FAST_YES,
         '--state-dir',
         stateDir,
         '--output',

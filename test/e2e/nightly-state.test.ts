@@ -6,6 +6,7 @@ import type { Simulator } from '../../src/simulator/types.js';
 import type { RunsView } from '../../src/state/run-summary.js';
 import type { StatusView } from '../../src/state/status-view.js';
 import {
+  FAST_YES,
   isRunIndexFile,
   listFilesDeep,
   makeWorkDir,
@@ -16,7 +17,6 @@ import { runCli } from './run-cli.js';
 import { stateBackends, useStateBackend } from './state-backends.js';
 
 const TIME_SCALE = 0.005;
-const FAST = ['--poll-interval', '15-25', '--first-poll', '50', '--yes'];
 const modeOf = async (path: string) => (await stat(path)).mode & 0o777;
 
 /**
@@ -52,9 +52,12 @@ describe.each(stateBackends())('nightly runs with one persistent state (#7), sta
       const place = await states.place(stateDir, 'nightly');
       const env = { ...simulatorEnv(simulator), ...place.env };
       const night = (runId: string) =>
-        runCli(['apply', file, '--run', runId, ...place.args, '--output', join(dir, 'out', runId), ...FAST], {
-          env,
-        });
+        runCli(
+          ['apply', file, '--run', runId, ...place.args, '--output', join(dir, 'out', runId), ...FAST_YES],
+          {
+            env,
+          },
+        );
 
       const first = await night('2026-11-22');
       expect(first.code, first.stderr).toBe(0);

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src/simulator/index.js';
 import type { Simulator } from '../../src/simulator/types.js';
 import type { StatusView } from '../../src/state/status-view.js';
-import { makeWorkDir, simulatorEnv, writeImageMatrixManifest } from './apply-fixtures.js';
+import { FAST_YES, makeWorkDir, simulatorEnv, writeImageMatrixManifest } from './apply-fixtures.js';
 import { runCli } from './run-cli.js';
 
 /**
@@ -13,7 +13,6 @@ import { runCli } from './run-cli.js';
  */
 
 const TIME_SCALE = 0.005;
-const FAST = ['--poll-interval', '15-25', '--first-poll', '50', '--yes'];
 
 let simulator: Simulator | undefined;
 let dir: string | undefined;
@@ -46,7 +45,7 @@ describe('results paid for but not saved', () => {
     const { sim, file, where, out, env } = await setup('owed');
     // Every result link answers 403 (an expired or refused link): the jobs are paid, nothing is saved.
     sim.setHostile({ resultStatus: 403 });
-    const first = await runCli(['apply', file, ...where, ...FAST], { env });
+    const first = await runCli(['apply', file, ...where, ...FAST_YES], { env });
     expect(first.code).toBe(1);
     expect(first.stdout).toContain('0 of 2 jobs done.');
     expect(first.stdout).toContain('paid but results not saved 2');
@@ -117,7 +116,7 @@ describe('results paid for but not saved', () => {
   it('a result link on the API origin never gets the key, and nothing lands in the output folder (#24.7)', async () => {
     const { sim, file, where, out, env } = await setup('api-origin');
     sim.setHostile({ resultsOnApi: 1 });
-    const result = await runCli(['apply', file, ...where, ...FAST], { env });
+    const result = await runCli(['apply', file, ...where, ...FAST_YES], { env });
     expect(result.code).toBe(1);
     expect(sim.stats().resultRequestsWithKey).toBe(0);
     expect(sim.stats().requests['GET /account/balance']).toBeGreaterThanOrEqual(2);

@@ -5,10 +5,8 @@ import type { PayloadSnapshot } from '../../src/plan/payload-diff.js';
 import { hashPayload, type HashablePayload } from '../../src/catalog/payload-hash.js';
 import { startSimulator } from '../../src/simulator/index.js';
 import type { Simulator } from '../../src/simulator/types.js';
-import { makeWorkDir, simulatorEnv, writeImageMatrixManifest } from './apply-fixtures.js';
+import { FAST_YES, makeWorkDir, simulatorEnv, writeImageMatrixManifest } from './apply-fixtures.js';
 import { runCli } from './run-cli.js';
-
-const FAST = ['--poll-interval', '15-25', '--first-poll', '50', '--yes'];
 
 /**
  * `runner plan` streams its jobs unless `--out-plan` or `--show payloads` asks for the whole plan; with
@@ -34,7 +32,10 @@ describe('plan: streamed and whole-plan reports agree (issue #8)', () => {
       subjects: ['fox', 'owl'],
       styles: ['ink', 'oil'],
     }));
-    const applied = await runCli(['apply', file, '--output', join(dir, 'out'), ...FAST], { env, cwd: dir });
+    const applied = await runCli(['apply', file, '--output', join(dir, 'out'), ...FAST_YES], {
+      env,
+      cwd: dir,
+    });
     expect(applied.code).toBe(0);
     // Night two: oil jobs as they were (done), ink jobs with another prompt (changed), a new subject.
     const prompt = 'A detailed {{ style }} picture of a {{ subject }} standing in a misty forest at dawn';

@@ -6,11 +6,9 @@ import { startSimulator } from '../../src/simulator/index.js';
 import type { Simulator } from '../../src/simulator/types.js';
 import { createPostgresStore } from '../../src/state/backends/postgres/postgres-store.js';
 import { pgAvailable, usePgCluster } from '../pg-cluster.js';
-import { makeWorkDir, simulatorEnv, writeImageMatrixManifest } from './apply-fixtures.js';
+import { FAST_YES, makeWorkDir, simulatorEnv, writeImageMatrixManifest } from './apply-fixtures.js';
 import { runCli } from './run-cli.js';
 import { runCliKilledAfterStart, runCliKilledWhen } from './run-cli-killable.js';
-
-const FAST = ['--yes', '--poll-interval', '15-25', '--first-poll', '50'];
 
 /**
  * Issue 31.14 / 34.1: apply on PostgreSQL looks at the pipeline's other runs where they are, in the
@@ -43,13 +41,13 @@ describe.runIf(pgAvailable())(
         styles: ['ink', 'oil'],
       });
       const killed = await runCliKilledAfterStart(
-        ['apply', file, '--run', 'k1', '--output', join(dir, 'out-k1'), ...FAST],
+        ['apply', file, '--run', 'k1', '--output', join(dir, 'out-k1'), ...FAST_YES],
         300,
         () => sim.stats().jobsCreated >= 4,
         { env, cwd: dir },
       );
       expect(killed.killed, killed.stderr).toBe(true);
-      const k2 = await runCli(['apply', file, '--run', 'k2', '--only', 'img-fox-ink', ...FAST], {
+      const k2 = await runCli(['apply', file, '--run', 'k2', '--only', 'img-fox-ink', ...FAST_YES], {
         env,
         cwd: dir,
       });
@@ -73,7 +71,7 @@ jobs:
     params: { script: "Spring is here.", sceneCount: 2 }
 `,
       );
-      const run = (id: string) => ['apply', file, '--run', id, ...FAST];
+      const run = (id: string) => ['apply', file, '--run', id, ...FAST_YES];
       const r2 = await runCli(run('r2'), { env });
       expect(r2.code, r2.stderr).toBe(0);
       const held = await createPostgresStore(url).otherRunsJobs({
@@ -105,7 +103,7 @@ jobs:
         subjects: ['elk'],
         styles: ['ink'],
       });
-      const old = await runCli(['apply', file, '--run', 'old', '--output', 'shared', ...FAST], {
+      const old = await runCli(['apply', file, '--run', 'old', '--output', 'shared', ...FAST_YES], {
         env,
         cwd: dir,
       });
@@ -129,7 +127,7 @@ jobs:
       }
       const before = await readFile(join(dir, 'shared', 'img-elk-ink.png'));
       const made = sim.stats().jobsCreated;
-      const next = await runCli(['apply', file, '--run', 'new', '--output', 'shared', ...FAST], {
+      const next = await runCli(['apply', file, '--run', 'new', '--output', 'shared', ...FAST_YES], {
         env,
         cwd: dir,
       });

@@ -3,10 +3,14 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src/simulator/index.js';
 import type { Simulator } from '../../src/simulator/types.js';
-import { isRunIndexFile, makeWorkDir, simulatorEnv, writeImageMatrixManifest } from './apply-fixtures.js';
+import {
+  FAST_YES,
+  isRunIndexFile,
+  makeWorkDir,
+  simulatorEnv,
+  writeImageMatrixManifest,
+} from './apply-fixtures.js';
 import { runCli } from './run-cli.js';
-
-const FAST = ['--yes', '--poll-interval', '15-25', '--first-poll', '50'];
 
 /**
  * Issue #7.6: every path apply or plan will write is checked before the first create. Tests run as
@@ -53,7 +57,7 @@ describe('preflight of the paths a run writes (built binary)', () => {
     ['--log-file that is a folder', ['--log-file', '.'], /--log-file .*: is a folder, a file is expected/],
   ])('refuses %s with exit 2 and creates nothing', async (_name, flags, message) => {
     const before = creates();
-    const result = await runCli(['apply', manifest, ...FAST, ...flags], { env, cwd: dir });
+    const result = await runCli(['apply', manifest, ...FAST_YES, ...flags], { env, cwd: dir });
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(message);
     expect(result.stderr).toContain('Nothing was created or paid.');
@@ -63,7 +67,7 @@ describe('preflight of the paths a run writes (built binary)', () => {
 
   it('reports every unusable path at once', async () => {
     const result = await runCli(
-      ['apply', manifest, ...FAST, '--output', 'a-file/out', '--log-file', 'a-file/x.log'],
+      ['apply', manifest, ...FAST_YES, '--output', 'a-file/out', '--log-file', 'a-file/x.log'],
       { env, cwd: dir },
     );
     expect(result.code).toBe(2);
@@ -82,7 +86,7 @@ describe('preflight of the paths a run writes (built binary)', () => {
     );
     await writeFile(join(sub, '.runner'), 'a file where the state folder goes');
     const before = creates();
-    const result = await runCli(['apply', file, ...FAST], { env, cwd: dir });
+    const result = await runCli(['apply', file, ...FAST_YES], { env, cwd: dir });
     expect(result.code).toBe(2);
     // The manifest's `output:` is shared by its runs: each has a folder in it.
     expect(result.stderr).toMatch(/output folder .*a-file\/results\/default: cannot be made/);
@@ -92,7 +96,7 @@ describe('preflight of the paths a run writes (built binary)', () => {
 
   it('makes missing folders and runs when every path is usable', async () => {
     const result = await runCli(
-      ['apply', manifest, ...FAST, '--output', 'new/out', '--log-file', 'logs/deep/apply.log'],
+      ['apply', manifest, ...FAST_YES, '--output', 'new/out', '--log-file', 'logs/deep/apply.log'],
       { env, cwd: dir },
     );
     expect(result.code).toBe(0);

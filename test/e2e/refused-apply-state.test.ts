@@ -3,10 +3,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src/simulator/index.js';
 import type { Simulator } from '../../src/simulator/types.js';
-import { makeWorkDir, simulatorEnv, writeImageMatrixManifest } from './apply-fixtures.js';
+import { FAST_YES, makeWorkDir, simulatorEnv, writeImageMatrixManifest } from './apply-fixtures.js';
 import { runCli } from './run-cli.js';
-
-const FAST = ['--poll-interval', '15-25', '--first-poll', '50', '--yes'];
 
 describe('an apply refused before its first record leaves no run behind', () => {
   let simulator: Simulator;
@@ -30,7 +28,7 @@ describe('an apply refused before its first record leaves no run behind', () => 
     const stateDir = join(dir, 'state');
     const env = simulatorEnv(simulator);
     const refused = await runCli(
-      ['apply', file, '--run', 'n1', '--state-dir', stateDir, '--max-credits', '1', ...FAST],
+      ['apply', file, '--run', 'n1', '--state-dir', stateDir, '--max-credits', '1', ...FAST_YES],
       {
         env,
       },
@@ -41,10 +39,12 @@ describe('an apply refused before its first record leaves no run behind', () => 
     expect((await readdir(stateDir).catch(() => [])).filter((name) => name !== 'uploads.json')).toEqual([]);
 
     // A run that ran keeps its state; a refused apply of another run beside it leaves nothing.
-    const applied = await runCli(['apply', file, '--run', 'n1', '--state-dir', stateDir, ...FAST], { env });
+    const applied = await runCli(['apply', file, '--run', 'n1', '--state-dir', stateDir, ...FAST_YES], {
+      env,
+    });
     expect(applied.code, applied.stderr).toBe(0);
     const other = await runCli(
-      ['apply', file, '--run', 'n2', '--state-dir', stateDir, '--max-credits', '1', ...FAST],
+      ['apply', file, '--run', 'n2', '--state-dir', stateDir, '--max-credits', '1', ...FAST_YES],
       {
         env,
       },

@@ -3,11 +3,10 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src/simulator/index.js';
 import type { Simulator } from '../../src/simulator/types.js';
-import { makeWorkDir, readStatus, simulatorEnv } from './apply-fixtures.js';
+import { FAST_YES, makeWorkDir, readStatus, simulatorEnv } from './apply-fixtures.js';
 import { runCli } from './run-cli.js';
 
 const TIME_SCALE = 0.005;
-const FAST = ['--yes', '--poll-interval', '15-25', '--first-poll', '50'];
 
 /** Six subscription images (no credits) and two 20-credit videos: the issue's "clip-mai"/"clip-nam". */
 const MANIFEST = `version: 1
@@ -46,7 +45,7 @@ describe('--replace under a credit cap (built binary)', () => {
     await writeFile(file, MANIFEST);
     const env = simulatorEnv(sim);
     const where = ['--state-dir', join(dir, 'state')];
-    const first = await runCli(['apply', file, ...where, '--output', join(dir, 'out'), ...FAST], { env });
+    const first = await runCli(['apply', file, ...where, '--output', join(dir, 'out'), ...FAST_YES], { env });
     expect(first.code, first.stderr).toBe(0);
     expect(sim.stats().creditsCharged).toBe(40);
 
@@ -60,9 +59,12 @@ describe('--replace under a credit cap (built binary)', () => {
     expect(report.credits).toMatchObject({ alreadySpent: 40, needed: 40 });
     expect(report.verdict).toMatchObject({ status: 'over-budget', overBudgetBy: 30 });
 
-    const apply = await runCli(['apply', file, ...where, '--output', join(dir, 'out'), ...replace, ...FAST], {
-      env,
-    });
+    const apply = await runCli(
+      ['apply', file, ...where, '--output', join(dir, 'out'), ...replace, ...FAST_YES],
+      {
+        env,
+      },
+    );
     expect(apply.code, apply.stderr).toBe(3);
     expect(apply.stderr).toMatch(/40 already spent/);
     expect(apply.stderr).not.toMatch(/attempt 2/);

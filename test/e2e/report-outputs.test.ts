@@ -8,9 +8,9 @@ import type { ResultsIndex } from '../../src/report/results-index.js';
 import { startSimulator } from '../../src/simulator/index.js';
 import type { Simulator } from '../../src/simulator/types.js';
 import { runCli } from './run-cli.js';
+import { FAST_YES } from './apply-fixtures.js';
 
 const TIME_SCALE = 0.005;
-const FAST = ['--yes', '--poll-interval', '15-25', '--first-poll', '50'];
 
 /** apply's results index, HTML report, JUnit and step summary; `runner report`; validate/plan under CI. */
 describe('run outputs of the built CLI against the simulator', () => {
@@ -47,7 +47,7 @@ jobs:
   it('apply writes results.json/csv beside the downloads, the report, JUnit and the step summary', async () => {
     const summaryFile = join(dir, 'step-summary.md');
     const junit = join(dir, 'junit.xml');
-    const result = await runCli(['apply', manifest, ...FAST, '--run', 'n1', '--junit', junit], {
+    const result = await runCli(['apply', manifest, ...FAST_YES, '--run', 'n1', '--junit', junit], {
       env: { ...env, GITHUB_STEP_SUMMARY: summaryFile },
     });
     expect(result.code, result.stderr).toBe(1);
@@ -127,7 +127,7 @@ jobs:
 
   it('--no-report leaves the page out; manifest `report: PATH` moves it', async () => {
     const noFlag = await runCli(
-      ['apply', manifest, ...FAST, '--run', 'n2', '--no-report', '--output', join(dir, 'o2')],
+      ['apply', manifest, ...FAST_YES, '--run', 'n2', '--no-report', '--output', join(dir, 'o2')],
       {
         env,
       },
@@ -141,7 +141,7 @@ jobs:
       moved,
       (await readFile(manifest, 'utf8')).replace('name: outputs', 'name: moved\nreport: pages/r.html'),
     );
-    const result = await runCli(['apply', moved, ...FAST], { env });
+    const result = await runCli(['apply', moved, ...FAST_YES], { env });
     expect(result.stdout).toContain(`Report: ${join(dir, 'pages', 'r.html')}`);
     expect(existsSync(join(dir, 'pages', 'r.html'))).toBe(true);
   });

@@ -8,7 +8,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src/simulator/index.js';
 import type { Simulator } from '../../src/simulator/types.js';
-import { simulatorEnv } from './apply-fixtures.js';
+import { FAST_YES, simulatorEnv } from './apply-fixtures.js';
 import { runCli } from './run-cli.js';
 
 /**
@@ -23,7 +23,6 @@ const HAVE_CHROMIUM = existsSync(CHROMIUM);
 const ARTIFACTS = fileURLToPath(new URL('../../test-artifacts/', import.meta.url));
 const SCHEMA = fileURLToPath(new URL('../../schemas/review-decisions.schema.json', import.meta.url));
 const TIME_SCALE = 0.005;
-const FAST = ['--yes', '--poll-interval', '15-25', '--first-poll', '50'];
 const NOTE = 'The cup is blurry and the logo is cut off';
 
 interface DomNode {
@@ -68,7 +67,7 @@ jobs:
       );
       env = simulatorEnv(simulator);
       const first = await runCli(
-        ['apply', manifest, '--state-dir', join(dir, 'state'), '--output', join(dir, 'out'), ...FAST],
+        ['apply', manifest, '--state-dir', join(dir, 'state'), '--output', join(dir, 'out'), ...FAST_YES],
         {
           env,
           timeoutMs: 60_000,
@@ -251,7 +250,7 @@ jobs:
       const words = nextApply.split(' ');
       expect(words.slice(0, 2)).toEqual(['runner', 'apply']);
       expect(words.at(-1)).toBe('review-default-decisions.json');
-      const again = await runCli([...words.slice(1, -1), exported, ...FAST], {
+      const again = await runCli([...words.slice(1, -1), exported, ...FAST_YES], {
         env,
         timeoutMs: 60_000,
       });

@@ -6,10 +6,9 @@ import type { ResultsIndex } from '../../src/report/results-index.js';
 import { startSimulator } from '../../src/simulator/index.js';
 import type { Simulator } from '../../src/simulator/types.js';
 import type { StatusView } from '../../src/state/status-view.js';
-import { IMAGE_MODEL, listFilesDeep, makeWorkDir, simulatorEnv } from './apply-fixtures.js';
+import { FAST_YES, IMAGE_MODEL, listFilesDeep, makeWorkDir, simulatorEnv } from './apply-fixtures.js';
 import { runCli } from './run-cli.js';
 
-const FAST = ['--poll-interval', '15-25', '--first-poll', '50', '--yes'];
 const RUN = ['--run', 'night-1'];
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
@@ -72,7 +71,7 @@ describe('results that outlive their machine', () => {
 
       // Night one on machine A: results beside its manifest.
       const a = await checkout(join(dir, 'a'));
-      const one = await runCli(['apply', a, ...RUN, ...FAST], { env });
+      const one = await runCli(['apply', a, ...RUN, ...FAST_YES], { env });
       expect(one.code, one.stderr).toBe(0);
       const created = simulator.stats().jobsCreated;
       expect(created).toBe(3);
@@ -87,7 +86,7 @@ describe('results that outlive their machine', () => {
       expect(statusBefore.code, statusBefore.stderr).toBe(1);
       expect((JSON.parse(statusBefore.stdout) as { missingHere: number }).missingHere).toBe(3);
 
-      const two = await runCli(['apply', b, ...RUN, ...FAST], { env: envB });
+      const two = await runCli(['apply', b, ...RUN, ...FAST_YES], { env: envB });
       expect(two.code, two.stderr).toBe(0);
       expect(two.stderr).toContain('fetched again from the service');
       expect(simulator.stats().jobsCreated).toBe(created);
@@ -122,7 +121,7 @@ describe('results that outlive their machine', () => {
       await cp(join(dir, 'b', '.runner'), join(dir, 'c', '.runner'), { recursive: true });
       simulator.setHostile({ resultStatus: 403 });
       const envC = { ...env, RUNNER_MACHINE: 'runner-c' };
-      const three = await runCli(['apply', c, ...RUN, ...FAST], { env: envC });
+      const three = await runCli(['apply', c, ...RUN, ...FAST_YES], { env: envC });
       expect(three.code).toBe(1);
       expect(simulator.stats().jobsCreated).toBe(created);
       expect(three.stderr).toMatch(/missing from .* its link expired/);

@@ -4,11 +4,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src/simulator/index.js';
 import type { Simulator } from '../../src/simulator/types.js';
-import { makeWorkDir, simulatorEnv } from './apply-fixtures.js';
+import { FAST_YES, makeWorkDir, simulatorEnv } from './apply-fixtures.js';
 import { runCli } from './run-cli.js';
 
 const TIME_SCALE = 0.005;
-const FAST = ['--yes', '--poll-interval', '15-25', '--first-poll', '50'];
 const SUBJECTS = ['fox', 'owl'];
 const STYLES = ['ink', 'oil'];
 
@@ -87,7 +86,7 @@ jobs:
     );
     env = simulatorEnv(simulator);
     where = ['--run', 'night-1', '--state-dir', join(dir, 'state'), '--output', join(dir, 'out')];
-    const first = await runCli(['apply', manifest, ...where, ...FAST], { env, timeoutMs: 60_000 });
+    const first = await runCli(['apply', manifest, ...where, ...FAST_YES], { env, timeoutMs: 60_000 });
     expect(first.code, first.stderr).toBe(0);
     expect(simulator.stats().jobsCreated).toBe(4);
     entries = await readReportEntries(join(dir, 'out', 'report.html'));
@@ -142,7 +141,7 @@ jobs:
       await writeFile(file, typeof body === 'string' ? body : JSON.stringify(body, null, 2));
       for (const command of ['plan', 'apply']) {
         const result = await runCli(
-          [command, manifest, ...where, '--replace-from', file, ...(command === 'apply' ? FAST : [])],
+          [command, manifest, ...where, '--replace-from', file, ...(command === 'apply' ? FAST_YES : [])],
           {
             env,
           },
@@ -205,7 +204,7 @@ jobs:
     expect(report.targeting.leftOut).toEqual(['img-fox-oil', 'img-owl-ink']);
     expect(simulator.stats().jobsCreated).toBe(4);
 
-    const apply = await runCli(['apply', manifest, ...where, '--replace-from', file, ...FAST], {
+    const apply = await runCli(['apply', manifest, ...where, '--replace-from', file, ...FAST_YES], {
       env,
       timeoutMs: 60_000,
     });
@@ -218,7 +217,7 @@ jobs:
     expect(created).toHaveLength(2);
 
     // The same file again: both jobs were re-generated since their rejection; nothing is paid twice.
-    const again = await runCli(['apply', manifest, ...where, '--replace-from', file, ...FAST], {
+    const again = await runCli(['apply', manifest, ...where, '--replace-from', file, ...FAST_YES], {
       env,
       timeoutMs: 60_000,
     });
@@ -265,7 +264,7 @@ jobs:
 
   it('re-generates nothing, successfully, from decisions that reject nothing', async () => {
     const file = await decisionsFile('approvals.json', decisions([decide('img-fox-oil', 'approved')]));
-    const result = await runCli(['apply', manifest, ...where, '--replace-from', file, ...FAST], { env });
+    const result = await runCli(['apply', manifest, ...where, '--replace-from', file, ...FAST_YES], { env });
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toContain('The decisions reject no job: nothing to re-generate.');
     expect(simulator.stats().jobsCreated).toBe(6);
@@ -284,7 +283,7 @@ jobs:
         ...where,
         '--replace-from',
         file,
-        ...(command === 'apply' ? FAST : []),
+        ...(command === 'apply' ? FAST_YES : []),
       ];
       const result = await runCli(args, { env });
       expect(result.code, result.stderr).toBe(2);

@@ -5,10 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src/simulator/index.js';
 import type { Simulator } from '../../src/simulator/types.js';
 import type { StatusView } from '../../src/state/status-view.js';
-import { hashFile, makeWorkDir, simulatorEnv, writeImageMatrixManifest } from './apply-fixtures.js';
+import { FAST_YES, hashFile, makeWorkDir, simulatorEnv, writeImageMatrixManifest } from './apply-fixtures.js';
 import { runCli } from './run-cli.js';
-
-const FAST = ['--yes', '--poll-interval', '15-25', '--first-poll', '50'];
 
 /** Every file under `dir` (relative paths), hidden ones included. */
 async function listFiles(dir: string): Promise<string[]> {
@@ -52,7 +50,7 @@ describe('a folder of its own for each run (built binary)', () => {
       subjects: ['latte', 'mocha'],
       styles: ['watercolor'],
     });
-    const first = await runCli(['apply', manifest, ...FAST, '--run', 'n1'], { env, cwd: dir });
+    const first = await runCli(['apply', manifest, ...FAST_YES, '--run', 'n1'], { env, cwd: dir });
     expect(first.code, first.stderr).toBe(0);
     const n1Dir = join(dir, 'runner-output', 'nightly', 'n1');
     const n1Files = await listFiles(n1Dir);
@@ -62,7 +60,7 @@ describe('a folder of its own for each run (built binary)', () => {
     const n1Hash = await hashFile(join(n1Dir, 'img-latte-watercolor.png'));
     const n1Index = await readFile(join(n1Dir, 'results.json'), 'utf8');
 
-    const third = await runCli(['apply', manifest, ...FAST, '--run', 'n3'], { env, cwd: dir });
+    const third = await runCli(['apply', manifest, ...FAST_YES, '--run', 'n3'], { env, cwd: dir });
     expect(third.code, third.stderr).toBe(0);
     const n3Dir = join(dir, 'runner-output', 'nightly', 'n3');
     expect(third.stdout).toContain(`Results: ${n3Dir}`);
@@ -98,12 +96,12 @@ describe('a folder of its own for each run (built binary)', () => {
       styles: ['ink', 'oil'],
     });
     const first = await runCli(
-      ['apply', manifest, ...FAST, '--run', 'night1', '--output', 'out-n1', '--only', 'img-fox-ink'],
+      ['apply', manifest, ...FAST_YES, '--run', 'night1', '--output', 'out-n1', '--only', 'img-fox-ink'],
       { env, cwd: dir },
     );
     expect(first.code, first.stderr).toBe(0);
     // The resume hint as a user might type it: no --output. The run stays in out-n1.
-    const resumed = await runCli(['apply', manifest, ...FAST, '--run', 'night1'], { env, cwd: dir });
+    const resumed = await runCli(['apply', manifest, ...FAST_YES, '--run', 'night1'], { env, cwd: dir });
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(await listFiles(join(dir, 'out-n1'))).toEqual(
       expect.arrayContaining(['img-fox-ink.png', 'img-fox-oil.png', 'results.json', 'report.html']),
@@ -123,7 +121,7 @@ describe('a folder of its own for each run (built binary)', () => {
       subjects: ['owl'],
       styles: ['ink'],
     });
-    const first = await runCli(['apply', manifest, ...FAST, '--run', 'a', '--output', 'out'], {
+    const first = await runCli(['apply', manifest, ...FAST_YES, '--run', 'a', '--output', 'out'], {
       env,
       cwd: dir,
     });
@@ -132,7 +130,7 @@ describe('a folder of its own for each run (built binary)', () => {
     const hash = await hashFile(join(dir, 'out', 'img-owl-ink.png'));
     const made = creates();
 
-    const second = await runCli(['apply', manifest, ...FAST, '--run', 'b', '--output', 'out'], {
+    const second = await runCli(['apply', manifest, ...FAST_YES, '--run', 'b', '--output', 'out'], {
       env,
       cwd: dir,
     });
@@ -147,7 +145,7 @@ describe('a folder of its own for each run (built binary)', () => {
 
     // The same run id from another state folder is another run too.
     const other = await runCli(
-      ['apply', manifest, ...FAST, '--run', 'a', '--output', 'out', '--state-dir', 'other-state'],
+      ['apply', manifest, ...FAST_YES, '--run', 'a', '--output', 'out', '--state-dir', 'other-state'],
       { env, cwd: dir },
     );
     expect(other.code).toBe(2);
@@ -161,7 +159,7 @@ describe('a folder of its own for each run (built binary)', () => {
       subjects: ['elk'],
       styles: ['ink'],
     });
-    const old = await runCli(['apply', manifest, ...FAST, '--run', 'old', '--output', 'shared'], {
+    const old = await runCli(['apply', manifest, ...FAST_YES, '--run', 'old', '--output', 'shared'], {
       env,
       cwd: dir,
     });
@@ -184,7 +182,7 @@ describe('a folder of its own for each run (built binary)', () => {
     const hash = await hashFile(join(dir, 'shared', 'img-elk-ink.png'));
     const made = creates();
 
-    const next = await runCli(['apply', manifest, ...FAST, '--run', 'new', '--output', 'shared'], {
+    const next = await runCli(['apply', manifest, ...FAST_YES, '--run', 'new', '--output', 'shared'], {
       env,
       cwd: dir,
     });
@@ -193,7 +191,7 @@ describe('a folder of its own for each run (built binary)', () => {
     expect(creates()).toBe(made);
     expect(await hashFile(join(dir, 'shared', 'img-elk-ink.png'))).toBe(hash);
     // Its own folder (the default) is fine.
-    const own = await runCli(['apply', manifest, ...FAST, '--run', 'new'], { env, cwd: dir });
+    const own = await runCli(['apply', manifest, ...FAST_YES, '--run', 'new'], { env, cwd: dir });
     expect(own.code, own.stderr).toBe(0);
   });
 
@@ -205,7 +203,7 @@ describe('a folder of its own for each run (built binary)', () => {
       styles: ['oil'],
     });
     const night = (run: string) =>
-      runCli(['apply', manifest, ...FAST, '--run', run, '--output', 'out', '--state-dir', 'cache'], {
+      runCli(['apply', manifest, ...FAST_YES, '--run', run, '--output', 'out', '--state-dir', 'cache'], {
         env,
         cwd: dir,
       });
@@ -228,7 +226,7 @@ describe('a folder of its own for each run (built binary)', () => {
     });
     const id = 'img-latte-watercolor';
     for (const run of ['n1', 'n3']) {
-      const result = await runCli(['apply', manifest, ...FAST, '--run', run], { env, cwd: dir });
+      const result = await runCli(['apply', manifest, ...FAST_YES, '--run', run], { env, cwd: dir });
       expect(result.code, result.stderr).toBe(0);
     }
     const n1Dir = join(dir, 'runner-output', 'replace', 'n1');
@@ -237,7 +235,7 @@ describe('a folder of its own for each run (built binary)', () => {
     const n1Hash = await hashFile(join(n1Dir, `${id}.png`));
     const n3Hash = await hashFile(join(n3Dir, `${id}.png`));
 
-    const replaced = await runCli(['apply', manifest, ...FAST, '--run', 'n3', '--replace', id], {
+    const replaced = await runCli(['apply', manifest, ...FAST_YES, '--run', 'n3', '--replace', id], {
       env,
       cwd: dir,
     });
@@ -292,7 +290,7 @@ describe('result files checked before paying (built binary)', () => {
     ],
   ])('refuses %s with exit 2, creating nothing', async (_name, flags, message) => {
     const before = creates();
-    const result = await runCli(['apply', manifest, ...FAST, '--run', 'refused', ...flags], {
+    const result = await runCli(['apply', manifest, ...FAST_YES, '--run', 'refused', ...flags], {
       env,
       cwd: dir,
       timeoutMs: 20_000,
@@ -314,7 +312,7 @@ describe('result files checked before paying (built binary)', () => {
       (await readFile(manifest, 'utf8')).replace('jobs:', 'report: blocker/r.html\njobs:'),
     );
     const before = creates();
-    const result = await runCli(['apply', file, ...FAST], { env, cwd: dir });
+    const result = await runCli(['apply', file, ...FAST_YES], { env, cwd: dir });
     expect(result.code, result.stderr).toBe(2);
     expect(result.stderr).toMatch(/report .*blocker\/r.html: cannot be made/);
     expect(creates()).toBe(before);
@@ -328,7 +326,7 @@ describe('result files checked before paying (built binary)', () => {
       [
         'apply',
         manifest,
-        ...FAST,
+        ...FAST_YES,
         '--run',
         'late',
         '--output',
@@ -369,7 +367,7 @@ describe('result files checked before paying (built binary)', () => {
     await mkdir(sub);
     const file = join(sub, 'm.yaml');
     await writeFile(file, await readFile(manifest, 'utf8'));
-    const result = await runCli(['apply', file, ...FAST, '--state-dir', join(dir, 'elsewhere-state')], {
+    const result = await runCli(['apply', file, ...FAST_YES, '--state-dir', join(dir, 'elsewhere-state')], {
       env,
       cwd: dir,
     });

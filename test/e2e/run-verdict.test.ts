@@ -6,9 +6,9 @@ import type { ResultsIndex } from '../../src/report/results-index.js';
 import { startSimulator } from '../../src/simulator/index.js';
 import type { Simulator } from '../../src/simulator/types.js';
 import { runCli } from './run-cli.js';
+import { FAST_YES } from './apply-fixtures.js';
 
 const TIME_SCALE = 0.005;
-const FAST = ['--yes', '--poll-interval', '15-25', '--first-poll', '50'];
 
 /**
  * #33.11: a night with a failed job exited 1 from apply and 0 from status, and the report said
@@ -42,7 +42,7 @@ jobs:
   afterAll(() => simulator.close());
 
   it('a failed job exits 1 from apply and from status, with the advice the results index gives', async () => {
-    const apply = await runCli(['apply', manifest, ...FAST, '--run', 'n1'], { env });
+    const apply = await runCli(['apply', manifest, ...FAST_YES, '--run', 'n1'], { env });
     expect(apply.code, apply.stderr).toBe(1);
 
     const status = await runCli(['status', manifest, '--run', 'n1'], { env });
@@ -82,10 +82,10 @@ jobs:
     prompt: A watercolor advertisement of a mocha on a wooden table
 `,
     );
-    const part = await runCli(['apply', fine, ...FAST, '--only', 'latte'], { env });
+    const part = await runCli(['apply', fine, ...FAST_YES, '--only', 'latte'], { env });
     expect(part.code, part.stderr).toBe(0);
     expect((await runCli(['status', fine], { env })).code).toBe(1);
-    const rest = await runCli(['apply', fine, ...FAST], { env });
+    const rest = await runCli(['apply', fine, ...FAST_YES], { env });
     expect(rest.code, rest.stderr).toBe(0);
     const status = await runCli(['status', fine], { env });
     expect(status.code, status.stderr).toBe(0);

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src/simulator/index.js';
 import type { Simulator } from '../../src/simulator/types.js';
-import { makeWorkDir, simulatorEnv, writeImageMatrixManifest } from './apply-fixtures.js';
+import { FAST, makeWorkDir, simulatorEnv, writeImageMatrixManifest } from './apply-fixtures.js';
 import { runCli } from './run-cli.js';
 
 const TIME_SCALE = 0.005;
@@ -15,7 +15,6 @@ interface SavedShape {
   inputs: { maxCredits?: number };
   jobs: { toRun: boolean }[];
 }
-const FAST = ['--poll-interval', '15-25', '--first-poll', '50'];
 
 /**
  * Issue #20.2: a saved plan made against a run's state (`plan --run R --state-dir S --out-plan p`)

@@ -4,13 +4,12 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src/simulator/index.js';
 import type { Simulator, SimulatorOptions } from '../../src/simulator/types.js';
-import { isRunIndexFile } from './apply-fixtures.js';
+import { FAST_YES, isRunIndexFile } from './apply-fixtures.js';
 import { runCli } from './run-cli.js';
 
 /** The built CLI against the simulator's dialects (issues #7, #11): what a user sees. */
 
 const TIME_SCALE = 0.005;
-const FAST = ['--poll-interval', '15-25', '--first-poll', '50', '--yes'];
 
 const imageManifest = (count: number, model = 'chatgpt-image-sangtao', kind = 'image') => `version: 1
 name: dialects
@@ -89,9 +88,12 @@ describe('the CLI against service dialects', () => {
   it('refuses result files over --max-download-size and keeps no partial file (#11.5)', async () => {
     const { dir, file, env } = await setup(imageManifest(1));
     const output = join(dir, 'out');
-    const result = await runCli(['apply', file, ...FAST, '--output', output, '--max-download-size', '16'], {
-      env,
-    });
+    const result = await runCli(
+      ['apply', file, ...FAST_YES, '--output', output, '--max-download-size', '16'],
+      {
+        env,
+      },
+    );
     expect(result.code).toBe(1);
     expect(result.stdout + result.stderr).toContain('larger than --max-download-size 16 bytes');
     // No result and no partial file: only the run's report and index, which record the refusal.
@@ -101,11 +103,11 @@ describe('the CLI against service dialects', () => {
 
   it('follows a job that create and poll answers name `id` instead of `jobId`, paying once each (#20.11)', async () => {
     const { dir, file, env, sim } = await setup(imageManifest(2), { dialect: { jobIdField: 'id' } });
-    const result = await runCli(['apply', file, ...FAST, '--output', join(dir, 'out')], { env });
+    const result = await runCli(['apply', file, ...FAST_YES, '--output', join(dir, 'out')], { env });
     expect(result.code, result.stderr).toBe(0);
     expect(sim.stats().jobsCreated).toBe(2);
     expect(result.stdout + result.stderr).not.toMatch(/unexpected|uncertain/i);
-    const again = await runCli(['apply', file, ...FAST, '--output', join(dir, 'out')], { env });
+    const again = await runCli(['apply', file, ...FAST_YES, '--output', join(dir, 'out')], { env });
     expect(again.code, again.stderr).toBe(0);
     expect(sim.stats().jobsCreated).toBe(2);
   });

@@ -2,11 +2,16 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src/simulator/index.js';
 import type { Dialect, Simulator } from '../../src/simulator/types.js';
-import { IMAGE_MODEL, makeWorkDir, simulatorEnv, writeImageMatrixManifest } from './apply-fixtures.js';
+import {
+  FAST_YES,
+  IMAGE_MODEL,
+  makeWorkDir,
+  simulatorEnv,
+  writeImageMatrixManifest,
+} from './apply-fixtures.js';
 import { runCli } from './run-cli.js';
 
 const TIME_SCALE = 0.005;
-const FAST = ['--yes', '--poll-interval', '15-25', '--first-poll', '50'];
 /** The simulator's starting balance: 200 free + 1,000 purchased credits. */
 const START_BALANCE = 1200;
 /** What the service charges an image job once the plan's images are used up (the catalog says 4 too). */
@@ -51,7 +56,9 @@ describe('a cost the service reports below what it charges (built binary against
 
   it('counts a reported 0 at the catalog price, so --max-credits 10 holds and plan tells the truth', async () => {
     const { file, jobIds, env, state, stateDir, charged } = await setup({ reportedCost: 0 });
-    const apply = await runCli(['apply', file, ...state, ...FAST, '--max-credits', '10', '--json'], { env });
+    const apply = await runCli(['apply', file, ...state, ...FAST_YES, '--max-credits', '10', '--json'], {
+      env,
+    });
     expect(apply.code, apply.stderr).toBe(0);
     expect(charged()).toBe(2 * IMAGE_COST);
     const summary = JSON.parse(apply.stdout) as { creditsSpent: number; creditsSpentTotal: number };
@@ -64,7 +71,7 @@ describe('a cost the service reports below what it charges (built binary against
     const plan = await runCli(['plan', file, ...state, '--replace', first, '--max-credits', '10'], { env });
     expect(plan.code, plan.stdout + plan.stderr).toBe(3);
     const again = await runCli(
-      ['apply', file, ...state, ...FAST, '--replace', first, '--replace', second, '--max-credits', '10'],
+      ['apply', file, ...state, ...FAST_YES, '--replace', first, '--replace', second, '--max-credits', '10'],
       { env },
     );
     expect(again.code, again.stderr).toBe(3);
@@ -79,7 +86,7 @@ describe('a cost the service reports below what it charges (built binary against
       reportedCost: 0,
       catalogCosts: { [IMAGE_MODEL]: 2 },
     });
-    const apply = await runCli(['apply', file, ...state, ...FAST], { env });
+    const apply = await runCli(['apply', file, ...state, ...FAST_YES], { env });
     expect(apply.code, apply.stderr).toBe(0);
     expect(charged()).toBe(8);
     expect(apply.stdout).toContain('Credits spent: 4 by this apply');
@@ -90,7 +97,7 @@ describe('a cost the service reports below what it charges (built binary against
 
   it('counts an absurd reported cost (1e308) at its estimate and prints plain figures', async () => {
     const { env, file, state, stateDir, charged } = await setup({ reportedCost: 1e308 });
-    const json = await runCli(['apply', file, ...state, ...FAST, '--json'], { env });
+    const json = await runCli(['apply', file, ...state, ...FAST_YES, '--json'], { env });
     expect(json.code, json.stderr).toBe(0);
     const summary = JSON.parse(json.stdout) as { creditsSpent: unknown };
     expect(summary.creditsSpent).toBe(charged());

@@ -4,11 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src/simulator/index.js';
 import type { Simulator } from '../../src/simulator/types.js';
 import type { RunsView } from '../../src/state/run-summary.js';
-import { makeWorkDir, simulatorEnv, writeImageMatrixManifest } from './apply-fixtures.js';
+import { FAST, makeWorkDir, simulatorEnv, writeImageMatrixManifest } from './apply-fixtures.js';
 import { runCli } from './run-cli.js';
 import { runCliKilledAfterStart } from './run-cli-killable.js';
-
-const FAST = ['--poll-interval', '15-25', '--first-poll', '50'];
 
 /**
  * Issue 20 item 7: paid jobs left open by a crashed run are not orphaned silently. After kill -9 of run

@@ -3,13 +3,12 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src/simulator/index.js';
 import type { Simulator } from '../../src/simulator/types.js';
-import { makeWorkDir, readStatus, simulatorEnv } from './apply-fixtures.js';
+import { FAST_YES, makeWorkDir, readStatus, simulatorEnv } from './apply-fixtures.js';
 import { runCli } from './run-cli.js';
 import { runCliKilledWhen } from './run-cli-killable.js';
 import { readOtherRunsJobs } from '../../src/state/backends/folder/other-runs-jobs.js';
 
 const TIME_SCALE = 0.005;
-const FAST = ['--yes', '--poll-interval', '15-25', '--first-poll', '50'];
 
 /**
  * Video endpoints document no idempotency key, so a create whose answer was lost cannot be re-sent
@@ -40,7 +39,7 @@ jobs:
     );
     const env = simulatorEnv(sim);
     const stateDir = join(dir, 'state');
-    const apply = ['apply', file, '--state-dir', stateDir, ...FAST];
+    const apply = ['apply', file, '--state-dir', stateDir, ...FAST_YES];
 
     const killed = await runCliKilledWhen(apply, () => sim.stats().jobsCreated >= 1, { env });
     expect(killed.killed).toBe(true);
@@ -94,7 +93,7 @@ jobs:
       );
       const env = simulatorEnv(sim);
       const stateDir = join(dir, 'state');
-      const apply = ['apply', file, '--state-dir', stateDir, ...FAST];
+      const apply = ['apply', file, '--state-dir', stateDir, ...FAST_YES];
       const killed = await runCliKilledWhen(apply, () => sim.stats().jobsCreated >= 1, { env });
       expect(killed.killed).toBe(true);
 
@@ -129,7 +128,7 @@ jobs:
     );
     const env = simulatorEnv(sim);
     const stateDir = join(dir, 'state');
-    const run = (id: string) => ['apply', file, '--run', id, '--state-dir', stateDir, ...FAST];
+    const run = (id: string) => ['apply', file, '--run', id, '--state-dir', stateDir, ...FAST_YES];
     // Run r2 makes and holds its job; run r1 is killed the moment the service accepts its own create.
     const r2 = await runCli(run('r2'), { env });
     expect(r2.code, r2.stderr).toBe(0);

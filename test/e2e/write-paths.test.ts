@@ -3,10 +3,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src/simulator/index.js';
 import type { Simulator } from '../../src/simulator/types.js';
-import { makeWorkDir, simulatorEnv } from './apply-fixtures.js';
+import { FAST_YES, makeWorkDir, simulatorEnv } from './apply-fixtures.js';
 import { runCli } from './run-cli.js';
-
-const FAST = ['--yes', '--poll-interval', '15-25', '--first-poll', '50'];
 
 const MANIFEST = `version: 1
 name: paths
@@ -62,7 +60,7 @@ describe('write paths (built binary)', () => {
 
     const applied = join(dir, 'summary-apply.md');
     const apply = await runCli(
-      ['apply', file, ...FAST, '--state-dir', join(dir, 'state'), '--output', join(dir, 'out')],
+      ['apply', file, ...FAST_YES, '--state-dir', join(dir, 'state'), '--output', join(dir, 'out')],
       { env: { ...env, GITHUB_STEP_SUMMARY: applied } },
     );
     expect(apply.code, apply.stderr).toBe(0);
