@@ -47,12 +47,8 @@ export function payloadHashPrefix(job: Pick<HashablePayload, 'kind' | 'model'>, 
 
 /** {@link hashPayloadWithParams} of a job whose {@link payloadHashPrefix} is `prefix`. */
 export function hashPayloadAfter(prefix: string, prompt: string | undefined): string {
-  return hash('sha256', payloadHashText(prefix, prompt), 'hex');
-}
-
-/** What {@link hashPayloadAfter} hashes: for a caller that hashes many texts its own way (same SHA-256). */
-export function payloadHashText(prefix: string, prompt: string | undefined): string {
-  return prompt === undefined ? `${prefix}}` : `${prefix},"prompt":${JSON.stringify(prompt)}}`;
+  const text = prompt === undefined ? `${prefix}}` : `${prefix},"prompt":${JSON.stringify(prompt)}}`;
+  return hash('sha256', text, 'hex');
 }
 
 /** The params as {@link hashPayload} writes them: canonical JSON, each local file as `{"file":sha256}`. */

@@ -13,7 +13,6 @@ import {
   type CostReportView,
   type JobTable,
   type JobTableEntry,
-  type DeferredShownPayload,
   type ReplayJobs,
   type ShownPayload,
 } from './job-table.js';
@@ -33,7 +32,7 @@ export interface TallyJob
   /** Handed back to `matrixValuesOf` when the job list is read. */
   ref: number;
   /** What `runner diff` reads of the job; kept when the options ask for `diffData`. */
-  shown?: ShownPayload | DeferredShownPayload;
+  shown?: ShownPayload;
 }
 
 /** The plan-wide facts the report carries besides its jobs. */
@@ -50,8 +49,6 @@ export interface TallyPlan {
 export interface CostTally {
   /** Counts one job, in plan order. */
   add(job: TallyJob): void;
-  /** Resolves once every job's hashes are known (see `JobTable.settle`): call it before `finish`. */
-  settle(): Promise<void>;
   /** The report: the subscription's allowance walked over the jobs in plan order, then the verdict. */
   finish(plan: TallyPlan, account: CostAccount): CostReportView & { jobList: JobTable };
 }
@@ -227,7 +224,7 @@ export function createCostTally(
     }
     return report;
   };
-  return { add, finish, settle: () => table.settle() };
+  return { add, finish };
 }
 
 /** The report's parts for `runner diff`: their version, the catalog's prices, no schedule until one is given. */

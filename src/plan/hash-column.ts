@@ -1,6 +1,4 @@
-import { createBackgroundSha256, type BackgroundSha256 } from '../background-sha256.js';
 import { createGrowableArray } from '../growable-array.js';
-import { RunnerError } from '../errors.js';
 
 const HASH_BYTES = 32;
 const HEX_DIGITS = HASH_BYTES * 2;
@@ -16,10 +14,6 @@ export interface HashColumn {
   readonly length: number;
   /** Adds the next row's hash (`undefined`: the row has none). */
   push(hash: string | undefined): void;
-  /** Adds the next row's hash as the SHA-256 (hex) of `text`, computed by {@link settle} at the latest. */
-  pushSha256Of(text: string): void;
-  /** Resolves once every hash pushed by {@link pushSha256Of} is known; `at` may be read from then on. */
-  settle(): Promise<void>;
   /** The row's hash as it was pushed; `undefined` when it has none. */
   at(index: number): string | undefined;
 }
@@ -33,18 +27,13 @@ export interface HashColumn {
  * decoding it: 32 bytes decoded from 64 characters are 64 hex digits, and lower case when
  * `toLowerCase` leaves them as they are. At 1,000,000 jobs, `/^[0-9a-f]{64}$/` before the decode cost
  * 2.1–2.7 % of `runner plan` (`--cpu-prof`) and this check about a third of it; the bytes live in
- * fixed pages, where doubling one buffer copied 2.6 % of the run's time. A hash given as its text
- * (`pushSha256Of`) is never a string: its digest goes straight into the page, from the second core
- * when there are many (`createBackgroundSha256`), and `settle` waits for the last ones.
+ * fixed pages, where doubling one buffer copied 2.6 % of the run's time.
  */
 export function createHashColumn(): HashColumn {
   const kinds = createGrowableArray(Uint8Array);
   const others = new Map<number, string>();
   // Made as hashes come: a plan without diff parts keeps none.
   const pages: Buffer[] = [];
-  /** Hashes texts given to `pushSha256Of` straight into their rows' bytes (see `createBackgroundSha256`). */
-  let hasher: BackgroundSha256 | undefined;
-  let unsettled = false;
   return {
     get length() {
       return kinds.length;
@@ -67,24 +56,7 @@ export function createHashColumn(): HashColumn {
       others.set(index, hash);
       kinds.push(AS_WRITTEN);
     },
-    pushSha256Of(text) {
-      const index = kinds.length;
-      const page = Math.floor(index / PAGE_HASHES);
-      while (pages.length <= page) pages.push(Buffer.alloc(PAGE_HASHES * HASH_BYTES));
-      hasher ??= createBackgroundSha256();
-      unsettled = true;
-      hasher.submit(text, pages[page]!, (index % PAGE_HASHES) * HASH_BYTES);
-      kinds.push(PACKED);
-    },
-    async settle() {
-      await hasher?.settle();
-      hasher = undefined;
-      unsettled = false;
-    },
     at(index) {
-      if (unsettled) {
-        throw new RunnerError('INTERNAL', 'a hash column was read before its hashes were settled');
-      }
       const kind = kinds.at(index);
       if (kind === PACKED) {
         const start = (index % PAGE_HASHES) * HASH_BYTES;

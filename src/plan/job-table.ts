@@ -28,7 +28,7 @@ export interface JobTableEntry extends Pick<
   /** What `matrixValuesOf` is asked with to give the job's matrix values back. */
   ref: number;
   /** What `runner diff` reads of the job, kept only when the plan was asked for it (`diffData`). */
-  shown?: ShownPayload | DeferredShownPayload;
+  shown?: ShownPayload;
 }
 
 /** A job's payload as a plan report shows it for `runner diff`. */
@@ -37,14 +37,6 @@ export interface ShownPayload {
   prompt: string | undefined;
   /** `shownParamsJson` of the params sent. */
   paramsJson: string;
-}
-
-/**
- * A {@link ShownPayload} whose hash the table computes: the SHA-256 (hex) of `hashedText`
- * (`payloadHashText`), on the second core when there are many (see `createBackgroundSha256`).
- */
-export interface DeferredShownPayload extends Omit<ShownPayload, 'payloadHash'> {
-  hashedText: string;
 }
 
 /**
@@ -64,8 +56,6 @@ export interface ReplayedJob {
 /** The per-job part of a cost report, ~20 bytes a job plus its id (33 more with the diff parts; see {@link createJobTable}). */
 export interface JobTable extends JobListView {
   push(entry: JobTableEntry): void;
-  /** Resolves once the hashes of rows pushed with a {@link DeferredShownPayload} are known: read the rows after it. */
-  settle(): Promise<void>;
   /**
    * The rows in order, as one cursor refilled for each row (read it before asking for the next): what
    * the table does not keep (prompt, matrix values), with the row's index for the rest. The JSON
@@ -215,7 +205,6 @@ export function createJobTable(
       for (const row of rows()) yield jobAt(row);
     },
     rows,
-    settle: () => hashes.settle(),
     push(entry) {
       if (replay !== undefined && ids.length > 0 && entry.ref <= refs.at(ids.length - 1)) {
         throw new RunnerError(
@@ -231,10 +220,7 @@ export function createJobTable(
       credits.push(entry.credits);
       flags.push(JOB_STATE_CLASSES.indexOf(entry.state) | (entry.toRun ? TO_RUN : 0));
       refs.push(entry.ref);
-      const { shown } = entry;
-      if (shown === undefined) hashes.push(undefined);
-      else if ('hashedText' in shown) hashes.pushSha256Of(shown.hashedText);
-      else hashes.push(shown.payloadHash);
+      hashes.push(entry.shown?.payloadHash);
       if (entry.shown !== undefined) {
         shownRows++;
         if (replay === undefined) prompts[ids.length - 1] = entry.shown.prompt;

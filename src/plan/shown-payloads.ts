@@ -1,14 +1,9 @@
-import {
-  canonicalHashedParams,
-  hashPayloadAfter,
-  payloadHashPrefix,
-  payloadHashText,
-} from '../catalog/payload-hash.js';
+import { canonicalHashedParams, hashPayloadAfter, payloadHashPrefix } from '../catalog/payload-hash.js';
 import type { CheckedJob } from '../catalog/validate-job.js';
 import { writeCanonical } from '../canonical-json.js';
 import { isLocalFileRef } from '../catalog/local-files.js';
 import type { ExpandedJob } from '../manifest/types.js';
-import type { DeferredShownPayload, ShownPayload } from './job-table.js';
+import type { ShownPayload } from './job-table.js';
 import { shownParamsJson } from './payload-diff.js';
 import { sameJsonValue } from '../same-json-value.js';
 
@@ -23,38 +18,6 @@ const MAX_REMEMBERED = 10_000;
  * remembered by that text. The hash is `hashCheckedJob`'s, byte for byte.
  */
 export function createShownPayloads(): (job: ExpandedJob, checked: CheckedJob) => ShownPayload {
-  const entryOf = createEntries();
-  return (job, checked) => {
-    const entry = entryOf(job, checked);
-    return {
-      payloadHash: hashPayloadAfter(entry.hashPrefix, job.prompt),
-      prompt: job.prompt,
-      paramsJson: entry.texts.shown,
-    };
-  };
-}
-
-/**
- * {@link createShownPayloads} leaving the hash to the job table: the text it hashes instead of the
- * hash, which the table computes on the second core (`JobTable.settle`). The same hash in the end.
- */
-export function createDeferredShownPayloads(): (
-  job: ExpandedJob,
-  checked: CheckedJob,
-) => DeferredShownPayload {
-  const entryOf = createEntries();
-  return (job, checked) => {
-    const entry = entryOf(job, checked);
-    return {
-      hashedText: payloadHashText(entry.hashPrefix, job.prompt),
-      prompt: job.prompt,
-      paramsJson: entry.texts.shown,
-    };
-  };
-}
-
-/** Each job's remembered params texts (see {@link createShownPayloads}). */
-function createEntries(): (job: ExpandedJob, checked: CheckedJob) => Recent {
   const remembered = new Map<string, ParamTexts>();
   // The last few distinct params of each job entry, compared value by value: a matrix entry whose
   // params are not templated writes them once, not once a job (no text made, no garbage).
@@ -87,7 +50,14 @@ function createEntries(): (job: ExpandedJob, checked: CheckedJob) => Recent {
     if (list.length > RECENT_PER_ENTRY) list.pop();
     return entry;
   };
-  return entryOf;
+  return (job, checked) => {
+    const entry = entryOf(job, checked);
+    return {
+      payloadHash: hashPayloadAfter(entry.hashPrefix, job.prompt),
+      prompt: job.prompt,
+      paramsJson: entry.texts.shown,
+    };
+  };
 }
 
 /** Distinct params remembered per job entry for the value-by-value comparison. */

@@ -14,7 +14,7 @@ import { createCostTally, type CostTally, type TallyJob } from './cost-tally.js'
 import type { PayloadHashes } from '../catalog/payload-hash.js';
 import { diffPayloads, snapshotPayload, type FieldChange, type LastPayloads } from './payload-diff.js';
 import type { ReplayJobs } from './job-table.js';
-import { createDeferredShownPayloads } from './shown-payloads.js';
+import { createShownPayloads } from './shown-payloads.js';
 import { createJobSelector, describeTargetProblems, type Targeting } from './select-jobs.js';
 
 /** What {@link streamPlan} needs; the catalog is the only thing it waits for. */
@@ -70,59 +70,53 @@ export async function streamPlan(input: StreamPlanInput): Promise<StreamPlanResu
   let catalogError: { error: unknown } | undefined;
   let validator: ReturnType<typeof createJobValidator> | undefined;
   const changes: { id: string; changes: FieldChange[] }[] = [];
-  // Each job's shown hash is computed by the table, on the second core when there are many.
-  const shownPayload = input.costOptions.diffData === undefined ? undefined : createDeferredShownPayloads();
+  const shownPayload = input.costOptions.diffData === undefined ? undefined : createShownPayloads();
   let selected = 0;
   let position = -1;
-  // The hashes' worker (if one started) stops here, whatever happened: no thread outlives the plan.
-  try {
-    for (const job of stream.jobs) {
-      position++;
-      if (!selector.keep(job.id)) continue;
-      selected++;
-      if (catalogError !== undefined) continue;
-      if (validator === undefined) {
-        try {
-          catalog = await input.getCatalog();
-        } catch (error) {
-          catalogError = { error };
-          continue;
-        }
-        // The jobs' checked params are only read here (hashed, shown, compared): they may share them.
-        validator = createJobValidator(catalog, input.catalogContext, { shareChecked: true });
-        tally = createCostTally(
-          catalog,
-          input.costOptions,
-          (ref) => stream.index.matrixValuesAt(ref),
-          input.replay,
-        );
+  for (const job of stream.jobs) {
+    position++;
+    if (!selector.keep(job.id)) continue;
+    selected++;
+    if (catalogError !== undefined) continue;
+    if (validator === undefined) {
+      try {
+        catalog = await input.getCatalog();
+      } catch (error) {
+        catalogError = { error };
+        continue;
       }
-      const checked = validator.check(job);
-      if (checked === undefined) continue;
-      const hashes = hashesToCompare(job, checked, input.costOptions.previous?.get(job.id));
-      // Written out, not spread: spreading two objects into each job's line cost more than the line.
-      const line: TallyJob = {
-        id: job.id,
-        kind: job.kind,
-        model: job.model,
-        estimatedCredits: checked.credits,
-        payloadHash: hashes.payloadHash,
-        matrixValues: job.matrixValues,
-        ref: position,
-      };
-      if (hashes.payload !== undefined) line.payload = hashes.payload;
-      if (shownPayload !== undefined) line.shown = shownPayload(job, checked);
-      tally!.add(line);
-      // A job the state does not know has no hash here, and no earlier payload either.
-      const before = input.lastPayloads?.changedFrom(job.id, hashes.payloadHash);
-      if (before !== undefined) {
-        const after = snapshotPayload({ ...job, params: checked.params });
-        const diff = diffPayloads(before, after);
-        if (diff.length > 0) changes.push({ id: job.id, changes: diff });
-      }
+      // The jobs' checked params are only read here (hashed, shown, compared): they may share them.
+      validator = createJobValidator(catalog, input.catalogContext, { shareChecked: true });
+      tally = createCostTally(
+        catalog,
+        input.costOptions,
+        (ref) => stream.index.matrixValuesAt(ref),
+        input.replay,
+      );
     }
-  } finally {
-    await tally?.settle();
+    const checked = validator.check(job);
+    if (checked === undefined) continue;
+    const hashes = hashesToCompare(job, checked, input.costOptions.previous?.get(job.id));
+    // Written out, not spread: spreading two objects into each job's line cost more than the line.
+    const line: TallyJob = {
+      id: job.id,
+      kind: job.kind,
+      model: job.model,
+      estimatedCredits: checked.credits,
+      payloadHash: hashes.payloadHash,
+      matrixValues: job.matrixValues,
+      ref: position,
+    };
+    if (hashes.payload !== undefined) line.payload = hashes.payload;
+    if (shownPayload !== undefined) line.shown = shownPayload(job, checked);
+    tally!.add(line);
+    // A job the state does not know has no hash here, and no earlier payload either.
+    const before = input.lastPayloads?.changedFrom(job.id, hashes.payloadHash);
+    if (before !== undefined) {
+      const after = snapshotPayload({ ...job, params: checked.params });
+      const diff = diffPayloads(before, after);
+      if (diff.length > 0) changes.push({ id: job.id, changes: diff });
+    }
   }
 
   const ids = { [Symbol.iterator]: () => stream.index.ids() };

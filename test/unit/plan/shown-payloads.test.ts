@@ -1,11 +1,10 @@
-import { hash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { CheckedJob } from '../../../src/catalog/validate-job.js';
 import { hashCheckedJob } from '../../../src/catalog/validate-job.js';
 import type { ExpandedJob } from '../../../src/manifest/types.js';
 import { shownParamsJson } from '../../../src/plan/payload-diff.js';
-import { createDeferredShownPayloads, createShownPayloads } from '../../../src/plan/shown-payloads.js';
+import { createShownPayloads } from '../../../src/plan/shown-payloads.js';
 
 const file = (sha256: string, localFile = './logo.png') => ({
   localFile,
@@ -62,34 +61,5 @@ describe('createShownPayloads', () => {
         }
       }),
     );
-  });
-
-  it('leaves the job table a text whose SHA-256 is the same hash (createDeferredShownPayloads)', () => {
-    const deferred = createDeferredShownPayloads();
-    const shown = createShownPayloads();
-    const jobs = [undefined, 'a cup', 'un café ☕ "quoted"'].map(
-      (prompt) =>
-        ({
-          id: 'x',
-          kind: 'image',
-          model: 'm1',
-          ...(prompt === undefined ? {} : { prompt }),
-          params: {},
-          matrixValues: {},
-          specIndex: 0,
-        }) as unknown as ExpandedJob,
-    );
-    for (const job of jobs) {
-      const checked: CheckedJob = {
-        written: { referenceImages: [file('c'.repeat(64))] },
-        params: { format: 'png', referenceImages: [file('c'.repeat(64))] },
-        credits: 1,
-      };
-      const later = deferred(job, checked);
-      expect(hash('sha256', later.hashedText, 'hex')).toBe(hashCheckedJob(job, checked));
-      const { payloadHash, ...rest } = shown(job, checked);
-      expect(payloadHash).toBe(hashCheckedJob(job, checked));
-      expect({ ...later, hashedText: undefined }).toEqual({ ...rest, hashedText: undefined });
-    }
   });
 });
