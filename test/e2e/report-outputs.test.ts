@@ -107,15 +107,18 @@ jobs:
     expect(html).toContain('"failureKind":"PROMPT_UNCLEAR"');
   });
 
-  it('`report --out DIR` writes DIR/report.html, for a folder that exists or a path ending in a slash', async () => {
+  it('`report --out DIR` writes DIR/report.html, for a folder that exists, a path ending in a slash or a new name with no extension', async () => {
     // Before, an existing folder failed on the page's temporary file ("… is a folder") and `review/`
     // became a file named `review`, the page's links pointing one folder too high.
     const existing = join(dir, 'review-existing');
     await mkdir(existing);
     const fresh = join(dir, 'review-fresh');
+    // A page written as a file named `review-named` opened in no browser by a double click.
+    const bare = join(dir, 'review-named');
     for (const [named, folder] of [
       [existing, existing],
       [`${fresh}/`, fresh],
+      [bare, bare],
     ] as const) {
       const result = await runCli(['report', manifest, '--run', 'n1', '--out', named], { env: {} });
       expect(result.code, result.stderr).toBe(0);
