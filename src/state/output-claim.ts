@@ -1,10 +1,8 @@
-import { link, mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
-import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
+import { mkdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RunnerError } from '../errors.js';
-import { PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../file-modes.js';
-import { isProcessAlive } from '../process-alive.js';
+import { PRIVATE_DIR_MODE } from '../file-modes.js';
+import { placeFileWhole, removeDeadWritersTemporaries, replaceFileWhole } from './place-file-whole.js';
 import { displayStateUrl } from './state-url.js';
 import { stateHoldsRun } from './select-state-store.js';
 
@@ -109,7 +107,7 @@ export async function claimOutputDir(
 async function writeClaim(dir: string, owner: OutputOwner, what: string): Promise<string | undefined> {
   const file = join(dir, OUTPUT_CLAIM_FILE);
   await mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
-  await removeDeadWritersTemporaries(dir);
+  await removeDeadWritersTemporaries(file);
   const text = `${JSON.stringify({ schemaVersion: 1, ...owner }, null, 2)}\n`;
   for (let tries = 0; tries < 3; tries++) {
     const decision = await decide(dir, owner);
@@ -118,94 +116,18 @@ async function writeClaim(dir: string, owner: OutputOwner, what: string): Promis
     // The claim is written whole beside the folder's claim file first, then put in place in one step:
     // a run killed while writing leaves at most a temporary file, never a claim cut short that would
     // refuse every later run (this one's resume too).
-    const temporary = join(dir, temporaryName(process.pid));
-    try {
-      await writeWhole(temporary, text);
-      // No claim was there: only an exclusive step may place one (another run may be placing its
-      // own). A hard link is that step; a claim there already answers EEXIST.
-      if (!decision.existed) {
-        const placed = await placeExclusively(temporary, file);
-        if (placed === 'taken') continue;
-      } else {
-        // A claim this run may take over (its own run id whose state is gone, a simulated run's).
-        await rename(temporary, file);
-      }
-    } finally {
-      await rm(temporary, { force: true });
+    if (!decision.existed) {
+      // No claim was there: only an exclusive step may place one (another run may be placing its own).
+      const placed = await placeFileWhole(file, text);
+      if (placed === undefined) continue;
+      await placed.close();
+    } else {
+      // A claim this run may take over (its own run id whose state is gone, a simulated run's).
+      await replaceFileWhole(file, text);
     }
     return decision.warning;
   }
   throw refusal(dir, 'other runs keep claiming it at the same time', what);
-}
-
-async function writeWhole(path: string, text: string): Promise<void> {
-  const handle = await open(path, 'w', PRIVATE_FILE_MODE);
-  try {
-    await handle.writeFile(text, 'utf8');
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
-
-/** Links `temporary` as `file` unless a file is there (`taken`). */
-async function placeExclusively(temporary: string, file: string): Promise<'placed' | 'taken'> {
-  try {
-    await link(temporary, file);
-    return 'placed';
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST') return 'taken';
-    if (!NO_HARD_LINKS.has(code ?? '')) throw error;
-  }
-  // A file system without hard links (some network and FUSE mounts): an exclusive create, then the
-  // text, as before. A kill between the two leaves an empty claim, which a later run takes over.
-  try {
-    await writeFileExclusively(file, await readFile(temporary, 'utf8'));
-    return 'placed';
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return 'taken';
-    throw error;
-  }
-}
-
-const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV']);
-
-async function writeFileExclusively(file: string, text: string): Promise<void> {
-  const handle = await open(file, 'wx', PRIVATE_FILE_MODE);
-  try {
-    await handle.writeFile(text, 'utf8');
-    await handle.sync();
-  } catch (error) {
-    // A claim cut short (a full disk) would refuse every later run, this one's too: not left.
-    await handle.close().catch(() => undefined);
-    await rm(file, { force: true });
-    throw error;
-  }
-  await handle.close();
-}
-
-/** A claim being written, named by its writer so that the temporaries a killed run left are known. */
-function temporaryName(pid: number): string {
-  return `${OUTPUT_CLAIM_FILE}.${hostname()}.${String(pid)}.${randomBytes(4).toString('hex')}.tmp`;
-}
-
-/** Removes the claim temporaries that runs of this host killed mid-write left in `dir`. */
-async function removeDeadWritersTemporaries(dir: string): Promise<void> {
-  const prefix = `${OUTPUT_CLAIM_FILE}.${hostname()}.`;
-  let names: string[];
-  try {
-    names = await readdir(dir);
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    if (!name.startsWith(prefix) || !name.endsWith('.tmp')) continue;
-    const pid = Number(name.slice(prefix.length).split('.')[0]);
-    if (Number.isInteger(pid) && pid !== process.pid && !isProcessAlive(pid)) {
-      await rm(join(dir, name), { force: true });
-    }
-  }
 }
 
 /**

@@ -1,5 +1,15 @@
-import { describe, it, expect, beforeEach, afterEach } from 'vitest';
-import { mkdtemp, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { describe, it, expect, beforeEach, afterEach, vi } from 'vitest';
+import {
+  mkdtemp,
+  open,
+  readdir,
+  readFile,
+  rm,
+  stat,
+  utimes,
+  writeFile,
+  type FileHandle,
+} from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -81,12 +91,54 @@ describe('acquireLock', () => {
     await lock.release();
   });
 
+  it('is never seen empty or half-written: a runner stopped mid-write leaves no lock in the way', async () => {
+    // The first runner's write stops halfway and stays stopped (a SIGKILL, a frozen machine).
+    const stopped = await stopFirstWriteHalfway();
+    const first = acquireLock(dir, { pid: 4242 });
+    await stopped.reached;
+    expect(await readdir(dir)).not.toContain('lock');
+    // A resume right after the kill is not refused as "taking the lock right now".
+    const second = await acquireLock(dir);
+    expect(JSON.parse(await readFile(second.path, 'utf8'))).toMatchObject({ pid: process.pid });
+    stopped.kill();
+    await expect(first).rejects.toThrow(/killed/);
+    expect(JSON.parse(await readFile(second.path, 'utf8'))).toMatchObject({ pid: process.pid });
+    await second.release();
+    expect(await readdir(dir)).toEqual([]);
+  });
+
   it('refuses a second lock while the first is held by this live process', async () => {
     const first = await acquireLock(dir);
     await expect(acquireLock(dir, { pid: process.pid + 1 })).rejects.toMatchObject({ code: 'STATE_LOCKED' });
     await first.release();
   });
 });
+
+/**
+ * Makes the next `FileHandle.writeFile` write half its text and stop there until `kill()`, which fails
+ * it. (Mocked: a process killed between two system calls cannot be made to order.)
+ */
+async function stopFirstWriteHalfway(): Promise<{ reached: Promise<void>; kill: () => void }> {
+  const probe = await open(join(dir, 'probe'), 'w');
+  const prototype = Object.getPrototypeOf(probe) as FileHandle;
+  await probe.close();
+  await rm(join(dir, 'probe'));
+  let reach: () => void = () => undefined;
+  let kill: () => void = () => undefined;
+  const reached = new Promise<void>((resolve) => (reach = resolve));
+  const killed = new Promise<never>((_, reject) => (kill = () => reject(new Error('killed'))));
+  const spy = vi.spyOn(prototype, 'writeFile').mockImplementationOnce(async function (
+    this: FileHandle,
+    data,
+  ) {
+    const text = String(data);
+    await this.write(text.slice(0, text.length / 2));
+    spy.mockRestore();
+    reach();
+    return killed;
+  });
+  return { reached, kill };
+}
 
 describe('isProcessAlive', () => {
   it('knows this process is alive and pid 0 is not a runner', () => {

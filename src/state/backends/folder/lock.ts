@@ -7,6 +7,7 @@ import { RunnerError } from '../../../errors.js';
 import type { AcquireLockOptions, HostIdentity } from '../../lock-options.js';
 import { isSamePidSpace, readHostIdentity } from './lock-identity.js';
 import { isProcessAlive } from '../../../process-alive.js';
+import { placeFileWhole, removeDeadWritersTemporaries } from '../../place-file-whole.js';
 
 /** File name of the lock inside a state directory. */
 export const LOCK_FILE = 'lock';
@@ -88,7 +89,7 @@ interface SeenLock {
 }
 
 /**
- * Takes the state directory's lock (`open(path, 'wx', 0o600)`) as a lease: the holder refreshes it
+ * Takes the state directory's lock (placed whole and exclusively, mode 0600) as a lease: the holder refreshes it
  * every `heartbeatMs`. A lock is taken over with a warning when its holder is provably gone (same host,
  * boot and PID namespace, and its pid is not running) or its lease is stale (not refreshed for
  * `staleAfterMs`); a live one is a STATE_LOCKED error naming the holder's pid, host and the lock's age.
@@ -126,9 +127,11 @@ export async function acquireLock(stateDir: string, options: AcquireLockOptions 
     );
   }
   const judge = (seen: SeenLock) => judgeLock(seen, { owner, identity, isAlive, now });
+  await removeDeadWritersTemporaries(path);
+  await removeDeadWritersTemporaries(takeoverGuardOf(path));
   const giveUpAt = Date.now() + ACQUIRE_PATIENCE_MS;
   while (Date.now() < giveUpAt) {
-    const created = await tryCreateLock(path, owner, true);
+    const created = await tryCreateLock(path, owner);
     if (created !== undefined)
       return createHandle(path, owner, created, undefined, { ...options, now, track });
     const seen = await readLock(path);
@@ -217,21 +220,27 @@ async function takeOverStaleLock(
   owner: LockOwner,
   judge: (seen: SeenLock) => string | undefined,
 ): Promise<FileHandle | undefined> {
-  const guard = `${path}.takeover`;
-  if ((await tryCreateLock(guard, owner, false)) === undefined) {
+  const guard = takeoverGuardOf(path);
+  const guarding = await tryCreateLock(guard, owner);
+  if (guarding === undefined) {
     await removeAbandonedGuard(guard);
     return undefined;
   }
+  await guarding.close();
   try {
     const current = await readLock(path);
     if (current !== undefined) {
       if (!isSameOwner(current.owner, seen.owner) || judge(current) === undefined) return undefined;
       await unlink(path).catch(ignoreMissing);
     }
-    return await tryCreateLock(path, owner, true);
+    return await tryCreateLock(path, owner);
   } finally {
     await unlink(guard).catch(ignoreMissing);
   }
+}
+
+function takeoverGuardOf(path: string): string {
+  return `${path}.takeover`;
 }
 
 /** A takeover guard left by a runner that died mid-takeover blocks every later takeover: clear it. */
@@ -275,25 +284,13 @@ function lockedError(stateDir: string, seen: SeenLock, now: number, staleAfterMs
   );
 }
 
-/** Creates the lock file exclusively; the handle is kept open (`keep`) for the heartbeat's rewrites. */
-async function tryCreateLock(path: string, owner: LockOwner, keep: boolean): Promise<FileHandle | undefined> {
-  let handle: FileHandle;
-  try {
-    handle = await open(path, 'wx', 0o600);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
-    throw error;
-  }
-  try {
-    await handle.writeFile(`${JSON.stringify(owner)}\n`, 'utf8');
-    await handle.datasync();
-  } catch (error) {
-    await handle.close();
-    throw error;
-  }
-  if (keep) return handle;
-  await handle.close();
-  return handle;
+/**
+ * Places the lock file (or the takeover guard) exclusively, written whole: no runner ever reads a lock
+ * that is empty or cut short, which it would have to wait out as being written now. Undefined when one
+ * is there. The handle is open on it, for the heartbeat's rewrites.
+ */
+async function tryCreateLock(path: string, owner: LockOwner): Promise<FileHandle | undefined> {
+  return placeFileWhole(path, `${JSON.stringify(owner)}\n`);
 }
 
 /**
@@ -319,7 +316,8 @@ async function readLock(path: string): Promise<SeenLock | undefined> {
   }
   const owner = parseOwner(text);
   if (owner !== undefined) return { owner, mtimeMs };
-  // A crash between create and write leaves an empty lock: stale, unless it is being written now.
+  // Locks are placed whole; an empty one is left by a crash between create and write on a file system
+  // without hard links (or by an earlier release): stale, unless it is being written now.
   if (Date.now() - mtimeMs < FRESH_LOCK_MS) {
     throw new RunnerError('STATE_LOCKED', `Another runner is taking the lock ${path} right now.`, {
       hint: 'Wait for it to finish; two runners cannot apply the same state at once.',
