@@ -8,7 +8,7 @@
  * without hashing the body here (`BARE_S3_VERIFY=1` hashes and verifies it, refusing a mismatch with
  * BadDigest as S3 does, at the cost of a SHA-256 of every byte on these cores). The ETag of such a put
  * is opaque (AWS's is the MD5 it computes on its side; the runner reads no ETag when the checksum is
- * echoed). A put with `Content-MD5` and no checksum has that MD5 as its ETag; one with neither is
+ * echoed). CompleteMultipartUpload answers the composite SHA-256 of the parts' checksums, as AWS does. A put with `Content-MD5` and no checksum has that MD5 as its ETag; one with neither is
  * hashed (MD5), as s3rver does. So a bucket run against it costs this machine what it would cost
  * against a store elsewhere, plus a file write per byte, as the disk case pays. Never a test's server:
  * s3rver is.
@@ -60,6 +60,7 @@ export async function startBareS3Server(dir) {
     return {
       file,
       size,
+      sha256: sentSha256,
       etag: `"${etag}"`,
       headers: {
         etag: `"${etag}"`,
@@ -149,6 +150,15 @@ export async function startBareS3Server(dir) {
       for (const number of numbers)
         joined.update(Buffer.from(upload.parts.get(number).etag.slice(1, -1), 'hex'));
       const etag = `"${joined.digest('hex')}-${numbers.length}"`;
+      // As AWS S3 answers an upload whose parts carried SHA-256s: the composite checksum, the SHA-256
+      // of the parts' binary checksums in order, then -N (the runner compares it with its parts').
+      const sums = numbers.map((number) => upload.parts.get(number).sha256);
+      let checksum = '';
+      if (sums.every((sum) => sum !== undefined)) {
+        const composite = createHash('sha256');
+        for (const sum of sums) composite.update(Buffer.from(sum, 'base64'));
+        checksum = `<ChecksumSHA256>${composite.digest('base64')}-${numbers.length}</ChecksumSHA256><ChecksumType>COMPOSITE</ChecksumType>`;
+      }
       objects.set(upload.key, {
         file,
         size: (await stat(file)).size,
@@ -160,7 +170,7 @@ export async function startBareS3Server(dir) {
       return send(
         200,
         xml(
-          `<CompleteMultipartUploadResult><Bucket>${bucket}</Bucket><Key>${escape(upload.key)}</Key><ETag>${etag}</ETag></CompleteMultipartUploadResult>`,
+          `<CompleteMultipartUploadResult><Bucket>${bucket}</Bucket><Key>${escape(upload.key)}</Key><ETag>${etag}</ETag>${checksum}</CompleteMultipartUploadResult>`,
         ),
       );
     }

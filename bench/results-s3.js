@@ -32,7 +32,9 @@ import { startS3Server } from './s3-server.js';
 
 const MIB = 1024 * 1024;
 const SELF = fileURLToPath(import.meta.url);
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
+// The build measured: `RUNNER_DIST=/path/to/dist` for another (an A/B against a build set aside), as
+// bench/measure.js's runnerBin() takes it.
+const DIST = process.env.RUNNER_DIST ?? fileURLToPath(new URL('../dist', import.meta.url));
 
 if (process.argv[2] === '--child') await child(JSON.parse(process.argv[3]));
 else await main();
@@ -43,9 +45,9 @@ async function child({ kind, output, source, count, bytes }) {
     kind === 'raw'
       ? await rawBucketStore(output)
       : kind === 'bucket'
-        ? await (await import(join(ROOT, 'dist/results/s3-results.js'))).openS3ResultsStore(output)
+        ? await (await import(join(DIST, 'results/s3-results.js'))).openS3ResultsStore(output)
         : (
-            await import(join(ROOT, 'dist/results/backends/folder/folder-results-store.js'))
+            await import(join(DIST, 'results/backends/folder/folder-results-store.js'))
           ).createFolderResultsStore(output);
   await store.preflight();
   const start = performance.now();

@@ -26,6 +26,8 @@ export type Fault =
         sent: { headers: IncomingHttpHeaders; sha256: string },
         headers: IncomingHttpHeaders,
       ) => IncomingHttpHeaders;
+      /** The store's answer body rewritten too (an XML answer's element changed, say). */
+      body?: (text: string) => string;
     };
 
 /** A loopback HTTP proxy in front of the S3 server that misbehaves as the test says. */
@@ -68,6 +70,7 @@ export async function startFaultProxy(
       return;
     }
     const rewrite = typeof fault === 'object' && 'answer' in fault ? fault.answer : undefined;
+    const rewriteBody = typeof fault === 'object' && 'answer' in fault ? fault.body : undefined;
     const measured = rewrite === undefined ? undefined : createHash('sha256');
     if (measured !== undefined) incoming.on('data', (chunk: Buffer) => measured.update(chunk));
     const forward = () => {
@@ -87,8 +90,19 @@ export async function startFaultProxy(
                   { headers: incoming.headers, sha256: measured.digest('base64') },
                   { ...back.headers },
                 );
-          answer.writeHead(back.statusCode ?? 502, headers);
-          back.pipe(answer);
+          if (rewriteBody === undefined) {
+            answer.writeHead(back.statusCode ?? 502, headers);
+            back.pipe(answer);
+            return;
+          }
+          const read: Buffer[] = [];
+          back.on('data', (chunk: Buffer) => read.push(chunk));
+          back.on('end', () => {
+            const text = Buffer.from(rewriteBody(Buffer.concat(read).toString('utf8')));
+            const { 'transfer-encoding': _chunked, ...rest } = headers;
+            answer.writeHead(back.statusCode ?? 502, { ...rest, 'content-length': String(text.length) });
+            answer.end(text);
+          });
         },
       );
       out.on('error', () => answer.destroy());

@@ -220,11 +220,12 @@ describe("the store's proof that it kept the bytes sent", () => {
     );
   const wrong = (sha256: string) => createHash('sha256').update(sha256).digest('base64');
 
+  /** A store that answers each put and part with a checksum other than the one it measured. */
+  const echoingWrongChecksum = (): Promise<FaultProxy> =>
+    answering((measured, headers) => ({ ...headers, 'x-amz-checksum-sha256': wrong(measured) }));
+
   it('a checksum echoed other than sent refuses the put: nothing stored under the key', async () => {
-    const proxy = await answering((measured, headers) => ({
-      ...headers,
-      'x-amz-checksum-sha256': wrong(measured),
-    }));
+    const proxy = await echoingWrongChecksum();
     const store = await openStore({ endpoint: proxy.endpoint });
     const error = await refusal(store.put('echoed.png', chunks(randomBytes(3 * MIB))));
     expect(error.message).toContain('the object faults/echoed.png was not stored as sent (its SHA-256');
@@ -232,14 +233,67 @@ describe("the store's proof that it kept the bytes sent", () => {
   });
 
   it("a part's checksum echoed other than sent refuses the upload: nothing stored, nothing unfinished", async () => {
-    const proxy = await answering((measured, headers) => ({
-      ...headers,
-      'x-amz-checksum-sha256': wrong(measured),
-    }));
+    const proxy = await echoingWrongChecksum();
     const store = await openStore({ endpoint: proxy.endpoint });
     const error = await refusal(store.put('echoed.mp4', chunks(randomBytes(11 * MIB))));
     expect(error.message).toMatch(/part \d of faults\/echoed\.mp4 was not stored as sent/);
     expect(await store.stat('echoed.mp4')).toBeUndefined();
+    expect(await s3().unfinishedUploads()).toEqual([]);
+  });
+
+  /**
+   * A store that answers CompleteMultipartUpload with a composite checksum as AWS S3 does (s3rver
+   * answers none), of the parts' SHA-256s as it measured them, joined in the order `order` gives.
+   */
+  const answeringComposite = (order: (numbers: number[]) => number[]): Promise<FaultProxy> => {
+    const parts = new Map<number, string>();
+    return proxyWith((method, url) => {
+      const query = new URL(url, 'http://proxy').searchParams;
+      if (method === 'PUT' && query.has('partNumber')) {
+        return {
+          answer: ({ sha256: measured }, headers) => {
+            parts.set(Number(query.get('partNumber')), measured);
+            return headers;
+          },
+        };
+      }
+      if (method !== 'POST' || !query.has('uploadId')) return 'pass';
+      return {
+        answer: (_, headers) => headers,
+        body: (text) => {
+          const numbers = order([...parts.keys()].sort((a, b) => a - b));
+          const joined = createHash('sha256');
+          for (const number of numbers) joined.update(Buffer.from(parts.get(number) ?? '', 'base64'));
+          const composite = `${joined.digest('base64')}-${numbers.length}`;
+          return text.replace(
+            '</CompleteMultipartUploadResult>',
+            `<ChecksumSHA256>${composite}</ChecksumSHA256><ChecksumType>COMPOSITE</ChecksumType></CompleteMultipartUploadResult>`,
+          );
+        },
+      };
+    });
+  };
+
+  it("a multipart upload's composite checksum as its parts make it is taken", async () => {
+    const proxy = await answeringComposite((numbers) => numbers);
+    const store = await openStore({ endpoint: proxy.endpoint });
+    const data = randomBytes(11 * MIB);
+    expect(await store.put('composite.mp4', chunks(data))).toEqual({
+      bytes: data.length,
+      sha256: sha256(data),
+    });
+    expect((await s3().storedBytes('faults/composite.mp4'))?.equals(data)).toBe(true);
+  });
+
+  it('a composite checksum other than the parts make refuses the upload: the object deleted, nothing unfinished', async () => {
+    // A store that joined the parts in another order than they were sent.
+    const proxy = await answeringComposite((numbers) => [...numbers].reverse());
+    const store = await openStore({ endpoint: proxy.endpoint });
+    const error = await refusal(store.put('joined.mp4', chunks(randomBytes(11 * MIB))));
+    expect(error.message).toContain(
+      'the object faults/joined.mp4 was not stored as sent (its composite SHA-256',
+    );
+    expect(await store.stat('joined.mp4')).toBeUndefined();
     expect(await s3().unfinishedUploads()).toEqual([]);
   });
 

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { RunnerError } from '../../../src/errors.js';
-import { proofOf } from '../../../src/results/backends/s3/stored-proof.js';
+import { compositeProofOf, proofOf } from '../../../src/results/backends/s3/stored-proof.js';
 
 const body = Buffer.from('the bytes of one result');
 const sha256 = createHash('sha256').update(body).digest();
@@ -33,5 +33,38 @@ describe("the store's proof that it kept a put's bytes (#30)", () => {
     expect(judge(undefined, '"kms-opaque"')).toBe('none');
     expect(judge(undefined, `"${md5}-2"`)).toBe('none');
     expect(judge(undefined, undefined)).toBe('none');
+  });
+});
+
+describe("the store's composite checksum of a multipart upload (#30)", () => {
+  const parts = ['first part', 'second part', 'last'].map((text) =>
+    createHash('sha256').update(text).digest('base64'),
+  );
+  // As AWS S3 documents it: the SHA-256 of the parts' binary SHA-256s joined in order, then -N.
+  const joined = createHash('sha256')
+    .update(Buffer.concat(parts.map((part) => Buffer.from(part, 'base64'))))
+    .digest('base64');
+  const judge = (checksum: string | undefined, type?: string) =>
+    compositeProofOf({ checksum, type }, parts, 'the object night/a.mp4', 's3://results/night');
+
+  it('takes the composite the parts make, with or without its part count', () => {
+    expect(judge(`${joined}-3`, 'COMPOSITE')).toBe('echo');
+    expect(judge(joined)).toBe('echo');
+  });
+
+  it('refuses a composite of other parts, another order or another count, naming the object and the store', () => {
+    const reversed = createHash('sha256')
+      .update(Buffer.concat([...parts].reverse().map((part) => Buffer.from(part, 'base64'))))
+      .digest('base64');
+    expect(() => judge(`${reversed}-3`)).toThrow(
+      `s3://results/night: the object night/a.mp4 was not stored as sent (its composite SHA-256 ${reversed}-3, expected ${joined}-3).`,
+    );
+    expect(() => judge(`${joined}-2`)).toThrow(RunnerError);
+  });
+
+  it('calls proof nothing when the store answers no composite (s3rver) or a full-object checksum', () => {
+    expect(judge(undefined)).toBe('none');
+    expect(judge('')).toBe('none');
+    expect(judge(`${joined}-3`, 'FULL_OBJECT')).toBe('none');
   });
 });

@@ -3,13 +3,14 @@ import {
   AbortMultipartUploadCommand,
   CompleteMultipartUploadCommand,
   CreateMultipartUploadCommand,
+  DeleteObjectCommand,
   UploadPartCommand,
   type CompletedPart,
   type S3Client,
 } from '@aws-sdk/client-s3';
 import { RunnerError } from '../../../errors.js';
 import { signPayloadHash } from './payload-hash.js';
-import { proofOf } from './stored-proof.js';
+import { compositeProofOf, proofOf } from './stored-proof.js';
 
 /** One part's bytes, and what to call once nothing reads them any more (its buffer is reused). */
 export interface Part {
@@ -40,7 +41,8 @@ export interface MultipartTarget {
  * 1,528 MB/s on the benchmark's machine). The whole body's SHA-256 is the caller's, measured as it
  * streamed in. At most `queueSize` parts are in flight and one filling: memory stays flat whatever the
  * size. An upload that fails (a part, the body, the completion) is aborted, its parts removed, before
- * the error is thrown.
+ * the error is thrown. The completion's composite checksum, where the store answers one, is compared
+ * with the one the parts sent make; an object joined of other bytes is deleted and refused.
  *
  * Returns how many parts the store proved by neither an echo nor an MD5 ETag (`unproven`): the caller
  * reads such an object back before calling it stored.
@@ -116,6 +118,18 @@ export async function uploadParts(
     const answer = await client.send(
       new CompleteMultipartUploadCommand({ Bucket, Key, UploadId, MultipartUpload: { Parts: done } }),
     );
+    try {
+      compositeProofOf(
+        { checksum: answer.ChecksumSHA256, type: answer.ChecksumType },
+        done.map((part) => part.ChecksumSHA256 ?? ''),
+        `the object ${Key}`,
+        target.display,
+      );
+    } catch (error) {
+      // The upload is an object now: it goes, so that nothing finds it under its key.
+      await client.send(new DeleteObjectCommand({ Bucket, Key })).catch(() => undefined);
+      throw error;
+    }
     return { etag: answer.ETag, parts: done.length, unproven };
   } catch (error) {
     // The parts in flight end first (their buffers are given back), then the upload goes.

@@ -44,6 +44,37 @@ export function proofOf(answer: PutAnswer, what: string, display: string): Store
   throw notAsSent(display, what, `ETag ${etag}, expected ${md5}`);
 }
 
+/**
+ * The checksum S3 answers to a CompleteMultipartUpload of an upload created with SHA-256 (a COMPOSITE
+ * checksum, AWS S3, R2 and MinIO alike): the SHA-256 of the parts' binary SHA-256s joined in part order,
+ * base64, then `-` and the part count. `parts` are the parts' SHA-256s as sent (base64), in part order.
+ */
+export function compositeSha256(parts: readonly string[]): string {
+  const joined = createHash('sha256');
+  for (const part of parts) joined.update(Buffer.from(part, 'base64'));
+  return `${joined.digest('base64')}-${parts.length}`;
+}
+
+/**
+ * Judges a store's answer to a CompleteMultipartUpload: `echo` when its composite checksum is the one
+ * the parts sent make (see {@link compositeSha256}; a store that leaves the `-N` off is taken at its
+ * checksum), `none` when it answers none (s3rver, older stores: each part's proof stands alone) or one
+ * of the whole object (`FULL_OBJECT`, which S3 has for CRCs only, not for SHA-256), or a RunnerError
+ * when the store joined other parts than those sent (`what` names the object; `display` the store).
+ */
+export function compositeProofOf(
+  answer: { checksum: string | undefined; type: string | undefined },
+  parts: readonly string[],
+  what: string,
+  display: string,
+): 'echo' | 'none' {
+  if (answer.checksum === undefined || answer.checksum === '' || answer.type === 'FULL_OBJECT') return 'none';
+  const expected = compositeSha256(parts);
+  const answered = answer.checksum.includes('-') ? answer.checksum : `${answer.checksum}-${parts.length}`;
+  if (answered === expected) return 'echo';
+  throw notAsSent(display, what, `its composite SHA-256 ${answer.checksum}, expected ${expected}`);
+}
+
 export function notAsSent(display: string, what: string, detail: string): RunnerError {
   return new RunnerError('RESULTS_UNREACHABLE', `${display}: ${what} was not stored as sent (${detail}).`, {
     hint: 'The store or something between changed the bytes; run the command again to upload it again.',
