@@ -1,15 +1,15 @@
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 
 /**
- * An instant as a person reads it, in UTC: `27 Nov 2026, 07:00 UTC` for `2026-11-27T07:00:17.393Z`.
+ * An instant (ISO text, or milliseconds since the epoch) as a person reads it, in UTC: `27 Nov 2026, 07:00 UTC` for `2026-11-27T07:00:17.393Z`.
  * Written out by hand rather than with `toLocaleString`: what the runner writes must not depend on the
  * machine's locale, ICU data or time zone (the report page shows the reader's local time itself).
  * Text that is not a time is returned as it is. Machines read the ISO form: JSON outputs keep it.
  */
-export function readableUtcTime(iso: string): string {
-  const date = new Date(iso);
+export function readableUtcTime(instant: string | number): string {
+  const date = new Date(instant);
   const ms = date.getTime();
-  if (Number.isNaN(ms)) return iso;
+  if (Number.isNaN(ms)) return String(instant);
   const two = (n: number) => String(n).padStart(2, '0');
   return `${date.getUTCDate()} ${MONTHS[date.getUTCMonth()]} ${date.getUTCFullYear()}, ${two(date.getUTCHours())}:${two(date.getUTCMinutes())} UTC`;
 }

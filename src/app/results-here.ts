@@ -1,3 +1,4 @@
+import { readableUtcTime } from '../readable-time.js';
 import type { ResultsHere } from '../report/report-data.js';
 import type { ResultFiles } from '../results/result-files.js';
 import { holdsRecorded } from '../results/held-here.js';
@@ -50,11 +51,11 @@ function describeMissing(
   now: number,
   different: boolean,
 ): string {
-  const where = `saved on ${download.machine ?? 'another machine'} at ${new Date(download.at).toISOString()}`;
+  const where = `saved on ${download.machine ?? 'another machine'} at ${readableUtcTime(download.at)}`;
   const what = `${different ? 'differs from what was saved' : 'is not'} in ${files.store.location}`;
   const expiresAt = completedAt === undefined ? undefined : completedAt + RESULT_RETENTION_MS;
   if (expiresAt !== undefined && now >= expiresAt)
-    return `${what}; its link expired on ${new Date(expiresAt).toISOString()} (${where})`;
-  const until = expiresAt === undefined ? '' : ` (its link works until ${new Date(expiresAt).toISOString()})`;
+    return `${what}; its link expired on ${readableUtcTime(expiresAt)} (${where})`;
+  const until = expiresAt === undefined ? '' : ` (its link works until ${readableUtcTime(expiresAt)})`;
   return `${what} (${where}); \`runner apply --download-only\` fetches it again${until}`;
 }

@@ -1,4 +1,5 @@
 import { UsageError } from '../errors.js';
+import { readableUtcTime } from '../readable-time.js';
 import type { JournalRecord } from '../state/index.js';
 
 type RunRecord = Extract<JournalRecord, { type: 'run' }>;
@@ -18,7 +19,7 @@ export function refuseOtherAccount(
   const recorded = runs.findLast((record) => record.account !== undefined);
   if (recorded?.account === undefined || recorded.account === account) return;
   throw new UsageError(
-    `Run "${run.runId}" of pipeline "${run.pipeline}" in ${run.where} pays from another account (account ${recorded.account}, recorded by the apply of ${new Date(recorded.at).toISOString()}); this apply's API key is of account ${account}. Jobs created on one account cannot be followed or re-sent from another: they answer 404 there, and a create whose answer was lost would be paid again. Nothing was created.`,
+    `Run "${run.runId}" of pipeline "${run.pipeline}" in ${run.where} pays from another account (account ${recorded.account}, recorded by the apply of ${readableUtcTime(recorded.at)}); this apply's API key is of account ${account}. Jobs created on one account cannot be followed or re-sent from another: they answer 404 there, and a create whose answer was lost would be paid again. Nothing was created.`,
     {
       hint: 'Apply the run with the API key it was started with (MEDIAGEN_API_KEY or --api-key-file), or give this apply its own --run id.',
     },

@@ -1,6 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { UsageError } from '../errors.js';
+import { readableUtcTime } from '../readable-time.js';
 import type { JournalRecord } from '../state/index.js';
 
 type RunRecord = Extract<JournalRecord, { type: 'run' }>;
@@ -42,7 +43,7 @@ export function refuseOtherProject(
   const recorded = runs.findLast((record) => record.project !== undefined);
   if (recorded?.project === undefined || recorded.project === project) return;
   throw new UsageError(
-    `Run "${run.runId}" of pipeline "${run.pipeline}" in ${run.where} belongs to project "${recorded.project}" (recorded by the apply of ${new Date(recorded.at).toISOString()}); this manifest is of project "${project}". Two repositories whose manifests share a name and a run id would pay for each other's jobs in one state. Nothing was created.`,
+    `Run "${run.runId}" of pipeline "${run.pipeline}" in ${run.where} belongs to project "${recorded.project}" (recorded by the apply of ${readableUtcTime(recorded.at)}); this manifest is of project "${project}". Two repositories whose manifests share a name and a run id would pay for each other's jobs in one state. Nothing was created.`,
     {
       hint: `Give this apply its own --run id, or another pipeline name: in one of the repositories. If this is that project (its remote or the manifest's path changed), set \`project: ${recorded.project}\` in runner.config.yaml beside the manifest.`,
     },

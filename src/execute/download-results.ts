@@ -1,4 +1,5 @@
 import type { PlannedJob } from '../manifest/planned-job.js';
+import { readableUtcTime } from '../readable-time.js';
 import type { ResultFiles } from '../results/result-files.js';
 import { holdsRecorded, isHeldHere } from '../results/held-here.js';
 import { joinKey, keyFolder } from '../results/result-key.js';
@@ -258,11 +259,11 @@ function reportLacking(
     status === 404 ||
     status === 410 ||
     (expiresAt !== undefined && ctx.clock.now() >= expiresAt);
-  const where = `saved on ${saved.machine ?? 'another machine'} at ${new Date(saved.at).toISOString()}`;
+  const where = `saved on ${saved.machine ?? 'another machine'} at ${readableUtcTime(saved.at)}`;
   const passed = expiresAt !== undefined && ctx.clock.now() >= expiresAt;
   const refused = typeof status === 'number' ? `the result host answers HTTP ${status}; ` : '';
   const reason = expired
-    ? `its link expired${passed ? ` on ${new Date(expiresAt).toISOString()}` : ''} (${refused}${where})`
+    ? `its link expired${passed ? ` on ${readableUtcTime(expiresAt)}` : ''} (${refused}${where})`
     : `its link could not be read: ${errorMessageOf(error)} (${where}; a later apply fetches it while the link lives)`;
   ctx.emit({
     type: 'warning',

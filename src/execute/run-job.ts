@@ -1,6 +1,7 @@
 import { getJobKind } from '../kinds/index.js';
 import { matchesPlannedJob } from '../catalog/payload-hash.js';
 import type { PlannedJob } from '../manifest/planned-job.js';
+import { readableUtcTime } from '../readable-time.js';
 import type { JobRecord } from '../service/types.js';
 import type { AttemptState, JobState } from '../state/index.js';
 import type { ExecutionContext } from './context.js';
@@ -72,7 +73,7 @@ async function driveJob(ctx: ExecutionContext, job: PlannedJob): Promise<JobOutc
           type: 'job-skipped',
           id: job.id,
           reason: 'deferred',
-          detail: `retry not before ${new Date(step.until).toISOString()}`,
+          detail: `retry not before ${readableUtcTime(step.until)}`,
         });
         return 'deferred';
       case 'follow': {

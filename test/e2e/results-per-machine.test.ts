@@ -125,7 +125,8 @@ describe('results that outlive their machine', () => {
       expect(three.code).toBe(1);
       expect(simulator.stats().jobsCreated).toBe(created);
       expect(three.stderr).toMatch(/missing from .* its link expired/);
-      expect(three.stderr).toMatch(/saved on \S+ pid \d+ at \d{4}-\d\d-\d\dT/);
+      // When, as a person reads it (not ISO): the day, the month's name, the year, the time in UTC.
+      expect(three.stderr).toMatch(/saved on \S+ pid \d+ at \d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d UTC/);
       const outC = join(dir, 'c', 'runner-output', 'nightly', 'night-1');
       const indexC = JSON.parse(await readFile(join(outC, 'results.json'), 'utf8')) as ResultsIndex;
       for (const row of indexC.results) {

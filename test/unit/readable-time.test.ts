@@ -11,6 +11,10 @@ describe('readableUtcTime', () => {
     expect(readableUtcTime('2026-11-27T09:05:00+09:00')).toBe('27 Nov 2026, 00:05 UTC');
   });
 
+  it('reads milliseconds since the epoch as the same instant', () => {
+    expect(readableUtcTime(Date.UTC(2026, 10, 27, 7, 0, 17, 393))).toBe('27 Nov 2026, 07:00 UTC');
+  });
+
   it('leaves text that is no time as it is', () => {
     expect(readableUtcTime('yesterday')).toBe('yesterday');
   });

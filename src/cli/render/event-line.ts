@@ -1,5 +1,6 @@
 import type { ExecutionEvent } from '../../execute/events.js';
 import type { Style } from '../../text-style.js';
+import { readableUtcTime } from '../../readable-time.js';
 
 /**
  * One line of text for an event worth a line, or undefined for one that is not (progress ticks).
@@ -34,7 +35,7 @@ export function formatEventLine(event: ExecutionEvent, style: Style): string | u
     case 'job-retry':
       return `${style.yellow('retry'.padEnd(9))} ${event.id}: ${event.failureKind}, attempt ${event.nextAttempt} in ${Math.round(event.delayMs / 1000)}s`;
     case 'job-deferred':
-      return `${style.yellow('deferred'.padEnd(9))} ${event.id}: ${event.failureKind}; retry after ${new Date(event.notBefore).toISOString()}`;
+      return `${style.yellow('deferred'.padEnd(9))} ${event.id}: ${event.failureKind}; retry after ${readableUtcTime(event.notBefore)}`;
     case 'job-uncertain':
       return `${style.yellow('uncertain')} ${event.id}: ${event.reason} (${event.action})`;
     case 'job-still-running':

@@ -1,6 +1,7 @@
 import { adviseJob, type AdviceCommands } from '../../execute/job-advice.js';
 import type { JobStatusView } from '../../state/index.js';
 import type { Style } from '../../text-style.js';
+import { readableUtcTime } from '../../readable-time.js';
 
 /** Longest error text shown per job in the text view; `--json` has it whole (as journaled). */
 const MAX_ERROR_CHARS = 400;
@@ -34,7 +35,8 @@ export function renderStatusProblems(
 
 /** A done job whose results are not all saved: what is owed, until when, and how to fetch it (#20.8). */
 function describeOwed(job: JobStatusView, style: Style, downloadCommand: string): string[] {
-  const until = job.resultsExpireAt === undefined ? '' : `; the links expire ${job.resultsExpireAt}`;
+  const until =
+    job.resultsExpireAt === undefined ? '' : `; the links expire ${readableUtcTime(job.resultsExpireAt)}`;
   return [
     style.yellow(`  ${job.id} (downloading): paid, ${job.resultsOwed ?? 0} result(s) not saved${until}`),
     style.dim(

@@ -95,3 +95,20 @@ describe('runner status text view (#7.5)', () => {
     expect(text).toMatch(/x \(failed, K\): a b{398}… \(see --json\)/);
   });
 });
+
+describe('times a person reads in the status text', () => {
+  it('shows when the links of a paid, unsaved result expire in UTC words, not ISO', () => {
+    const completedAt = Date.UTC(2026, 10, 20, 7, 0, 17);
+    const journal = [
+      { type: 'intent', at: completedAt - 2, id: 'owed', attempt: 1, payloadHash: 'h' },
+      { type: 'created', at: completedAt - 1, id: 'owed', attempt: 1, jobId: 'J9', creditCost: 4 },
+      { type: 'completed', at: completedAt, id: 'owed', attempt: 1, resultUrls: ['https://r/a.png'] },
+    ];
+    const view = buildStatusView(replayJournal(journal.map((line) => JSON.stringify(line)).join('\n')).jobs);
+    expect(view.jobs[0]?.resultsExpireAt).toBe('2026-11-27T07:00:17.000Z');
+    const text = renderStatus(view, createStyle(false), 200);
+    expect(text).toContain(
+      'owed (downloading): paid, 1 result(s) not saved; the links expire 27 Nov 2026, 07:00 UTC',
+    );
+  });
+});
