@@ -60,7 +60,8 @@ export function adviseJob(job: AdvisedJob, commands: AdviceCommands = FLAGS_ONLY
     case 'uncertain':
       return `The create's answer was lost: the job may exist and be paid for. Check the service first; \`${commands.resend}\` sends it again.`;
     case 'deferred': {
-      const when = job.notBefore === undefined ? '' : ` from ${readableUtcTime(job.notBefore)}`;
+      const when =
+        job.notBefore === undefined ? '' : ` from ${readableUtcTime(job.notBefore, { seconds: true })}`;
       const why = isFailureKind(failureKind) ? FAILURE_ADVICE[failureKind] : 'A temporary failure.';
       return `${why} A later apply retries it${when}.`;
     }

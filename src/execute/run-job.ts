@@ -73,7 +73,7 @@ async function driveJob(ctx: ExecutionContext, job: PlannedJob): Promise<JobOutc
           type: 'job-skipped',
           id: job.id,
           reason: 'deferred',
-          detail: `retry not before ${readableUtcTime(step.until)}`,
+          detail: `retry not before ${readableUtcTime(step.until, { seconds: true })}`,
         });
         return 'deferred';
       case 'follow': {

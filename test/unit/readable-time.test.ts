@@ -15,6 +15,11 @@ describe('readableUtcTime', () => {
     expect(readableUtcTime(Date.UTC(2026, 10, 27, 7, 0, 17, 393))).toBe('27 Nov 2026, 07:00 UTC');
   });
 
+  it('says the seconds of a time something waits for', () => {
+    expect(readableUtcTime('2026-11-27T07:00:17.393Z', { seconds: true })).toBe('27 Nov 2026, 07:00:17 UTC');
+    expect(readableUtcTime(Date.UTC(2026, 0, 1, 3), { seconds: true })).toBe('1 Jan 2026, 03:00:00 UTC');
+  });
+
   it('leaves text that is no time as it is', () => {
     expect(readableUtcTime('yesterday')).toBe('yesterday');
   });

@@ -35,7 +35,7 @@ export function formatEventLine(event: ExecutionEvent, style: Style): string | u
     case 'job-retry':
       return `${style.yellow('retry'.padEnd(9))} ${event.id}: ${event.failureKind}, attempt ${event.nextAttempt} in ${Math.round(event.delayMs / 1000)}s`;
     case 'job-deferred':
-      return `${style.yellow('deferred'.padEnd(9))} ${event.id}: ${event.failureKind}; retry after ${readableUtcTime(event.notBefore)}`;
+      return `${style.yellow('deferred'.padEnd(9))} ${event.id}: ${event.failureKind}; retry after ${readableUtcTime(event.notBefore, { seconds: true })}`;
     case 'job-uncertain':
       return `${style.yellow('uncertain')} ${event.id}: ${event.reason} (${event.action})`;
     case 'job-still-running':

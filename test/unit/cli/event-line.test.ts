@@ -3,7 +3,7 @@ import { formatEventLine } from '../../../src/cli/render/event-line.js';
 import { createStyle } from '../../../src/text-style.js';
 
 describe('formatEventLine', () => {
-  it('says when a deferred job is retried in UTC words, not ISO', () => {
+  it('says when a deferred job is retried in UTC words, not ISO, to the second: a retry at 07:00:10 would be refused', () => {
     const line = formatEventLine(
       {
         type: 'job-deferred',
@@ -14,6 +14,6 @@ describe('formatEventLine', () => {
       },
       createStyle(false),
     );
-    expect(line).toBe('deferred  busy: QUOTA_EXHAUSTED; retry after 27 Nov 2026, 07:00 UTC');
+    expect(line).toBe('deferred  busy: QUOTA_EXHAUSTED; retry after 27 Nov 2026, 07:00:17 UTC');
   });
 });

@@ -47,7 +47,7 @@ describe('adviseJob', () => {
         notBefore: '2026-01-01T03:00:00.000Z',
       }),
     ).toBe(
-      'The service is temporarily at capacity; retry after a few hours. A later apply retries it from 1 Jan 2026, 03:00 UTC.',
+      'The service is temporarily at capacity; retry after a few hours. A later apply retries it from 1 Jan 2026, 03:00:00 UTC.',
     );
     expect(adviseJob({ status: 'uncertain' }, commands)).toMatch(
       /may exist and be paid for\. Check the service first; `runner apply m\.yaml --resend-uncertain` sends it again\.$/,
