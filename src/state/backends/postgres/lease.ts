@@ -49,6 +49,12 @@ export interface LeaseOptions {
   shared?: boolean;
   /** The machine name records and `status` show. @default `machineName({})`: host and pid */
   machine?: string;
+  /**
+   * The connection renewals (and the release) go on. An apply gives one of its own: on the journal's
+   * connection a renewal waits for every statement queued before it, so a slow append or snapshot let
+   * the lease of a live process lapse. @default `client`
+   */
+  heartbeat?: ClientBase;
 }
 
 /**
@@ -57,7 +63,7 @@ export interface LeaseOptions {
  * live. Leases that expired unreleased are ended (their holders died or were cut off: their later
  * writes are refused, and their open attempts are followed from the records, never created again),
  * with a warning. The new lease's token is one above every earlier token of the run. Then
- * heartbeats keep it, on `client`, every `ttlMs / 3`.
+ * heartbeats keep it, on `options.heartbeat` (else `client`), every `ttlMs / 3`.
  */
 export async function acquireLease(
   client: ClientBase,
@@ -92,13 +98,7 @@ export async function acquireLease(
     const blocking = live.find((row) => !shared || !row.shared);
     if (blocking !== undefined) throw lockedError(run, blocking, options.where);
     const dead = rows.filter((row) => row.expired);
-    if (dead.length > 0) {
-      await client.query(
-        `UPDATE runner_leases SET released = true
-          WHERE pipeline = $1 AND run_id = $2 AND NOT released AND expires_at <= clock_timestamp()`,
-        [run.pipeline, run.runId],
-      );
-    }
+    if (dead.length > 0) await endExpiredLeases(client, run);
     const { rows: inserted } = await client.query<{ token: string }>(
       `INSERT INTO runner_leases (pipeline, run_id, holder, token, acquired_at, expires_at, machine, shared)
        SELECT $1, $2, $3, coalesce(max(token), 0) + 1, clock_timestamp(),
@@ -113,7 +113,7 @@ export async function acquireLease(
       dead.length === 0
         ? undefined
         : `Took over the expired lease of ${dead.map((row) => row.holder).join(', ')} on run "${run.runId}" in ${options.where} (it stopped renewing it at ${dead[0]?.expires_at.toISOString() ?? '?'}): its open jobs are followed, not created again.`;
-    return startHeartbeat(client, run, {
+    return startHeartbeat(options.heartbeat ?? client, run, {
       ...options,
       holder,
       machine,
@@ -190,7 +190,7 @@ function startHeartbeat(
       assertHeld();
       // Before a create, whose intent is written next (#31 session 6 point 1): that INSERT is fenced
       // in the same statement (this token, not released, not expired on the database's clock, the
-      // lease row FOR SHARE), so a takeover or `state lease --break` before it commits has it refused
+      // lease row FENCE_LOCK), so a takeover or `state lease --break` before it commits has it refused
       // and nothing is sent; one after it commits is no different with a renewal here, which comes
       // before the INSERT. And after the INSERT, `assertHeld` holds the create back unless a renewal
       // ASKED less than the lease's lifetime ago got through. So a renewal asked within the last
@@ -214,6 +214,34 @@ function startHeartbeat(
     },
   };
 }
+
+/**
+ * Ends the run's leases that expired unreleased, returning their holders. Each is locked `FOR UPDATE`
+ * first: that waits for the writes fenced by it that are under way (they hold it `FOR KEY SHARE`,
+ * {@link FENCE_LOCK}) to commit, and refuses every later one. The heartbeat's renewal (an UPDATE of
+ * no key) does not conflict with those fences, so a slow write never holds a renewal back; it does
+ * conflict with this lock, and a lease renewed meanwhile is found live again and kept.
+ */
+export async function endExpiredLeases(client: ClientBase, run: RunKey): Promise<string[]> {
+  const { rows } = await client.query<{ holder: string }>(
+    `WITH expired AS (
+       SELECT token FROM runner_leases
+        WHERE pipeline = $1 AND run_id = $2 AND NOT released AND expires_at <= clock_timestamp()
+        FOR UPDATE)
+     UPDATE runner_leases l SET released = true FROM expired
+      WHERE l.pipeline = $1 AND l.run_id = $2 AND l.token = expired.token
+     RETURNING l.holder`,
+    [run.pipeline, run.runId],
+  );
+  return rows.map((row) => row.holder);
+}
+
+/**
+ * How a write fenced by its lease locks the lease row until it commits: `FOR KEY SHARE`, which a
+ * takeover or a break (`FOR UPDATE`, {@link endExpiredLeases}) waits for, and which waits for them,
+ * but which the heartbeat's renewal never waits for.
+ */
+export const FENCE_LOCK = 'FOR KEY SHARE';
 
 function lockedError(run: RunKey, row: LeaseRow, where: string): RunnerError {
   return new RunnerError(

@@ -5,17 +5,17 @@ import { capRecordStrings, JOURNAL_VERSION } from '../../journal-format.js';
 import type { JournalWriter, LateEntry } from '../../journal-writer.js';
 import type { JournalEntry, JournalHeaderRecord, JournalRecord } from '../../records.js';
 import type { JournalPosition } from '../../snapshot-format.js';
-import type { PostgresLease, RunKey } from './lease.js';
+import { FENCE_LOCK, type PostgresLease, type RunKey } from './lease.js';
 
 /**
  * Stores one record, fenced: the row is written only while the lease row still carries this
- * process's token and has not expired, checked in the same statement (`FOR SHARE` makes a takeover
- * wait for it, and it for a takeover). A process that lost its lease has every later write refused.
+ * process's token and has not expired, checked in the same statement (`FENCE_LOCK` makes a takeover
+ * wait for it, and it for a takeover, but never the heartbeat's renewal). A process that lost its lease has every later write refused.
  */
 const APPEND_SQL = `INSERT INTO runner_records (pipeline, run_id, record, lease_token, holder, job_id)
   SELECT pipeline, run_id, $3, token, holder, $5 FROM runner_leases
    WHERE pipeline = $1 AND run_id = $2 AND token = $4 AND NOT released AND expires_at > clock_timestamp()
-   FOR SHARE
+   ${FENCE_LOCK}
   RETURNING seq::text`;
 
 /**

@@ -66,17 +66,23 @@ function readFirstRunRecord(url: StateUrl, where: RunAddress): Promise<FirstRunR
 async function openPostgresRun(url: StateUrl, input: OpenRunInput): Promise<RunState> {
   const ttlMs = input.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
   const db = await connectStateDb(url, sessionLimits(ttlMs));
+  // The lease's renewals on a connection of their own: one queued behind a slow append or snapshot on
+  // the journal's connection let a live process's lease lapse, and another machine took its jobs over.
+  let heartbeatDb: StateDb | undefined;
   const run = keyOf(input);
   const where = url.display;
   const source = describeRun(url, run);
   const clock = input.clock ?? systemClock;
   try {
     await guard(url, () => migrateSchema(db.client));
+    heartbeatDb = await connectStateDb(url, sessionLimits(ttlMs));
+    const heartbeat = heartbeatDb.client;
     const lease = await guard(url, () =>
       acquireLease(db.client, run, {
         ttlMs,
         where,
         shared: true,
+        heartbeat,
         ...(input.machine === undefined ? {} : { machine: input.machine }),
       }),
     );
@@ -138,6 +144,7 @@ async function openPostgresRun(url: StateUrl, input: OpenRunInput): Promise<RunS
             await lease.release();
             await coordination?.close();
             await db.end();
+            await heartbeatDb?.end();
           }
         },
       };
@@ -148,6 +155,7 @@ async function openPostgresRun(url: StateUrl, input: OpenRunInput): Promise<RunS
     }
   } catch (error) {
     await db.end();
+    await heartbeatDb?.end();
     throw error;
   }
 }

@@ -12,7 +12,7 @@ import {
   type AccountPause,
 } from './account-share.js';
 import type { StateDb } from './connect-db.js';
-import type { PostgresLease, RunKey } from './lease.js';
+import { endExpiredLeases, type PostgresLease, type RunKey } from './lease.js';
 
 /** The channel a process announces a finished or released claim on: waiting processes look again. */
 const CHANNEL = 'runner_claims';
@@ -211,13 +211,7 @@ export function createRunCoordination(
         await lockClaim(tx);
         // Leases that ran out are ended first: the UPDATE waits for any write of theirs in flight,
         // and refuses every later one, so their records are complete when read below.
-        const { rows: ended } = await tx.query<{ holder: string }>(
-          `UPDATE runner_leases SET released = true
-            WHERE pipeline = $1 AND run_id = $2 AND NOT released AND expires_at <= clock_timestamp()
-            RETURNING holder`,
-          key.slice(0, 2),
-        );
-        const tookOver = ended.map((row) => row.holder);
+        const tookOver = await endExpiredLeases(tx, run);
         const live = await tx.query<{ live: boolean }>(`SELECT ${LIVE_LEASE} AS live`, key);
         if (live.rows[0]?.live !== true) throw lost();
         // This run's slots, and those its account's other runs hold (none without an account).

@@ -7,7 +7,7 @@ import {
 } from '../../late-answer-window.js';
 import { parseJournalLine } from '../../replay.js';
 import { connectStateDb, unreachableError } from './connect-db.js';
-import { acquireLease, DEFAULT_LEASE_TTL_MS, type RunKey } from './lease.js';
+import { acquireLease, DEFAULT_LEASE_TTL_MS, FENCE_LOCK, type RunKey } from './lease.js';
 import { migrateSchema, readSchemaVersion } from './schema.js';
 import { parseStateUrl } from '../../state-url.js';
 
@@ -114,7 +114,7 @@ export async function importRunRecords(
 
 /**
  * Fenced like every write (#31.11): a copy that stalled past its lease commits nothing, and the
- * lease row, held FOR SHARE until the commit, cannot be taken over meanwhile.
+ * lease row, held `FENCE_LOCK` until the commit, cannot be taken over meanwhile.
  */
 async function assertLeaseLive(
   client: ClientBase,
@@ -124,7 +124,7 @@ async function assertLeaseLive(
 ): Promise<void> {
   const { rowCount } = await client.query(
     `SELECT 1 FROM runner_leases WHERE pipeline = $1 AND run_id = $2 AND token = $3
-        AND NOT released AND expires_at > clock_timestamp() FOR SHARE`,
+        AND NOT released AND expires_at > clock_timestamp() ${FENCE_LOCK}`,
     [run.pipeline, run.runId, token],
   );
   if (rowCount !== 1) {
@@ -301,9 +301,15 @@ export async function breakLease(stateUrl: string, run: RunKey): Promise<boolean
   const db = await connectStateDb(url);
   try {
     if ((await readSchemaVersion(db.client)) === 0) return false;
+    // Locked FOR UPDATE first: the break waits for the holder's fenced writes under way (FENCE_LOCK),
+    // which a plain UPDATE of no key would not, and refuses every later one.
     const { rowCount } = await db.client.query(
-      `UPDATE runner_leases SET expires_at = clock_timestamp()
-        WHERE pipeline = $1 AND run_id = $2 AND NOT released AND expires_at > clock_timestamp()`,
+      `WITH live AS (
+         SELECT token FROM runner_leases
+          WHERE pipeline = $1 AND run_id = $2 AND NOT released AND expires_at > clock_timestamp()
+          FOR UPDATE)
+       UPDATE runner_leases l SET expires_at = clock_timestamp() FROM live
+        WHERE l.pipeline = $1 AND l.run_id = $2 AND l.token = live.token`,
       [run.pipeline, run.runId],
     );
     return (rowCount ?? 0) > 0;

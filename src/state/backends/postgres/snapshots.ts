@@ -12,7 +12,7 @@ import { SnapshotProblem, type PrefixCheck } from '../../snapshot-format.js';
 import { SnapshotFile } from '../../stored-job.js';
 import { serializeSnapshot, type SnapshotContent } from '../../write-snapshot.js';
 import { copyOutValues } from './copy-out.js';
-import type { PostgresLease, RunKey } from './lease.js';
+import { FENCE_LOCK, type PostgresLease, type RunKey } from './lease.js';
 
 /**
  * Bytes per row of `runner_snapshot_parts` (whole lines, so about this): bounded memory when a
@@ -30,7 +30,7 @@ export interface SnapshotCover {
  * Stores a run's snapshot in the database: the same text the folder's `snapshot.jsonl` holds
  * (`serializeSnapshot`), in parts of whole lines of about a megabyte, replacing the run's previous one
  * in one transaction, so a reader sees the old snapshot or the new one, whole. Fenced like a record:
- * the transaction first locks the lease row (`FOR SHARE`) and goes on only while it still carries
+ * the transaction first locks the lease row (`FENCE_LOCK`: never in the heartbeat's way) and goes on only while it still carries
  * this process's token, unexpired; a lost lease writes no snapshot. Its header's `journal` names the records it
  * stands for: `bytes` is the sequence number of the last, `lines` their count, and the two CRC-32s
  * are of the run's first record (its header, naming pipeline, run and start) and of that last one.
@@ -47,7 +47,7 @@ export async function writePostgresSnapshot(
   try {
     const { rowCount } = await client.query(
       `SELECT 1 FROM runner_leases WHERE pipeline = $1 AND run_id = $2 AND token = $3 AND NOT released
-          AND expires_at > clock_timestamp() FOR SHARE`,
+          AND expires_at > clock_timestamp() ${FENCE_LOCK}`,
       [...key, lease.token],
     );
     if (rowCount !== 1) {
