@@ -1,11 +1,10 @@
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src/simulator/index.js';
 import type { Simulator } from '../../src/simulator/types.js';
 import { createPostgresStore } from '../../src/state/backends/postgres/postgres-store.js';
-import { pgAvailable, usePgCluster } from '../pg-cluster.js';
+import { pgAvailable, usePgCluster, withPgClient } from '../pg-cluster.js';
 import { FAST_YES, makeWorkDir, simulatorEnv, writeImageMatrixManifest } from './apply-fixtures.js';
 import { runCli } from './run-cli.js';
 import { runCliKilledAfterStart, runCliKilledWhen } from './run-cli-killable.js';
@@ -110,9 +109,7 @@ jobs:
       expect(old.code, old.stderr).toBe(0);
       // As an earlier release left it: no claim file, no folder in the run record, no snapshot.
       await rm(join(dir, 'shared', '.runner-run.json'));
-      const client = new pg.Client({ connectionString: url });
-      await client.connect();
-      try {
+      await withPgClient(url, async (client) => {
         await client.query(
           `UPDATE runner_records SET record = regexp_replace(record, ',"outputDir":"[^"]*"', '', 'g')`,
         );
@@ -122,9 +119,7 @@ jobs:
           [`"file":${JSON.stringify(join(dir, 'shared')).slice(0, -1)}/\\1"`],
         );
         await client.query('DELETE FROM runner_snapshots');
-      } finally {
-        await client.end();
-      }
+      });
       const before = await readFile(join(dir, 'shared', 'img-elk-ink.png'));
       const made = sim.stats().jobsCreated;
       const next = await runCli(['apply', file, '--run', 'new', '--output', 'shared', ...FAST_YES], {

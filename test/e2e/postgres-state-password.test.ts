@@ -1,9 +1,8 @@
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src/simulator/index.js';
-import { pgAvailable, usePgCluster } from '../pg-cluster.js';
+import { pgAvailable, usePgCluster, withPgClient } from '../pg-cluster.js';
 import { listFilesDeep, simulatorEnv, writeApplyWorkspace } from './apply-fixtures.js';
 import { runCli } from './run-cli.js';
 
@@ -11,9 +10,7 @@ const SENTINEL = 'Zq9sentinelPw';
 
 /** Every text a table of the state database holds, one row a line. */
 async function dumpDatabase(url: string): Promise<string> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
+  return withPgClient(url, async (client) => {
     const { rows: tables } = await client.query<{ name: string }>(
       "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public'",
     );
@@ -23,9 +20,7 @@ async function dumpDatabase(url: string): Promise<string> {
       texts.push(...rows.map((row) => row.row));
     }
     return texts.join('\n');
-  } finally {
-    await client.end();
-  }
+  });
 }
 
 /**

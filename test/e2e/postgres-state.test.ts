@@ -1,11 +1,10 @@
 import { rm } from 'node:fs/promises';
-import pg from 'pg';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src/simulator/index.js';
 import type { Simulator } from '../../src/simulator/types.js';
 import type { StatusView } from '../../src/state/status-view.js';
-import { pgAvailable, usePgCluster } from '../pg-cluster.js';
+import { pgAvailable, usePgCluster, withPgClient } from '../pg-cluster.js';
 import { startProxy } from '../pg-proxy.js';
 import { simulatorEnv, writeApplyWorkspace } from './apply-fixtures.js';
 import { runCli, startCli, type CliResult } from './run-cli.js';
@@ -321,16 +320,12 @@ describe.runIf(pgAvailable())('apply with its state in PostgreSQL', () => {
 });
 
 async function readIntentKeys(url: string): Promise<Set<string>> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
+  return withPgClient(url, async (client) => {
     const { rows } = await client.query<{ key: string }>(
       "SELECT record::json->>'idempotencyKey' AS key FROM runner_records WHERE record::json->>'type' = 'intent'",
     );
     return new Set(rows.map((row) => row.key));
-  } finally {
-    await client.end();
-  }
+  });
 }
 
 /** `apply` arguments with another `--output` folder. */

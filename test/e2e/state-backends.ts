@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import pg from 'pg';
+import type { QueryResultRow } from 'pg';
 import type { StatusView } from '../../src/state/status-view.js';
-import { pgAvailable, usePgCluster } from '../pg-cluster.js';
+import { pgAvailable, usePgCluster, withPgClient } from '../pg-cluster.js';
 import { readJournalLines, type JournalLine } from './apply-fixtures.js';
 import { runCli } from './run-cli.js';
 
@@ -77,17 +77,13 @@ function folderPlace(stateDir: string, pipeline: string): StatePlace {
 }
 
 function postgresPlace(url: string, pipeline: string, leaseTtlMs: number): StatePlace {
-  const query = async <T extends pg.QueryResultRow>(text: string, values: unknown[]): Promise<T[]> => {
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
+  const query = async <T extends QueryResultRow>(text: string, values: unknown[]): Promise<T[]> => {
     try {
-      return (await client.query<T>(text, values)).rows;
+      return await withPgClient(url, async (client) => (await client.query<T>(text, values)).rows);
     } catch (error) {
       // Before the first apply the tables do not exist yet: no records, no lease, no snapshot.
       if ((error as { code?: string }).code === '42P01') return [];
       throw error;
-    } finally {
-      await client.end();
     }
   };
   const key = (run = 'default') => [pipeline, run];

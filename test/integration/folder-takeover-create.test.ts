@@ -1,17 +1,13 @@
-import { mkdtemp, rm, utimes } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { utimes } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { ExecutionEvent, ExecutionSummary } from '../../src/execute/events.js';
 import { folderStateStore } from '../../src/state/backends/folder/folder-store.js';
 import { summarizeJob } from '../../src/state/job-state.js';
-import type { OpenRunInput, RunState } from '../../src/state/state-store.js';
+import type { RunState } from '../../src/state/state-store.js';
+import { HOST_A, HOST_B, useFolderOfTwoHosts } from './folder-two-hosts.js';
 import { videoJob } from './executor-harness.js';
 import { executeOnRun, planOf, quickOptions, startService } from './pg-work-folder.js';
-
-/** Two machines sharing a run folder (a network folder): one lock file, two hosts. */
-const HOST_A = { hostname: 'host-a', bootId: 'boot-a', pidNamespace: 'pid:[a]' };
-const HOST_B = { hostname: 'host-b', bootId: 'boot-b', pidNamespace: 'pid:[b]' };
 
 /**
  * #31.9 on the folder, long after the lease ended (`takeover-create.test.ts` tells the takeover
@@ -21,25 +17,10 @@ const HOST_B = { hostname: 'host-b', bootId: 'boot-b', pidNamespace: 'pid:[b]' }
  * paid job is lost, none is paid twice.
  */
 describe('a takeover of a run folder while video creates are in flight', () => {
-  let dir: string;
-  beforeEach(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'runner-folder-takeover-'));
-  });
-  afterEach(async () => {
-    await rm(dir, { recursive: true, force: true });
-  });
-
-  const address = (identity: typeof HOST_A, now: () => number = () => Date.now()): OpenRunInput => ({
-    manifestFile: join(dir, 'm.yaml'),
-    stateDir: join(dir, 'state'),
-    pipeline: 'p',
-    runId: 'r1',
-    uploadCachePath: join(dir, `uploads-${identity.hostname}.json`),
-    // No heartbeat during the test: the holder's lease is what its clock says.
-    lock: { identity, heartbeatMs: 600_000, now },
-  });
+  const { dir: workDir, address } = useFolderOfTwoHosts('runner-folder-takeover-');
 
   it('lock taken over mid-create of 4 videos: the answers are kept and adopted, 0 paid twice, 0 lost', async () => {
+    const dir = workDir();
     const { sim, connect } = await startService(11, 1);
     const client = connect();
     const plan = planOf(

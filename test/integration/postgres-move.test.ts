@@ -7,7 +7,7 @@ import { breakLease } from '../../src/state/backends/postgres/run-records.js';
 import { pullRunState, pushRunState } from '../../src/state/backends/folder/move-run-state.js';
 import { openRunState } from '../../src/state/backends/folder/open-run-state.js';
 import type { OpenRunInput } from '../../src/state/state-store.js';
-import { pgAvailable } from '../pg-cluster.js';
+import { pgAvailable, withPgClient } from '../pg-cluster.js';
 import { coordinationOf, usePgWorkFolder } from './pg-work-folder.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -45,14 +45,10 @@ describe.runIf(pgAvailable())('moving a run between a folder and PostgreSQL', ()
   }
 
   async function countRecords(url: string): Promise<number> {
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    try {
+    return withPgClient(url, async (client) => {
       const { rows } = await client.query<{ n: number }>('SELECT count(*)::int AS n FROM runner_records');
       return rows[0]?.n ?? 0;
-    } finally {
-      await client.end();
-    }
+    });
   }
 
   it('push marks the folder moved, pull marks the database moved; each is refused until the run comes back', async () => {

@@ -1,5 +1,4 @@
 import { join } from 'node:path';
-import pg from 'pg';
 import { describe, expect, it, vi } from 'vitest';
 import { createPostgresStore } from '../../src/state/backends/postgres/postgres-store.js';
 import { acquireLease } from '../../src/state/backends/postgres/lease.js';
@@ -7,7 +6,7 @@ import { replayRunRecords } from '../../src/state/backends/postgres/read-records
 import { SCHEMA_VERSION } from '../../src/state/backends/postgres/schema.js';
 import { parseStateUrl, redactUrls } from '../../src/state/state-url.js';
 import type { OpenRunInput } from '../../src/state/state-store.js';
-import { pgAvailable } from '../pg-cluster.js';
+import { pgAvailable, withPgClient } from '../pg-cluster.js';
 import { usePgWorkFolder } from './pg-work-folder.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -61,12 +60,10 @@ describe.runIf(pgAvailable())('PostgreSQL state backend', () => {
     expect(reading.exists).toBe(true);
     expect(reading.replay.jobs.get('a')?.status).toBe('open');
     expect(reading.replay.header).toMatchObject({ pipeline: 'p', runId: 'r1' });
-    const check = new pg.Client({ connectionString: url });
-    await check.connect();
-    const { rows } = await check.query('SELECT max(version) AS v FROM runner_schema_migrations');
+    const { rows } = await withPgClient(url, (check) =>
+      check.query('SELECT max(version) AS v FROM runner_schema_migrations'),
+    );
     expect(rows[0].v).toBe(SCHEMA_VERSION);
-    await check.end();
-    const client = new pg.Client({ connectionString: url });
     // Read in pages (of 2, of 5, whole): the same records in the same order. Past 9 records, an order
     // by the sequence number's text ("10" before "9") would lose and reorder records.
     const more = await store.openRun(address());
@@ -84,13 +81,13 @@ describe.runIf(pgAvailable())('PostgreSQL state backend', () => {
     const whole = await store.readRun(address());
     expect(whole.replay.jobs.size).toBe(13);
     expect([...whole.replay.jobs.values()].every((job) => job.status === 'open')).toBe(true);
-    await client.connect();
-    for (const page of [2, 5]) {
-      const paged = await replayRunRecords(client, { pipeline: 'p', runId: 'r1' }, 'test', { page });
-      expect(paged.lines).toBe(28);
-      expect(paged.replay.jobs).toEqual(whole.replay.jobs);
-    }
-    await client.end();
+    await withPgClient(url, async (client) => {
+      for (const page of [2, 5]) {
+        const paged = await replayRunRecords(client, { pipeline: 'p', runId: 'r1' }, 'test', { page });
+        expect(paged.lines).toBe(28);
+        expect(paged.replay.jobs).toEqual(whole.replay.jobs);
+      }
+    });
     const runs = await store.listRuns({ manifestFile: address().manifestFile, pipeline: 'p' });
     expect(runs.runs.map((run) => run.runId)).toEqual(['r1']);
     expect(runs.runs[0]?.counts.open).toBe(13);
@@ -100,10 +97,9 @@ describe.runIf(pgAvailable())('PostgreSQL state backend', () => {
     const url = await freshUrl();
     const store = createPostgresStore(url);
     await (await store.openRun(address())).close();
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    await client.query('INSERT INTO runner_schema_migrations (version) VALUES ($1)', [SCHEMA_VERSION + 1]);
-    await client.end();
+    await withPgClient(url, (client) =>
+      client.query('INSERT INTO runner_schema_migrations (version) VALUES ($1)', [SCHEMA_VERSION + 1]),
+    );
     await expect(store.openRun(address())).rejects.toMatchObject({
       code: 'STATE_VERSION',
       message: expect.stringContaining(
@@ -119,9 +115,7 @@ describe.runIf(pgAvailable())('PostgreSQL state backend', () => {
     const first = await store.openRun(address());
     const second = await store.openRun(address());
     expect(second.lock.warning).toBeUndefined();
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    try {
+    await withPgClient(url, async (client) => {
       await expect(
         acquireLease(client, { pipeline: 'p', runId: 'r1' }, { ttlMs: 600, where: 'test' }),
       ).rejects.toMatchObject({
@@ -133,9 +127,7 @@ describe.runIf(pgAvailable())('PostgreSQL state backend', () => {
       const alone = await acquireLease(client, { pipeline: 'p', runId: 'r1' }, { ttlMs: 600, where: 'test' });
       await expect(store.openRun(address())).rejects.toMatchObject({ code: 'STATE_LOCKED' });
       await alone.release();
-    } finally {
-      await client.end();
-    }
+    });
   });
 
   it('takes over an expired lease; the old holder fails verify and its late writes are refused by the database', async () => {

@@ -1,7 +1,6 @@
-import { mkdtemp, rm, utimes } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { utimes } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ExecutionEvent, ExecutionSummary } from '../../src/execute/events.js';
 import { folderStateStore } from '../../src/state/backends/folder/folder-store.js';
 import { createPostgresStore } from '../../src/state/backends/postgres/postgres-store.js';
@@ -10,6 +9,7 @@ import { summarizeJob } from '../../src/state/job-state.js';
 import type { OpenRunInput, RunState, StateStore } from '../../src/state/state-store.js';
 import { pgAvailable } from '../pg-cluster.js';
 import { videoJob } from './executor-harness.js';
+import { HOST_A, HOST_B, useFolderOfTwoHosts } from './folder-two-hosts.js';
 import { executeOnRun, planOf, quickOptions, startService, usePgWorkFolder } from './pg-work-folder.js';
 
 /**
@@ -112,34 +112,15 @@ function takeoverScenario(backendOf: () => Backend): void {
   });
 }
 
-/** Two machines sharing a run folder (a network folder): one lock file, two hosts. */
-const HOST_A = { hostname: 'host-a', bootId: 'boot-a', pidNamespace: 'pid:[a]' };
-const HOST_B = { hostname: 'host-b', bootId: 'boot-b', pidNamespace: 'pid:[b]' };
-
 describe('a takeover while video creates are in flight (folder)', () => {
-  let dir = '';
-  beforeEach(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'runner-folder-takeover-'));
-  });
-  afterEach(async () => {
-    await rm(dir, { recursive: true, force: true });
-  });
+  const work = useFolderOfTwoHosts('runner-folder-takeover-');
   takeoverScenario(() => {
     let pausedFor = 0;
-    const address = (identity: typeof HOST_A, now: () => number): OpenRunInput => ({
-      manifestFile: join(dir, 'm.yaml'),
-      stateDir: join(dir, 'state'),
-      pipeline: 'p',
-      runId: 'r1',
-      uploadCachePath: join(dir, `uploads-${identity.hostname}.json`),
-      // No heartbeat during the test: the holder's lease is what its clock says.
-      lock: { identity, heartbeatMs: 600_000, now },
-    });
     return {
       store: folderStateStore,
-      dir,
-      a: address(HOST_A, () => Date.now() + pausedFor),
-      b: address(HOST_B, () => Date.now()),
+      dir: work.dir(),
+      a: work.address(HOST_A, () => Date.now() + pausedFor),
+      b: work.address(HOST_B),
       async endLease(a) {
         // A is paused, and its lock went stale just now (not refreshed for a little over its 30 s):
         // A stopped creating 15 s after its last refresh, so its creates may be answered for a while.
