@@ -32,7 +32,14 @@ describe.runIf(pgAvailable())(
     }
 
     it('warns of a run left with paid jobs open (killed), from the database', async () => {
-      const { sim, env } = await setUp({ timeScale: 0.005, jobDurationMs: { image: 400_000 } });
+      // The service's clock stands still while k1 runs, so none of its jobs can end before the kill
+      // however slowly a loaded machine runs k1 (at load 12 one did: "3 paid jobs still open").
+      let frozenAt: number | undefined = Date.now();
+      const { sim, env } = await setUp({
+        timeScale: 0.005,
+        jobDurationMs: { image: 400_000 },
+        clock: { now: () => frozenAt ?? Date.now() },
+      });
       const dir = await makeWorkDir('pg-unfinished');
       const { file } = await writeImageMatrixManifest(dir, {
         name: 'crashy',
@@ -46,6 +53,7 @@ describe.runIf(pgAvailable())(
         { env, cwd: dir },
       );
       expect(killed.killed, killed.stderr).toBe(true);
+      frozenAt = undefined;
       const k2 = await runCli(['apply', file, '--run', 'k2', '--only', 'img-fox-ink', ...FAST_YES], {
         env,
         cwd: dir,
