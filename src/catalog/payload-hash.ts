@@ -47,7 +47,15 @@ export function payloadHashPrefix(job: Pick<HashablePayload, 'kind' | 'model'>, 
 
 /** {@link hashPayloadWithParams} of a job whose {@link payloadHashPrefix} is `prefix`. */
 export function hashPayloadAfter(prefix: string, prompt: string | undefined): string {
-  const text = prompt === undefined ? `${prefix}}` : `${prefix},"prompt":${JSON.stringify(prompt)}}`;
+  return hashPayloadAfterPromptJson(prefix, prompt === undefined ? undefined : JSON.stringify(prompt));
+}
+
+/**
+ * {@link hashPayloadAfter} given `JSON.stringify(prompt)` (`undefined`: the job has no prompt), for a
+ * caller that writes the prompt's JSON anyway (the plan report): one `JSON.stringify` of it, not two.
+ */
+export function hashPayloadAfterPromptJson(prefix: string, promptJson: string | undefined): string {
+  const text = promptJson === undefined ? `${prefix}}` : `${prefix},"prompt":${promptJson}}`;
   return hash('sha256', text, 'hex');
 }
 

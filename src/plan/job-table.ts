@@ -5,6 +5,7 @@ import type { CostReport, JobCost } from './cost-report.js';
 import { JOB_STATE_CLASSES, type JobStateClass } from './cost-report.js';
 import { roundCredits } from './credits.js';
 import { createHashColumn } from './hash-column.js';
+import { hashPayloadAfterPromptJson } from '../catalog/payload-hash.js';
 
 /**
  * The report's job list as the renderers read it: its length and its jobs in plan order. A
@@ -33,10 +34,15 @@ export interface JobTableEntry extends Pick<
 
 /** A job's payload as a plan report shows it for `runner diff`. */
 export interface ShownPayload {
-  payloadHash: string;
+  readonly payloadHash: string;
   prompt: string | undefined;
   /** `shownParamsJson` of the params sent. */
   paramsJson: string;
+  /**
+   * When given, `payloadHash` is `hashPayloadAfter(hashPrefix, prompt)`: the table keeps the prefix
+   * (jobs of one entry share it) and makes the hash only when the row is read (see `createShownPayloads`).
+   */
+  readonly hashPrefix?: string;
 }
 
 /**
@@ -53,7 +59,10 @@ export interface ReplayedJob {
   matrixValues?: Record<string, MatrixValue>;
 }
 
-/** The per-job part of a cost report, ~20 bytes a job plus its id (33 more with the diff parts; see {@link createJobTable}). */
+/**
+ * The per-job part of a cost report, ~20 bytes a job plus its id (with the diff parts, 8 more when the
+ * table makes each hash as it is read, 37 more when given hashes; see {@link createJobTable}).
+ */
 export interface JobTable extends JobListView {
   push(entry: JobTableEntry): void;
   /**
@@ -70,8 +79,6 @@ export interface JobTable extends JobListView {
   stateAt(index: number): JobStateClass;
   toRunAt(index: number): boolean;
   coveredAt(index: number): boolean;
-  /** The diff parts' hash; `undefined` for a row pushed without them. */
-  payloadHashAt(index: number): string | undefined;
   paramsRefAt(index: number): number;
   /** The distinct params of the jobs given diff parts, by `ShownAt.paramsKey` (the report's `paramSets`). */
   paramSets(): Record<string, unknown>[];
@@ -84,6 +91,10 @@ export interface TableRow {
   index: number;
   /** Only for a row with diff parts. */
   prompt: string | undefined;
+  /** `JSON.stringify(prompt)`, made once for the hash and the report's text (only with diff parts). */
+  promptJson: string | undefined;
+  /** The diff parts' hash; `undefined` for a row pushed without them. */
+  payloadHash: string | undefined;
   matrixValues: Record<string, MatrixValue>;
 }
 
@@ -121,6 +132,10 @@ export function createJobTable(
   const refs = createGrowableArray(Uint32Array);
   // The diff parts (only when given): params are interned, as jobs of one entry mostly share them.
   const hashes = createHashColumn();
+  // A row whose hash is made when it is read (`ShownPayload.hashPrefix`): 1 + its prefix's index, else 0.
+  const prefixKeys = createGrowableArray(Uint32Array);
+  const prefixes: string[] = [];
+  const prefixIndexes = new Map<string, number>();
   /** Without `replay`; with it, each line's prompt is read back from the replayed job. */
   const prompts: (string | undefined)[] = [];
   const paramKeys = createGrowableArray(Uint32Array);
@@ -135,6 +150,15 @@ export function createJobTable(
     }
     return key;
   };
+  const internPrefix = (prefix: string): number => {
+    let index = prefixIndexes.get(prefix);
+    if (index === undefined) {
+      index = prefixes.length;
+      prefixes.push(prefix);
+      prefixIndexes.set(prefix, index);
+    }
+    return index;
+  };
   // Jobs come in runs of one kind, model and params: the last of each is answered without a lookup.
   let lastKind: string | undefined;
   let lastKindIndex = 0;
@@ -142,7 +166,23 @@ export function createJobTable(
   let lastModelIndex = 0;
   let lastParams: string | undefined;
   let lastParamsKey = 0;
+  let lastPrefix: string | undefined;
+  let lastPrefixKey = 0;
   let shownRows = 0;
+
+  /** Fills in the row's diff parts from its `prompt`: the prompt's JSON and the hash (made here when deferred). */
+  const fillDiffParts = (row: TableRow): void => {
+    const { index } = row;
+    const prefixKey = prefixKeys.at(index);
+    const payloadHash = prefixKey === 0 ? hashes.at(index) : undefined;
+    if (prefixKey === 0 && payloadHash === undefined) {
+      row.promptJson = undefined;
+      row.payloadHash = undefined;
+      return;
+    }
+    row.promptJson = row.prompt === undefined ? undefined : JSON.stringify(row.prompt);
+    row.payloadHash = payloadHash ?? hashPayloadAfterPromptJson(prefixes[prefixKey - 1]!, row.promptJson);
+  };
 
   /** The line of row `index`, given what the table does not keep. */
   const jobAt = (row: TableRow): JobCost => {
@@ -158,7 +198,7 @@ export function createJobTable(
       coveredBySubscription: (flag & COVERED) !== 0,
       matrixValues: row.matrixValues,
     };
-    const payloadHash = hashes.at(index);
+    const { payloadHash } = row;
     if (payloadHash !== undefined) {
       job.payloadHash = payloadHash;
       if (row.prompt !== undefined) job.prompt = row.prompt;
@@ -167,13 +207,20 @@ export function createJobTable(
     return job;
   };
   function* rows(): Generator<TableRow, void, undefined> {
-    const row: TableRow = { index: 0, prompt: undefined, matrixValues: {} };
+    const row: TableRow = {
+      index: 0,
+      prompt: undefined,
+      promptJson: undefined,
+      payloadHash: undefined,
+      matrixValues: {},
+    };
     // Only the diff parts show a prompt: a table without them needs no second expansion.
     if (replay === undefined || shownRows === 0) {
       for (let index = 0; index < ids.length; index++) {
         row.index = index;
         row.prompt = prompts[index];
         row.matrixValues = matrixValuesOf(refs.at(index));
+        if (shownRows !== 0) fillDiffParts(row);
         yield row;
       }
       return;
@@ -194,6 +241,7 @@ export function createJobTable(
       row.prompt = job.prompt;
       // The replayed job's values are the ones the index would build again.
       row.matrixValues = job.matrixValues ?? matrixValuesOf(ref);
+      fillDiffParts(row);
       yield row;
     }
   }
@@ -220,15 +268,25 @@ export function createJobTable(
       credits.push(entry.credits);
       flags.push(JOB_STATE_CLASSES.indexOf(entry.state) | (entry.toRun ? TO_RUN : 0));
       refs.push(entry.ref);
-      hashes.push(entry.shown?.payloadHash);
-      if (entry.shown !== undefined) {
-        shownRows++;
-        if (replay === undefined) prompts[ids.length - 1] = entry.shown.prompt;
-        while (paramKeys.length < ids.length - 1) paramKeys.push(0);
-        const { paramsJson } = entry.shown;
-        if (paramsJson !== lastParams) lastParamsKey = internParams((lastParams = paramsJson));
-        paramKeys.push(lastParamsKey);
+      const { shown } = entry;
+      if (shown === undefined) return;
+      const row = ids.length - 1;
+      shownRows++;
+      if (replay === undefined) prompts[row] = shown.prompt;
+      // Rows before are padded with "none" (0) only when a later row has a value: `at` reads 0 past the end.
+      if (shown.hashPrefix === undefined) {
+        while (hashes.length < row) hashes.push(undefined);
+        hashes.push(shown.payloadHash);
+      } else {
+        while (prefixKeys.length < row) prefixKeys.push(0);
+        if (shown.hashPrefix !== lastPrefix)
+          lastPrefixKey = 1 + internPrefix((lastPrefix = shown.hashPrefix));
+        prefixKeys.push(lastPrefixKey);
       }
+      while (paramKeys.length < row) paramKeys.push(0);
+      const { paramsJson } = shown;
+      if (paramsJson !== lastParams) lastParamsKey = internParams((lastParams = paramsJson));
+      paramKeys.push(lastParamsKey);
     },
     idAt: (index) => ids[index]!,
     kindAt: (index) => names[kinds.at(index)]!,
@@ -237,7 +295,6 @@ export function createJobTable(
     stateAt: (index) => JOB_STATE_CLASSES[flags.at(index) & STATE_MASK]!,
     toRunAt: (index) => (flags.at(index) & TO_RUN) !== 0,
     coveredAt: (index) => (flags.at(index) & COVERED) !== 0,
-    payloadHashAt: (index) => hashes.at(index),
     paramsRefAt: (index) => paramKeys.at(index),
     paramSets: () => paramObjects,
     setCovered: (index) => flags.set(index, flags.at(index) | COVERED),

@@ -103,11 +103,11 @@ function* renderTableJson(table: JobTable, jobsPerChunk: number): Generator<stri
       `${count === 0 ? '' : ',\n'}    {\n      "id": ${JSON.stringify(table.idAt(index))}${middle}` +
       renderMatrixValues(row.matrixValues, json);
     // A table's diff parts (when it has them) are plain: a hex hash, a string, an index.
-    const payloadHash = table.payloadHashAt(index);
+    const { payloadHash } = row;
     if (payloadHash !== undefined) {
       chunk +=
         `,\n      "payloadHash": "${payloadHash}"` +
-        (row.prompt === undefined ? '' : `,\n      "prompt": ${JSON.stringify(row.prompt)}`) +
+        (row.promptJson === undefined ? '' : `,\n      "prompt": ${row.promptJson}`) +
         `,\n      "paramsRef": ${table.paramsRefAt(index)}`;
     }
     chunk += '\n    }';
