@@ -2,7 +2,11 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CreateMultipartUploadCommand, UploadPartCommand } from '@aws-sdk/client-s3';
+import {
+  AbortMultipartUploadCommand,
+  CreateMultipartUploadCommand,
+  UploadPartCommand,
+} from '@aws-sdk/client-s3';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { S3ResultsStore, S3StoreOptions } from '../../src/results/backends/s3/s3-store.js';
 import { openS3ResultsStore } from '../../src/results/s3-results.js';
@@ -136,6 +140,33 @@ describe('the S3 results store against a real S3 server (s3rver)', () => {
     await store.put('no-wait.png', chunks(data), { contentType: 'image/png' });
     expect(putWhileListingHeld).toBe(true);
     await expectStored(store, 'no-wait.png', data);
+  });
+
+  it("lists the prefix's unfinished uploads once, not per image, and aborts those of each key it puts", async () => {
+    const proxy = await proxyWith(() => 'pass');
+    const store = await openStore({ endpoint: proxy.endpoint });
+    const { S3Client } = await import('@aws-sdk/client-s3');
+    const raw = new S3Client({ forcePathStyle: true, requestChecksumCalculation: 'WHEN_REQUIRED' });
+    // Uploads a killed process left, of two of the keys put below and of one not put.
+    const left = new Map<string, string | undefined>();
+    for (const name of ['one.png', 'two.png', 'other.mp4']) {
+      const Key = `nightly/run-1/${name}`;
+      left.set(
+        Key,
+        (await raw.send(new CreateMultipartUploadCommand({ Bucket: s3().bucket, Key }))).UploadId,
+      );
+    }
+    const images = ['one.png', 'two.png', 'three.png', 'four.png'].map(
+      (name) => [name, randomBytes(4096)] as const,
+    );
+    await Promise.all(images.slice(0, 2).map(([name, data]) => store.put(name, chunks(data))));
+    for (const [name, data] of images.slice(2)) await store.put(name, chunks(data));
+    expect(proxy.seen.filter((seen) => seen.startsWith('GET') && seen.includes('uploads'))).toHaveLength(1);
+    expect(await s3().unfinishedUploads()).toEqual(['nightly/run-1/other.mp4']);
+    for (const [name, data] of images) await expectStored(store, name, data);
+    const Key = 'nightly/run-1/other.mp4';
+    await raw.send(new AbortMultipartUploadCommand({ Bucket: s3().bucket, Key, UploadId: left.get(Key) }));
+    raw.destroy();
   });
 
   it('streams a large result as a multipart upload (3 parts), the SHA-256 kept as metadata, no upload left', async () => {

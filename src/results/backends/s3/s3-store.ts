@@ -22,7 +22,7 @@ import { signPayloadHash } from './payload-hash.js';
 import { describeS3Error } from './s3-errors.js';
 import { objectKeyOf, type S3Location } from './s3-location.js';
 import { notAsSent, proofOf } from './stored-proof.js';
-import { abortUnfinishedUploads } from './unfinished-uploads.js';
+import { abortUnfinishedUploads, unfinishedSnapshot } from './unfinished-uploads.js';
 
 /** How the store uploads; every field has a production default. */
 export interface S3StoreOptions extends S3ClientOptions {
@@ -62,6 +62,7 @@ export function createS3ResultsStore(location: S3Location, options: S3StoreOptio
   const queueSize = options.queueSize ?? 4;
   const buffers = new PartBuffers(partSize, queueSize);
   const fail = (doing: string, error: unknown) => describeS3Error(location, doing, error);
+  const stale = unfinishedSnapshot(client, location);
 
   /**
    * One PutObject of a whole buffered body, its SHA-256 sent as the object's checksum and as SigV4's
@@ -243,10 +244,11 @@ export function createS3ResultsStore(location: S3Location, options: S3StoreOptio
           next.value.copy(buffer, used);
           used += next.value.length;
         }
-        // What a killed upload of this key left is stale: only one process writes a given result. An
-        // image's PutObject does not wait for the listing (a round trip per image on AWS, in one of the
-        // download slots): a single put starts no upload the abort could hit.
-        const abortStale = abortUnfinishedUploads(client, location, { key: Key }).catch(() => undefined);
+        // What a killed upload of this key left is stale: only one process writes a given result. The
+        // prefix's unfinished uploads are listed once, at the first put (./unfinished-uploads.ts). An
+        // image's PutObject does not wait for that listing (a round trip on AWS, in one of the download
+        // slots): a single put starts no upload the abort could hit.
+        const abortStale = stale.abortFor(Key);
         if (overflow === undefined) {
           const [stored] = await Promise.all([
             putWhole(Key, buffer.subarray(0, used), putOptions.contentType, digest),
@@ -254,7 +256,10 @@ export function createS3ResultsStore(location: S3Location, options: S3StoreOptio
           ]);
           return stored;
         }
+        // A video's upload also lists its own key: an upload of it begun since the listing (by a
+        // machine whose job this one took over, killed since) is stale too.
         await abortStale;
+        await abortUnfinishedUploads(client, location, { key: Key }).catch(() => undefined);
         const rest = (async function* () {
           yield overflow;
           yield* watched;

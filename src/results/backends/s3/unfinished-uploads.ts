@@ -48,3 +48,56 @@ export async function abortUnfinishedUploads(
     UploadIdMarker = page.NextUploadIdMarker;
   }
 }
+
+/**
+ * The unfinished uploads under the location's prefix, listed once (at the first `abortFor`) and kept:
+ * what processes killed before this store began left, by key. `abortFor(key)` aborts those of one key
+ * with no request of its own when there are none, which is nearly always: a listing per put cost each
+ * image a round trip and the SDK's work on both sides, 200 requests for 200 images, to find nothing.
+ * Uploads this store begins are not in it, as long as it begins none before the listing has ended
+ * (the caller awaits `abortFor` before a multipart upload). A store that does not list uploads
+ * (NotImplemented) has none; a listing that fails leaves the keys to the per-key listing a multipart
+ * upload still makes, and to sweepUnfinished().
+ */
+export function unfinishedSnapshot(
+  client: S3Client,
+  location: S3Location,
+): { abortFor(key: string): Promise<void> } {
+  let listed: Promise<Map<string, string[]>> | undefined;
+  const list = async (): Promise<Map<string, string[]>> => {
+    const byKey = new Map<string, string[]>();
+    const Prefix = location.prefix === '' ? undefined : `${location.prefix}/`;
+    let KeyMarker: string | undefined;
+    let UploadIdMarker: string | undefined;
+    for (;;) {
+      const page = await client.send(
+        new ListMultipartUploadsCommand({
+          Bucket: location.bucket,
+          ...(Prefix === undefined ? {} : { Prefix }),
+          ...(KeyMarker === undefined ? {} : { KeyMarker }),
+          ...(UploadIdMarker === undefined ? {} : { UploadIdMarker }),
+        }),
+      );
+      for (const upload of page.Uploads ?? []) {
+        if (upload.Key === undefined || upload.UploadId === undefined) continue;
+        byKey.set(upload.Key, [...(byKey.get(upload.Key) ?? []), upload.UploadId]);
+      }
+      if (page.IsTruncated !== true) return byKey;
+      KeyMarker = page.NextKeyMarker;
+      UploadIdMarker = page.NextUploadIdMarker;
+    }
+  };
+  return {
+    async abortFor(key) {
+      listed ??= list().catch(() => new Map<string, string[]>());
+      const byKey = await listed;
+      const ids = byKey.get(key) ?? [];
+      byKey.delete(key);
+      for (const UploadId of ids) {
+        await client
+          .send(new AbortMultipartUploadCommand({ Bucket: location.bucket, Key: key, UploadId }))
+          .catch(() => undefined);
+      }
+    },
+  };
+}
