@@ -79,17 +79,6 @@ await chmod(`${ROOT}dist/bundle/runner.js`, 0o755);
 // Node starts with less work than an ES module (~1.5 ms; every file here is a CommonJS script).
 await writeFile(`${ROOT}dist/bundle/package.json`, `${JSON.stringify({ type: 'commonjs' })}\n`);
 
-// The worker thread of a plan split over two threads (src/app/plan-split.ts finds it beside main.cjs):
-// its own bundle, the plan's per-job code only, which a worker loads in a fraction of main.cjs's time.
-await build({
-  ...COMMON,
-  ...SCRIPT_URL,
-  entryPoints: { 'plan-part-worker': 'dist/app/plan-part-worker.js' },
-  outdir: 'dist/bundle',
-  format: 'cjs',
-  external: ['undici', 'pino', 'pg', 'sharp', '@aws-sdk/client-s3'],
-});
-
 // ajv's compiler as one CommonJS file, for a command that compiles a model config's validator
 // (src/catalog/config-schema.ts, `requireCompiler`). Compiling is synchronous, so it is loaded with
 // `require`, which would otherwise read ajv's ~70 files from node_modules (~40 ms).

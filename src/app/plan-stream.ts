@@ -6,8 +6,7 @@ import { loadManifest } from '../manifest/load-manifest.js';
 import type { ValidationIssue } from '../manifest/types.js';
 import type { CostReportView } from '../plan/job-table.js';
 import { readLastPayloads } from '../plan/payload-diff.js';
-import { streamPlan, type StreamPlanInput } from '../plan/stream-plan.js';
-import { DEFAULT_MAX_JOBS } from '../manifest/check-job-count.js';
+import { streamPlan } from '../plan/stream-plan.js';
 import { addTargetingToReport } from '../plan/targeting-report.js';
 import type { ServiceClient } from '../service/service-client.js';
 import type { Model } from '../service/types.js';
@@ -18,29 +17,10 @@ import { toPrepareOptions } from './prepare-plan.js';
 import { runDateOf } from './run-date.js';
 import { readSecretGuard } from './read-secrets.js';
 import { loadVarOverrides } from './var-options.js';
-import { NO_TARGETING, type Targeting } from '../plan/select-jobs.js';
+import { NO_TARGETING } from '../plan/select-jobs.js';
 import { readSchedule } from '../plan/schedule.js';
 import { diffDataOption, type DiffDataOptions } from './catalog-origin.js';
 import type { RunPlanOptions } from './run-plan-options.js';
-
-/** How a large plan is split over two threads (`plan-split.ts`). */
-export interface PlanSplitOptions {
-  /** `RUNNER_PLAN_SPLIT_MIN_JOBS`: jobs from which the plan is split; 0: never. @default SPLIT_MIN_JOBS */
-  splitMinJobs?: number;
-}
-
-/**
- * Jobs from which `runner plan` splits its jobs over two threads (`plan-split.ts`); 0: never.
- * `RUNNER_PLAN_SPLIT_MIN_JOBS` sets it (tests force the split on small manifests with it). Off until
- * the split is measured on a quiet machine: under load it costs more than it saves (bench/README.md,
- * "plan on two threads").
- */
-export const SPLIT_MIN_JOBS = 0;
-
-/** Only a plan of every job is split: targeting's ids are checked against the whole manifest. */
-function untargeted(targeting: Targeting): boolean {
-  return targeting.only.length === 0 && targeting.exclude.length === 0 && targeting.replace.length === 0;
-}
 
 /**
  * What {@link planByStreaming} found: every issue of an invalid manifest, the report, or that only the
@@ -61,7 +41,7 @@ export type StreamedPlanOutcome =
 export async function planByStreaming(
   ctx: CommandContext,
   manifestFile: string,
-  options: RunPlanOptions & DiffDataOptions & PlanSplitOptions,
+  options: RunPlanOptions & DiffDataOptions,
   fetchCatalog: () => Promise<Model[]>,
   client: ServiceClient | undefined,
 ): Promise<StreamedPlanOutcome> {
@@ -100,17 +80,14 @@ export async function planByStreaming(
     ...(secrets === undefined ? {} : { secrets }),
     ...(prepare.maxJobs === undefined ? {} : { maxJobs: prepare.maxJobs }),
   };
-  let catalogAsked: Promise<Model[]> | undefined;
-  const plan: Omit<StreamPlanInput, 'stream'> = {
+  const result = await streamPlan({
+    stream: streamJobs(loaded, expandContext),
     // The report's prompts (`--format json`, `--compare-to`) come from a second expansion, not the heap.
     replay: replayJobs(loaded, expandContext),
     loadIssues,
     varIssues: varInput.issues,
     targeting,
-    // Asked once, whether by the split path or the one-thread path after it.
-    getCatalog: () =>
-      (catalogAsked ??=
-        prepare.catalogFile === undefined ? fetchCatalog() : loadCatalog(prepare.catalogFile)),
+    getCatalog: () => (prepare.catalogFile === undefined ? fetchCatalog() : loadCatalog(prepare.catalogFile)),
     catalogContext: {
       locate: (path) => loaded.locate(path),
       ...(loaded.locateKey === undefined ? {} : { locateKey: loaded.locateKey.bind(loaded) }),
@@ -128,22 +105,7 @@ export async function planByStreaming(
       ...diffDataOption(ctx, options),
     }),
     ...(stateJobs.size > 0 ? { lastPayloads: readLastPayloads(stateJobs) } : {}),
-  };
-  const splitMinJobs = options.splitMinJobs ?? SPLIT_MIN_JOBS;
-  // Loaded only when a split may be asked for: a plan that is not split loads no more modules.
-  const total =
-    splitMinJobs > 0 && stateJobs.size === 0 && untargeted(targeting)
-      ? (await import('../manifest/job-positions.js')).countAddressableJobs(loaded)
-      : undefined;
-  const result =
-    (total !== undefined &&
-    total >= splitMinJobs &&
-    total >= 2 &&
-    total <= (expandContext.maxJobs ?? manifest.maxJobs ?? DEFAULT_MAX_JOBS) &&
-    loadIssues.length === 0 &&
-    varInput.issues.length === 0
-      ? await (await import('./plan-split.js')).planInParts({ loaded, expandContext, total, plan })
-      : undefined) ?? (await streamPlan({ ...plan, stream: streamJobs(loaded, expandContext) }));
+  });
   if (!result.ok) return result;
   if ('error' in state) throw state.error;
 

@@ -5,10 +5,9 @@ import { explainLinkError, WRITE_NO_FOLLOW } from '../no-follow.js';
 import type { ValidationIssue } from '../manifest/types.js';
 import type { CostReportView } from '../plan/job-table.js';
 import { withJobList } from '../plan/estimate-cost.js';
-import { planByStreaming, type PlanSplitOptions, type StreamedPlanOutcome } from './plan-stream.js';
+import { planByStreaming, type StreamedPlanOutcome } from './plan-stream.js';
 import { renderReportJsonChunks } from '../plan/render-report-json.js';
 import { utf8Batches } from '../utf8-batches.js';
-import { isSplitJobList } from '../plan/tally-part.js';
 import { renderReportMarkdown, renderReportSummary, renderReportText } from '../plan/render-report.js';
 import { readStoredRun } from '../state/index.js';
 import type { ServiceConnection } from './connection.js';
@@ -48,7 +47,7 @@ export type PlanFormat = (typeof PLAN_FORMATS)[number];
 type Format = PlanFormat;
 
 /** What `runner plan FILE` is asked, besides what apply is asked too (RunPlanOptions). */
-export interface PlanOptions extends RunPlanOptions, PlanSplitOptions {
+export interface PlanOptions extends RunPlanOptions {
   format: PlanFormat;
   /** `--out FILE`: also write the report there. */
   out?: string;
@@ -98,13 +97,7 @@ export async function runPlan(
     if (streamed.ok !== 'whole-plan') {
       if (!streamed.ok) return reportInvalid(ctx, view, streamed.issues, manifestFile);
       annotate(ctx, view, streamed.issues, manifestFile);
-      try {
-        await emitReport(ctx, streamed.report, format, options.out);
-      } finally {
-        // A plan split over two threads: its worker kept the other part's rows until now.
-        const list = streamed.report.jobList;
-        if (isSplitJobList(list)) await list.rest.close();
-      }
+      await emitReport(ctx, streamed.report, format, options.out);
       return streamed.report.verdict.status === 'fits' ? 'done' : 'over-limit';
     }
     const prepare = (date: PrepareOptions['date']) =>
@@ -218,11 +211,7 @@ async function emitReport(
     // With --out the JSON goes to the file only (#33.6): a terminal or a CI log gets the summary.
     // Encoded into ~1 MB batches: one write each, not one per piece (see utf8Batches).
     const file = outFile === undefined ? undefined : await openReportStream(outFile);
-    const list = report.jobList;
-    const chunks = isSplitJobList(list)
-      ? (await import('./split-report-json.js')).splitReportJson(report, list)
-      : utf8Batches(renderReportJsonChunks(report));
-    for await (const chunk of chunks) {
+    for (const chunk of utf8Batches(renderReportJsonChunks(report))) {
       if (file === undefined) await output.write(chunk);
       else if (!file.write(chunk)) await once(file, 'drain');
     }

@@ -3,16 +3,12 @@ import { checkJobCount, DEFAULT_MAX_JOBS } from './check-job-count.js';
 import { renderValue, type OnMissingNames, type ValueNode } from './compile-value.js';
 import { compileSpec, createResolver, knownNames, locateIn, type RenderingJob } from './compile-spec.js';
 import {
-  combinationsBetween,
-  countMatrixProduct,
   countMatrixUpperBound,
-  entrySlice,
   iterateMatrix,
-  type PositionRange,
   type IndexedCombination,
   type MatrixCombination,
 } from './expand-matrix.js';
-import { createJobIndex, type JobIndex, type JobIndexBuilder } from './job-index.js';
+import { createJobIndex, type JobIndex } from './job-index.js';
 import { reportUnmatchedExcludes } from './report-unmatched-excludes.js';
 import {
   collectTemplates,
@@ -87,11 +83,6 @@ export interface JobStream {
   issues: ValidationIssue[];
   /** Every job by position, the order `jobs` yields them in: ids and matrix values, not the jobs. */
   index: JobIndex;
-  /**
-   * Given a range: the index's builder, whose whole-run id checks `jobs` then leaves to the caller
-   * (`reportIds` once the other parts' ids are added; `plan-split.ts`).
-   */
-  ids?: JobIndexBuilder;
 }
 
 /**
@@ -99,15 +90,7 @@ export interface JobStream {
  * next one, so a 1,000,000-job matrix costs one job at a time plus the small {@link JobIndex}. The
  * same jobs and issues, in the same order, as `expandJobs`.
  */
-export function streamJobs(
-  loaded: LoadedManifest,
-  context: ExpandContext,
-  /**
-   * Only the jobs at these positions, of a manifest `countAddressableJobs` counts (their positions
-   * in the index start at 0). The issues are then only those this range's jobs and entries raise.
-   */
-  range?: PositionRange,
-): JobStream {
+export function streamJobs(loaded: LoadedManifest, context: ExpandContext): JobStream {
   const { manifest } = loaded;
   const maxJobs = context.maxJobs ?? manifest.maxJobs ?? DEFAULT_MAX_JOBS;
   const issues = [...checkReservedNames(loaded), ...checkJobCount(loaded, maxJobs)];
@@ -126,29 +109,16 @@ export function streamJobs(
     ...(context.secrets === undefined ? {} : { secrets: context.secrets }),
   });
   issues.push(...resolved.issues);
-  let first = 0;
   function* generate(): Generator<ExpandedJob, void, undefined> {
     for (let specIndex = 0; specIndex < manifest.jobs.length; specIndex++) {
       // An entry that failed the schema is reported already; the others are still expanded.
       if (loaded.invalidJobs?.has(specIndex) === true) continue;
       const spec = manifest.jobs[specIndex]!;
-      let slice: { from: number; to: number } | undefined;
-      if (range !== undefined) {
-        const count = spec.matrix === undefined ? 1 : countMatrixProduct(spec.matrix);
-        slice = entrySlice(first, count, range);
-        first += count;
-        if (slice === undefined) continue;
-      }
       const expanded = expandSpec(
         loaded,
         spec,
         specIndex,
-        {
-          ...context,
-          vars: resolved.vars,
-          ...(sampleSize === undefined ? {} : { sampleSize }),
-          ...(slice === undefined ? {} : { slice }),
-        },
+        { ...context, vars: resolved.vars, ...(sampleSize === undefined ? {} : { sampleSize }) },
         issues,
         (id, values) => ids.noteUnexpanded(id, specIndex, values),
       );
@@ -157,12 +127,10 @@ export function streamJobs(
         yield job;
       }
     }
-    // A part's ids are checked with the other parts' (the caller asks).
-    if (range !== undefined) return;
     // One by one: a spread of one issue per duplicated id overflows the stack past ~120,000 of them.
     for (const issue of ids.reportIds()) issues.push(issue);
   }
-  return { jobs: generate(), issues, index: ids.index, ...(range === undefined ? {} : { ids }) };
+  return { jobs: generate(), issues, index: ids.index };
 }
 
 /** A job as {@link expandSpec} yields it, with the matrix combination it came from. */
@@ -177,15 +145,8 @@ function* expandSpec(
   loaded: LoadedManifest,
   spec: JobSpec,
   specIndex: number,
-  /**
-   * `sampleSize`: expand only the first combinations of the entry (a manifest over maxJobs); `slice`:
-   * only combinations `from` to `to` of an entry with no include or exclude (a range of `streamJobs`).
-   */
-  context: ExpandContext & {
-    vars: Record<string, VarValue>;
-    sampleSize?: number;
-    slice?: { from: number; to: number };
-  },
+  /** `sampleSize`: expand only the first combinations of the entry (a manifest over maxJobs). */
+  context: ExpandContext & { vars: Record<string, VarValue>; sampleSize?: number },
   issues: ValidationIssue[],
   /** Told the id of a job that rendered its id but failed another check: it still counts for duplicates. */
   noteUnexpanded: (id: string, matrixValues: MatrixCombination) => void,
@@ -206,11 +167,8 @@ function* expandSpec(
     return;
   }
   const locate = (path: YamlPath): SourceLocation => loaded.locate(path);
-  const { slice } = context;
   const combinations: Iterable<IndexedCombination> = spec.matrix
-    ? slice === undefined
-      ? takeFirst(iterateMatrix(spec.matrix), context.sampleSize)
-      : combinationsBetween(spec.matrix, slice.from, slice.to)
+    ? takeFirst(iterateMatrix(spec.matrix), context.sampleSize)
     : [{ combination: {}, rawIndex: -1 }];
   const emptyMatrixIssue: ValidationIssue | undefined = spec.matrix && {
     severity: 'warning',
@@ -257,8 +215,7 @@ function* expandSpec(
     context.shareStaticParams === true && compiled.params.every(([, node]) => node.type === 'static')
       ? renderParams(compiled.params, resolve, onMissing)
       : undefined;
-  // A slice's jobs have the indexes (`{{ job.index }}`) they have in the whole entry.
-  let index = slice === undefined ? -1 : slice.from - 1;
+  let index = -1;
   for (const { combination, rawIndex } of combinations) {
     index++;
     failed = false;

@@ -192,31 +192,3 @@ export function findUnmatchedExcludes(matrix: MatrixSpec): number[] {
   });
   return unmatched;
 }
-
-/** Positions `start` (included) to `end` (excluded) of a manifest's jobs in expansion order. */
-export interface PositionRange {
-  start: number;
-  end: number;
-}
-
-/** The part of an entry's positions (`first` from the whole's start, `count` of them) inside `range`. */
-export function entrySlice(
-  first: number,
-  count: number,
-  range: PositionRange,
-): { from: number; to: number } | undefined {
-  const from = Math.max(0, range.start - first);
-  const to = Math.min(count, range.end - first);
-  return from < to ? { from, to } : undefined;
-}
-
-/** The combinations `from` to `to` of a matrix without include or exclude, as `iterateMatrix` gives them. */
-export function* combinationsBetween(
-  matrix: MatrixSpec,
-  from: number,
-  to: number,
-): Generator<IndexedCombination, void, undefined> {
-  for (let rawIndex = from; rawIndex < to; rawIndex++) {
-    yield { combination: combinationAt(matrix, rawIndex), rawIndex };
-  }
-}

@@ -2,14 +2,7 @@ import { findUnsafeIdReason } from './check-job-id.js';
 import { checkJobCount, DEFAULT_MAX_JOBS } from './check-job-count.js';
 import { renderValue, type ValueNode } from './compile-value.js';
 import { compileSpec, createResolver, locateIn, type RenderingJob } from './compile-spec.js';
-import {
-  combinationsBetween,
-  countMatrixProduct,
-  entrySlice,
-  iterateMatrix,
-  type MatrixCombination,
-  type PositionRange,
-} from './expand-matrix.js';
+import { iterateMatrix, type MatrixCombination } from './expand-matrix.js';
 import { MAX_PROMPT_LENGTH, type ExpandContext } from './expand-jobs.js';
 import { resolveVars } from './resolve-vars.js';
 import { collectTemplates, redactSecrets, refuseSecretTemplates, secretValues } from './secret-guard.js';
@@ -28,20 +21,11 @@ export type ReplayedJob = Pick<ExpandedJob, 'id' | 'prompt' | 'matrixValues'>;
  * the job, its static params nor an issue. A job is left out exactly when `streamJobs` leaves it out,
  * and its values are redacted as there. Expanding 1,000,000 jobs again cost ~0.9 s as whole jobs.
  */
-export function replayJobs(
-  loaded: LoadedManifest,
-  context: ExpandContext,
-  /** Only the jobs at these positions (as `streamJobs` with a range). */
-  range?: PositionRange,
-): Iterable<ReplayedJob> {
-  return { [Symbol.iterator]: () => replay(loaded, context, range) };
+export function replayJobs(loaded: LoadedManifest, context: ExpandContext): Iterable<ReplayedJob> {
+  return { [Symbol.iterator]: () => replay(loaded, context) };
 }
 
-function* replay(
-  loaded: LoadedManifest,
-  context: ExpandContext,
-  range: PositionRange | undefined,
-): Generator<ReplayedJob, void, undefined> {
+function* replay(loaded: LoadedManifest, context: ExpandContext): Generator<ReplayedJob, void, undefined> {
   const { manifest } = loaded;
   const maxJobs = context.maxJobs ?? manifest.maxJobs ?? DEFAULT_MAX_JOBS;
   const { vars } = resolveVars(loaded, {
@@ -60,17 +44,9 @@ function* replay(
   const onMissing = (): void => {
     failed = true;
   };
-  let first = 0;
   for (let specIndex = 0; specIndex < manifest.jobs.length; specIndex++) {
     if (loaded.invalidJobs?.has(specIndex) === true) continue;
     const spec = manifest.jobs[specIndex]!;
-    let slice: { from: number; to: number } | undefined;
-    if (range !== undefined) {
-      const count = spec.matrix === undefined ? 1 : countMatrixProduct(spec.matrix);
-      slice = entrySlice(first, count, range);
-      first += count;
-      if (slice === undefined) continue;
-    }
     const compiled = compileSpec(loaded, spec, specIndex, []);
     if (!compiled) continue;
     const nodes = [compiled.id, compiled.model, compiled.prompt, ...compiled.params.map(([, node]) => node)];
@@ -88,11 +64,9 @@ function* replay(
     const current: RenderingJob = { combination: {}, index: -1, model: compiled.modelSource };
     const resolve = createResolver(current, vars, context.env, context.date, compiled.kind);
     const combinations: Iterable<{ combination: MatrixCombination }> = spec.matrix
-      ? slice === undefined
-        ? iterateMatrix(spec.matrix)
-        : combinationsBetween(spec.matrix, slice.from, slice.to)
+      ? iterateMatrix(spec.matrix)
       : [{ combination: {} }];
-    let index = slice === undefined ? -1 : slice.from - 1;
+    let index = -1;
     for (const { combination } of combinations) {
       index++;
       if (sampleSize !== undefined && index >= sampleSize) break;

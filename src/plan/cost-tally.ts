@@ -4,16 +4,7 @@ import type { MatrixValue, ValidationIssue } from '../manifest/types.js';
 import type { Model } from '../service/types.js';
 import { classifyJob, type CostAccount, type CostOptions } from './classify-job.js';
 import type { AxisSubtotal, JobStateClass, ModelSubtotal, PlanCatalog, PlanSchedule } from './cost-report.js';
-import { JOB_STATE_CLASSES, PLAN_DIFF_VERSION } from './cost-report.js';
-import {
-  createSplitJobList,
-  packWalk,
-  sumsAreExact,
-  type PartRows,
-  type PartWalk,
-  type SplitJobList,
-  type TallyPart,
-} from './tally-part.js';
+import { PLAN_DIFF_VERSION } from './cost-report.js';
 import { describeCatalog } from './catalog-prices.js';
 import { buildNotes, decideVerdict, lowestCap } from './cost-verdict.js';
 import { roundCredits } from './credits.js';
@@ -59,16 +50,7 @@ export interface CostTally {
   /** Counts one job, in plan order. */
   add(job: TallyJob): void;
   /** The report: the subscription's allowance walked over the jobs in plan order, then the verdict. */
-  finish(plan: TallyPlan, account: CostAccount): CostReportView & { jobList: JobTable | SplitJobList };
-  /** The running sums and what the subscription's walk reads, to hand to another thread (`tally-part.ts`). */
-  part(): TallyPart;
-  /**
-   * Counts the jobs of `part` (another tally's, of the jobs right after this one's) as if each had
-   * been added here in turn; `rows` writes their lines. The report's job list is then a
-   * `SplitJobList`. `false`, with nothing counted, when the sums could differ from adding the jobs
-   * one at a time (credits that are not small multiples of 1/1024).
-   */
-  addPart(part: TallyPart, rows: PartRows): boolean;
+  finish(plan: TallyPlan, account: CostAccount): CostReportView & { jobList: JobTable };
 }
 
 /**
@@ -169,22 +151,6 @@ export function createCostTally(
         table.setCovered(index);
       } else if (take === 'unclear') maybeCovered += table.creditsAt(index);
     }
-    // The part's jobs come after this table's, as in one plan.
-    let restCovered: Uint8Array | undefined;
-    for (let index = 0; rest !== undefined && index < rest.walk.count; index++) {
-      const { walk } = rest;
-      if (walk.toRun[index] !== 1 || walk.names[walk.kinds[index]!] !== SUBSCRIPTION_KIND) continue;
-      imageJobsToRun += 1;
-      const slug = walk.names[walk.models[index]!]!;
-      const take = quotas?.take(slug, bySlug.get(slug)?.category);
-      if (take === 'covered') {
-        imageJobsCovered += 1;
-        covered += walk.credits[index]!;
-        (restCovered ??= new Uint8Array(walk.count))[index] = 1;
-      } else if (take === 'unclear') maybeCovered += walk.credits[index]!;
-    }
-    const jobList: JobTable | SplitJobList =
-      rest === undefined ? table : createSplitJobList(table, rest.rows, restCovered, rest.paramsRefs);
 
     const needed = roundCredits(toRun - covered);
     const budgetCheck = {
@@ -194,11 +160,11 @@ export function createCostTally(
       // cover it, and re-sends unanswered creates: a plan that fits must not meet a budget stop later.
       reserved: roundCredits(toRun + unanswered),
     };
-    const report: CostReportView & { jobList: JobTable | SplitJobList } = {
+    const report: CostReportView & { jobList: JobTable } = {
       schemaVersion: 1,
       pipeline: plan.pipeline,
       manifestFile: plan.manifestFile,
-      jobs: { total: jobList.length, toRun: jobsToRun, byState },
+      jobs: { total: table.length, toRun: jobsToRun, byState },
       credits: {
         total: roundCredits(total),
         toRun: roundCredits(toRun),
@@ -232,7 +198,7 @@ export function createCostTally(
           creditsToRun: roundCredits(v.creditsToRun),
         })),
       })),
-      jobList,
+      jobList: table,
       warnings: plan.warnings.map((issue) => `${issue.code}: ${issue.message}`),
       notes: buildNotes(subscription, account.balance, options.maxAttempts),
     };
@@ -249,8 +215,7 @@ export function createCostTally(
     if (options.maxCredits !== undefined) report.maxCredits = options.maxCredits;
     if (options.diffData !== undefined) {
       addDiffParts(report, describeCatalog(catalog, options.diffData.catalogOrigin));
-      report.paramSets =
-        extraParamSets.length === 0 ? table.paramSets() : [...table.paramSets(), ...extraParamSets];
+      report.paramSets = table.paramSets();
     }
     // Every report gives the monthly figure of a scheduled manifest (the JSON says `null` for none).
     if (plan.schedule !== undefined) {
@@ -259,77 +224,7 @@ export function createCostTally(
     }
     return report;
   };
-  const part = (): TallyPart => ({
-    sums: {
-      byState: { ...byState },
-      unanswered,
-      total,
-      toRun,
-      jobsToRun,
-      models: [...models.values()],
-      axes: [...axes].map(([axis, values]) => [axis, [...values.values()]]),
-    },
-    walk: packWalk(table),
-    paramsTexts: table.paramSets().map((set) => JSON.stringify(set)),
-  });
-
-  /** The part added, and its rows; the whole plan's subscription walk goes on over them. */
-  let rest: { walk: PartWalk; rows: PartRows; paramsRefs: Uint32Array } | undefined;
-  const addPart: CostTally['addPart'] = ({ sums, walk, paramsTexts }, rows) => {
-    if (rest !== undefined || walk.count !== rows.count) return false;
-    if (
-      !sumsAreExact(table.length, (i) => table.creditsAt(i)) ||
-      !sumsAreExact(walk.count, (i) => walk.credits[i]!)
-    )
-      return false;
-    for (const state of JOB_STATE_CLASSES) byState[state] += sums.byState[state];
-    unanswered += sums.unanswered;
-    total += sums.total;
-    toRun += sums.toRun;
-    jobsToRun += sums.jobsToRun;
-    for (const subtotal of sums.models) {
-      const model = models.get(subtotal.model);
-      if (model === undefined) models.set(subtotal.model, { ...subtotal });
-      else {
-        model.jobs += subtotal.jobs;
-        model.credits += subtotal.credits;
-        model.jobsToRun += subtotal.jobsToRun;
-        model.creditsToRun += subtotal.creditsToRun;
-      }
-    }
-    for (const [axis, partValues] of sums.axes) {
-      let values = axes.get(axis);
-      if (values === undefined) {
-        values = new Map<string, AxisSubtotal['values'][number]>();
-        axes.set(axis, values);
-      }
-      for (const value of partValues) {
-        const entry = values.get(value.value);
-        if (entry === undefined) values.set(value.value, { ...value });
-        else {
-          entry.jobs += value.jobs;
-          entry.credits += value.credits;
-          entry.creditsToRun += value.creditsToRun;
-        }
-      }
-    }
-    // The part's params in the whole plan's order of first appearance (this table's come first).
-    const known = new Map(table.paramSets().map((set, index) => [JSON.stringify(set), index] as const));
-    const paramsRefs = new Uint32Array(paramsTexts.length);
-    paramsTexts.forEach((text, index) => {
-      let ref = known.get(text);
-      if (ref === undefined) {
-        ref = known.size;
-        known.set(text, ref);
-        extraParamSets.push(JSON.parse(text) as Record<string, unknown>);
-      }
-      paramsRefs[index] = ref;
-    });
-    rest = { walk, rows, paramsRefs };
-    return true;
-  };
-  const extraParamSets: Record<string, unknown>[] = [];
-  return { add, finish, part, addPart };
+  return { add, finish };
 }
 
 /** The report's parts for `runner diff`: their version, the catalog's prices, no schedule until one is given. */

@@ -38,8 +38,6 @@ export interface StreamPlanInput {
    * prompt and reads each back from them when it is written (see `createJobTable`).
    */
   replay?: ReplayJobs;
-  /** The position of `stream`'s first job in the whole plan (a part's, `plan-split.ts`): the rows' refs. @default 0 */
-  firstPosition?: number;
 }
 
 /** Either every issue (some are errors), or the running sums of a valid plan. */
@@ -74,7 +72,7 @@ export async function streamPlan(input: StreamPlanInput): Promise<StreamPlanResu
   const changes: { id: string; changes: FieldChange[] }[] = [];
   const shownPayload = input.costOptions.diffData === undefined ? undefined : createShownPayloads();
   let selected = 0;
-  let position = (input.firstPosition ?? 0) - 1;
+  let position = -1;
   for (const job of stream.jobs) {
     position++;
     if (!selector.keep(job.id)) continue;

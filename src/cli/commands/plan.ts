@@ -60,12 +60,12 @@ export const planCommand = defineCommand({
     "runner plan 'pipelines/*.yaml' --compare-to base.json --fail-on-increase-percent 20",
   ],
   manifestArg: 0,
-  async parse({ args, flags, env }) {
+  async parse({ args, flags }) {
     const { parsePlanManyOptions, parsePlanOptions, wantsPlanSet } = await import('../parse/plan.js');
     // With --compare-to the output is a diff: its formats are the diff's.
     return wantsPlanSet(args, flags)
       ? { set: true as const, files: args, options: parsePlanManyOptions(flags) }
-      : { set: false as const, manifestFile: args[0] ?? '', options: parsePlanOptions(flags, env) };
+      : { set: false as const, manifestFile: args[0] ?? '', options: parsePlanOptions(flags) };
   },
   async run(ctx, asked) {
     const { connect } = await import('../effects/connect.js');

@@ -19,10 +19,7 @@ export function wantsPlanSet(args: readonly string[], flags: Flags): boolean {
 }
 
 /** `runner plan FILE` flags → {@link PlanOptions}. */
-export function parsePlanOptions(
-  flags: Flags,
-  env: Readonly<Record<string, string | undefined>> = {},
-): PlanOptions {
+export function parsePlanOptions(flags: Flags): PlanOptions {
   const runPlan = readRunPlanFlags(flags);
   // Read by a plan set's diff only (`--compare-to`), but a value it could not read is refused here too.
   readGuardrailLimits(flags);
@@ -39,24 +36,7 @@ export function parsePlanOptions(
     ...(show === undefined ? {} : { show }),
     offline,
     diffData: flags.format === 'json' || typeof flags.compareTo === 'string',
-    ...readSplitMinJobs(env),
   };
-}
-
-/**
- * `RUNNER_PLAN_SPLIT_MIN_JOBS=N`: plan a manifest of N jobs or more on two threads (`app/plan-split.ts`);
- * 0 never does. For measuring and for tests; the default suits most machines.
- */
-function readSplitMinJobs(env: Readonly<Record<string, string | undefined>>): { splitMinJobs?: number } {
-  const text = env.RUNNER_PLAN_SPLIT_MIN_JOBS;
-  if (text === undefined || text === '') return {};
-  const value = Number(text);
-  if (!Number.isSafeInteger(value) || value < 0) {
-    throw new UsageError(
-      `RUNNER_PLAN_SPLIT_MIN_JOBS must be a whole number of jobs (0: never split); received ${JSON.stringify(text)}.`,
-    );
-  }
-  return { splitMinJobs: value };
 }
 
 /**
