@@ -114,17 +114,7 @@ export function createJobTable(
   replay?: ReplayJobs,
 ): JobTable {
   const ids: string[] = [];
-  const names: string[] = [];
-  const nameIndexes = new Map<string, number>();
-  const intern = (name: string): number => {
-    let index = nameIndexes.get(name);
-    if (index === undefined) {
-      index = names.length;
-      names.push(name);
-      nameIndexes.set(name, index);
-    }
-    return index;
-  };
+  const { values: names, intern } = createInterner();
   const kinds = createGrowableArray(Uint32Array);
   const models = createGrowableArray(Uint32Array);
   const credits = createGrowableArray(Float64Array);
@@ -134,8 +124,7 @@ export function createJobTable(
   const hashes = createHashColumn();
   // A row whose hash is made when it is read (`ShownPayload.hashPrefix`): 1 + its prefix's index, else 0.
   const prefixKeys = createGrowableArray(Uint32Array);
-  const prefixes: string[] = [];
-  const prefixIndexes = new Map<string, number>();
+  const { values: prefixes, intern: internPrefix } = createInterner();
   /** Without `replay`; with it, each line's prompt is read back from the replayed job. */
   const prompts: (string | undefined)[] = [];
   const paramKeys = createGrowableArray(Uint32Array);
@@ -149,15 +138,6 @@ export function createJobTable(
       paramTexts.set(text, key);
     }
     return key;
-  };
-  const internPrefix = (prefix: string): number => {
-    let index = prefixIndexes.get(prefix);
-    if (index === undefined) {
-      index = prefixes.length;
-      prefixes.push(prefix);
-      prefixIndexes.set(prefix, index);
-    }
-    return index;
   };
   // Jobs come in runs of one kind, model and params: the last of each is answered without a lookup.
   let lastKind: string | undefined;
@@ -322,4 +302,22 @@ const jobTables = new WeakSet<JobListView>();
  */
 export function isJobTable(list: JobListView): list is JobTable {
   return jobTables.has(list);
+}
+
+/** Strings kept once each, told by their index in `values` (kind and model names, hash prefixes). */
+function createInterner(): { values: string[]; intern: (text: string) => number } {
+  const values: string[] = [];
+  const indexes = new Map<string, number>();
+  return {
+    values,
+    intern: (text) => {
+      let index = indexes.get(text);
+      if (index === undefined) {
+        index = values.length;
+        values.push(text);
+        indexes.set(text, index);
+      }
+      return index;
+    },
+  };
 }
