@@ -1,8 +1,6 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach } from 'vitest';
 import type { OpenRunInput } from '../../src/state/state-store.js';
+import { useTempDir } from '../temp-dir.js';
 
 /** Two machines sharing a run folder (a network folder): one lock file, two hosts. */
 export const HOST_A = { hostname: 'host-a', bootId: 'boot-a', pidNamespace: 'pid:[a]' };
@@ -20,22 +18,19 @@ export interface FolderOfTwoHosts {
 
 /** Registers a work folder (`prefix`: its name) for a run folder two hosts share, on the file or describe. */
 export function useFolderOfTwoHosts(prefix: string): FolderOfTwoHosts {
-  let dir = '';
-  beforeEach(async () => {
-    dir = await mkdtemp(join(tmpdir(), prefix));
-  });
-  afterEach(async () => {
-    await rm(dir, { recursive: true, force: true });
-  });
+  const temp = useTempDir(prefix);
   return {
-    dir: () => dir,
-    address: (host, now = () => Date.now()) => ({
-      manifestFile: join(dir, 'm.yaml'),
-      stateDir: join(dir, 'state'),
-      pipeline: 'p',
-      runId: 'r1',
-      uploadCachePath: join(dir, `uploads-${host.hostname}.json`),
-      lock: { identity: host, heartbeatMs: 600_000, now },
-    }),
+    dir: () => temp.path,
+    address: (host, now = () => Date.now()) => {
+      const dir = temp.path;
+      return {
+        manifestFile: join(dir, 'm.yaml'),
+        stateDir: join(dir, 'state'),
+        pipeline: 'p',
+        runId: 'r1',
+        uploadCachePath: join(dir, `uploads-${host.hostname}.json`),
+        lock: { identity: host, heartbeatMs: 600_000, now },
+      };
+    },
   };
 }

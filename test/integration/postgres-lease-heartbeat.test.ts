@@ -20,6 +20,12 @@ const TTL_MS = 2_000;
 const HELD_MS = 3_500;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** `stored`, or the error's text: what an append held on the database side came to. */
+const outcomeOf = (append: Promise<unknown>): Promise<string> =>
+  append.then(
+    () => 'stored',
+    (error: unknown) => String(error),
+  );
 
 /**
  * The lease's heartbeat never waits for the journal's or a snapshot's writes (H4, session 8): a write
@@ -74,10 +80,7 @@ describe.runIf(pgAvailable())('the PostgreSQL lease heartbeat beside slow writes
         // Reads go on; every INSERT into the records waits for this transaction's end.
         await locker.query('LOCK TABLE runner_records IN EXCLUSIVE MODE');
         const append = state.journal.append({ type: 'intent', id: 'held', attempt: 1, payloadHash: 'h' });
-        const settled = append.then(
-          () => 'stored',
-          (error: unknown) => String(error),
-        );
+        const settled = outcomeOf(append);
         await sleep(HELD_MS - TTL_MS / 4);
         expect(await liveInDatabase(url, token)).toBe(true);
         await locker.query('COMMIT');
@@ -95,10 +98,7 @@ describe.runIf(pgAvailable())('the PostgreSQL lease heartbeat beside slow writes
       await slowTrigger(url);
       // The append has locked the lease row for its fence when the trigger sleeps.
       const append = state.journal.append({ type: 'intent', id: 'slow', attempt: 1, payloadHash: 'h' });
-      const settled = append.then(
-        () => 'stored',
-        (error: unknown) => String(error),
-      );
+      const settled = outcomeOf(append);
       await sleep(HELD_MS - TTL_MS / 2);
       expect(await liveInDatabase(url, token)).toBe(true);
       expect(await settled).toBe('stored');

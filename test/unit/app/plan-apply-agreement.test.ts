@@ -5,7 +5,8 @@ import type { CostReport } from '../../../src/plan/cost-report.js';
 import { withJobList } from '../../../src/plan/estimate-cost.js';
 import { legacyPayloadHash } from '../../../src/catalog/payload-hash.js';
 import type { Plan } from '../../../src/plan/types.js';
-import { createExecutorHarness, makePlan, plannedJob, useTempDir } from '../execute/executor-harness.js';
+import { createExecutorHarness, makePlan, plannedJob } from '../execute/executor-harness.js';
+import { useTempDir } from '../../temp-dir.js';
 
 /**
  * Issue #7.3: `plan` and `apply` reach the same verdict from the same state and flags. Each case

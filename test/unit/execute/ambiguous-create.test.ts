@@ -6,7 +6,8 @@ import { createServiceClient } from '../../../src/service/client.js';
 import { deriveIdempotencyKey } from '../../../src/state/idempotency-key.js';
 import { replayJournal } from '../../../src/state/replay.js';
 import { createFakeClock } from './fake-service.js';
-import { createExecutorHarness, HARNESS_RUN, makePlan, plannedJob, useTempDir } from './executor-harness.js';
+import { createExecutorHarness, HARNESS_RUN, makePlan, plannedJob } from './executor-harness.js';
+import { useTempDir } from '../../temp-dir.js';
 
 /**
  * The real client's retry loop under the executor: a keyed create whose first send got no usable

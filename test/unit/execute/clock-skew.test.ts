@@ -5,7 +5,8 @@ import { locateInKeyWindow } from '../../../src/plan/key-window.js';
 import { deriveIdempotencyKey } from '../../../src/state/idempotency-key.js';
 import { replayJournal } from '../../../src/state/replay.js';
 import { createFakeClock } from './fake-service.js';
-import { createExecutorHarness, HARNESS_RUN, makePlan, plannedJob, useTempDir } from './executor-harness.js';
+import { createExecutorHarness, HARNESS_RUN, makePlan, plannedJob } from './executor-harness.js';
+import { useTempDir } from '../../temp-dir.js';
 
 const tmp = useTempDir('runner-skew-');
 

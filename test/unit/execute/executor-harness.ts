@@ -1,7 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach } from 'vitest';
 import type { ExecutionEvent, ExecutionSummary } from '../../../src/execute/events.js';
 import { executePlan } from '../../../src/execute/executor.js';
 import type { ExecuteDeps, ExecuteOptions, ExecuteRun } from '../../../src/execute/options.js';
@@ -16,22 +13,6 @@ import { writeSnapshot } from '../../../src/state/backends/folder/snapshot-file.
 import { createMemoryUploadCache } from '../../../src/state/upload-cache.js';
 import { testRun } from '../../run-state.js';
 import { createFakeClock, createFakeService, type FakeService } from './fake-service.js';
-
-/** A fresh temporary folder per test, removed after it; call once at the top of a test file. */
-export function useTempDir(prefix: string): { readonly path: string } {
-  let path = '';
-  beforeEach(async () => {
-    path = await mkdtemp(join(tmpdir(), prefix));
-  });
-  afterEach(async () => {
-    await rm(path, { recursive: true, force: true });
-  });
-  return {
-    get path() {
-      return path;
-    },
-  };
-}
 
 /** A job as the planner makes it: 1 credit, its payload hash derived from its prompt. */
 export function plannedJob(

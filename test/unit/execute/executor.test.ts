@@ -11,13 +11,8 @@ import type { JobState } from '../../../src/state/job-state.js';
 import { viewJobState } from '../../../src/state/stored-job.js';
 import { testRun } from '../../run-state.js';
 import { deriveIdempotencyKey } from '../../../src/state/idempotency-key.js';
-import {
-  createExecutorHarness,
-  type ExecutorHarness,
-  makePlan,
-  plannedJob,
-  useTempDir,
-} from './executor-harness.js';
+import { createExecutorHarness, type ExecutorHarness, makePlan, plannedJob } from './executor-harness.js';
+import { useTempDir } from '../../temp-dir.js';
 
 const tmp = useTempDir('runner-exec-');
 const createHarness = () => createExecutorHarness(tmp.path);

@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { RunnerError } from '../../../src/errors.js';
-import { createExecutorHarness, makePlan, plannedJob, useTempDir } from './executor-harness.js';
+import { createExecutorHarness, makePlan, plannedJob } from './executor-harness.js';
+import { useTempDir } from '../../temp-dir.js';
 
 const tmp = useTempDir('runner-lock-check-');
 

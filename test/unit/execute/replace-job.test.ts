@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ExecuteOptions } from '../../../src/execute/options.js';
-import { createExecutorHarness, makePlan, plannedJob, useTempDir } from './executor-harness.js';
+import { createExecutorHarness, makePlan, plannedJob } from './executor-harness.js';
+import { useTempDir } from '../../temp-dir.js';
 
 const tmp = useTempDir('runner-replace-');
 

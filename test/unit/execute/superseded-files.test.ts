@@ -10,7 +10,8 @@ import type { PlannedJob } from '../../../src/manifest/planned-job.js';
 import type { JobState } from '../../../src/state/job-state.js';
 import { replayJournal } from '../../../src/state/replay.js';
 import { buildStatusView } from '../../../src/state/status-view.js';
-import { createExecutorHarness, makePlan, plannedJob, useTempDir } from './executor-harness.js';
+import { createExecutorHarness, makePlan, plannedJob } from './executor-harness.js';
+import { useTempDir } from '../../temp-dir.js';
 
 const tmp = useTempDir('runner-superseded-');
 

@@ -2,35 +2,12 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { hashCheckedJob, type CheckedJob } from '../../../src/catalog/validate-job.js';
 import type { ExpandedJob } from '../../../src/manifest/types.js';
-import { JOB_STATE_CLASSES, type CostReport } from '../../../src/plan/cost-report.js';
+import { JOB_STATE_CLASSES } from '../../../src/plan/cost-report.js';
 import { createJobTable, type ShownPayload } from '../../../src/plan/job-table.js';
 import { shownParamsJson } from '../../../src/plan/payload-diff.js';
 import { renderReportJsonChunks } from '../../../src/plan/render-report-json.js';
+import { EMPTY_REPORT } from './empty-report.js';
 import { createShownPayloads } from '../../../src/plan/shown-payloads.js';
-
-/** A report with no jobs of its own: the tests put a table in its place. */
-const REPORT: Omit<CostReport, 'jobList'> = {
-  schemaVersion: 1,
-  pipeline: 'p',
-  manifestFile: 'p.yaml',
-  jobs: { total: 0, toRun: 0, byState: { new: 0, changed: 0, failed: 0, deferred: 0, open: 0, done: 0 } },
-  credits: {
-    total: 0,
-    toRun: 0,
-    coveredBySubscription: 0,
-    needed: 0,
-    alreadySpent: 0,
-    allAttemptsCharged: 0,
-    maxAttempts: 3,
-  },
-  subscription: { status: 'unknown', imageJobsToRun: 0, imageJobsCovered: 0 },
-  balance: { status: 'not-checked' },
-  verdict: { status: 'fits', message: 'm', checked: { budget: false, balance: false } },
-  models: [],
-  axes: [],
-  warnings: [],
-  notes: [],
-};
 
 interface Job {
   expanded: ExpandedJob;
@@ -88,7 +65,10 @@ function reportOf(jobs: readonly Job[], shownOf: (job: Job) => ShownPayload | un
       ...(shown === undefined ? {} : { shown }),
     });
   });
-  return { json: [...renderReportJsonChunks({ ...REPORT, jobList: table }, 3)].join(''), lines: [...table] };
+  return {
+    json: [...renderReportJsonChunks({ ...EMPTY_REPORT, jobList: table }, 3)].join(''),
+    lines: [...table],
+  };
 }
 
 describe('a job table given payloads whose hash it makes when a row is read', () => {
@@ -115,7 +95,7 @@ describe('a job table given payloads whose hash it makes when a row is read', ()
         const expected = reportOf(jobs, madeBefore, replay);
         expect(got.json).toBe(expected.json);
         expect(got.lines).toEqual(expected.lines);
-        expect(JSON.parse(got.json)).toEqual({ ...REPORT, jobList: expected.lines });
+        expect(JSON.parse(got.json)).toEqual({ ...EMPTY_REPORT, jobList: expected.lines });
       }),
     );
   });

@@ -1,34 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { RunnerError } from '../../../src/errors.js';
-import { JOB_STATE_CLASSES, type CostReport } from '../../../src/plan/cost-report.js';
+import { JOB_STATE_CLASSES } from '../../../src/plan/cost-report.js';
 import { createHashColumn } from '../../../src/plan/hash-column.js';
 import { createJobTable, type JobTableEntry } from '../../../src/plan/job-table.js';
 import { renderReportJsonChunks } from '../../../src/plan/render-report-json.js';
-
-/** A report with no jobs of its own: the tests put a table in its place. */
-const REPORT: Omit<CostReport, 'jobList'> = {
-  schemaVersion: 1,
-  pipeline: 'p',
-  manifestFile: 'p.yaml',
-  jobs: { total: 0, toRun: 0, byState: { new: 0, changed: 0, failed: 0, deferred: 0, open: 0, done: 0 } },
-  credits: {
-    total: 0,
-    toRun: 0,
-    coveredBySubscription: 0,
-    needed: 0,
-    alreadySpent: 0,
-    allAttemptsCharged: 0,
-    maxAttempts: 3,
-  },
-  subscription: { status: 'unknown', imageJobsToRun: 0, imageJobsCovered: 0 },
-  balance: { status: 'not-checked' },
-  verdict: { status: 'fits', message: 'm', checked: { budget: false, balance: false } },
-  models: [],
-  axes: [],
-  warnings: [],
-  notes: [],
-};
+import { EMPTY_REPORT } from './empty-report.js';
 
 interface Job {
   id: string;
@@ -60,7 +37,7 @@ function tableOf(jobs: readonly Job[], replay?: Iterable<{ id: string; prompt?: 
 }
 
 const json = (table: ReturnType<typeof tableOf>) =>
-  [...renderReportJsonChunks({ ...REPORT, jobList: table }, 2)].join('');
+  [...renderReportJsonChunks({ ...EMPTY_REPORT, jobList: table }, 2)].join('');
 
 describe('a job table that reads its prompts back from the jobs expanded again', () => {
   const job = fc.record({
@@ -129,11 +106,11 @@ describe('renderReportJsonChunks of a job table, in pieces a young collection ca
       hash: index.toString(16).padStart(64, '0'),
     }));
     const table = tableOf(jobs);
-    const chunks = [...renderReportJsonChunks({ ...REPORT, jobList: table }, 1000)];
+    const chunks = [...renderReportJsonChunks({ ...EMPTY_REPORT, jobList: table }, 1000)];
     const lineLength = JSON.stringify([...table][0], null, 2).length + 32;
     expect(chunks.length).toBeGreaterThan(20);
     for (const chunk of chunks) expect(chunk.length).toBeLessThan(16_384 + lineLength);
-    expect(JSON.parse(chunks.join(''))).toEqual({ ...REPORT, jobList: [...table] });
+    expect(JSON.parse(chunks.join(''))).toEqual({ ...EMPTY_REPORT, jobList: [...table] });
   });
 });
 
