@@ -11,9 +11,38 @@ export async function abortUnfinishedUploads(
   location: S3Location,
   which: { key: string } | { startedBefore: number },
 ): Promise<number> {
-  const Bucket = location.bucket;
-  const Prefix = 'key' in which ? which.key : location.prefix === '' ? undefined : `${location.prefix}/`;
   let aborted = 0;
+  const prefix = 'key' in which ? which.key : prefixOf(location);
+  for await (const upload of listUnfinishedUploads(client, location.bucket, prefix)) {
+    const matches =
+      'key' in which
+        ? upload.Key === which.key
+        : upload.Initiated !== undefined && upload.Initiated.getTime() < which.startedBefore;
+    if (!matches) continue;
+    await client.send(
+      new AbortMultipartUploadCommand({
+        Bucket: location.bucket,
+        Key: upload.Key,
+        UploadId: upload.UploadId,
+      }),
+    );
+    aborted += 1;
+  }
+  return aborted;
+}
+
+const prefixOf = (location: S3Location): string | undefined =>
+  location.prefix === '' ? undefined : `${location.prefix}/`;
+
+/**
+ * The bucket's unfinished multipart uploads under `Prefix`, page by page; none from a store that does
+ * not list uploads (NotImplemented).
+ */
+async function* listUnfinishedUploads(
+  client: S3Client,
+  Bucket: string,
+  Prefix: string | undefined,
+): AsyncGenerator<{ Key: string; UploadId: string; Initiated?: Date | undefined }> {
   let KeyMarker: string | undefined;
   let UploadIdMarker: string | undefined;
   for (;;) {
@@ -28,22 +57,13 @@ export async function abortUnfinishedUploads(
         }),
       );
     } catch (error) {
-      if ((error as { name?: string }).name === 'NotImplemented') return aborted;
+      if ((error as { name?: string }).name === 'NotImplemented') return;
       throw error;
     }
-    for (const upload of page.Uploads ?? []) {
-      if (upload.Key === undefined || upload.UploadId === undefined) continue;
-      const matches =
-        'key' in which
-          ? upload.Key === which.key
-          : upload.Initiated !== undefined && upload.Initiated.getTime() < which.startedBefore;
-      if (!matches) continue;
-      await client.send(
-        new AbortMultipartUploadCommand({ Bucket, Key: upload.Key, UploadId: upload.UploadId }),
-      );
-      aborted += 1;
+    for (const { Key, UploadId, Initiated } of page.Uploads ?? []) {
+      if (Key !== undefined && UploadId !== undefined) yield { Key, UploadId, Initiated };
     }
-    if (page.IsTruncated !== true) return aborted;
+    if (page.IsTruncated !== true) return;
     KeyMarker = page.NextKeyMarker;
     UploadIdMarker = page.NextUploadIdMarker;
   }
@@ -66,26 +86,10 @@ export function unfinishedSnapshot(
   let listed: Promise<Map<string, string[]>> | undefined;
   const list = async (): Promise<Map<string, string[]>> => {
     const byKey = new Map<string, string[]>();
-    const Prefix = location.prefix === '' ? undefined : `${location.prefix}/`;
-    let KeyMarker: string | undefined;
-    let UploadIdMarker: string | undefined;
-    for (;;) {
-      const page = await client.send(
-        new ListMultipartUploadsCommand({
-          Bucket: location.bucket,
-          ...(Prefix === undefined ? {} : { Prefix }),
-          ...(KeyMarker === undefined ? {} : { KeyMarker }),
-          ...(UploadIdMarker === undefined ? {} : { UploadIdMarker }),
-        }),
-      );
-      for (const upload of page.Uploads ?? []) {
-        if (upload.Key === undefined || upload.UploadId === undefined) continue;
-        byKey.set(upload.Key, [...(byKey.get(upload.Key) ?? []), upload.UploadId]);
-      }
-      if (page.IsTruncated !== true) return byKey;
-      KeyMarker = page.NextKeyMarker;
-      UploadIdMarker = page.NextUploadIdMarker;
+    for await (const upload of listUnfinishedUploads(client, location.bucket, prefixOf(location))) {
+      byKey.set(upload.Key, [...(byKey.get(upload.Key) ?? []), upload.UploadId]);
     }
+    return byKey;
   };
   return {
     async abortFor(key) {
