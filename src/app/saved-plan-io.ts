@@ -18,6 +18,7 @@ import type { Model } from '../service/types.js';
 import { runnerDirFor } from '../state/index.js';
 import type { ApplyOptions } from './apply-options.js';
 import { twoStatePlaces } from './run-options.js';
+import { readableUtcTime } from '../readable-time.js';
 
 /** Changes listed one by one when apply refuses a saved plan; the rest are counted. */
 const LISTED_CHANGES = 20;
@@ -271,7 +272,7 @@ export async function refuseChangedPlan(
   const more = changes.length > LISTED_CHANGES ? `\n  … and ${changes.length - LISTED_CHANGES} more` : '';
   throw new RunnerError(
     'INVALID_INPUT',
-    `Not applying ${planFile}: ${changes.length} thing${changes.length === 1 ? '' : 's'} changed since the plan was made (${saved.createdAt}):${listed.join('')}${more}\nNo job was created.`,
+    `Not applying ${planFile}: ${changes.length} thing${changes.length === 1 ? '' : 's'} changed since the plan was made (${readableUtcTime(saved.createdAt)}):${listed.join('')}${more}\nNo job was created.`,
     { hint: 'Review the change and make a new plan: `runner plan MANIFEST --out-plan FILE`.' },
   );
 }

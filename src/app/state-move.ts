@@ -1,11 +1,19 @@
 import { UsageError } from '../errors.js';
 import { validateManifestOffline } from '../manifest/validate-manifest.js';
-import { breakLease, inspectLease, parseStateUrl, pullRunState, pushRunState } from '../state/index.js';
+import {
+  breakLease,
+  inspectLease,
+  parseStateUrl,
+  pullRunState,
+  pushRunState,
+  type LeaseView,
+} from '../state/index.js';
 import type { CommandContext } from './context.js';
 import type { Outcome } from './outcome.js';
 import type { StateCommandOptions } from './state-options.js';
 import { todayUtc } from './prepare-plan.js';
 import type { RenderIssues } from './views.js';
+import { readableUtcTime } from '../readable-time.js';
 
 /** The actions of `runner state` that {@link runStateMove} does. */
 export const STATE_MOVE_ACTIONS: ReadonlySet<string> = new Set(['push', 'pull', 'lease']);
@@ -62,10 +70,7 @@ export async function runStateMove(
   } else if (lease === undefined) {
     ctx.output.out(`No runner ever applied ${run} in ${display}.`);
   } else {
-    const state = lease.live ? 'held' : lease.released ? 'released' : 'expired';
-    ctx.output.out(
-      `Lease on ${run}: ${state}; holder ${lease.holder}, token ${lease.token}, taken ${lease.acquiredAt}, ${lease.live ? 'expires' : 'ended'} ${lease.expiresAt}.`,
-    );
+    ctx.output.out(describeLease(run, lease));
   }
   if (options.break) {
     const broken = await breakLease(stateUrl, where);
@@ -76,6 +81,16 @@ export async function runStateMove(
     );
   }
   return 'done';
+}
+
+/**
+ * `runner state lease`'s line: whether the lease is held, by whom, and when it was taken and ends, to
+ * the second (a lease lasts seconds: `RUNNER_LEASE_TTL_MS`); `--json` keeps the ISO times.
+ */
+export function describeLease(run: string, lease: LeaseView): string {
+  const state = lease.live ? 'held' : lease.released ? 'released' : 'expired';
+  const at = (iso: string) => readableUtcTime(iso, { seconds: true });
+  return `Lease on ${run}: ${state}; holder ${lease.holder}, token ${lease.token}, taken ${at(lease.acquiredAt)}, ${lease.live ? 'expires' : 'ended'} ${at(lease.expiresAt)}.`;
 }
 
 function stateDirOf(stateDir: string | undefined): { stateDir?: string } {

@@ -13,6 +13,7 @@ import type { Outcome } from './outcome.js';
 import { todayUtc } from './prepare-plan.js';
 import type { StateOptions } from './run-options.js';
 import type { RenderIssues } from './views.js';
+import { readableUtcTime } from '../readable-time.js';
 
 /** Which runs `runner state prune` deletes, as the command line gave them. */
 export interface PruneOptions {
@@ -155,7 +156,7 @@ export function renderPrune(view: PruneView, where: { manifestFile: string; stat
     for (const run of view.pruned) {
       const lost = run.lost === undefined ? '' : `  LOST: ${run.lost}`;
       lines.push(
-        `  ${run.runId}  started ${run.startedAt ?? '?'}  last applied ${run.lastAppliedAt ?? '?'}  ${run.jobs} jobs  ${run.creditsSpent} credits  ${formatBytes(run.bytes)}${lost}`,
+        `  ${run.runId}  started ${run.startedAt === undefined ? '?' : readableUtcTime(run.startedAt)}  last applied ${run.lastAppliedAt === undefined ? '?' : readableUtcTime(run.lastAppliedAt)}  ${run.jobs} jobs  ${run.creditsSpent} credits  ${formatBytes(run.bytes)}${lost}`,
       );
     }
     lines.push(

@@ -1,3 +1,5 @@
+import { readableUtcTime } from '../readable-time.js';
+
 /**
  * Where an unanswered create stands against the service's idempotency-key window (spec: a key is
  * remembered for a limited time after its first send).
@@ -19,7 +21,7 @@ export function locateInKeyWindow(now: number, intentAt: number, windowMs: numbe
 export function describeKeyWindowMiss(now: number, intentAt: number): string {
   const age = now - intentAt;
   if (age < 0) {
-    return `the create got no answer and was journaled at ${new Date(intentAt).toISOString()}, ${Math.round(-age / 1000)} s in the future of this machine's clock (was the clock set back?): its age is unknown, it may be past the idempotency window, and a paid job may exist`;
+    return `the create got no answer and was journaled at ${readableUtcTime(intentAt, { seconds: true })}, ${Math.round(-age / 1000)} s in the future of this machine's clock (was the clock set back?): its age is unknown, it may be past the idempotency window, and a paid job may exist`;
   }
   return `the create got no answer ${Math.round(age / 1000)} s ago, past the idempotency window: a paid job may exist`;
 }

@@ -6,6 +6,7 @@
  */
 import type { Clock } from '../clock.js';
 import type { ClientEvent } from './client-event.js';
+import { readableUtcTime } from '../readable-time.js';
 
 /**
  * The account's pauses as the other machines of the account see them (the state database, when
@@ -76,7 +77,7 @@ export function createRateLimitGate(clock: Clock, onEvent?: (event: ClientEvent)
           type: 'rate-limit-followed',
           delayMs,
           until,
-          reason: `another machine of this account met HTTP 429 (too many requests); every request waits until ${new Date(until).toISOString()}`,
+          reason: `another machine of this account met HTTP 429 (too many requests); every request waits until ${readableUtcTime(until, { seconds: true })}`,
         });
       });
       return () => {

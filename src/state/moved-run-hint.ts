@@ -1,4 +1,5 @@
 import { RunnerError } from '../errors.js';
+import { readableUtcTime } from '../readable-time.js';
 
 /**
  * Applying a run whose state moved elsewhere would pay again for what was done there (#31.11):
@@ -11,7 +12,7 @@ export function movedRunError(
 ): RunnerError {
   return new RunnerError(
     'STATE_MISMATCH',
-    `Run "${run.runId}" of pipeline "${run.pipeline}" moved from ${here} to ${moved.to} at ${moved.at}: its state lives there now, and going on from the copy left here could pay again for what was done there. Nothing was created.`,
+    `Run "${run.runId}" of pipeline "${run.pipeline}" moved from ${here} to ${moved.to} at ${readableUtcTime(moved.at)}: its state lives there now, and going on from the copy left here could pay again for what was done there. Nothing was created.`,
     {
       hint: `Apply it where it lives: ${moved.applyThere}. To bring it back here: ${moved.back}.`,
     },

@@ -131,7 +131,7 @@ describe.runIf(pgAvailable())('one account on one PostgreSQL state: slots and 42
       for (const one of logged.filter((machine) => machine.met.length === 0)) {
         expect(one.followed).toHaveLength(1);
         expect(one.followed[0]?.reason).toMatch(
-          /^another machine of this account met HTTP 429 \(too many requests\); every request waits until \d{4}-\d\d-\d\dT/,
+          /^another machine of this account met HTTP 429 \(too many requests\); every request waits until \d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d:\d\d UTC$/,
         );
       }
     } finally {

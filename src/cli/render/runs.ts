@@ -3,6 +3,7 @@ import { formatTable } from '../../plan/text-table.js';
 import type { RunsView } from '../../state/index.js';
 import type { Style } from '../../text-style.js';
 import { SIMULATED_STATE_NOTE } from '../../app/simulated-state-note.js';
+import { readableUtcTime } from '../../readable-time.js';
 
 const STATUS_ORDER = ['done', 'open', 'creating', 'pending', 'failed', 'deferred', 'uncertain'] as const;
 
@@ -13,7 +14,7 @@ export function renderRuns(view: RunsView, style: Style, width = 120): string {
   }
   const rows = view.runs.map((run) => [
     run.runId,
-    run.startedAt?.replace('T', ' ').replace(/\.\d+Z$/, 'Z') ?? '',
+    run.startedAt === undefined ? '' : readableUtcTime(run.startedAt),
     String(run.applies),
     String(run.counts.jobs),
     STATUS_ORDER.filter((status) => run.counts[status] > 0)

@@ -193,7 +193,8 @@ describe('the rate-limit gate', () => {
         type: 'rate-limit-followed',
         delayMs: 5_000,
         until: start + 5_000,
-        reason: `another machine of this account met HTTP 429 (too many requests); every request waits until ${new Date(start + 5_000).toISOString()}`,
+        reason:
+          'another machine of this account met HTTP 429 (too many requests); every request waits until 1 Jan 2026, 00:00:05 UTC',
       },
     ]);
     await gate.wait();

@@ -146,3 +146,52 @@ describe('isProcessAlive', () => {
     expect(isProcessAlive(0)).toBe(false);
   });
 });
+
+describe('when the holder started, in the lock messages a person reads', () => {
+  /** A lock left by a runner started at a frozen instant, as its lock file records it (ISO). */
+  const holderStarted = (pid: number) =>
+    writeFile(
+      join(dir, 'lock'),
+      JSON.stringify({ pid, ...readHostIdentity(), startedAt: '2026-11-27T07:00:17.393Z', token: 'f00d' }),
+    );
+
+  it('says when the runner holding the lock started in UTC words, not ISO', async () => {
+    await holderStarted(999_999);
+    const error: unknown = await acquireLock(dir, { pid: 1, isAlive: (pid) => pid === 999_999 }).catch(
+      (caught: unknown) => caught,
+    );
+    expect((error as Error).message).toContain(
+      `(pid 999999 on ${readHostIdentity().hostname}, started 27 Nov 2026, 07:00 UTC, lock refreshed`,
+    );
+    expect(JSON.parse(await readFile(join(dir, 'lock'), 'utf8'))).toMatchObject({
+      startedAt: '2026-11-27T07:00:17.393Z',
+    });
+  });
+
+  it('says when the runner whose stale lock was taken over started, in UTC words', async () => {
+    await holderStarted(999_999);
+    const lock = await acquireLock(dir, { pid: 77, isAlive: () => false });
+    expect(lock.warning).toContain(
+      `runner pid 999999 on ${readHostIdentity().hostname} (started 27 Nov 2026, 07:00 UTC)`,
+    );
+    await lock.release();
+  });
+
+  it('says when the runner that took the lock away started, in UTC words', async () => {
+    const lock = await acquireLock(dir, { pid: 77, heartbeatMs: 20 });
+    await rm(lock.path);
+    await holderStarted(1);
+    for (let tries = 0; tries < 300; tries++) {
+      try {
+        lock.assertHeld();
+      } catch {
+        break;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(() => lock.assertHeld()).toThrow(
+      `pid 1 on ${readHostIdentity().hostname} (started 27 Nov 2026, 07:00 UTC) took it`,
+    );
+    await lock.release();
+  });
+});

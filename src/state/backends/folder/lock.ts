@@ -8,6 +8,7 @@ import type { AcquireLockOptions, HostIdentity } from '../../lock-options.js';
 import { isSamePidSpace, readHostIdentity } from './lock-identity.js';
 import { isProcessAlive } from '../../../process-alive.js';
 import { placeFileWhole, removeDeadWritersTemporaries } from '../../place-file-whole.js';
+import { readableUtcTime } from '../../../readable-time.js';
 
 /** File name of the lock inside a state directory. */
 export const LOCK_FILE = 'lock';
@@ -142,7 +143,7 @@ export async function acquireLock(stateDir: string, options: AcquireLockOptions 
     const taken = await takeOverStaleLock(path, seen, owner, judge);
     if (taken !== undefined) {
       const { pid, hostname, startedAt } = seen.owner;
-      const warning = `Took over a stale lock in ${stateDir}: runner pid ${pid} on ${hostname} (started ${startedAt}) ${verdict}.`;
+      const warning = `Took over a stale lock in ${stateDir}: runner pid ${pid} on ${hostname} (started ${readableUtcTime(startedAt)}) ${verdict}.`;
       const handle = createHandle(path, owner, taken, warning, { ...options, now, track });
       const leaseEndedAt = leaseEndOf(seen, { owner, identity, isAlive, now });
       return leaseEndedAt === undefined
@@ -277,7 +278,7 @@ function lockedError(stateDir: string, seen: SeenLock, now: number, staleAfterMs
   const holder = seen.owner;
   return new RunnerError(
     'STATE_LOCKED',
-    `Another runner (pid ${holder.pid} on ${holder.hostname}, started ${holder.startedAt}, lock refreshed ${formatSeconds(now - seen.mtimeMs)} ago) is applying this pipeline's state in ${stateDir}.`,
+    `Another runner (pid ${holder.pid} on ${holder.hostname}, started ${readableUtcTime(holder.startedAt)}, lock refreshed ${formatSeconds(now - seen.mtimeMs)} ago) is applying this pipeline's state in ${stateDir}.`,
     {
       hint: `Wait for it to finish or stop it. A runner that stopped without removing its lock (a crash, a killed container) is taken over once its lock has not been refreshed for ${formatSeconds(staleAfterMs)}. If you are sure none is running, delete ${join(stateDir, LOCK_FILE)}.`,
     },
@@ -424,7 +425,7 @@ function createHandle(
   const takenReason = (seen: SeenLock | undefined) =>
     seen === undefined
       ? 'the lock file is gone'
-      : `pid ${seen.owner.pid} on ${seen.owner.hostname} (started ${seen.owner.startedAt}) took it`;
+      : `pid ${seen.owner.pid} on ${seen.owner.hostname} (started ${readableUtcTime(seen.owner.startedAt)}) took it`;
   const lapsedReason = (ms: number) =>
     `it was paused or could not refresh the lock for ${formatSeconds(ms)}, so another runner may have taken it over (stale after ${formatSeconds(staleAfterMs)})`;
   const assertHeld = () => {

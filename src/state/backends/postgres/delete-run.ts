@@ -13,6 +13,7 @@ import type { RunKey } from './lease.js';
 import { replayPostgresRun } from './replay-run.js';
 import { migrateSchema, readSchemaVersion, SCHEMA_VERSION } from './schema.js';
 import type { StateUrl } from '../../state-url.js';
+import { readableUtcTime } from '../../../readable-time.js';
 
 /**
  * Every table keyed by one run (schema.ts), children first: its snapshot's parts and header, its job
@@ -96,7 +97,7 @@ async function deleteInTransaction(
       kind: 'kept',
       runId,
       live: true,
-      reason: `an apply holds its lease now (${holder.holder}, until ${holder.expires_at.toISOString()} unless renewed)`,
+      reason: `an apply holds its lease now (${holder.holder}, until ${readableUtcTime(holder.expires_at.getTime(), { seconds: true })} unless renewed)`,
     };
   }
   const reading = await replayPostgresRun(client, run, source);

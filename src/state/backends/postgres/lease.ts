@@ -4,6 +4,7 @@ import type { ClientBase } from 'pg';
 import { RunnerError } from '../../../errors.js';
 import { machineName } from '../../machine-name.js';
 import type { RunLease } from '../../state-store.js';
+import { readableUtcTime } from '../../../readable-time.js';
 
 /**
  * How long a lease lasts without a heartbeat. A holder renews it every third of this; a process
@@ -112,7 +113,7 @@ export async function acquireLease(
     const warning =
       dead.length === 0
         ? undefined
-        : `Took over the expired lease of ${dead.map((row) => row.holder).join(', ')} on run "${run.runId}" in ${options.where} (it stopped renewing it at ${dead[0]?.expires_at.toISOString() ?? '?'}): its open jobs are followed, not created again.`;
+        : `Took over the expired lease of ${dead.map((row) => row.holder).join(', ')} on run "${run.runId}" in ${options.where} (it stopped renewing it at ${dead[0] === undefined ? '?' : readableUtcTime(dead[0].expires_at.getTime(), { seconds: true })}): its open jobs are followed, not created again.`;
     return startHeartbeat(options.heartbeat ?? client, run, {
       ...options,
       holder,
@@ -246,7 +247,7 @@ export const FENCE_LOCK = 'FOR KEY SHARE';
 function lockedError(run: RunKey, row: LeaseRow, where: string): RunnerError {
   return new RunnerError(
     'STATE_LOCKED',
-    `Another runner (${row.holder}) holds the lease on run "${run.runId}" of pipeline "${run.pipeline}" in ${where}, until ${row.expires_at.toISOString()} unless it renews it.`,
+    `Another runner (${row.holder}) holds the lease on run "${run.runId}" of pipeline "${run.pipeline}" in ${where}, until ${readableUtcTime(row.expires_at.getTime(), { seconds: true })} unless it renews it.`,
     {
       hint: 'Wait for it to finish. If it died, its lease expires by itself and the next apply takes it over; `runner state lease --break` frees it at once.',
     },

@@ -10,6 +10,7 @@ import { connectStateDb, unreachableError } from './connect-db.js';
 import { acquireLease, DEFAULT_LEASE_TTL_MS, FENCE_LOCK, type RunKey } from './lease.js';
 import { migrateSchema, readSchemaVersion } from './schema.js';
 import { parseStateUrl } from '../../state-url.js';
+import { readableUtcTime } from '../../../readable-time.js';
 
 /** Records per INSERT when a run's records are copied in. */
 const BATCH = 5_000;
@@ -167,7 +168,7 @@ export async function exportRunRecords(
     if (moved !== undefined) {
       throw new RunnerError(
         'STATE_MISMATCH',
-        `Run "${run.runId}" of pipeline "${run.pipeline}" in ${parseStateUrl(stateUrl).display} was already pulled into ${moved.to} at ${moved.at}: nothing was written.`,
+        `Run "${run.runId}" of pipeline "${run.pipeline}" in ${parseStateUrl(stateUrl).display} was already pulled into ${moved.to} at ${readableUtcTime(moved.at)}: nothing was written.`,
         { hint: 'Its state lives in that folder now; `runner state push` brings it back into the database.' },
       );
     }
