@@ -13,6 +13,7 @@ import {
   formatDeltaIn,
   formatSigned,
 } from './markdown-text.js';
+import { readableUtcTime } from '../readable-time.js';
 
 /** GitHub refuses an issue or pull request comment whose body is longer than this (HTTP 422). */
 export const GITHUB_COMMENT_LIMIT = 65_536;
@@ -338,7 +339,7 @@ function manifestDetails(m: ManifestDiff): SectionGroup {
 
 function describeCatalog(side: CostDiff['catalogs']['base']): string {
   const where = side.source === 'file' ? `file ${md(side.path ?? '?')}` : side.source;
-  const when = side.fetchedAt === undefined ? '' : `, ${md(side.fetchedAt, 40)}`;
+  const when = side.fetchedAt === undefined ? '' : `, ${md(readableUtcTime(side.fetchedAt), 40)}`;
   return `${where}${when} (prices ${md(side.pricesHash.slice(0, 12), 12)})`;
 }
 

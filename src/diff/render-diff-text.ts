@@ -3,6 +3,7 @@ import { formatTable, type Align } from '../plan/text-table.js';
 import { createStyle, type Style } from '../text-style.js';
 import type { CatalogSource, CostDiff, CreditDelta, ManifestDiff, Schedule } from './cost-diff.js';
 import { describeChanges } from './describe-changes.js';
+import { readableUtcTime } from '../readable-time.js';
 
 /** Jobs listed per kind of change (added, removed, changed, renamed); the rest are counted. */
 export const MAX_LISTED_DIFF_JOBS = 20;
@@ -78,7 +79,7 @@ function describeCatalog(source: CatalogSource): string {
   const where =
     source.source === 'file'
       ? `file ${source.path ?? '(unnamed)'}${source.fallbackFor === undefined ? '' : ` (${source.fallbackFor} is missing on this side)`}`
-      : `${source.source}${source.fetchedAt === undefined ? '' : ` fetched ${source.fetchedAt}`}`;
+      : `${source.source}${source.fetchedAt === undefined ? '' : ` fetched ${readableUtcTime(source.fetchedAt)}`}`;
   return `${where} (prices ${source.pricesHash.slice(0, 12) || 'unknown'})`;
 }
 

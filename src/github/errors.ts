@@ -1,4 +1,5 @@
 import { RunnerError, type ErrorCode } from '../errors.js';
+import { readableUtcTime } from '../readable-time.js';
 
 /** Which request failed, as errors name it (never with the token, which travels in a header only). */
 export interface GitHubRequestContext {
@@ -43,10 +44,10 @@ function header(headers: ErrorAnswer['headers'], name: string): string | undefin
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** `x-ratelimit-reset` (epoch seconds) as an ISO time, or undefined. */
+/** `x-ratelimit-reset` (epoch seconds) as a person reads it, to the second (a time waited for), or undefined. */
 function resetTime(headers: ErrorAnswer['headers']): string | undefined {
   const reset = Number(header(headers, 'x-ratelimit-reset'));
-  return Number.isFinite(reset) && reset > 0 ? new Date(reset * 1000).toISOString() : undefined;
+  return Number.isFinite(reset) && reset > 0 ? readableUtcTime(reset * 1000, { seconds: true }) : undefined;
 }
 
 /**

@@ -6,6 +6,7 @@ import {
   type ReportEntry,
   type ReportStatus,
 } from './report-data.js';
+import { readableUtcTime } from '../readable-time.js';
 
 /**
  * The run as JUnit XML for CI test reporters: one `<testcase>` per job of the manifest. A failed job is
@@ -82,7 +83,7 @@ function renderCase(pipeline: string, entry: ReportEntry, outcome: JunitOutcome)
   const expiry = unsaved[0]?.urlExpiresAt;
   const reason =
     entry.status === 'done'
-      ? `paid, but ${unsaved.length} of ${entry.files.length} results not saved; \`runner apply --download-only\` fetches them${expiry === undefined ? '' : ` until ${expiry}`}`
+      ? `paid, but ${unsaved.length} of ${entry.files.length} results not saved; \`runner apply --download-only\` fetches them${expiry === undefined ? '' : ` until ${readableUtcTime(expiry)}`}`
       : entry.status === 'deferred'
         ? `deferred (${entry.failureKind ?? 'temporary failure'}): ${entry.advice ?? 'a later apply retries it'}`
         : entry.status === 'uncertain'

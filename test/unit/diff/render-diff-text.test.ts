@@ -23,3 +23,17 @@ describe('renderDiffText', () => {
     expect(render(manifest)).toContain('changed, nightly (30 runs a month)');
   });
 });
+
+describe('renderDiffText catalogs', () => {
+  it('says when a side fetched its catalog from the service in UTC words, not ISO', () => {
+    const diff = diffOf([manyJobsManifest('a.yaml', 2, (i) => `j${i}`)]);
+    const fetched = { source: 'service' as const, fetchedAt: '2026-11-27T07:00:17.393Z', pricesHash: 'same' };
+    const text = renderDiffText(
+      { ...diff, catalogs: { ...diff.catalogs, base: fetched, head: fetched } },
+      { color: false, width: 120 },
+    );
+    expect(text).toContain(
+      'Catalogs: base service fetched 27 Nov 2026, 07:00 UTC (prices same); head service fetched 27 Nov 2026, 07:00 UTC (prices same)',
+    );
+  });
+});

@@ -108,7 +108,7 @@ describe('the GitHub client', () => {
     const error = await failure(client().listIssueComments(pr));
     expect(error.code).toBe('RATE_LIMITED');
     expect(error.message).toContain('rate limit is spent (HTTP 403: API rate limit exceeded');
-    expect(error.message).toContain(`it resets at ${new Date(1795600000 * 1000).toISOString()}`);
+    expect(error.message).toContain('it resets at 25 Nov 2026, 09:46:40 UTC.');
   });
 
   it('404: no such repository or pull request, or the token cannot see it', async () => {

@@ -30,7 +30,7 @@ describe('renderJunit', () => {
 
   it('skips a done job whose results were not all saved, saying how to fetch them', () => {
     expect(xml).toMatch(
-      /name="ad-mocha-watercolor"[^>]*>\s*<skipped message="paid, but 1 of 1 results not saved; `runner apply --download-only` fetches them until 2026-11-30T08:00:00\.005Z"/,
+      /name="ad-mocha-watercolor"[^>]*>\s*<skipped message="paid, but 1 of 1 results not saved; `runner apply --download-only` fetches them until 30 Nov 2026, 08:00 UTC"/,
     );
   });
 
