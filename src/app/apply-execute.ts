@@ -7,6 +7,7 @@ import { thumbnailOnDownload } from '../report/thumbnails.js';
 import { claimOutputDir, machineName, recordedOutputHost } from '../state/index.js';
 import type { CommandContext } from './context.js';
 import { watchBalance } from './balance-watch.js';
+import { claimBucket } from './bucket-claim.js';
 import type { Outcome } from './outcome.js';
 import { isRecordedOutputHere, readExecuteOptions } from './apply-options.js';
 import { createResultFiles } from '../results/result-files.js';
@@ -45,9 +46,9 @@ export async function execute(
     ...(due === undefined ? {} : { rejections: due.rejections }),
   };
   await state.lock.verify();
-  // Its warning, if any, was given when the folder was checked (above). A bucket has no claim
-  // file: the run's lease fences its writers (see checkRunOutputDir).
+  // Its warning, if any, was given when the folder or the bucket prefix was checked (above).
   if (outputs.bucket === undefined) await claimOutputDir(outputs.dir, outputs.owner);
+  else await claimBucket(outputs.bucket, outputs.owner);
   const startedAt = effects.clock.now();
   const hints = nextStepHints(run);
   // --download-only creates nothing: its balance cannot fall, and it never reads one (#32.3).

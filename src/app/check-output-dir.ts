@@ -4,6 +4,7 @@ import { sweepLeftKeptImages } from '../execute/kept-image-folders.js';
 import { openResultsStore } from '../results/open-results-store.js';
 import type { ResultsStore } from '../results/results-store.js';
 import { describeOutput, isS3Output } from './output-location.js';
+import { checkBucketClaim } from './bucket-claim.js';
 import {
   checkOutputClaim,
   OUTPUT_CLAIM_FILE,
@@ -65,8 +66,17 @@ export async function checkRunOutputDir(
       `run "${run.runId}" recorded ${describeOutput(run.recordedOutputDir)}; this machine uses ${describeOutput(dir)} (resolved here: --output, RUNNER_OUTPUT, runner.config.yaml or beside the manifest). Results missing there are fetched again while their links live.`,
     );
   }
-  if (isS3Output(dir))
-    return { dir, bucket: await preflightBucket(dir), recorded: run.recordedOutputDir, owner };
+  if (isS3Output(dir)) {
+    const bucket = await preflightBucket(dir);
+    try {
+      const warning = await checkBucketClaim(bucket, owner);
+      if (warning !== undefined) warn(warning);
+    } catch (error) {
+      bucket.close?.();
+      throw error;
+    }
+    return { dir, bucket, recorded: run.recordedOutputDir, owner };
+  }
   if (run.recordedOutputDir !== run.preflighted)
     await preflightTargets([{ path: dir, kind: 'dir', what: 'output folder' }], ctx.cwd);
   const warning = await checkOutputClaim(dir, owner);
@@ -78,9 +88,8 @@ export async function checkRunOutputDir(
 /**
  * A bucket output (#30.3): its store's preflight puts then deletes a probe object, before the plan is
  * shown and before anything is paid (a bucket that does not exist, denied, an endpoint that does not
- * answer: exit 1, naming the bucket). No claim is written there: a bucket prefix is fenced by the
- * run's lease (one run's writers hold it, the state refuses the others), and two runs get two prefixes
- * unless `--output` names one for both (the state of each then records only its own keys).
+ * answer: exit 1, naming the bucket). The run's lease fences the writers of one state; the prefix's
+ * claim (`bucket-claim.ts`), checked next, keeps a run of another state out.
  */
 async function preflightBucket(dir: string): Promise<NonNullable<RunOutputDir['bucket']>> {
   // A bucket apply keeps its large images in private folders; those a SIGKILL left (a pid of this

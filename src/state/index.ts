@@ -71,6 +71,9 @@ export {
   OUTPUT_CLAIM_FILE,
   checkOutputClaim,
   claimOutputDir,
+  judgeReadClaim,
+  outputClaimText,
+  parseOutputClaim,
   readOutputClaim,
   type OutputOwner,
 } from './output-claim.js';

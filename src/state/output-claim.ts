@@ -108,7 +108,7 @@ async function writeClaim(dir: string, owner: OutputOwner, what: string): Promis
   const file = join(dir, OUTPUT_CLAIM_FILE);
   await mkdir(dir, { recursive: true, mode: PRIVATE_DIR_MODE });
   await removeDeadWritersTemporaries(file);
-  const text = `${JSON.stringify({ schemaVersion: 1, ...owner }, null, 2)}\n`;
+  const text = outputClaimText(owner);
   for (let tries = 0; tries < 3; tries++) {
     const decision = await decide(dir, owner);
     if (decision.verdict === 'refuse') throw refusal(dir, decision.reason, what);
@@ -194,6 +194,11 @@ export async function readOutputClaim(dir: string): Promise<OutputOwner | 'unrea
     if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
     throw error;
   }
+  return parseOutputClaim(text);
+}
+
+/** A claim's text (a folder's file, a bucket's object) as the run it names, `unreadable` when it is not one. */
+export function parseOutputClaim(text: string): OutputOwner | 'unreadable' {
   try {
     const value = JSON.parse(text) as Partial<OutputOwner> | null;
     if (
@@ -214,6 +219,25 @@ export async function readOutputClaim(dir: string): Promise<OutputOwner | 'unrea
   } catch {
     return 'unreadable';
   }
+}
+
+/** The text a claim holds for `owner`: its database's URL as shown, never with a password (#31.12). */
+export function outputClaimText(owner: OutputOwner): string {
+  return `${JSON.stringify({ schemaVersion: 1, ...shownOwner(owner) }, null, 2)}\n`;
+}
+
+/**
+ * {@link judgeOutputClaim} for a claim read elsewhere than a folder of this machine (a bucket's): whether
+ * the claiming run's state still holds it is asked of that state.
+ */
+export async function judgeReadClaim(
+  existing: OutputOwner | undefined,
+  owner: OutputOwner,
+): Promise<ClaimVerdict> {
+  const shown = shownOwner(owner);
+  const stateExists =
+    existing !== undefined && !sameState(existing, shown) && (await stateHoldsRun(existing));
+  return judgeOutputClaim(existing, shown, stateExists);
 }
 
 function refusal(dir: string, reason: string, what: string): RunnerError {

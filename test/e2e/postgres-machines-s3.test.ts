@@ -108,7 +108,7 @@ describe.runIf(pgAvailable())('three machines on one run write to one bucket pre
         );
         const media = (listed.Contents ?? [])
           .map((object) => object.Key ?? '')
-          .filter((key) => !/\/(report\.html|results\.(json|csv))$/.test(key))
+          .filter((key) => !/\/(report\.html|results\.(json|csv)|\.runner-run\.json)$/.test(key))
           .filter((key) => !key.startsWith('shared/thumbnails/') && key !== `shared/${KEEP}`)
           .sort();
         // Exactly once: one object per recorded result, no other (besides the page's thumbnails).

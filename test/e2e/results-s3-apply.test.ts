@@ -77,7 +77,14 @@ describe('apply --output s3://bucket/prefix (#30.3)', () => {
       const results = SUBJECTS.map((subject) => `night/${subject}.png`);
       // Beside them, each result's thumbnail under thumbnails/ (results-s3-thumbnails.test.ts).
       expect(keys.filter((key) => !key.startsWith('night/thumbnails/'))).toEqual(
-        ['night/report.html', 'night/results.csv', 'night/results.json', ...results].sort(),
+        // The prefix's claim: the run that writes there (results-s3-claim.test.ts).
+        [
+          'night/.runner-run.json',
+          'night/report.html',
+          'night/results.csv',
+          'night/results.json',
+          ...results,
+        ].sort(),
       );
       expect(keys.filter((key) => key.startsWith('night/thumbnails/') && key.endsWith('.webp'))).toHaveLength(
         3,
