@@ -42,9 +42,11 @@ export async function runRuns(
   ctx.output.out(
     options.json ? JSON.stringify(view, null, 2) : renderRuns(view, ctx.output.style, ctx.output.width),
   );
-  // `runs` does not reach the service: the hint's apply finds it as the environment says.
-  const { stateDir } = options.state;
-  const where = { manifestFile, options: stateDir === undefined ? {} : { stateDir }, global: {} };
+  // `runs` does not reach the service: the hint's apply finds it as the environment says. It finds the
+  // state as `runs` did: a hint without `--state` would apply the run from an empty `.runner/` and pay
+  // for its open jobs again (#31.1).
+  const { stateDir, stateUrl } = options.state;
+  const where = { manifestFile, options: { stateDir, state: stateUrl }, global: {} };
   for (const line of renderUnfinishedRuns(view.runs, where, ctx.output.style)) ctx.output.err(line);
   return 'done';
 }
