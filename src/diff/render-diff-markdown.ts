@@ -87,8 +87,20 @@ function summaryLine(diff: CostDiff, unit: string): string {
     return `**No change in cost**: ${formatCredits(total.head)} credits per ${unit}${month}.`;
   }
   const perRun = `**${formatDeltaIn(total, `credits per ${unit}`)}**`;
-  const month = totalPerMonth === null ? '' : `, ${formatDeltaIn(totalPerMonth, 'per month')}`;
+  const month =
+    totalPerMonth === null ? '' : `, ${formatDeltaIn(totalPerMonth, 'per month')}${scheduledPart(diff)}`;
   return `${perRun}${month}: ${formatCredits(total.head)} credits per ${unit} instead of ${formatCredits(total.base)}.`;
+}
+
+/**
+ * Whose month the headline counts, when not every manifest has a schedule: the month's delta sums
+ * only the scheduled ones (an unscheduled manifest has no month), so "+480 per month" beside "+96 per
+ * run" read as the whole change's month when most of the run's delta was not in it.
+ */
+function scheduledPart(diff: CostDiff): string {
+  const scheduled = diff.manifests.filter((manifest) => manifest.perMonth !== null).length;
+  if (scheduled === diff.manifests.length) return '';
+  return ` (the ${scheduled} of ${diff.manifests.length} manifests with a schedule)`;
 }
 
 /**

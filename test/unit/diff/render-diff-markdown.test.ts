@@ -19,13 +19,28 @@ describe('renderDiffMarkdown', () => {
     const lines = renderDiffMarkdown(pullRequestDiff()).split('\n');
     expect(lines[0]).toBe(COMMENT_MARKER);
     expect(lines[3]).toBe(
-      '**+276 credits per run (+47.6 %)**, +5,541 per month (+57.1 %): 856 credits per run instead of 580.',
+      '**+276 credits per run (+47.6 %)**, +5,541 per month (+57.1 %) (the 4 of 5 manifests with a schedule): 856 credits per run instead of 580.',
     );
     const nightly = diffOf([
       { ...manyJobsManifest('a.yaml', 62, (i) => `j${i}`), schedule: { label: 'nightly', runsPerMonth: 30 } },
     ]);
     expect(renderDiffMarkdown(nightly).split('\n')[3]).toMatch(
       /^\*\*\+1,240 credits per night \(\+100 %\)\*\*/,
+    );
+  });
+
+  it('says whose month the headline counts when some manifests have no schedule', () => {
+    // Found playing the first pull request: +96 per run, +480 per month, while the month held only
+    // the nightly manifest's +16 a run (the text diff said so; the comment did not).
+    const nightly = {
+      ...manyJobsManifest('nightly.yaml', 1, (i) => `n${i}`),
+      schedule: { label: 'nightly', runsPerMonth: 30 },
+      perMonth: delta(600, 1_200),
+    };
+    const video = manyJobsManifest('video.yaml', 4, (i) => `v${i}`);
+    const diff = { ...diffOf([nightly, video]), totalPerMonth: delta(600, 1_200) };
+    expect(renderDiffMarkdown(diff).split('\n')[3]).toBe(
+      '**+100 credits per run (+100 %)**, +600 per month (+100 %) (the 1 of 2 manifests with a schedule): 200 credits per run instead of 100.',
     );
   });
 
