@@ -87,6 +87,7 @@ export async function runStatus(
           resend: rerunCommand('apply', manifestFile, options.repeat, ctx.global, ['--resend-uncertain']),
           retryFailed: rerunCommand('apply', manifestFile, options.repeat, ctx.global, ['--retry-failed']),
           downloadOnly,
+          resume: rerunCommand('apply', manifestFile, options.repeat, ctx.global),
         }) +
           (run.recordedOutputDir === undefined
             ? ''

@@ -20,7 +20,7 @@ export interface StatusCommandView {
     view: StatusView,
     style: Style,
     width: number,
-    commands: { resend: string; retryFailed: string; downloadOnly: string },
+    commands: { resend: string; retryFailed: string; downloadOnly: string; resume: string },
   ) => string;
 }
 

@@ -13,10 +13,11 @@ export function renderStatus(
   view: StatusView,
   style: Style,
   width = 120,
-  commands = {
+  commands: StatusCommands = {
     resend: 'runner apply MANIFEST --resend-uncertain',
     retryFailed: 'runner apply MANIFEST --retry-failed',
     downloadOnly: 'runner apply MANIFEST --download-only',
+    resume: 'runner apply MANIFEST',
   },
 ): string {
   if (view.jobs.length === 0) return 'No jobs.';
@@ -68,7 +69,45 @@ export function renderStatus(
     `${totals.jobs} jobs: ${counts}. Credits spent: ${formatCredits(totals.creditsSpent)}.`,
     ...(machines ? [`Machines: ${describeMachines(view)}.`] : []),
     ...renderStatusProblems(view.jobs, style, commands),
+    ...renderNotFinished(view, style, commands.resume),
   ].join('\n');
+}
+
+/** The apply commands, with the run's flags, that status names. */
+export interface StatusCommands {
+  resend: string;
+  retryFailed: string;
+  downloadOnly: string;
+  /** The apply that continues the run. */
+  resume: string;
+}
+
+/**
+ * Jobs paid and still open, or not started: what a killed apply leaves (a machine gone mid-run). The
+ * table shows them and status exits 1, but nothing said what to do; `runs` and the report did. Status
+ * cannot tell whether an apply is running the run now (it takes no lock), so it says so; nor which jobs
+ * the killed apply targeted, so it says that continuing also pays for the jobs not started.
+ */
+function renderNotFinished(view: StatusView, style: Style, resume: string): string[] {
+  const { open, creating, pending } = view.totals;
+  if (open + creating + pending === 0) return [];
+  const parts = [
+    ...(open === 0 ? [] : [`${open} paid job${open === 1 ? '' : 's'} open`]),
+    ...(creating === 0 ? [] : [`${creating} being created`]),
+    ...(pending === 0 ? [] : [`${pending} not started`]),
+  ];
+  const followed =
+    open + creating === 0
+      ? 'done jobs are skipped'
+      : 'done jobs are skipped and open ones followed to their end';
+  const created =
+    pending === 0
+      ? ''
+      : `, and the ${pending} not started are created and paid for (\`runner plan\` with the same flags shows what they cost; add --only to keep to some)`;
+  return [
+    '',
+    `${style.bold('Not finished:')} ${parts.join(', ')}. Unless an apply is running it now, \`${resume}\` continues the run: ${followed}, nothing is paid twice${created}.`,
+  ];
 }
 
 function colorByStatus(line: string, status: string, style: Style): string {

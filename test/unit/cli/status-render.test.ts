@@ -111,4 +111,32 @@ describe('times a person reads in the status text', () => {
       'owed (downloading): paid, 1 result(s) not saved; the links expire 27 Nov 2026, 07:00 UTC',
     );
   });
+
+  it('says how to continue a run a killed apply left with jobs open and not started', () => {
+    // Found playing "a machine killed mid-run": status listed 4 open and 9 pending jobs and exited 1,
+    // with no word on what to do (only `runner runs` named the command).
+    const killed = [
+      { type: 'intent', at: 1, id: 'fine', attempt: 1, payloadHash: 'h' },
+      { type: 'created', at: 2, id: 'fine', attempt: 1, jobId: 'J1', creditCost: 4 },
+      { type: 'completed', at: 3, id: 'fine', attempt: 1, resultUrls: [] },
+      { type: 'intent', at: 4, id: 'running', attempt: 1, payloadHash: 'h' },
+      { type: 'created', at: 5, id: 'running', attempt: 1, jobId: 'J2', creditCost: 4 },
+    ];
+    const { jobs } = replayJournal(killed.map((line) => JSON.stringify(line)).join('\n'));
+    const resume = 'runner apply m.yaml --run n1 --state postgres://db@host/runner';
+    const commands = { resend: 'r', retryFailed: 'f', downloadOnly: 'd', resume };
+    const view = buildStatusView(jobs, ['fine', 'running', 'later-1', 'later-2']);
+    expect(renderStatus(view, createStyle(false), 200, commands)).toContain(
+      `\nNot finished: 1 paid job open, 2 not started. Unless an apply is running it now, \`${resume}\` continues the run: done jobs are skipped and open ones followed to their end, nothing is paid twice, and the 2 not started are created and paid for (\`runner plan\` with the same flags shows what they cost; add --only to keep to some).`,
+    );
+    const done = replayJournal(
+      killed
+        .slice(0, 3)
+        .map((line) => JSON.stringify(line))
+        .join('\n'),
+    ).jobs;
+    expect(renderStatus(buildStatusView(done, ['fine']), createStyle(false), 200, commands)).not.toContain(
+      'Not finished',
+    );
+  });
 });
