@@ -16,6 +16,7 @@ import { formatBytes } from '../service/http.js';
 import { writeFolderPage } from './folder-page.js';
 import { namedPage } from './page-file.js';
 import { findResultsHere } from './results-here.js';
+import { checkReportTarget } from './report-claim.js';
 import type { CommandContext } from './context.js';
 import type { Outcome } from './outcome.js';
 import type { RenderIssues } from './views.js';
@@ -169,6 +170,11 @@ export async function runReport(
   const bucket = isS3Output(resultsDir) ? await openResultsStore(resultsDir, ctx.cwd) : undefined;
   const staging = bucket === undefined ? undefined : await mkdtemp(join(tmpdir(), 'runner-bucket-page-'));
   try {
+    // The page goes beside the results (no --out): not into a folder or prefix another run claimed.
+    if (options.out === undefined) {
+      const address = { manifestFile, pipeline: loaded.manifest.name, runId: run.runId, ...options.state };
+      await checkReportTarget(resultsDir, bucket, address);
+    }
     return await writeReport(bucket ?? createFolderResultsStore(resultsDir), staging);
   } finally {
     if (staging !== undefined) await rm(staging, { recursive: true, force: true });

@@ -75,4 +75,47 @@ describe('a bucket prefix claimed by the run that writes there', () => {
       expect(simulator.stats().jobsCreated).toBe(3);
     },
   );
+
+  it(
+    "keeps `runner report` of another state from putting its page over the run's (exit 2)",
+    { timeout: 120_000 },
+    async () => {
+      simulator = await startSimulator({ timeScale: 0.005 });
+      const dir = await makeWorkDir('results-s3-claim-report');
+      const env = { ...simulatorEnv(simulator), ...s3().cliEnv(dir) };
+      const { file } = await writeImageMatrixManifest(dir, {
+        name: 'paged',
+        subjects: ['fox', 'owl'],
+        styles: ['ink'],
+      });
+      const output = `s3://${s3().bucket}/paged`;
+      const fast = ['--poll-interval', '15-25', '--first-poll', '50', '--yes'];
+      const where = (state: string) => ['--run', 'n1', '--state-dir', join(dir, state)];
+      // A state that wrote there first (before claims, or before its claim was deleted as the
+      // refusal's hint says), then the run that holds the prefix now.
+      const old = await runCli(
+        ['apply', file, ...where('old-state'), '--output', output, '--only', 'img-fox-ink', ...fast],
+        { env },
+      );
+      expect(old.code, old.stderr).toBe(0);
+      await s3().deleteObject('paged/.runner-run.json');
+      const team = await runCli(['apply', file, ...where('team-state'), '--output', output, ...fast], {
+        env,
+      });
+      expect(team.code, team.stderr).toBe(0);
+      const page = await s3().readObject('paged/report.html');
+
+      const report = await runCli(['report', file, ...where('old-state')], { env });
+      expect(report.code, report.stderr).toBe(2);
+      expect(report.stderr).toContain(`The output ${output} cannot be used by this run`);
+      expect((await s3().readObject('paged/report.html')).equals(page)).toBe(true);
+      // The run's own state writes its page there, and any state may copy the page out (--out).
+      const own = await runCli(['report', file, ...where('team-state')], { env });
+      expect(own.code, own.stderr).toBe(0);
+      const copy = await runCli(['report', file, ...where('old-state'), '--out', join(dir, 'review/')], {
+        env,
+      });
+      expect(copy.code, copy.stderr).toBe(0);
+    },
+  );
 });
