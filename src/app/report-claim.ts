@@ -2,7 +2,7 @@ import type { ResultsStore } from '../results/results-store.js';
 import {
   checkOutputClaim,
   displayStateUrl,
-  resolveStateDir,
+  locateRunJournal,
   type OutputOwner,
   type RunAddress,
 } from '../state/index.js';
@@ -19,14 +19,18 @@ export async function checkReportTarget(
   bucket: ResultsStore | undefined,
   address: RunAddress,
 ): Promise<void> {
-  const owner = ownerOf(address);
+  const owner = await ownerOf(address);
   if (bucket !== undefined) await checkBucketClaim(bucket, owner);
   else await checkOutputClaim(dir, owner);
 }
 
-/** The run as the claim of its apply names it (`checkRunOutputDir`). */
-function ownerOf(address: RunAddress): OutputOwner {
+/**
+ * The run as the claim of its apply names it (`checkRunOutputDir`): its state folder as the folder
+ * backend finds it (`<root>/<pipeline>/<run>/`, or an earlier release's flat `--state-dir`), or its
+ * database's URL as shown.
+ */
+async function ownerOf(address: RunAddress): Promise<OutputOwner> {
   const { pipeline, runId, stateUrl } = address;
-  if (stateUrl === undefined) return { pipeline, runId, stateDir: resolveStateDir(address) };
+  if (stateUrl === undefined) return { pipeline, runId, stateDir: (await locateRunJournal(address)).dir };
   return { pipeline, runId, stateDir: displayStateUrl(stateUrl), stateUrl };
 }
