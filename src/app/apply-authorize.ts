@@ -37,6 +37,7 @@ export async function authorize(
       recordedHere: isRecordedOutputHere(recorded, recordedOutputHost(state.runs), ctx.env),
     }),
     stateDir: state.dir,
+    runStart: state.runs[0]?.at,
     store: planned.store,
     location: planned.location,
     preflighted: planned.peekedOutputDir,

@@ -48,7 +48,7 @@ export async function execute(
   await state.lock.verify();
   // Its warning, if any, was given when the folder or the bucket prefix was checked (above).
   if (outputs.bucket === undefined) await claimOutputDir(outputs.dir, outputs.owner);
-  else await claimBucket(outputs.bucket, outputs.owner);
+  else await claimBucket(outputs.bucket, outputs.owner, outputs.runStart);
   const startedAt = effects.clock.now();
   const hints = nextStepHints(run);
   // --download-only creates nothing: its balance cannot fall, and it never reads one (#32.3).

@@ -23,8 +23,10 @@ const MAX_CLAIM_BYTES = 64 * 1024;
 export async function checkBucketClaim(
   bucket: ResultsStore,
   owner: OutputOwner,
+  /** When the run first started, if it has: a claim by a copy of its state is its own. */
+  runStart?: number,
 ): Promise<string | undefined> {
-  const decision = await judgeReadClaim(await readBucketClaim(bucket), owner);
+  const decision = await judgeReadClaim(await readBucketClaim(bucket), owner, runStart);
   if (decision.verdict === 'refuse') throw bucketRefusal(bucket.location, decision.reason);
   return decision.verdict === 'take-over' ? decision.warning : undefined;
 }
@@ -34,8 +36,12 @@ export async function checkBucketClaim(
  * there, then reads it back. A bucket has no exclusive create that every S3-compatible store keeps, so
  * of two runs claiming at once the last write wins, and the read-back refuses the other.
  */
-export async function claimBucket(bucket: ResultsStore, owner: OutputOwner): Promise<void> {
-  const decision = await judgeReadClaim(await readBucketClaim(bucket), owner);
+export async function claimBucket(
+  bucket: ResultsStore,
+  owner: OutputOwner,
+  runStart?: number,
+): Promise<void> {
+  const decision = await judgeReadClaim(await readBucketClaim(bucket), owner, runStart);
   if (decision.verdict === 'refuse') throw bucketRefusal(bucket.location, decision.reason);
   if (decision.verdict === 'mine') return;
   await bucket.writeWhole(OUTPUT_CLAIM_FILE, outputClaimText(owner), 'application/json');

@@ -25,6 +25,8 @@ export interface RunOutputDir {
   /** The folder the run's state recorded, if any. */
   recorded: string | undefined;
   owner: OutputOwner;
+  /** When the run first started, if it has (a bucket's claim by a copy of its state is its own). */
+  runStart?: number;
 }
 
 /**
@@ -50,6 +52,8 @@ export async function checkRunOutputDir(
     simulated: boolean;
     /** The folder the preflight before the lock checked for the run's recorded one. */
     preflighted: string | undefined;
+    /** When the run first started (its first `run` record), if it has: see `judgeReadClaim`. */
+    runStart?: number | undefined;
   },
 ): Promise<RunOutputDir> {
   const dir = resolveOutputDir(ctx, outputFlag, run);
@@ -69,13 +73,19 @@ export async function checkRunOutputDir(
   if (isS3Output(dir)) {
     const bucket = await preflightBucket(dir);
     try {
-      const warning = await checkBucketClaim(bucket, owner);
+      const warning = await checkBucketClaim(bucket, owner, run.runStart);
       if (warning !== undefined) warn(warning);
     } catch (error) {
       bucket.close?.();
       throw error;
     }
-    return { dir, bucket, recorded: run.recordedOutputDir, owner };
+    return {
+      dir,
+      bucket,
+      recorded: run.recordedOutputDir,
+      owner,
+      ...(run.runStart === undefined ? {} : { runStart: run.runStart }),
+    };
   }
   if (run.recordedOutputDir !== run.preflighted)
     await preflightTargets([{ path: dir, kind: 'dir', what: 'output folder' }], ctx.cwd);

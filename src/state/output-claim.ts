@@ -4,7 +4,7 @@ import { RunnerError } from '../errors.js';
 import { PRIVATE_DIR_MODE } from '../file-modes.js';
 import { placeFileWhole, removeDeadWritersTemporaries, replaceFileWhole } from './place-file-whole.js';
 import { displayStateUrl } from './state-url.js';
-import { stateHoldsRun } from './select-state-store.js';
+import { claimedRunStart, stateHoldsRun } from './select-state-store.js';
 
 /** The file in an output folder naming the run that writes there. */
 export const OUTPUT_CLAIM_FILE = '.runner-run.json';
@@ -233,11 +233,22 @@ export function outputClaimText(owner: OutputOwner): string {
 export async function judgeReadClaim(
   existing: OutputOwner | undefined,
   owner: OutputOwner,
+  /** When this run first started (its first `run` record), if it has started before. */
+  runStart?: number,
 ): Promise<ClaimVerdict> {
   const shown = shownOwner(owner);
   const stateExists =
     existing !== undefined && !sameState(existing, shown) && (await stateHoldsRun(existing));
-  return judgeOutputClaim(existing, shown, stateExists);
+  const verdict = judgeOutputClaim(existing, shown, stateExists);
+  if (verdict.verdict !== 'refuse' || existing === undefined || runStart === undefined) return verdict;
+  // A bucket is shared by machines: the state folder that claimed it may be a copy of this run's own
+  // (a CI cache restored into another runner's workspace on the same host), not another run.
+  const sameRun = existing.pipeline === owner.pipeline && existing.runId === owner.runId;
+  if (!sameRun || (await claimedRunStart(existing)) !== runStart) return verdict;
+  return {
+    verdict: 'take-over',
+    warning: `the output was claimed by run "${existing.runId}" with its state in ${existing.stateDir}, a copy of this run's state (the same history); this run's state (${shown.stateDir}) claims it.`,
+  };
 }
 
 function refusal(dir: string, reason: string, what: string): RunnerError {

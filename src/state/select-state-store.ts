@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { folderStateStore } from './backends/folder/folder-store.js';
 import { journalPathFor } from './backends/folder/journal.js';
+import { readFirstRunRecordIn } from './backends/folder/read-run-start.js';
 import type { ListRunsInput, RunsView } from './run-summary.js';
 import type { RunStateReading } from './run-reading.js';
 import type { RunAddress } from './state-dir.js';
@@ -57,4 +58,18 @@ export async function stateHoldsRun(where: {
   } catch {
     return true;
   }
+}
+
+/**
+ * When the run a folder state's claim names first started (its first `run` record), read from that
+ * folder on this machine: undefined for a database's claim, or a folder without that journal here.
+ * Two states whose runs started at the same moment are copies of one run's history (a CI cache
+ * restored into another folder), not two runs (`output-claim.ts`).
+ */
+export async function claimedRunStart(claim: {
+  stateDir: string;
+  stateUrl?: string;
+}): Promise<number | undefined> {
+  if (claim.stateUrl !== undefined) return undefined;
+  return (await readFirstRunRecordIn(claim.stateDir))?.at;
 }

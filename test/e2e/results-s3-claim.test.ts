@@ -1,3 +1,4 @@
+import { cp } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src/simulator/index.js';
@@ -73,6 +74,13 @@ describe('a bucket prefix claimed by the run that writes there', () => {
       const again = await apply('team-state', ['--replace', 'img-fox-ink']);
       expect(again.code, again.stderr).toBe(0);
       expect(simulator.stats().jobsCreated).toBe(3);
+      // So does a copy of it in another folder (a CI cache restored into another runner's workspace on
+      // the same host, the first one still there): the same history, the same run.
+      await cp(join(dir, 'team-state'), join(dir, 'copied-state'), { recursive: true });
+      const copied = await apply('copied-state', ['--replace', 'img-owl-ink']);
+      expect(copied.code, copied.stderr).toBe(0);
+      expect(copied.stderr).toContain("a copy of this run's state (the same history)");
+      expect(simulator.stats().jobsCreated).toBe(4);
     },
   );
 

@@ -19,7 +19,12 @@ export async function readRunStart(input: RunAddress): Promise<number | undefine
  * `outputDir` (the output folder the run started with: a hint for the preflight before the lock).
  */
 export async function readFirstRunRecord(input: RunAddress): Promise<FirstRunRecord | undefined> {
-  const journalPath = journalPathFor(resolveStateDir(input));
+  return readFirstRunRecordIn(resolveStateDir(input));
+}
+
+/** {@link readFirstRunRecord} of the run whose state folder is `runDir` (`<root>/<pipeline>/<run>`). */
+export async function readFirstRunRecordIn(runDir: string): Promise<FirstRunRecord | undefined> {
+  const journalPath = journalPathFor(runDir);
   try {
     for await (const line of readJournalLines(journalPath)) {
       // The header, then the first run's record: a journal's first lines (or an entry of one, cut short).
