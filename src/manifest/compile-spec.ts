@@ -1,4 +1,4 @@
-import { compileValue, type ValueNode } from './compile-value.js';
+import { bindValueNames, compileValue, type ValueNode } from './compile-value.js';
 import { getMatrixAxes, lookupMatrixName, matrixValueText, type MatrixCombination } from './expand-matrix.js';
 import type { VarValue } from './resolve-vars.js';
 import type { ResolveName } from './template.js';
@@ -133,5 +133,39 @@ export function createResolver(
         return current.model;
     }
     return vars !== undefined && Object.hasOwn(vars, name) ? String(vars[name]) : undefined;
+  };
+}
+
+/**
+ * The entry's values with every name that reads the same for each of its jobs written in once, as
+ * `resolve` gives it: `env.*`, `date`, `job.kind` and vars, unless a matrix key (or the head of a
+ * dotted name) could give the name first. `index`, `job.model`, the matrix's names and undefined names
+ * stay references, rendered (or reported missing) per job as before. Same text for every job; a
+ * var in a matrix's prompt was a resolver call per job.
+ */
+export function bindEntryConstants(
+  compiled: CompiledSpec,
+  spec: JobSpec,
+  resolve: ResolveName,
+): CompiledSpec {
+  const matrixKeys = new Set<string>();
+  if (spec.matrix) {
+    for (const [name] of getMatrixAxes(spec.matrix)) matrixKeys.add(name);
+    for (const entry of spec.matrix.include ?? []) for (const key of Object.keys(entry)) matrixKeys.add(key);
+  }
+  const constantText: ResolveName = (name) => {
+    // `env.*` is read before the matrix (see `createResolver`); the rest only when no combination can hold it.
+    if (!name.startsWith('env.')) {
+      if (name === 'index' || name === 'job.model') return undefined;
+      if (matrixKeys.has(name) || matrixKeys.has(name.split('.')[0]!)) return undefined;
+    }
+    return resolve(name);
+  };
+  return {
+    ...compiled,
+    id: bindValueNames(compiled.id, constantText),
+    model: bindValueNames(compiled.model, constantText),
+    prompt: compiled.prompt && bindValueNames(compiled.prompt, constantText),
+    params: compiled.params.map(([name, node]) => [name, bindValueNames(node, constantText)]),
   };
 }

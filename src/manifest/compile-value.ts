@@ -1,7 +1,9 @@
 import {
+  bindNames,
   compileTemplate,
   hasTemplate,
   renderTemplate,
+  renderTemplateText,
   type CompiledTemplate,
   type ResolveName,
 } from './template.js';
@@ -56,9 +58,10 @@ export function renderValue(node: ValueNode, resolve: ResolveName, onMissing: On
     case 'static':
       return cloneValue(node.value);
     case 'template': {
+      const text = renderTemplateText(node.template, resolve);
+      if (text !== undefined) return text;
       const result = renderTemplate(node.template, resolve);
-      if (result.ok) return result.text;
-      onMissing(node.path, result.missing, node.template);
+      onMissing(node.path, result.ok ? [] : result.missing, node.template);
       return node.template.source;
     }
     case 'array':
@@ -68,6 +71,26 @@ export function renderValue(node: ValueNode, resolve: ResolveName, onMissing: On
       for (const [key, item] of node.entries) out[key] = renderValue(item, resolve, onMissing);
       return out;
     }
+  }
+}
+
+/**
+ * The value with the names `textOf` gives text for written into its templates (see `bindNames`); its
+ * node types unchanged, so a template whose every name was bound still renders as a template.
+ */
+export function bindValueNames(node: ValueNode, textOf: ResolveName): ValueNode {
+  switch (node.type) {
+    case 'static':
+      return node;
+    case 'template':
+      return { type: 'template', template: bindNames(node.template, textOf), path: node.path };
+    case 'array':
+      return { type: 'array', items: node.items.map((item) => bindValueNames(item, textOf)) };
+    case 'object':
+      return {
+        type: 'object',
+        entries: node.entries.map(([key, item]) => [key, bindValueNames(item, textOf)] as const),
+      };
   }
 }
 

@@ -1,7 +1,14 @@
 import { findUnsafeIdReason } from './check-job-id.js';
 import { checkJobCount, DEFAULT_MAX_JOBS } from './check-job-count.js';
 import { renderValue, type OnMissingNames, type ValueNode } from './compile-value.js';
-import { compileSpec, createResolver, knownNames, locateIn, type RenderingJob } from './compile-spec.js';
+import {
+  bindEntryConstants,
+  compileSpec,
+  createResolver,
+  knownNames,
+  locateIn,
+  type RenderingJob,
+} from './compile-spec.js';
 import {
   countMatrixUpperBound,
   iterateMatrix,
@@ -151,12 +158,12 @@ function* expandSpec(
   /** Told the id of a job that rendered its id but failed another check: it still counts for duplicates. */
   noteUnexpanded: (id: string, matrixValues: MatrixCombination) => void,
 ): Generator<SpecJob, void, undefined> {
-  const compiled = compileSpec(loaded, spec, specIndex, issues);
-  if (!compiled) return;
+  const source = compileSpec(loaded, spec, specIndex, issues);
+  if (!source) return;
   const secrets = secretValues(context.secrets);
   const refused = refuseSecretTemplates(
-    [compiled.id, compiled.model, compiled.prompt, ...compiled.params.map(([, node]) => node)].flatMap(
-      (node) => collectTemplates(node),
+    [source.id, source.model, source.prompt, ...source.params.map(([, node]) => node)].flatMap((node) =>
+      collectTemplates(node),
     ),
     context.env,
     secrets,
@@ -190,10 +197,11 @@ function* expandSpec(
   };
   // One resolver and one missing-name reporter per entry, reading the job being rendered: two
   // closures per matrix combination were a part of planning 1,000,000 jobs' garbage.
-  const current: RenderingJob = { combination: {}, index: -1, model: compiled.modelSource };
+  const current: RenderingJob = { combination: {}, index: -1, model: source.modelSource };
   let failed = false;
   let renderedId: string | undefined;
-  const resolve = createResolver(current, context.vars, context.env, context.date, compiled.kind);
+  const resolve = createResolver(current, context.vars, context.env, context.date, source.kind);
+  const compiled = bindEntryConstants(source, spec, resolve);
   const onMissing = (path: YamlPath, names: readonly string[], template: CompiledTemplate): void => {
     failed = true;
     const { combination } = current;

@@ -1,7 +1,13 @@
 import { findUnsafeIdReason } from './check-job-id.js';
 import { checkJobCount, DEFAULT_MAX_JOBS } from './check-job-count.js';
 import { renderValue, type ValueNode } from './compile-value.js';
-import { compileSpec, createResolver, locateIn, type RenderingJob } from './compile-spec.js';
+import {
+  bindEntryConstants,
+  compileSpec,
+  createResolver,
+  locateIn,
+  type RenderingJob,
+} from './compile-spec.js';
 import { iterateMatrix, type MatrixCombination } from './expand-matrix.js';
 import { MAX_PROMPT_LENGTH, type ExpandContext } from './expand-jobs.js';
 import { resolveVars } from './resolve-vars.js';
@@ -47,9 +53,9 @@ function* replay(loaded: LoadedManifest, context: ExpandContext): Generator<Repl
   for (let specIndex = 0; specIndex < manifest.jobs.length; specIndex++) {
     if (loaded.invalidJobs?.has(specIndex) === true) continue;
     const spec = manifest.jobs[specIndex]!;
-    const compiled = compileSpec(loaded, spec, specIndex, []);
-    if (!compiled) continue;
-    const nodes = [compiled.id, compiled.model, compiled.prompt, ...compiled.params.map(([, node]) => node)];
+    const source = compileSpec(loaded, spec, specIndex, []);
+    if (!source) continue;
+    const nodes = [source.id, source.model, source.prompt, ...source.params.map(([, node]) => node)];
     const refused = refuseSecretTemplates(
       nodes.flatMap((node) => collectTemplates(node)),
       context.env,
@@ -57,12 +63,13 @@ function* replay(loaded: LoadedManifest, context: ExpandContext): Generator<Repl
       (path, offset) => locateIn(loaded, path, offset),
     );
     if (refused.length > 0) continue;
+    const current: RenderingJob = { combination: {}, index: -1, model: source.modelSource };
+    const resolve = createResolver(current, vars, context.env, context.date, source.kind);
+    const compiled = bindEntryConstants(source, spec, resolve);
     // Static params cannot fail: only templated ones are rendered, to leave out the jobs they fail.
     const templated: ValueNode[] = compiled.params
       .map(([, node]) => node)
       .filter((node) => node.type !== 'static');
-    const current: RenderingJob = { combination: {}, index: -1, model: compiled.modelSource };
-    const resolve = createResolver(current, vars, context.env, context.date, compiled.kind);
     const combinations: Iterable<{ combination: MatrixCombination }> = spec.matrix
       ? iterateMatrix(spec.matrix)
       : [{ combination: {} }];

@@ -92,6 +92,45 @@ function describeBareBraces(source: string, offset: number): string {
   return `"{{" ${at} has no matching "}}"`;
 }
 
+/**
+ * The text {@link renderTemplate} gives, or undefined when some name is undefined (`renderTemplate`
+ * then tells which): no result object per render, for the ids and prompts of a matrix's jobs.
+ */
+export function renderTemplateText(template: CompiledTemplate, resolve: ResolveName): string | undefined {
+  let text = '';
+  for (const part of template.parts) {
+    if (typeof part === 'string') text += part;
+    else {
+      const value = resolve(part.name);
+      if (value === undefined) return undefined;
+      text += value;
+    }
+  }
+  return text;
+}
+
+/**
+ * The template with each name `textOf` gives text for written into its literal text, the other names
+ * kept as references (its source, names and their offsets unchanged). For the names that read the same
+ * for every job of an entry (vars, `date`): resolved once, not once a job.
+ */
+export function bindNames(template: CompiledTemplate, textOf: ResolveName): CompiledTemplate {
+  const parts: (string | TemplateRef)[] = [];
+  let literal = '';
+  for (const part of template.parts) {
+    const text = typeof part === 'string' ? part : textOf(part.name);
+    if (text !== undefined) {
+      literal += text;
+      continue;
+    }
+    if (literal !== '') parts.push(literal);
+    literal = '';
+    parts.push(part);
+  }
+  if (literal !== '') parts.push(literal);
+  return { source: template.source, parts, names: template.names };
+}
+
 /** Renders a compiled template; reports every undefined name instead of inserting empty text. */
 export function renderTemplate(template: CompiledTemplate, resolve: ResolveName): RenderResult {
   let text = '';
