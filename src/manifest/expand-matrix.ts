@@ -65,12 +65,14 @@ export function* iterateMatrix(matrix: MatrixSpec): Generator<IndexedCombination
   const includes = matrix.include ?? [];
   const extended = includes.map(() => false);
   const product = countMatrixProduct(matrix);
+  const strides = axisStrides(axes);
   for (let rawIndex = 0; rawIndex < product; rawIndex++) {
-    const combination = decodeProductIndex(axes, rawIndex);
+    const combination = decodeProductIndex(axes, strides, rawIndex);
     if (excludes.length > 0 && excludes.some((entry) => matches(combination, entry))) continue;
-    includes.forEach((entry, index) => {
-      if (applyInclude(combination, entry, axisNames)) extended[index] = true;
-    });
+    // A loop, not `forEach`: no closure made per combination of a 1,000,000-job matrix.
+    for (let index = 0; index < includes.length; index++) {
+      if (applyInclude(combination, includes[index]!, axisNames)) extended[index] = true;
+    }
     yield { combination, rawIndex };
   }
   for (let index = 0; index < includes.length; index++) {
@@ -86,13 +88,18 @@ export function combinationAt(matrix: MatrixSpec, rawIndex: number): MatrixCombi
   let shape = shapes.get(matrix);
   if (shape === undefined) {
     const axes = getMatrixAxes(matrix);
-    shape = { axes, axisNames: new Set(axes.map(([name]) => name)), product: countMatrixProduct(matrix) };
+    shape = {
+      axes,
+      strides: axisStrides(axes),
+      axisNames: new Set(axes.map(([name]) => name)),
+      product: countMatrixProduct(matrix),
+    };
     shapes.set(matrix, shape);
   }
-  const { axes, axisNames, product } = shape;
+  const { axes, strides, axisNames, product } = shape;
   const includes = matrix.include ?? [];
   if (rawIndex >= product) return { ...includes[rawIndex - product] };
-  const combination = decodeProductIndex(axes, rawIndex);
+  const combination = decodeProductIndex(axes, strides, rawIndex);
   for (const entry of includes) applyInclude(combination, entry, axisNames);
   return combination;
 }
@@ -100,19 +107,27 @@ export function combinationAt(matrix: MatrixSpec, rawIndex: number): MatrixCombi
 /** The axes of each matrix {@link combinationAt} was asked about (matrices are never mutated). */
 const shapes = new WeakMap<
   MatrixSpec,
-  { axes: [string, MatrixValue[]][]; axisNames: Set<string>; product: number }
+  { axes: [string, MatrixValue[]][]; strides: number[]; axisNames: Set<string>; product: number }
 >();
 
-/** Entry `index` of the cross product, the first axis varying slowest. */
-function decodeProductIndex(axes: [string, MatrixValue[]][], index: number): MatrixCombination {
-  // The product of the sizes of the axes after the current one: its pick is index / stride mod size.
-  let stride = 1;
-  for (let axis = 1; axis < axes.length; axis++) stride *= axes[axis]![1].length;
+/** Per axis, the product of the sizes of the axes after it: its pick of entry `index` is index / stride mod size. */
+function axisStrides(axes: [string, MatrixValue[]][]): number[] {
+  const strides = axes.map(() => 1);
+  for (let axis = axes.length - 2; axis >= 0; axis--)
+    strides[axis] = strides[axis + 1]! * axes[axis + 1]![1].length;
+  return strides;
+}
+
+/** Entry `index` of the cross product, the first axis varying slowest (`strides`: {@link axisStrides}). */
+function decodeProductIndex(
+  axes: [string, MatrixValue[]][],
+  strides: readonly number[],
+  index: number,
+): MatrixCombination {
   const combination: MatrixCombination = {};
   for (let axis = 0; axis < axes.length; axis++) {
     const [name, values] = axes[axis]!;
-    combination[name] = values[Math.floor(index / stride) % values.length]!;
-    if (axis + 1 < axes.length) stride /= axes[axis + 1]![1].length;
+    combination[name] = values[Math.floor(index / strides[axis]!) % values.length]!;
   }
   return combination;
 }
