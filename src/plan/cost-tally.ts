@@ -76,7 +76,7 @@ export function createCostTally(
   };
   let unanswered = 0;
   const models = new Map<string, ModelSubtotal>();
-  const axes = new Map<string, Map<string, AxisSubtotal['values'][number]>>();
+  const axes = new Map<string, AxisTally>();
   const table = createJobTable(matrixValuesOf, replay);
   let total = 0;
   let toRun = 0;
@@ -104,16 +104,23 @@ export function createCostTally(
     if (runs) model.jobsToRun += 1;
     model.creditsToRun += runCredits;
     for (const axis in job.matrixValues) {
-      let values = axes.get(axis);
-      if (values === undefined) {
-        values = new Map();
-        axes.set(axis, values);
+      let tally = axes.get(axis);
+      if (tally === undefined) {
+        tally = { values: new Map(), lastValue: undefined, lastEntry: undefined };
+        axes.set(axis, tally);
       }
-      const key = matrixValueText(job.matrixValues[axis]);
-      let entry = values.get(key);
+      const value = job.matrixValues[axis];
+      // A matrix's jobs come in runs of one value on every axis but the last: no text made for those.
+      let entry = tally.lastValue === value ? tally.lastEntry : undefined;
       if (entry === undefined) {
-        entry = { value: key, jobs: 0, credits: 0, creditsToRun: 0 };
-        values.set(key, entry);
+        const key = matrixValueText(value);
+        entry = tally.values.get(key);
+        if (entry === undefined) {
+          entry = { value: key, jobs: 0, credits: 0, creditsToRun: 0 };
+          tally.values.set(key, entry);
+        }
+        tally.lastValue = value;
+        tally.lastEntry = entry;
       }
       entry.jobs += 1;
       entry.credits += credits;
@@ -190,7 +197,7 @@ export function createCostTally(
         roundCredits(maybeCovered),
       ),
       models: [...models.values()].map(roundSubtotal),
-      axes: [...axes].map(([axis, values]) => ({
+      axes: [...axes].map(([axis, { values }]) => ({
         axis,
         values: [...values.values()].map((v) => ({
           ...v,
@@ -225,6 +232,14 @@ export function createCostTally(
     return report;
   };
   return { add, finish };
+}
+
+/** One matrix axis's subtotals by value text, and the value last counted with its subtotal. */
+interface AxisTally {
+  values: Map<string, AxisSubtotal['values'][number]>;
+  lastValue: MatrixValue | undefined;
+  /** Undefined until a value is counted (then `lastValue` is that value's). */
+  lastEntry: AxisSubtotal['values'][number] | undefined;
 }
 
 /** The report's parts for `runner diff`: their version, the catalog's prices, no schedule until one is given. */
