@@ -56,6 +56,8 @@ export type ReplayJobs = Iterable<ReplayedJob>;
 export interface ReplayedJob {
   id: string;
   prompt?: string;
+  /** When given, `JSON.stringify(prompt)` (the table then does not write it again). */
+  promptJson?: string;
   matrixValues?: Record<string, MatrixValue>;
 }
 
@@ -150,8 +152,11 @@ export function createJobTable(
   let lastPrefixKey = 0;
   let shownRows = 0;
 
-  /** Fills in the row's diff parts from its `prompt`: the prompt's JSON and the hash (made here when deferred). */
-  const fillDiffParts = (row: TableRow): void => {
+  /**
+   * Fills in the row's diff parts from its `prompt`: the prompt's JSON (`promptJson` when the replay
+   * gave it) and the hash (made here when deferred).
+   */
+  const fillDiffParts = (row: TableRow, promptJson: string | undefined): void => {
     const { index } = row;
     const prefixKey = prefixKeys.at(index);
     const payloadHash = prefixKey === 0 ? hashes.at(index) : undefined;
@@ -160,7 +165,7 @@ export function createJobTable(
       row.payloadHash = undefined;
       return;
     }
-    row.promptJson = row.prompt === undefined ? undefined : JSON.stringify(row.prompt);
+    row.promptJson = row.prompt === undefined ? undefined : (promptJson ?? JSON.stringify(row.prompt));
     row.payloadHash = payloadHash ?? hashPayloadAfterPromptJson(prefixes[prefixKey - 1]!, row.promptJson);
   };
 
@@ -200,7 +205,7 @@ export function createJobTable(
         row.index = index;
         row.prompt = prompts[index];
         row.matrixValues = matrixValuesOf(refs.at(index));
-        if (shownRows !== 0) fillDiffParts(row);
+        if (shownRows !== 0) fillDiffParts(row, undefined);
         yield row;
       }
       return;
@@ -221,7 +226,7 @@ export function createJobTable(
       row.prompt = job.prompt;
       // The replayed job's values are the ones the index would build again.
       row.matrixValues = job.matrixValues ?? matrixValuesOf(ref);
-      fillDiffParts(row);
+      fillDiffParts(row, job.promptJson);
       yield row;
     }
   }

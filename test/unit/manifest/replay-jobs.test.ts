@@ -64,4 +64,31 @@ jobs:
     expect([...again]).toEqual(expected);
     expect([...again]).toEqual(expected);
   });
+
+  it("gives a prompt's JSON when nothing in it needs escaping, and JSON.stringify's text when it does", async () => {
+    const loaded = await loadInline(`version: 1
+name: json
+vars: { brand: 'Acme "Coffee"', shop: Acme }
+defaults: { model: m }
+jobs:
+  - id: 'a-{{ index }}'
+    matrix: { p: [plain, 'q"uote', 'back\\slash', "tab\\there", "emoji\\ud83d\\ude00", "\\ud83d", "x\\u2028y"] }
+    prompt: 'A picture of {{ p }} from {{ shop }}'
+  - id: 'b-{{ p }}'
+    matrix: { p: [one] }
+    prompt: 'A picture of {{ p }} from {{ brand }}'
+  - id: 'c-{{ index }}'
+    matrix: { p: ["\\ud83d", "\\ude00"] }
+    prompt: "halves {{ p }}{{ p }}"
+`);
+    const replayed = [...replayJobs(loaded, context)];
+    expect(replayed).toHaveLength(10);
+    for (const job of replayed) {
+      if (job.promptJson !== undefined) expect(job.promptJson).toBe(JSON.stringify(job.prompt));
+    }
+    expect(replayed.filter((job) => job.promptJson !== undefined).map((job) => job.id)).toEqual([
+      'a-0',
+      'a-6',
+    ]);
+  });
 });
