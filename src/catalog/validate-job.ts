@@ -58,6 +58,23 @@ interface Env {
   shareChecked: boolean;
   /** The last job whose model and params raised nothing, when `shareChecked`. */
   lastClean?: CleanCheck;
+  /** See `JobValidatorOptions.promptHasWords`. */
+  promptHasWords: ((job: ExpandedJob) => boolean) | undefined;
+}
+
+/** How {@link createJobValidator} may save work; every option leaves the issues and results as they are. */
+export interface JobValidatorOptions {
+  /**
+   * A job of the same entry, kind and model as the previous one, with params equal to its params, gets
+   * the previous job's {@link CheckedJob} (the same objects, which the caller then never mutates) when
+   * that job's model and params raised no issue; only its prompt is checked. @default false
+   */
+  shareChecked?: boolean;
+  /**
+   * True only for a job whose prompt surely holds a text that is not too short (`isPromptTooShort`
+   * of some part of it is false, so of the whole too): such a job's prompt is not looked at again.
+   */
+  promptHasWords?: (job: ExpandedJob) => boolean;
 }
 
 /** What checking a job's model and params gave, for the next job of the same entry, model and params. */
@@ -117,7 +134,7 @@ export interface JobValidator {
 export function createJobValidator(
   catalog: readonly Model[],
   ctx: CatalogValidationContext,
-  { shareChecked = false }: { shareChecked?: boolean } = {},
+  { shareChecked = false, promptHasWords }: JobValidatorOptions = {},
 ): JobValidator {
   const models = new Map<string, Model>();
   for (const model of catalog) if (!models.has(model.slug)) models.set(model.slug, model);
@@ -131,6 +148,7 @@ export function createJobValidator(
     subscriptionImage:
       ctx.checkImageEndpointModel === true ? findSubscriptionImageModel(models.values()) : undefined,
     shareChecked,
+    promptHasWords,
   };
   return { check: (job) => validateJob(job, env), issues: env.issues };
 }
@@ -153,7 +171,11 @@ export function toPlannedJob(job: ExpandedJob, checked: CheckedJob): PlannedJob 
 function validateJob(job: ExpandedJob, env: Env): CheckedJob | undefined {
   const clean = env.lastClean;
   // Most jobs of a matrix entry end here, before the two closures below are made for them.
-  if (clean !== undefined && isLike(job, clean.job) && describePromptIssue(job, clean.compiled) === undefined)
+  if (
+    clean !== undefined &&
+    isLike(job, clean.job) &&
+    (env.promptHasWords?.(job) === true || describePromptIssue(job, clean.compiled) === undefined)
+  )
     return clean.checked;
   let hasError = false;
   let seen: Set<string> | undefined;

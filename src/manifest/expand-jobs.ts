@@ -90,6 +90,12 @@ export interface JobStream {
   issues: ValidationIssue[];
   /** Every job by position, the order `jobs` yields them in: ids and matrix values, not the jobs. */
   index: JobIndex;
+  /**
+   * The literal text of job entry `specIndex`'s prompt (vars and other constants written in), found in
+   * every prompt of its jobs; undefined before the entry is expanded, for an entry without a prompt,
+   * and when a key's value may be redacted from its prompts.
+   */
+  promptLiterals(specIndex: number): readonly string[] | undefined;
 }
 
 /**
@@ -116,6 +122,7 @@ export function streamJobs(loaded: LoadedManifest, context: ExpandContext): JobS
     ...(context.secrets === undefined ? {} : { secrets: context.secrets }),
   });
   issues.push(...resolved.issues);
+  const promptLiterals = new Map<number, readonly string[]>();
   function* generate(): Generator<ExpandedJob, void, undefined> {
     for (let specIndex = 0; specIndex < manifest.jobs.length; specIndex++) {
       // An entry that failed the schema is reported already; the others are still expanded.
@@ -128,6 +135,7 @@ export function streamJobs(loaded: LoadedManifest, context: ExpandContext): JobS
         { ...context, vars: resolved.vars, ...(sampleSize === undefined ? {} : { sampleSize }) },
         issues,
         (id, values) => ids.noteUnexpanded(id, specIndex, values),
+        (literals) => promptLiterals.set(specIndex, literals),
       );
       for (const { job, rawIndex, combination } of expanded) {
         ids.add(job.id, specIndex, rawIndex, job.matrixValues === combination ? undefined : job.matrixValues);
@@ -137,7 +145,12 @@ export function streamJobs(loaded: LoadedManifest, context: ExpandContext): JobS
     // One by one: a spread of one issue per duplicated id overflows the stack past ~120,000 of them.
     for (const issue of ids.reportIds()) issues.push(issue);
   }
-  return { jobs: generate(), issues, index: ids.index };
+  return {
+    jobs: generate(),
+    issues,
+    index: ids.index,
+    promptLiterals: (specIndex) => promptLiterals.get(specIndex),
+  };
 }
 
 /** A job as {@link expandSpec} yields it, with the matrix combination it came from. */
@@ -157,6 +170,8 @@ function* expandSpec(
   issues: ValidationIssue[],
   /** Told the id of a job that rendered its id but failed another check: it still counts for duplicates. */
   noteUnexpanded: (id: string, matrixValues: MatrixCombination) => void,
+  /** Told the literal parts of the entry's prompt (see `JobStream.promptLiterals`). */
+  notePromptLiterals: (literals: readonly string[]) => void,
 ): Generator<SpecJob, void, undefined> {
   const source = compileSpec(loaded, spec, specIndex, issues);
   if (!source) return;
@@ -202,6 +217,8 @@ function* expandSpec(
   let renderedId: string | undefined;
   const resolve = createResolver(current, context.vars, context.env, context.date, source.kind);
   const compiled = bindEntryConstants(source, spec, resolve);
+  const literals = secrets.length === 0 ? literalText(compiled.prompt) : undefined;
+  if (literals !== undefined) notePromptLiterals(literals);
   const onMissing = (path: YamlPath, names: readonly string[], template: CompiledTemplate): void => {
     failed = true;
     const { combination } = current;
@@ -301,6 +318,13 @@ function* expandSpec(
         : { ...issue, message: `${issue.message} (and ${count - 1} more jobs of jobs[${specIndex}] alike)` },
     );
   }
+}
+
+/** The literal parts of a prompt, as every job of the entry renders them; undefined without a prompt. */
+function literalText(prompt: ValueNode | undefined): string[] | undefined {
+  if (prompt?.type === 'static') return typeof prompt.value === 'string' ? [prompt.value] : undefined;
+  if (prompt?.type !== 'template') return undefined;
+  return prompt.template.parts.filter((part): part is string => typeof part === 'string');
 }
 
 /** A job's params, each rendered in the order written. */

@@ -4,6 +4,7 @@ import {
   type CatalogValidationContext,
   type CheckedJob,
 } from '../catalog/validate-job.js';
+import { isPromptTooShort } from '../catalog/image-rules.js';
 import { collapseIssues } from '../manifest/collapse-issues.js';
 import type { JobStream } from '../manifest/expand-jobs.js';
 import { sortIssues } from '../manifest/sort-issues.js';
@@ -86,7 +87,10 @@ export async function streamPlan(input: StreamPlanInput): Promise<StreamPlanResu
         continue;
       }
       // The jobs' checked params are only read here (hashed, shown, compared): they may share them.
-      validator = createJobValidator(catalog, input.catalogContext, { shareChecked: true });
+      validator = createJobValidator(catalog, input.catalogContext, {
+        shareChecked: true,
+        promptHasWords: createPromptWordsCheck(stream),
+      });
       tally = createCostTally(
         catalog,
         input.costOptions,
@@ -139,6 +143,22 @@ export async function streamPlan(input: StreamPlanInput): Promise<StreamPlanResu
     tally: tally!,
     leftOut: selection.leftOut,
     ...(input.lastPayloads === undefined ? {} : { changes }),
+  };
+}
+
+/**
+ * Whether a job's prompt surely has words enough, from its entry's literal text (one check per entry,
+ * not a trim and a regex per job): a literal part that is not too short is in every prompt of it.
+ */
+function createPromptWordsCheck(stream: JobStream): (job: ExpandedJob) => boolean {
+  let lastEntry = -1;
+  let lastAnswer = false;
+  return (job) => {
+    if (job.specIndex !== lastEntry) {
+      lastEntry = job.specIndex;
+      lastAnswer = stream.promptLiterals(job.specIndex)?.some((text) => !isPromptTooShort(text)) === true;
+    }
+    return lastAnswer;
   };
 }
 
