@@ -1,64 +1,73 @@
 /**
  * A bare S3 endpoint for benchmarks only (`BENCH_S3=bare`): enough of the protocol for a ResultsStore
  * (PutObject, CopyObject, HeadObject, GetObject, DeleteObject, the multipart calls and their listing),
- * path-style, on 127.0.0.1, bodies streamed to files under `dir/bare-s3`. It stands for a real store
- * (AWS S3, R2, MinIO) on other machines, so it answers as AWS does and leaves out what such a store does
- * on its own cores: it checks no signature, and a put sent with `x-amz-checksum-sha256` (the runner's
- * puts and parts) is answered with that checksum echoed, as AWS S3 answers once it has verified it,
- * without hashing the body here (`BARE_S3_VERIFY=1` hashes and verifies it, refusing a mismatch with
- * BadDigest as S3 does, at the cost of a SHA-256 of every byte on these cores). The ETag of such a put
- * is opaque (AWS's is the MD5 it computes on its side; the runner reads no ETag when the checksum is
- * echoed). CompleteMultipartUpload answers the composite SHA-256 of the parts' checksums, as AWS does. A put with `Content-MD5` and no checksum has that MD5 as its ETag; one with neither is
- * hashed (MD5), as s3rver does. So a bucket run against it costs this machine what it would cost
- * against a store elsewhere, plus a file write per byte, as the disk case pays. Never a test's server:
+ * path-style, on 127.0.0.1. It stands for a real store (AWS S3, R2, MinIO) on other machines, so it
+ * answers as AWS does and does on these cores only what the runner's checks need of it:
+ *
+ * - It keeps every body's bytes, in memory: the chunks read from the socket, held as they came (no copy,
+ *   no file). A real store writes them on its own machines; a file write here cost ~1 s of the 200 × 5 MB
+ *   case's CPU (each byte copied into the page cache by the thread pool, one write and one callback per
+ *   64 KiB read) that the runner would never pay against a store elsewhere. `clear()` drops them all.
+ * - A put sent with `x-amz-checksum-sha256` (the runner's puts and parts) is answered with that checksum
+ *   echoed, as AWS S3 answers once it has verified it, without hashing the body here (`BARE_S3_VERIFY=1`
+ *   hashes and verifies it, refusing a mismatch with BadDigest as S3 does, at the cost of a SHA-256 of
+ *   every byte on these cores). The ETag of such a put is opaque (AWS's is the MD5 it computes on its
+ *   side; the runner reads no ETag when the checksum is echoed). A put with `Content-MD5` and no checksum
+ *   has that MD5 as its ETag; one with neither is hashed (MD5), as s3rver does.
+ * - CompleteMultipartUpload answers the composite SHA-256 of the parts' checksums, as AWS does; the
+ *   object is the parts' chunks in order (S3 joins them on its side).
+ * - It checks no signature.
+ *
+ * What it still costs these cores, and a store elsewhere would not: each body's loopback TCP receive
+ * (the kernel's copy out of the socket, and the TCP work the receive's acknowledgements drive) and
+ * HTTP parsing, about one `data` event per 64 KiB. bench/s3-endpoint-process.js runs it in a process of
+ * its own, so that its CPU is measured apart from the client's and the source's. Never a test's server:
  * s3rver is.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { createReadStream, createWriteStream, mkdirSync } from 'node:fs';
-import { copyFile, rename, rm, stat } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
-import { pipeline } from 'node:stream/promises';
 
 const xml = (body) => `<?xml version="1.0" encoding="UTF-8"?>\n${body}`;
 const escape = (text) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 export async function startBareS3Server(dir) {
-  const root = join(dir, 'bare-s3');
-  mkdirSync(root, { recursive: true });
-  /** key → { file, size, etag, contentType, meta } */
+  /** key → { chunks, size, etag, contentType, meta } */
   const objects = new Map();
-  /** uploadId → { key, contentType, meta, parts: Map<number, { file, etag }> } */
+  /** uploadId → { key, contentType, meta, parts: Map<number, { chunks, size, etag, sha256 }> } */
   const uploads = new Map();
-  const fileFor = () => join(root, randomUUID());
 
   const verify = process.env.BARE_S3_VERIFY === '1';
 
   /**
-   * The request body into a fresh file, with the answer's ETag and checksum: see the comment at the
-   * top for where they come from. `bad` when a verified checksum does not match the body.
+   * The request body's chunks, with the answer's ETag and checksum: see the comment at the top for
+   * where they come from. `bad` when a verified checksum does not match the body.
    */
   async function receive(req) {
-    const file = fileFor();
     const sentMd5 = req.headers['content-md5'];
     const sentSha256 = req.headers['x-amz-checksum-sha256'];
     const md5 = sentMd5 === undefined && sentSha256 === undefined ? createHash('md5') : undefined;
     const sha256 = sentSha256 !== undefined && verify ? createHash('sha256') : undefined;
-    if (md5 !== undefined) req.on('data', (chunk) => md5.update(chunk));
-    if (sha256 !== undefined) req.on('data', (chunk) => sha256.update(chunk));
-    await pipeline(req, createWriteStream(file));
-    const size = (await stat(file)).size;
-    if (sha256 !== undefined && sha256.digest('base64') !== sentSha256) {
-      await rm(file, { force: true });
-      return { bad: true };
-    }
+    const chunks = [];
+    let size = 0;
+    await new Promise((resolve, reject) => {
+      req.on('data', (chunk) => {
+        chunks.push(chunk);
+        size += chunk.length;
+        md5?.update(chunk);
+        sha256?.update(chunk);
+      });
+      req.on('end', resolve);
+      req.on('error', reject);
+    });
+    if (sha256 !== undefined && sha256.digest('base64') !== sentSha256) return { bad: true };
     const etag =
       md5?.digest('hex') ??
       (sentMd5 === undefined
         ? Buffer.from(sentSha256, 'base64').subarray(0, 16).toString('hex')
         : Buffer.from(sentMd5, 'base64').toString('hex'));
     return {
-      file,
+      chunks,
       size,
       sha256: sentSha256,
       etag: `"${etag}"`,
@@ -100,16 +109,15 @@ export async function startBareS3Server(dir) {
       const source = decodeURIComponent(req.headers['x-amz-copy-source']).replace(/^\/?[^/]+\//, '');
       const from = objects.get(source);
       if (from === undefined) return send(404, xml('<Error><Code>NoSuchKey</Code></Error>'));
-      const file = fileFor();
-      await copyFile(from.file, file);
-      objects.set(key, { ...from, file });
+      // The chunks are never changed once received: the copy shares them.
+      objects.set(key, { ...from });
       return send(200, xml(`<CopyObjectResult><ETag>${from.etag}</ETag></CopyObjectResult>`));
     }
     if (req.method === 'PUT') {
       const body = await receive(req);
       if (body.bad) return send(400, badDigest);
       objects.set(key, {
-        file: body.file,
+        chunks: body.chunks,
         size: body.size,
         etag: body.etag,
         contentType: req.headers['content-type'],
@@ -138,14 +146,8 @@ export async function startBareS3Server(dir) {
       await new Promise((resolve) => req.on('end', resolve));
       if (upload === undefined) return send(404, xml('<Error><Code>NoSuchUpload</Code></Error>'));
       const numbers = [...upload.parts.keys()].sort((a, b) => a - b);
-      const file = fileFor();
-      // S3 joins the parts on its side; here the first part's file grows by the others.
-      await rename(upload.parts.get(numbers[0]).file, file);
-      for (const number of numbers.slice(1)) {
-        const part = upload.parts.get(number).file;
-        await pipeline(createReadStream(part), createWriteStream(file, { flags: 'a' }));
-        await rm(part);
-      }
+      // S3 joins the parts on its side; here the object is the parts' chunks in order.
+      const chunks = numbers.flatMap((number) => upload.parts.get(number).chunks);
       const joined = createHash('md5');
       for (const number of numbers)
         joined.update(Buffer.from(upload.parts.get(number).etag.slice(1, -1), 'hex'));
@@ -160,8 +162,8 @@ export async function startBareS3Server(dir) {
         checksum = `<ChecksumSHA256>${composite.digest('base64')}-${numbers.length}</ChecksumSHA256><ChecksumType>COMPOSITE</ChecksumType>`;
       }
       objects.set(upload.key, {
-        file,
-        size: (await stat(file)).size,
+        chunks,
+        size: numbers.reduce((sum, number) => sum + upload.parts.get(number).size, 0),
         etag,
         contentType: upload.contentType,
         meta: upload.meta,
@@ -175,15 +177,11 @@ export async function startBareS3Server(dir) {
       );
     }
     if (req.method === 'DELETE' && q.has('uploadId')) {
-      const upload = uploads.get(q.get('uploadId'));
-      for (const part of upload?.parts.values() ?? []) await rm(part.file, { force: true });
       uploads.delete(q.get('uploadId'));
       return send(204);
     }
     if (req.method === 'DELETE') {
-      const object = objects.get(key);
       objects.delete(key);
-      if (object !== undefined) await rm(object.file, { force: true });
       return send(204);
     }
     if (req.method === 'GET' && key === '' && q.has('uploads')) {
@@ -224,7 +222,8 @@ export async function startBareS3Server(dir) {
         ...object.meta,
       });
       if (req.method === 'HEAD') return res.end();
-      return pipeline(createReadStream(object.file), res);
+      for (const chunk of object.chunks) res.write(chunk);
+      return res.end();
     }
     return send(501, xml('<Error><Code>NotImplemented</Code></Error>'));
   }
@@ -246,6 +245,11 @@ export async function startBareS3Server(dir) {
       AWS_CONFIG_FILE: join(dir, 'aws-config'),
       AWS_SHARED_CREDENTIALS_FILE: join(dir, 'aws-credentials'),
       AWS_EC2_METADATA_DISABLED: 'true',
+    },
+    /** Drops every object and upload (between a benchmark's rounds). */
+    clear: () => {
+      objects.clear();
+      uploads.clear();
     },
     close: () => new Promise((resolve) => server.close(resolve)),
   };
