@@ -104,4 +104,43 @@ describe('the hashes of a result on its way into the bucket (#30)', () => {
   it('a multipart upload to a store that echoes nothing: SHA-256 twice, MD5 once (each part for its ETag)', async () => {
     expect(await hashesOfPut(s3().endpoint, video)).toEqual({ sha256: 2, md5: 1 });
   });
+
+  it('each put and part is signed with the SHA-256 of its own body as the payload hash, by one store in a row', async () => {
+    // What the signature covers: x-amz-content-sha256 against the SHA-256 of the body the proxy passed
+    // on. The SDK's middleware is resolved once per command class (cacheMiddleware): a payload hash
+    // kept from the first request would sign every later body with the first one's.
+    const signed: { header: string | undefined; body: string }[] = [];
+    const proxy = await startFaultProxy(s3().endpoint, (request) =>
+      request.method === 'PUT' && request.headers['x-amz-checksum-sha256'] !== undefined
+        ? {
+            answer: ({ headers, sha256 }, answer) => {
+              const header = headers['x-amz-content-sha256'];
+              signed.push({ header: typeof header === 'string' ? header : undefined, body: sha256 });
+              return answer;
+            },
+          }
+        : 'pass',
+    );
+    proxies.push(proxy);
+    for (const [name, value] of Object.entries({
+      ...s3().env,
+      AWS_ENDPOINT_URL_S3: proxy.endpoint,
+      AWS_CONFIG_FILE: join(awsDir, 'config'),
+      AWS_SHARED_CREDENTIALS_FILE: join(awsDir, 'credentials'),
+      AWS_EC2_METADATA_DISABLED: 'true',
+    }))
+      vi.stubEnv(name, value);
+    const store = await openS3ResultsStore(`s3://${s3().bucket}/signed`, { partSize: 5 * MIB });
+    try {
+      await store.preflight();
+      await store.put('a.png', chunks(randomBytes(1000)), {});
+      await store.put('b.png', chunks(randomBytes(2000)), {});
+      await store.put('c.mp4', chunks(video), {});
+    } finally {
+      store.close();
+    }
+    // The preflight's probe, two images, three parts.
+    expect(signed).toHaveLength(6);
+    for (const { header, body } of signed) expect(header).toBe(Buffer.from(body, 'base64').toString('hex'));
+  });
 });

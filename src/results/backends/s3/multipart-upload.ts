@@ -9,7 +9,6 @@ import {
   type S3Client,
 } from '@aws-sdk/client-s3';
 import { RunnerError } from '../../../errors.js';
-import { signPayloadHash } from './payload-hash.js';
 import { compositeProofOf, proofOf } from './stored-proof.js';
 
 /** One part's bytes, and what to call once nothing reads them any more (its buffer is reused). */
@@ -33,7 +32,7 @@ export interface MultipartTarget {
  * Uploads `parts` (each a full part but the last, as the body streams in) as one multipart upload,
  * by hand rather than through lib-storage's `Upload`, so that each part's bytes are hashed once more
  * only: its SHA-256, sent as the part's `x-amz-checksum-sha256` (the upload is created with
- * `ChecksumAlgorithm: SHA256`) and as SigV4's signed payload hash, both checked by the store. A store
+ * `ChecksumAlgorithm: SHA256`) and as SigV4's signed payload hash (./payload-hash.ts), both checked by the store. A store
  * that echoes the part's checksum has proved it; one that does not (s3rver) has its ETag compared with
  * the part's MD5, computed then from the part's buffer, held until the answer (see ./stored-proof.ts).
  * Through `Upload` each part was hashed by SHA-256 twice; an MD5 of every part, which this code sent as
@@ -85,7 +84,6 @@ export async function uploadParts(
         ContentLength: part.length,
         ChecksumSHA256,
       });
-      signPayloadHash(command, sha256.toString('hex'));
       const answer = await client.send(command);
       const proof = proofOf(
         { body: part, sha256, echoed: answer.ChecksumSHA256, etag: answer.ETag },

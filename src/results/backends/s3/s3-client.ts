@@ -36,6 +36,9 @@ export function createS3Client(
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
     maxAttempts: options.maxAttempts ?? 3,
+    // The middleware stack resolved once per command class, not for each request (~0.2–0.3 ms of CPU
+    // per put): nothing adds middleware to a command, the payload hash is the client's (./payload-hash.ts).
+    cacheMiddleware: true,
     requestHandler: {
       connectionTimeout: options.connectionTimeoutMs ?? 10_000,
       requestTimeout: options.requestTimeoutMs ?? 300_000,
