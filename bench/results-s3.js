@@ -17,7 +17,8 @@
  * of each case, the median of the rounds' bucket / disk wall ratios (`wallRatio`, each round's pair run
  * back to back under the same load; `wallRatios` lists them), and beside it the median ratio of the
  * two children's own CPU times (`cpuRatio`: what the runner's bucket path costs against its disk path,
- * whatever else runs). `<case>CpuMs`: the child's `process.cpuUsage()`, start-up included;
+ * whatever else runs) and of all the CPU each case put on the machine (`machineCpuRatio`: child, source
+ * and endpoint). `<case>CpuMs`: the child's `process.cpuUsage()`, start-up included;
  * `<case>SourceCpuMs`: this process (the source server) meanwhile; `bucketEndpointCpuMs`: the
  * endpoint's process meanwhile. Medians over the rounds; peak RSS is the largest round's.
  *
@@ -262,6 +263,13 @@ async function main() {
     results.wallRatios = ratios('ms').map((ratio) => round(ratio, 2));
     results.wallRatio = round(median(ratios('ms')), 2);
     results.cpuRatio = round(median(ratios('cpuMs')), 2);
+    // All the CPU each case put on these cores: the child, the source server and the endpoint. On two
+    // busy cores the wall ratio tends to it; on idle ones the bucket's three processes can overlap.
+    const machineCpu = (run) => run.cpuMs + run.sourceCpuMs + run.endpointCpuMs;
+    results.machineCpuRatio = round(
+      median(runs.bucket.map((run, i) => machineCpu(run) / machineCpu(runs.disk[i]))),
+      2,
+    );
     results.rssAboveDiskMB = round(results.bucketRssMB - results.diskRssMB);
     const bigMB = Number(process.env.BENCH_BIG_MB ?? 1024);
     if (bigMB > 0) {

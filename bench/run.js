@@ -86,6 +86,7 @@ const ROWS = {
     ],
     ['bucket / disk wall time, median of the rounds (goal ≤ 1.2)', 'wallRatio', ''],
     ['bucket / disk client CPU, median of the rounds', 'cpuRatio', ''],
+    ['bucket / disk CPU of client + source + endpoint, median', 'machineCpuRatio', ''],
     ['peak RSS: disk / bucket', ['diskRssMB', 'bucketRssMB'], 'MB'],
     ['bucket RSS above disk (goal ≤ 100 MB)', 'rssAboveDiskMB', 'MB'],
     ['1 GB video: peak RSS disk / bucket (goal: flat)', ['bigDiskRssMB', 'bigBucketRssMB'], 'MB'],
