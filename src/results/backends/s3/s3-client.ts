@@ -38,6 +38,8 @@ export function createS3Client(
     maxAttempts: options.maxAttempts ?? 3,
     // The middleware stack resolved once per command class, not for each request (~0.2–0.3 ms of CPU
     // per put): nothing adds middleware to a command, the payload hash is the client's (./payload-hash.ts).
+    // The requests of a class then share one handler context, where the SDK notes the endpoint, signing
+    // region and auth scheme it resolved: the same for every request of a store (one bucket, one region).
     cacheMiddleware: true,
     requestHandler: {
       connectionTimeout: options.connectionTimeoutMs ?? 10_000,
