@@ -157,6 +157,54 @@ describe('renderReportJsonChunks, a job table written field by field', () => {
     );
   });
 
+  it('gives exactly JSON.stringify when consecutive jobs share matrix keys and values, as a matrix expands', () => {
+    // The writer keeps a row's matrix values up to the last from the row before when its keys and
+    // earlier values are the same: drawn from small pools here, rows share them often, or not quite.
+    const shared = { k: [1, 'x'] };
+    const value = fc.constantFrom<MatrixValue | undefined>(
+      'x',
+      'y',
+      1,
+      2,
+      -0,
+      1.5,
+      true,
+      null,
+      shared,
+      undefined,
+    );
+    const keyOrders = fc.constantFrom(
+      ['a', 'b', 'c'],
+      ['a', 'b', 'c'],
+      ['b', 'a', 'c'],
+      ['a', 'b'],
+      ['c'],
+      [],
+    );
+    const matrixValues = fc
+      .tuple(keyOrders, fc.array(value, { minLength: 3, maxLength: 3 }))
+      .map(([keys, values]) => Object.fromEntries(keys.map((key, at) => [key, values[at]])));
+    const row = fc.record({
+      id: fc.oneof(
+        fc.constantFrom('a', 'b-1', 'q"', 'b\\s', 'é', '\ud800', '\ud83d\ude00', 'x\ty'),
+        fc.string(),
+      ),
+      matrixValues,
+    });
+    fc.assert(
+      fc.property(fc.array(row, { maxLength: 12 }), fc.integer({ min: 1, max: 4 }), (rows, perChunk) => {
+        const table = createJobTable((ref) => rows[ref]!.matrixValues as Record<string, MatrixValue>);
+        rows.forEach((line, ref) => {
+          table.push({ id: line.id, kind: 'image', model: 'm', credits: 4, state: 'new', toRun: true, ref });
+        });
+        const view = { ...report(0), jobList: table };
+        const expected = JSON.stringify({ ...view, jobList: [...table] }, null, 2);
+        expect([...renderReportJsonChunks(view, perChunk)].join('')).toBe(expected);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
   it('writes the diff parts (payload hash, prompt, params) exactly as JSON.stringify, params shared or not', () => {
     const shown = fc.record({
       payloadHash: fc.stringMatching(/^[0-9a-f]{64}$/),
