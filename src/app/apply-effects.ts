@@ -1,3 +1,4 @@
+import type { OutsideThisApply } from './outside-apply.js';
 import type { Clock } from '../clock.js';
 import type { ExecutionEvent, ExecutionSummary } from '../execute/events.js';
 import type { CommandContext } from './context.js';
@@ -75,4 +76,6 @@ export interface ApplySummaryFacts {
    * (status, runs, report) find it only when told, so the summary says how (#20.10).
    */
   temporaryStateRoot?: string;
+  /** The run's jobs this apply left out (--only, --exclude, --replace-from), by status (./outside-apply.ts). */
+  outside?: OutsideThisApply;
 }

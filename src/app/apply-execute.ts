@@ -10,6 +10,7 @@ import { watchBalance } from './balance-watch.js';
 import { claimBucket } from './bucket-claim.js';
 import type { Outcome } from './outcome.js';
 import { isRecordedOutputHere, readExecuteOptions } from './apply-options.js';
+import { countOutsideThisApply } from './outside-apply.js';
 import { createResultFiles } from '../results/result-files.js';
 import type { ServiceConnection } from './connection.js';
 import { reportCommands } from './rerun-command.js';
@@ -171,9 +172,14 @@ export async function finish(run: ExecutedRun, view: ApplyView, logger: ApplyLog
   const written = await reportApplyOutputs(ctx, options, reportInputs(run));
   const temporaryState =
     simulated && options.state.stateDir === undefined && options.state.stateUrl === undefined;
+  const outside = countOutsideThisApply(state.snapshots.finalState() ?? state.jobs, prepared.leftOut);
   ctx.output.out(
     options.json
-      ? JSON.stringify({ schemaVersion: 1, ...summary }, null, 2)
+      ? JSON.stringify(
+          { schemaVersion: 1, ...summary, ...(outside === undefined ? {} : { outsideThisApply: outside }) },
+          null,
+          2,
+        )
       : view.summary(
           summary,
           {
@@ -182,6 +188,7 @@ export async function finish(run: ExecutedRun, view: ApplyView, logger: ApplyLog
             runId: options.runId,
             hints: run.hints,
             temporaryState,
+            ...(outside === undefined ? {} : { outside }),
             ...(temporaryState && location.stateDir !== undefined
               ? { temporaryStateRoot: location.stateDir }
               : {}),

@@ -54,7 +54,8 @@ export function exitCodeOfError(code: ErrorCode): ExitCode {
 export const EXIT_CODE_HELP = `Exit codes:
   0    success (apply, status: every job done, its results saved)
   1    apply, status: some jobs failed, are deferred, uncertain or not done yet (both judge a run
-       alike); the service could not be used, or the confirmation was declined;
+       alike); apply with --only, --exclude or --replace-from judges its own jobs (its summary
+       names the run's others not done); the service could not be used, or the confirmation was declined;
        apply/status: a paid job's results are not all saved (downloading);
        apply: a result file (results index, report, JUnit) could not be written;
        comment: GitHub could not be used (not found, rate limited, comment refused);

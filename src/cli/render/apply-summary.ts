@@ -2,6 +2,7 @@ import { formatCredits } from '../../plan/credits.js';
 import type { ExecutionSummary } from '../../execute/events.js';
 import type { Style } from '../../text-style.js';
 import type { ApplySummaryFacts } from '../../app/apply-effects.js';
+import { notDoneOutside, type OutsideThisApply } from '../../app/outside-apply.js';
 
 /** The closing report of `runner apply`: counts, credits, where results are, and what to do next. */
 export function renderApplySummary(
@@ -28,6 +29,9 @@ export function renderApplySummary(
   ];
   const nonZero = rest.filter(([, count]) => count > 0).map(([label, count]) => `${label} ${count}`);
   if (nonZero.length > 0) lines.push(nonZero.join(', '));
+  const outside =
+    context.outside === undefined ? undefined : outsideLine(context.outside, context, counts.total);
+  if (outside !== undefined) lines.push(outside);
   lines.push(
     // A run is a run id, which may take several applies: say which figure is which.
     `Credits spent: ${formatCredits(summary.creditsSpent)} by this apply, ${formatCredits(summary.creditsSpentTotal)} in run ${context.runId} so far.`,
@@ -61,4 +65,35 @@ export function renderApplySummary(
   }
   for (const line of next) lines.push(style.dim(line));
   return lines.join('\n');
+}
+
+/** In `runner status`'s order and words: the line points there. */
+const OUTSIDE_STATUSES = [
+  'downloading',
+  'failed',
+  'open',
+  'pending',
+  'creating',
+  'deferred',
+  'uncertain',
+] as const;
+
+/**
+ * The run's jobs a targeted apply left out that are not done: its headline and exit code judge only
+ * its own jobs (docs/cli-reference.md "Exit codes"), so the summary says what else the run still has.
+ */
+function outsideLine(
+  outside: OutsideThisApply,
+  context: ApplySummaryFacts,
+  judged: number,
+): string | undefined {
+  const notDone = notDoneOutside(outside);
+  if (notDone === 0) return undefined;
+  const byStatus = OUTSIDE_STATUSES.filter((status) => outside[status] > 0)
+    .map((status) => `${status} ${outside[status]}`)
+    .join(', ');
+  return (
+    `Outside this apply, ${notDone} of run ${context.runId}'s other ${outside.jobs} jobs are not done (${byStatus}); ` +
+    `the exit code judges only the ${judged} jobs of this apply. \`${context.hints.status}\` shows the whole run.`
+  );
 }

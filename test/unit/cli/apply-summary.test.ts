@@ -37,4 +37,34 @@ describe('renderApplySummary', () => {
     );
     expect(text).toContain('Credits spent: 8 by this apply, 12 in run night-1 so far.');
   });
+
+  it("names the run's jobs a targeted apply left out that are not done, by status, in status's words", () => {
+    const outside = {
+      jobs: 5,
+      done: 1,
+      downloading: 0,
+      failed: 2,
+      pending: 1,
+      creating: 0,
+      open: 0,
+      deferred: 0,
+      uncertain: 1,
+    };
+    const facts = {
+      outputDir: '/out',
+      stateDir: '/state/p/night-1',
+      runId: 'night-1',
+      hints: { again: 'runner apply p.yaml', resend: 'r', status: 'runner status p.yaml --run night-1' },
+    };
+    const text = renderApplySummary(summary({}), { ...facts, outside }, createStyle(false));
+    expect(text.split('\n').slice(0, 2)).toEqual([
+      '✓ All 3 jobs done.',
+      "Outside this apply, 4 of run night-1's other 5 jobs are not done (failed 2, pending 1, uncertain 1); " +
+        'the exit code judges only the 3 jobs of this apply. `runner status p.yaml --run night-1` shows the whole run.',
+    ]);
+    const allDone = { ...outside, done: 5, failed: 0, pending: 0, uncertain: 0 };
+    expect(renderApplySummary(summary({}), { ...facts, outside: allDone }, createStyle(false))).not.toContain(
+      'Outside this apply',
+    );
+  });
 });
