@@ -82,8 +82,8 @@ jobs:
     const headline = lines.findIndex((line) => line === '✓ All 1 jobs done.');
     expect(headline, result.stdout).toBeGreaterThanOrEqual(0);
     expect(lines[headline + 1]).toBe(
-      `Outside this apply, 2 of run night-1's other 2 jobs are not done (failed 2); ` +
-        `the exit code judges only the 1 jobs of this apply. ${status()} shows the whole run.`,
+      `Not done outside this apply: 2 of run night-1's 2 other jobs (failed 2). ` +
+        `The exit code judges only this apply's 1 job; ${status()} shows the whole run.`,
     );
   }, 90_000);
 
@@ -112,7 +112,7 @@ jobs:
   it('says nothing of the run outside an apply that left no job out, nor when the rest is done', async () => {
     const whole = await runCli(['apply', manifest, ...where, ...FAST_YES], { env, timeoutMs: 60_000 });
     expect(whole.code, whole.stderr).toBe(1);
-    expect(whole.stdout).not.toContain('Outside this apply');
+    expect(whole.stdout).not.toContain('Not done outside this apply');
     const json = await runCli(['apply', manifest, ...where, '--json', ...FAST_YES], {
       env,
       timeoutMs: 60_000,
@@ -161,6 +161,6 @@ jobs:
     });
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toContain('✓ All 1 jobs done.');
-    expect(text.stdout).not.toContain('Outside this apply');
+    expect(text.stdout).not.toContain('Not done outside this apply');
   }, 90_000);
 });

@@ -92,8 +92,9 @@ function outsideLine(
   const byStatus = OUTSIDE_STATUSES.filter((status) => outside[status] > 0)
     .map((status) => `${status} ${outside[status]}`)
     .join(', ');
+  const jobs = (count: number) => `${count} job${count === 1 ? '' : 's'}`;
   return (
-    `Outside this apply, ${notDone} of run ${context.runId}'s other ${outside.jobs} jobs are not done (${byStatus}); ` +
-    `the exit code judges only the ${judged} jobs of this apply. \`${context.hints.status}\` shows the whole run.`
+    `Not done outside this apply: ${notDone} of run ${context.runId}'s ${jobs(outside.jobs).replace(' job', ' other job')} (${byStatus}). ` +
+    `The exit code judges only this apply's ${jobs(judged)}; \`${context.hints.status}\` shows the whole run.`
   );
 }

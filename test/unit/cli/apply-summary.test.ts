@@ -59,12 +59,12 @@ describe('renderApplySummary', () => {
     const text = renderApplySummary(summary({}), { ...facts, outside }, createStyle(false));
     expect(text.split('\n').slice(0, 2)).toEqual([
       '✓ All 3 jobs done.',
-      "Outside this apply, 4 of run night-1's other 5 jobs are not done (failed 2, pending 1, uncertain 1); " +
-        'the exit code judges only the 3 jobs of this apply. `runner status p.yaml --run night-1` shows the whole run.',
+      "Not done outside this apply: 4 of run night-1's 5 other jobs (failed 2, pending 1, uncertain 1). " +
+        "The exit code judges only this apply's 3 jobs; `runner status p.yaml --run night-1` shows the whole run.",
     ]);
     const allDone = { ...outside, done: 5, failed: 0, pending: 0, uncertain: 0 };
     expect(renderApplySummary(summary({}), { ...facts, outside: allDone }, createStyle(false))).not.toContain(
-      'Outside this apply',
+      'Not done outside this apply',
     );
   });
 });
