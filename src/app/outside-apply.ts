@@ -1,5 +1,4 @@
-import type { JobState } from '../state/job-state.js';
-import { buildStatusView, type ViewStatus } from '../state/status-view.js';
+import { buildStatusView, type JobState, type ViewStatus } from '../state/index.js';
 
 /**
  * The run's jobs an apply left out (`--only`, `--exclude`, `--replace-from` picks the rejected jobs),

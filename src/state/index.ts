@@ -62,7 +62,7 @@ export { formatPlanIdentity, type PlanSettings } from './plan-agreement.js';
 export { sharePlanStrings } from './share-plan-strings.js';
 
 // What the commands show of a run.
-export { buildStatusView, type JobStatusView, type StatusView } from './status-view.js';
+export { buildStatusView, type JobStatusView, type StatusView, type ViewStatus } from './status-view.js';
 export type { RunSummary, RunsView } from './run-summary.js';
 export { judgeRun, type RunVerdict } from './run-verdict.js';
 export { recordedOutputDir, recordedOutputHost } from './run-output-dir.js';
