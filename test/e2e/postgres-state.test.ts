@@ -7,13 +7,24 @@ import type { StatusView } from '../../src/state/status-view.js';
 import { pgAvailable, usePgCluster, withPgClient } from '../pg-cluster.js';
 import { startProxy } from '../pg-proxy.js';
 import { simulatorEnv, writeApplyWorkspace } from './apply-fixtures.js';
+import { waitForLeasesToExpire } from './lease-expiry.js';
 import { runCli, startCli, type CliResult } from './run-cli.js';
 
 /** 45 s simulated image jobs take 0.4 s real. */
 const TIME_SCALE = 0.009;
 const IMAGE_COST = 4;
-/** Short leases, so a dead or paused holder's lease runs out within the test. */
-const LEASE_TTL_MS = 1_000;
+/**
+ * A live process's lease: the default, which a loaded machine keeps. With 1 s a live apply (or a push)
+ * on a loaded machine went a second without a renewal and stopped, by design, and the case failed on a
+ * refusal it did not test.
+ */
+const LIVE_LEASE_TTL_MS = 30_000;
+/**
+ * The lease of a process the test kills, pauses or cuts off: short, so the test waits it out, yet
+ * long enough that a loaded machine keeps it until then. The test waits for it to run out in the
+ * database (`waitForLeasesToExpire`), never for a guessed time.
+ */
+const DYING_LEASE_TTL_MS = 3_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -35,9 +46,11 @@ describe.runIf(pgAvailable())('apply with its state in PostgreSQL', () => {
     const env = {
       ...simulatorEnv(simulator),
       RUNNER_STATE_URL: url,
-      RUNNER_LEASE_TTL_MS: String(LEASE_TTL_MS),
+      RUNNER_LEASE_TTL_MS: String(LIVE_LEASE_TTL_MS),
     };
-    return { simulator, url, env, name };
+    /** The environment of a process the test kills, pauses or cuts off. */
+    const dyingEnv = { ...env, RUNNER_LEASE_TTL_MS: String(DYING_LEASE_TTL_MS) };
+    return { simulator, url, env, dyingEnv, name };
   }
 
   /** A fresh work folder (a new machine): manifest, output and upload cache, nothing else. */
@@ -55,15 +68,22 @@ describe.runIf(pgAvailable())('apply with its state in PostgreSQL', () => {
     return JSON.parse(result.stdout) as StatusView;
   }
 
-  /** Runs apply until it exits 0, waiting out a lease still held by a dead process, as a user would. */
-  async function applyUntilDone(args: string[], env: Record<string, string>): Promise<CliResult[]> {
+  /**
+   * Runs apply until it exits 0, waiting out a lease still held by a dead process (until it has run
+   * out in the database at `url`), as a user would.
+   */
+  async function applyUntilDone(
+    args: string[],
+    env: Record<string, string>,
+    url: string,
+  ): Promise<CliResult[]> {
     const results: CliResult[] = [];
     for (let tries = 0; tries < 10; tries++) {
       const result = await runCli(args, { env, timeoutMs: 60_000 });
       results.push(result);
       if (result.code === 0) return results;
       expect(result.stderr).toMatch(/holds the lease/);
-      await sleep(LEASE_TTL_MS);
+      await waitForLeasesToExpire(url);
     }
     throw new Error(results.map((result) => result.stderr).join('\n---\n'));
   }
@@ -99,10 +119,10 @@ describe.runIf(pgAvailable())('apply with its state in PostgreSQL', () => {
   });
 
   it('the machine dies (kill -9 mid-run, its folder deleted): a fresh folder on the same database pays nothing twice', async () => {
-    const { simulator, env } = await setUp('crash', 7);
+    const { simulator, env, dyingEnv, url } = await setUp('crash', 7);
     try {
       const first = await machine('crash');
-      const cli = startCli(first.apply, { env, timeoutMs: 60_000 });
+      const cli = startCli(first.apply, { env: dyingEnv, timeoutMs: 60_000 });
       // Killed once some jobs exist and before all do.
       await waitForCreates(simulator, 2);
       cli.kill();
@@ -111,7 +131,7 @@ describe.runIf(pgAvailable())('apply with its state in PostgreSQL', () => {
       await rm(first.dir, { recursive: true, force: true });
 
       const second = await machine('crash');
-      const results = await applyUntilDone(second.apply, env);
+      const results = await applyUntilDone(second.apply, env, url);
       expect(results.at(-1)?.stderr).toMatch(/Took over the expired lease/);
       const view = await status(second.file, env);
       expect(view.jobs.map((job) => job.status)).toEqual(second.jobIds.map(() => 'done'));
@@ -180,14 +200,15 @@ describe.runIf(pgAvailable())('apply with its state in PostgreSQL', () => {
   }, 120_000);
 
   it('a process paused (SIGSTOP) past its lease creates nothing more once resumed, and says why', async () => {
-    const { simulator, env } = await setUp('paused', 9);
+    const { simulator, env, dyingEnv, url } = await setUp('paused', 9);
     try {
       const work = await machine('paused');
-      const paused = startCli([...work.apply, '--concurrency', '1'], { env, timeoutMs: 60_000 });
+      const paused = startCli([...work.apply, '--concurrency', '1'], { env: dyingEnv, timeoutMs: 60_000 });
       await waitForCreates(simulator, 1);
       process.kill(paused.pid ?? 0, 'SIGSTOP');
       const createdWhenPaused = simulator.stats().jobsCreated;
-      await sleep(LEASE_TTL_MS * 1.5);
+      // Stopped, it cannot renew: its lease runs out in the database, however slowly we get there.
+      await waitForLeasesToExpire(url);
       const other = await machine('paused');
       const taker = await runCli(other.apply, { env, timeoutMs: 60_000 });
       expect(taker.code, taker.stderr).toBe(0);
@@ -291,14 +312,19 @@ describe.runIf(pgAvailable())('apply with its state in PostgreSQL', () => {
       const viaProxy = url.replace(`:${cluster().port}/`, `:${proxy.port}/`);
       try {
         const work = await machine(`db-${fault}`);
-        const env = { ...simulatorEnv(simulator), RUNNER_STATE_URL: viaProxy, RUNNER_LEASE_TTL_MS: '1000' };
+        const env = {
+          ...simulatorEnv(simulator),
+          RUNNER_STATE_URL: viaProxy,
+          RUNNER_LEASE_TTL_MS: String(DYING_LEASE_TTL_MS),
+        };
         const cli = startCli([...work.apply, '--concurrency', '2'], { env, timeoutMs: 60_000 });
         await waitForCreates(simulator, 2);
         if (fault === 'cut') proxy.cut();
         else if (fault === 'restarted') await cluster().restart();
         else {
+          // Paused longer than the lease lasts (and shorter than a statement may take, twice the lease).
           proxy.pause();
-          await sleep(2_500);
+          await sleep(DYING_LEASE_TTL_MS * 1.5);
           proxy.resume();
         }
         const first = await cli.result;
@@ -307,7 +333,8 @@ describe.runIf(pgAvailable())('apply with its state in PostgreSQL', () => {
         const keys = await readIntentKeys(url);
         for (const job of simulator.stats().jobs) expect(keys.has(job.idempotencyKey ?? '')).toBe(true);
         if (first.code !== 0) expect(first.stdout + first.stderr).toMatch(/state database|lease/);
-        await applyUntilDone(work.apply, env);
+        // The applies that finish the run live through it: the default lease.
+        await applyUntilDone(work.apply, { ...env, RUNNER_LEASE_TTL_MS: String(LIVE_LEASE_TTL_MS) }, url);
         expectOncePerJob(simulator, work.jobIds);
         await rm(work.dir, { recursive: true, force: true });
       } finally {
