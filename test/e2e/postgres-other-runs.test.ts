@@ -6,8 +6,17 @@ import type { Simulator } from '../../src/simulator/types.js';
 import { createPostgresStore } from '../../src/state/backends/postgres/postgres-store.js';
 import { pgAvailable, usePgCluster, withPgClient } from '../pg-cluster.js';
 import { FAST_YES, makeWorkDir, simulatorEnv, writeImageMatrixManifest } from './apply-fixtures.js';
+import { waitForLeasesToExpire } from './lease-expiry.js';
 import { runCli } from './run-cli.js';
 import { runCliKilledAfterStart, runCliKilledWhen } from './run-cli-killable.js';
+
+/**
+ * A live apply's lease: the default, which a loaded machine keeps (with 2 s one that went that long
+ * without a renewal would stop, by design, on a refusal no case tests).
+ */
+const LIVE_LEASE_TTL_MS = 30_000;
+/** The lease of an apply a case kills and then waits out: short, yet kept until the kill under load. */
+const KILLED_LEASE_TTL_MS = 3_000;
 
 /**
  * Issue 31.14 / 34.1: apply on PostgreSQL looks at the pipeline's other runs where they are, in the
@@ -28,7 +37,12 @@ describe.runIf(pgAvailable())(
     async function setUp(options: Parameters<typeof startSimulator>[0]) {
       const sim = (simulator = await startSimulator(options));
       const url = await cluster().createDatabase();
-      return { sim, url, env: { ...simulatorEnv(sim), RUNNER_STATE_URL: url, RUNNER_LEASE_TTL_MS: '2000' } };
+      const env = {
+        ...simulatorEnv(sim),
+        RUNNER_STATE_URL: url,
+        RUNNER_LEASE_TTL_MS: String(LIVE_LEASE_TTL_MS),
+      };
+      return { sim, url, env, killedEnv: { ...env, RUNNER_LEASE_TTL_MS: String(KILLED_LEASE_TTL_MS) } };
     }
 
     it('warns of a run left with paid jobs open (killed), from the database', async () => {
@@ -63,7 +77,7 @@ describe.runIf(pgAvailable())(
     });
 
     it('never adopts the job of another run of the same pipeline (#24.8)', async () => {
-      const { sim, url, env } = await setUp({ timeScale: 0.005, jobListing: true });
+      const { sim, url, env, killedEnv } = await setUp({ timeScale: 0.005, jobListing: true });
       const dir = await makeWorkDir('pg-video-lost-runs');
       const file = join(dir, 'pipeline.yaml');
       await writeFile(
@@ -87,12 +101,15 @@ jobs:
         runId: 'r1',
       });
       expect([...held.jobIds]).toEqual([sim.stats().jobs[0]?.jobId]);
-      const killed = await runCliKilledWhen(run('r1'), () => sim.stats().jobsCreated >= 2, { env });
+      const killed = await runCliKilledWhen(run('r1'), () => sim.stats().jobsCreated >= 2, {
+        env: killedEnv,
+      });
       expect(killed.killed).toBe(true);
-      // r1's lease was left by a killed process: waited out, as a user would.
+      // r1's lease was left by a killed process: waited out (until it ran out in the database), as a
+      // user would.
       let again = await runCli(run('r1'), { env });
       for (let tries = 0; again.code !== 0 && /holds the lease/.test(again.stderr) && tries < 10; tries++) {
-        await new Promise((resolve) => setTimeout(resolve, 1_000));
+        await waitForLeasesToExpire(url);
         again = await runCli(run('r1'), { env });
       }
       expect(again.code, again.stderr).toBe(0);

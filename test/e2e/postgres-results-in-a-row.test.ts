@@ -12,8 +12,16 @@ import { runCli, startCli } from './run-cli.js';
 /** 45 s simulated image jobs take 0.4 s real. */
 const TIME_SCALE = 0.009;
 const IMAGE_COST = 4;
-/** Short leases, so the next machine takes a killed one's run within the test; generous for a loaded machine. */
-const LEASE_TTL_MS = 2_000;
+/**
+ * The machines the case kills (m1-m3): short leases, so the next machine takes a killed one's run
+ * within the test, yet kept until the kill on a loaded machine.
+ */
+const KILLED_LEASE_TTL_MS = 3_000;
+/**
+ * The machine that finishes the run (m4): the default lease, which a loaded machine keeps (with 2 s,
+ * one that went that long without a renewal would stop, by design, and fail the case).
+ */
+const LIVE_LEASE_TTL_MS = 30_000;
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 
@@ -38,7 +46,7 @@ describe.runIf(pgAvailable())('four machines in a row on one PostgreSQL run', ()
     const env = {
       ...simulatorEnv(simulator),
       RUNNER_STATE_URL: url,
-      RUNNER_LEASE_TTL_MS: String(LEASE_TTL_MS),
+      RUNNER_LEASE_TTL_MS: String(KILLED_LEASE_TTL_MS),
     };
     const names = ['m1', 'm2', 'm3', 'm4'];
     const machines = await Promise.all(
@@ -64,7 +72,7 @@ describe.runIf(pgAvailable())('four machines in a row on one PostgreSQL run', ()
       }
       const last = machines[3];
       if (last === undefined) throw new Error('no fourth machine');
-      const lastEnv = { ...env, RUNNER_MACHINE: 'm4' };
+      const lastEnv = { ...env, RUNNER_MACHINE: 'm4', RUNNER_LEASE_TTL_MS: String(LIVE_LEASE_TTL_MS) };
       const finished = await runCli([...last.apply, '--run', 'night'], { env: lastEnv, timeoutMs: 120_000 });
       expect(finished.code, finished.stderr).toBe(0);
 
