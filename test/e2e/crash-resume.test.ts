@@ -40,6 +40,11 @@ const IMAGE_COST = 4;
  * seeds 3 and 101 stopped ("it was last renewed over 1000 ms ago", exit 1).
  */
 const LEASE_TTL_MS = 2_000;
+/**
+ * The left-alone run's lease (PostgreSQL; the folder ignores it): nobody kills it, so it has the
+ * default, which a loaded machine keeps; a 2 s lease a live run lets lapse stops it, by design.
+ */
+const LEFT_ALONE_ENV = { RUNNER_LEASE_TTL_MS: '30000' };
 /** What the run after a killed one says when it takes over the lock or lease the dead one left. */
 const TOOK_OVER: Record<StateBackendName, RegExp> = {
   folder: /Took over a stale lock/,
@@ -111,7 +116,11 @@ async function killUntilDone(
     const result =
       kills < MAX_KILLS
         ? await runKilled(run)
-        : { ...(await runCli(apply, { env, timeoutMs: 30_000 })), killed: false, label: 'left alone' };
+        : {
+            ...(await runCli(apply, { env: { ...env, ...LEFT_ALONE_ENV }, timeoutMs: 30_000 })),
+            killed: false,
+            label: 'left alone',
+          };
     history.push(
       `run ${run}: ${result.label} -> ${result.killed ? 'killed' : `exit ${String(result.code)}`}`,
     );

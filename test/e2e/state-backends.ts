@@ -1,9 +1,11 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { QueryResultRow } from 'pg';
+import { DEFAULT_LEASE_TTL_MS } from '../../src/state/backends/postgres/lease.js';
 import type { StatusView } from '../../src/state/status-view.js';
 import { pgAvailable, usePgCluster, withPgClient } from '../pg-cluster.js';
 import { readJournalLines, type JournalLine } from './apply-fixtures.js';
+import { waitForLeasesToExpire } from './lease-expiry.js';
 import { runCli } from './run-cli.js';
 
 /** Where a run's state lives in a test: `--state-dir` (the local folder) or `--state postgres://…`. */
@@ -41,14 +43,17 @@ export interface StatePlace {
 
 /**
  * The backend of one `describe.each` case: for PostgreSQL, one throwaway cluster for the file's
- * cases (started in `beforeAll`, stopped in `afterAll`) and a fresh database per `place()`.
+ * cases (started in `beforeAll`, stopped in `afterAll`) and a fresh database per `place()`. The
+ * lease defaults to the product's 30 s, which a live apply keeps on a loaded machine (with 2 s one
+ * could go that long without a renewal and stop, by design); a file whose case kills an apply and
+ * waits out its lease gives that apply a short one.
  */
 export function useStateBackend(
   backend: StateBackendName,
   options: { leaseTtlMs?: number } = {},
 ): { place(stateDir: string, pipeline: string): Promise<StatePlace> } {
   const cluster = usePgCluster(backend === 'postgres');
-  const leaseTtlMs = options.leaseTtlMs ?? 2_000;
+  const leaseTtlMs = options.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS;
   return {
     async place(stateDir, pipeline) {
       if (backend === 'folder') return folderPlace(stateDir, pipeline);
@@ -119,15 +124,7 @@ function postgresPlace(url: string, pipeline: string, leaseTtlMs: number): State
         key(run),
       );
     },
-    async waitForLeaseExpiry() {
-      const rows = await query<{ ms: number }>(
-        `SELECT greatest(0, extract(epoch FROM max(expires_at) - clock_timestamp()) * 1000)::float8 AS ms
-           FROM runner_leases WHERE NOT released`,
-        [],
-      );
-      const ms = rows[0]?.ms ?? 0;
-      if (ms > 0) await new Promise((resolve) => setTimeout(resolve, ms + 50));
-    },
+    waitForLeaseExpiry: () => waitForLeasesToExpire(url),
   };
 }
 

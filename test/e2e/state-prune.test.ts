@@ -21,8 +21,16 @@ const FAST = ['--poll-interval', '15-25', '--first-poll', '30'];
  * from `runs` and `status`, its results stay, and applying it again pays again (as prune says); a
  * deletion stopped midway leaves the run whole (PostgreSQL) or reading as gone (the folder).
  */
+/**
+ * A live apply's lease (PostgreSQL): the default, which a loaded machine keeps. With 1.5 s the held
+ * apply, whose jobs last 12 s, could go that long without a renewal and stop, by design (exit 1).
+ */
+const LIVE_LEASE_TTL_MS = 30_000;
+/** The apply a case kills, then waits out (`waitForLeaseExpiry`): short, yet kept until the kill. */
+const KILLED_LEASE_TTL_MS = 3_000;
+
 describe.each(stateBackends())('runner state prune, state in %s', (backend) => {
-  const backendState = useStateBackend(backend, { leaseTtlMs: 1_500 });
+  const backendState = useStateBackend(backend, { leaseTtlMs: LIVE_LEASE_TTL_MS });
   let simulator: Simulator;
   let env: Record<string, string>;
 
@@ -166,7 +174,7 @@ describe.each(stateBackends())('runner state prune, state in %s', (backend) => {
         200,
         () => slow.stats().jobsCreated >= 4,
         {
-          env: slowEnv,
+          env: { ...slowEnv, RUNNER_LEASE_TTL_MS: String(KILLED_LEASE_TTL_MS) },
         },
       );
       expect(killed.killed, killed.stderr).toBe(true);
