@@ -34,7 +34,7 @@ const KILLED_LEASE_TTL_MS = 3_000;
 describe.runIf(pgAvailable())('several machines on one run in PostgreSQL', () => {
   const cluster = usePgCluster();
 
-  async function setUp(seed: number, faults?: FaultOptions, dialect?: Dialect) {
+  async function setUp(seed: number, faults?: FaultOptions, dialect?: Dialect, clock?: { now(): number }) {
     const simulator = await startSimulator({
       timeScale: TIME_SCALE,
       seed,
@@ -42,6 +42,7 @@ describe.runIf(pgAvailable())('several machines on one run in PostgreSQL', () =>
       account: { subscriptionImageQuota: 0 },
       ...(faults === undefined ? {} : { faults }),
       ...(dialect === undefined ? {} : { dialect }),
+      ...(clock === undefined ? {} : { clock }),
     });
     const url = await cluster().createDatabase();
     const env = {
@@ -227,7 +228,12 @@ describe.runIf(pgAvailable())('several machines on one run in PostgreSQL', () =>
   }, 180_000);
 
   it('a machine that joins with another plan is refused, creating nothing; the folder backend still refuses a second process', async () => {
-    const { simulator, env } = await setUp(52);
+    // The service's clock stands still while a second process is started beside a running one, so
+    // no job of the running one can end, and it is still running however slowly a loaded machine
+    // starts the second (under load, first's 15 jobs of 0.4 s were all done before other joined,
+    // and other, alone, exited 0).
+    let frozenAt: number | undefined = Date.now();
+    const { simulator, env } = await setUp(52, undefined, undefined, { now: () => frozenAt ?? Date.now() });
     const first = await machine('plans', 'first');
     const other = await machine('plans', 'other', ['fox', 'owl', 'wolf']);
     try {
@@ -237,6 +243,7 @@ describe.runIf(pgAvailable())('several machines on one run in PostgreSQL', () =>
         env: { ...env, RUNNER_MACHINE: 'other' },
         timeoutMs: 60_000,
       });
+      frozenAt = undefined;
       expect(refused.code).toBe(1);
       expect(refused.stderr).toMatch(/first is applying it with a different plan/);
       expect(refused.stderr).toMatch(/Nothing was created/);
@@ -260,9 +267,11 @@ describe.runIf(pgAvailable())('several machines on one run in PostgreSQL', () =>
         '--first-poll',
         '30',
       ];
+      frozenAt = Date.now();
       const holder = startCli(folderApply, { env: folderEnv, timeoutMs: 90_000 });
       await waitFor(() => simulator.stats().jobsCreated >= first.jobIds.length + 1, [holder]);
       const second = await runCli(folderApply, { env: folderEnv, timeoutMs: 60_000 });
+      frozenAt = undefined;
       expect(second.code).toBe(1);
       expect(second.stderr).toMatch(/Another runner .* is applying/);
       expect((await holder.result).code).toBe(0);
