@@ -6,6 +6,7 @@ import { pgAvailable, usePgCluster } from '../pg-cluster.js';
 import { FAST, makeWorkDir, simulatorEnv, writeImageMatrixManifest } from './apply-fixtures.js';
 import { runCli } from './run-cli.js';
 import { runCliKilledAfterStart } from './run-cli-killable.js';
+import { waitForLeasesToExpire } from './lease-expiry.js';
 
 /**
  * Found playing "a machine killed mid-run" (#31.1 for `runner runs`): after a SIGKILL of an apply with
@@ -28,7 +29,10 @@ describe.runIf(pgAvailable())('the finishing command `runs` gives for a run in P
     const url = await cluster().createDatabase();
     const first = await makeWorkDir('runs-hint-pg-a');
     const second = await makeWorkDir('runs-hint-pg-b');
-    const env = { ...simulatorEnv(simulator), RUNNER_LEASE_TTL_MS: '1500' };
+    // The machine killed holds a short lease, to be waited out; the live ones keep the default (30 s),
+    // which a loaded machine renews in time.
+    const env = simulatorEnv(simulator);
+    const killedEnv = { ...env, RUNNER_LEASE_TTL_MS: '3000' };
     const name = { name: 'runs-hint', subjects: ['fox', 'owl'], styles: ['ink'] };
     const { file } = await writeImageMatrixManifest(first, name);
     await writeImageMatrixManifest(second, name);
@@ -39,7 +43,7 @@ describe.runIf(pgAvailable())('the finishing command `runs` gives for a run in P
       ['apply', file, '--run', 'n1', '--state', url, '--output', output, '--yes', ...FAST],
       300,
       () => creates() >= 2,
-      { env, cwd: first },
+      { env: killedEnv, cwd: first },
     );
     expect(killed.killed, killed.stderr).toBe(true);
     expect(creates()).toBe(2);
@@ -49,6 +53,9 @@ describe.runIf(pgAvailable())('the finishing command `runs` gives for a run in P
     const hint = /Finish it with: (runner apply .*?) \(follows them/.exec(runs.stderr)?.[1];
     expect(hint, runs.stderr).toContain(`--state ${url}`);
 
+    // The killed machine's lease runs out before another machine may join its run (until then it is
+    // taken for alive, as it would be on a real team).
+    await waitForLeasesToExpire(url);
     const finish = await runCli([...(hint ?? '').split(' ').slice(1), ...FAST], { env, cwd: second });
     expect(finish.code, finish.stderr).toBe(0);
     expect(creates()).toBe(2);
