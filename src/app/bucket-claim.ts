@@ -1,10 +1,12 @@
 import { RunnerError } from '../errors.js';
 import type { ResultsStore } from '../results/results-store.js';
+import { readStoredWhole } from '../results/read-stored-whole.js';
 import {
   judgeReadClaim,
   OUTPUT_CLAIM_FILE,
   outputClaimText,
   parseOutputClaim,
+  type ClaimVerdict,
   type OutputOwner,
 } from '../state/index.js';
 
@@ -26,8 +28,7 @@ export async function checkBucketClaim(
   /** When the run first started, if it has: a claim by a copy of its state is its own. */
   runStart?: number,
 ): Promise<string | undefined> {
-  const decision = await judgeReadClaim(await readBucketClaim(bucket), owner, runStart);
-  if (decision.verdict === 'refuse') throw bucketRefusal(bucket.location, decision.reason);
+  const decision = await judgeBucketClaim(bucket, owner, runStart);
   return decision.verdict === 'take-over' ? decision.warning : undefined;
 }
 
@@ -41,9 +42,7 @@ export async function claimBucket(
   owner: OutputOwner,
   runStart?: number,
 ): Promise<void> {
-  const decision = await judgeReadClaim(await readBucketClaim(bucket), owner, runStart);
-  if (decision.verdict === 'refuse') throw bucketRefusal(bucket.location, decision.reason);
-  if (decision.verdict === 'mine') return;
+  if ((await judgeBucketClaim(bucket, owner, runStart)).verdict === 'mine') return;
   await bucket.writeWhole(OUTPUT_CLAIM_FILE, outputClaimText(owner), 'application/json');
   const after = await judgeReadClaim(await readBucketClaim(bucket), owner);
   if (after.verdict !== 'mine') {
@@ -51,18 +50,21 @@ export async function claimBucket(
   }
 }
 
+/** The prefix's claim judged for this run; a refusal thrown, any other verdict returned. */
+async function judgeBucketClaim(
+  bucket: ResultsStore,
+  owner: OutputOwner,
+  runStart: number | undefined,
+): Promise<Exclude<ClaimVerdict, { verdict: 'refuse' }>> {
+  const decision = await judgeReadClaim(await readBucketClaim(bucket), owner, runStart);
+  if (decision.verdict === 'refuse') throw bucketRefusal(bucket.location, decision.reason);
+  return decision;
+}
+
 async function readBucketClaim(bucket: ResultsStore): Promise<OutputOwner | undefined> {
-  const body = await bucket.get(OUTPUT_CLAIM_FILE);
-  if (body === undefined) return undefined;
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += chunk.byteLength;
-    if (size > MAX_CLAIM_BYTES) break;
-    chunks.push(chunk);
-  }
-  const claim =
-    size > MAX_CLAIM_BYTES ? 'unreadable' : parseOutputClaim(Buffer.concat(chunks).toString('utf8'));
+  const bytes = await readStoredWhole(bucket, OUTPUT_CLAIM_FILE, MAX_CLAIM_BYTES);
+  if (bytes === undefined) return undefined;
+  const claim = bytes === 'too-large' ? 'unreadable' : parseOutputClaim(bytes.toString('utf8'));
   if (claim === 'unreadable') {
     throw bucketRefusal(bucket.location, `its ${OUTPUT_CLAIM_FILE} cannot be read as a run's claim`);
   }

@@ -2,6 +2,7 @@ import { isAbsolute, join, relative, sep } from 'node:path';
 import type { SavedResult } from '../execute/options.js';
 import { joinKey } from '../results/result-key.js';
 import type { ResultsStore } from '../results/results-store.js';
+import { readStoredWhole } from '../results/read-stored-whole.js';
 import { mediaTypeOf, type ReportEntry } from './report-data.js';
 import {
   encodeThumbnail,
@@ -32,16 +33,9 @@ export async function makeStoredThumbnail(
   key: string,
   sha256: string,
 ): Promise<Buffer | undefined> {
-  const body = await store.get(key);
-  if (body === undefined) return undefined;
-  const chunks: Uint8Array[] = [];
-  let bytes = 0;
-  for await (const chunk of body) {
-    bytes += chunk.byteLength;
-    if (bytes > MAX_IMAGE_BYTES) return undefined;
-    chunks.push(chunk);
-  }
-  return putThumbnailOf(store, key, sha256, Buffer.concat(chunks));
+  const bytes = await readStoredWhole(store, key, MAX_IMAGE_BYTES);
+  if (bytes === undefined || bytes === 'too-large') return undefined;
+  return putThumbnailOf(store, key, sha256, bytes);
 }
 
 /** The thumbnail of an image's bytes, written whole beside the results under `thumbnails/<name>`. */
@@ -167,10 +161,8 @@ export async function stageStoreThumbnails(
 
 /** A thumbnail the store holds, read into the staging folder when a grid image needs its file. */
 async function stageFound(store: ResultsStore, staging: string, name: string): Promise<void> {
-  const body = await store.get(joinKey(THUMBNAIL_FOLDER, name));
-  if (body === undefined)
+  const bytes = await readStoredWhole(store, joinKey(THUMBNAIL_FOLDER, name));
+  if (bytes === undefined || bytes === 'too-large')
     throw new Error(`${store.location}/${THUMBNAIL_FOLDER}/${name} went away while read`);
-  const chunks: Uint8Array[] = [];
-  for await (const chunk of body) chunks.push(chunk);
-  await writeThumbnailFile(staging, name, Buffer.concat(chunks));
+  await writeThumbnailFile(staging, name, bytes);
 }

@@ -75,6 +75,7 @@ export {
   outputClaimText,
   parseOutputClaim,
   readOutputClaim,
+  type ClaimVerdict,
   type OutputOwner,
 } from './output-claim.js';
 
